@@ -1,0 +1,16 @@
+# Project-wide compile options, applied through the pacflow_options interface target.
+add_library(pacflow_options INTERFACE)
+target_compile_options(pacflow_options INTERFACE
+  $<$<COMPILE_LANGUAGE:CXX>:-Wall -Wextra -Wpedantic -Wshadow -Wconversion -Wno-sign-conversion>)
+if(PACFLOW_WERROR)
+  target_compile_options(pacflow_options INTERFACE $<$<COMPILE_LANGUAGE:CXX>:-Werror>)
+endif()
+if(PACFLOW_NATIVE)
+  target_compile_options(pacflow_options INTERFACE $<$<COMPILE_LANGUAGE:CXX>:-march=native>)
+endif()
+if(PACFLOW_SANITIZE)
+  target_compile_options(pacflow_options INTERFACE -fsanitize=${PACFLOW_SANITIZE} -fno-omit-frame-pointer -fno-sanitize-recover=all)
+  target_link_options(pacflow_options INTERFACE -fsanitize=${PACFLOW_SANITIZE})
+endif()
+target_include_directories(pacflow_options INTERFACE ${PROJECT_SOURCE_DIR})
+target_compile_definitions(pacflow_options INTERFACE PACFLOW_VERSION="${PROJECT_VERSION}")

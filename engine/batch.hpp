@@ -1,0 +1,26 @@
+#pragma once
+// A batch: a contiguous slice of series (rows of the flattened leading dimensions) with its dense
+// index and the named tensors the stages have written for it. Every tensor's first dimension is
+// the batch's series count.
+#include <cstdint>
+#include <map>
+#include <string>
+
+#include "engine/tensor.hpp"
+
+namespace pacflow {
+
+struct Batch {
+  std::int64_t index = 0;         // dense, 0-based: sinks receive batches in this order
+  std::int64_t first_series = 0;  // global row of the first series
+  std::int64_t series_count = 0;
+  std::map<std::string, Tensor> tensors;
+
+  // Adds a zeroed tensor of shape [series_count, per_series...].
+  Tensor& emplace(const std::string& name, const Shape& per_series, DType dtype);
+  Tensor& at(const std::string& name);
+  const Tensor& at(const std::string& name) const;
+  bool has(const std::string& name) const { return tensors.count(name) != 0; }
+};
+
+}  // namespace pacflow

@@ -1,0 +1,43 @@
+#pragma once
+// Internal: a pipeline whose elements are instantiated and planned, ready to execute.
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "engine/pipeline.hpp"
+
+namespace pacflow::detail {
+
+struct BuiltStage {
+  std::string name;
+  std::string device;
+  std::unique_ptr<Stage> stage;
+  std::vector<std::string> drop_after;  // tensors no later element reads
+  json resolved;
+};
+
+struct BuiltSink {
+  std::string name;
+  std::unique_ptr<Sink> sink;
+  json resolved;
+};
+
+struct BuiltPipeline {
+  std::unique_ptr<Source> source;
+  std::string source_name;
+  json source_resolved;
+  StreamInfo stream;
+  std::vector<BuiltStage> stages;
+  std::vector<BuiltSink> sinks;
+  json attributes;
+  json tensors;  // declared tensors, for the report
+  std::vector<std::string> warnings;
+};
+
+// Instantiates and plans; errors carry the location of the element or parameter at fault.
+BuiltPipeline build(const Registry& registry, const std::vector<ElementSpec>& elements);
+
+// The report skeleton shared by validate() and run().
+json describe(const BuiltPipeline& built);
+
+}  // namespace pacflow::detail

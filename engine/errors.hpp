@@ -1,0 +1,60 @@
+#pragma once
+// Error types shared by the engine, the stages and the tools.
+//  - InputError: the user's input is wrong (file, parameter, data). The CLI exits with code 2.
+//  - ParamError: an InputError about one parameter; the builder adds where it was written.
+//  - StageError: a stage failed while running; names the stage and the batch.
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace pacflow {
+
+// Where an element or parameter was written (a `.pipe` file position); empty for the C++ DSL.
+struct SourceLocation {
+  std::string file;
+  int line = 0;
+  int column = 0;
+
+  bool empty() const { return file.empty(); }
+  // "file:line:col: " or "" when unknown.
+  std::string prefix() const;
+};
+
+class InputError : public std::runtime_error {
+ public:
+  explicit InputError(const std::string& message, SourceLocation where = {});
+  const SourceLocation& where() const { return where_; }
+  const std::string& bare_message() const { return bare_; }
+
+ private:
+  SourceLocation where_;
+  std::string bare_;
+};
+
+class ParamError : public InputError {
+ public:
+  ParamError(std::string param, const std::string& message);
+  const std::string& param() const { return param_; }
+
+ private:
+  std::string param_;
+};
+
+class StageError : public std::runtime_error {
+ public:
+  StageError(const std::string& stage, long long batch, const std::string& cause, bool input_error);
+  const std::string& stage() const { return stage_; }
+  long long batch() const { return batch_; }
+  // True when the cause was bad input data (the CLI then exits with 2 instead of 1).
+  bool input_error() const { return input_error_; }
+
+ private:
+  std::string stage_;
+  long long batch_;
+  bool input_error_;
+};
+
+// "did you mean "x"?" for a near-miss name, or "" when nothing is close.
+std::string suggest(const std::string& word, const std::vector<std::string>& candidates);
+
+}  // namespace pacflow

@@ -1,0 +1,219 @@
+#include "engine/npy.hpp"
+
+#include <algorithm>
+#include <bit>
+#include <cstring>
+#include <fmt/format.h>
+#include <random>
+#include <regex>
+#include <unistd.h>
+#include <vector>
+
+#include "engine/errors.hpp"
+
+namespace pacflow {
+
+namespace {
+
+[[noreturn]] void bad(const std::filesystem::path& path, const std::string& what) {
+  throw InputError(fmt::format("{}: not a readable .npy file: {}", path.string(), what));
+}
+
+DType parse_descr(const std::filesystem::path& path, const std::string& descr, bool& big_endian) {
+  if (descr.size() < 3) bad(path, fmt::format("unsupported dtype '{}'", descr));
+  const char order = descr[0];
+  const std::string code = descr.substr(1);
+  big_endian = order == '>';
+  if (order != '<' && order != '>' && order != '|' && order != '=')
+    bad(path, fmt::format("unsupported byte order in dtype '{}'", descr));
+  if (code == "f4") return DType::Float32;
+  if (code == "f8") return DType::Float64;
+  if (code == "i2") return DType::Int16;
+  if (code == "i4") return DType::Int32;
+  bad(path, fmt::format("dtype '{}' is not supported (use float32, float64, int16 or int32)", descr));
+}
+
+void byteswap_in_place(std::byte* data, std::size_t count, std::size_t width) {
+  for (std::size_t i = 0; i < count; ++i) std::reverse(data + i * width, data + (i + 1) * width);
+}
+
+template <typename From>
+void convert_to_float(const std::byte* src, std::size_t count, float* dst) {
+  for (std::size_t i = 0; i < count; ++i) {
+    From v;
+    std::memcpy(&v, src + i * sizeof(From), sizeof(From));
+    dst[i] = static_cast<float>(v);
+  }
+}
+
+}  // namespace
+
+NpyHeader read_npy_header(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    std::error_code ec;
+    if (!std::filesystem::exists(path, ec))
+      throw InputError(fmt::format("{}: no such file", path.string()));
+    throw InputError(fmt::format("{}: cannot open for reading", path.string()));
+  }
+  char magic[8] = {};
+  in.read(magic, 8);
+  if (in.gcount() != 8 || std::memcmp(magic, "\x93NUMPY", 6) != 0)
+    bad(path, "missing the \\x93NUMPY magic string");
+  const int major = static_cast<unsigned char>(magic[6]);
+  std::uint32_t header_len = 0;
+  if (major == 1) {
+    unsigned char b[2];
+    in.read(reinterpret_cast<char*>(b), 2);
+    header_len = b[0] | (b[1] << 8);
+  } else if (major == 2 || major == 3) {
+    unsigned char b[4];
+    in.read(reinterpret_cast<char*>(b), 4);
+    header_len = b[0] | (b[1] << 8) | (b[2] << 16) | (static_cast<std::uint32_t>(b[3]) << 24);
+  } else {
+    bad(path, fmt::format("format version {} is not supported", major));
+  }
+  if (!in || header_len > (1u << 20)) bad(path, "truncated or oversized header");
+  std::string header(header_len, '\0');
+  in.read(header.data(), header_len);
+  if (static_cast<std::uint32_t>(in.gcount()) != header_len) bad(path, "truncated header");
+
+  NpyHeader result;
+  result.data_offset = static_cast<std::uint64_t>(in.tellg());
+  std::smatch m;
+  if (!std::regex_search(header, m, std::regex(R"('descr'\s*:\s*'([^']*)')")))
+    bad(path, "header has no 'descr'");
+  result.dtype = parse_descr(path, m[1].str(), result.big_endian);
+  if (!std::regex_search(header, m, std::regex(R"('fortran_order'\s*:\s*(True|False))")))
+    bad(path, "header has no 'fortran_order'");
+  if (m[1].str() == "True") bad(path, "Fortran-ordered arrays are not supported; save with C order");
+  if (!std::regex_search(header, m, std::regex(R"('shape'\s*:\s*\(([^)]*)\))")))
+    bad(path, "header has no 'shape'");
+  const std::string dims = m[1].str();
+  const std::regex number(R"(\s*(\d+)\s*(,|$))");
+  for (auto it = std::sregex_iterator(dims.begin(), dims.end(), number); it != std::sregex_iterator(); ++it)
+    result.shape.push_back(std::stoll((*it)[1].str()));
+  if (dims.find_first_not_of(" ,0123456789") != std::string::npos) bad(path, "malformed 'shape'");
+
+  std::error_code ec;
+  const auto file_size = std::filesystem::file_size(path, ec);
+  const auto need = result.data_offset +
+                    static_cast<std::uint64_t>(element_count(result.shape)) * dtype_size(result.dtype);
+  if (ec || file_size < need)
+    bad(path, fmt::format("data truncated: shape {} needs {} bytes, the file has {}",
+                          shape_string(result.shape), need, ec ? 0 : file_size));
+  return result;
+}
+
+Tensor read_npy(const std::filesystem::path& path) {
+  const NpyHeader header = read_npy_header(path);
+  Tensor tensor(header.shape, header.dtype);
+  std::ifstream in(path, std::ios::binary);
+  in.seekg(static_cast<std::streamoff>(header.data_offset));
+  in.read(reinterpret_cast<char*>(tensor.raw()), static_cast<std::streamsize>(tensor.bytes()));
+  if (!in) bad(path, "read failed");
+  if (header.big_endian != (std::endian::native == std::endian::big))
+    byteswap_in_place(tensor.raw(), static_cast<std::size_t>(tensor.size()), dtype_size(header.dtype));
+  return tensor;
+}
+
+void read_npy_rows_as_float(const std::filesystem::path& path, const NpyHeader& header,
+                            std::int64_t first, std::int64_t count, std::int64_t row_elements,
+                            float* dst) {
+  const std::size_t width = dtype_size(header.dtype);
+  const std::size_t n = static_cast<std::size_t>(count * row_elements);
+  std::vector<std::byte> raw(n * width);
+  std::ifstream in(path, std::ios::binary);
+  in.seekg(static_cast<std::streamoff>(header.data_offset +
+                                       static_cast<std::uint64_t>(first * row_elements) * width));
+  in.read(reinterpret_cast<char*>(raw.data()), static_cast<std::streamsize>(raw.size()));
+  if (!in) bad(path, fmt::format("could not read rows {}..{}", first, first + count - 1));
+  if (header.big_endian != (std::endian::native == std::endian::big))
+    byteswap_in_place(raw.data(), n, width);
+  switch (header.dtype) {
+    case DType::Float32: std::memcpy(dst, raw.data(), raw.size()); break;
+    case DType::Float64: convert_to_float<double>(raw.data(), n, dst); break;
+    case DType::Int16: convert_to_float<std::int16_t>(raw.data(), n, dst); break;
+    case DType::Int32: convert_to_float<std::int32_t>(raw.data(), n, dst); break;
+    default: bad(path, "unsupported dtype");
+  }
+}
+
+std::filesystem::path temp_path_for(const std::filesystem::path& path) {
+  // pid + a random tag: unique across processes and across writers within one process.
+  auto name = fmt::format(".{}.tmp-{}-{:08x}", path.filename().string(), static_cast<long>(::getpid()),
+                          std::random_device{}());
+  return path.parent_path() / name;
+}
+
+namespace {
+std::string npy_v1_header(const Shape& shape) {
+  std::string dims;
+  for (auto d : shape) dims += std::to_string(d) + ", ";
+  if (shape.size() == 1) dims = std::to_string(shape[0]) + ",";
+  else if (!dims.empty()) dims.resize(dims.size() - 2);
+  std::string dict = fmt::format("{{'descr': '<f4', 'fortran_order': False, 'shape': ({}), }}", dims);
+  const std::size_t total = 10 + dict.size() + 1;
+  dict.append((64 - total % 64) % 64, ' ');
+  dict.push_back('\n');
+  std::string out("\x93NUMPY\x01\x00", 8);
+  out.push_back(static_cast<char>(dict.size() & 0xff));
+  out.push_back(static_cast<char>((dict.size() >> 8) & 0xff));
+  return out + dict;
+}
+}  // namespace
+
+NpyWriter::NpyWriter(std::filesystem::path path, Shape shape)
+    : path_(std::move(path)), temp_(temp_path_for(path_)), expected_(element_count(shape)) {
+  static_assert(std::endian::native == std::endian::little, "the writer emits little-endian data");
+  out_.open(temp_, std::ios::binary | std::ios::trunc);
+  if (!out_) throw InputError(fmt::format("{}: cannot create output file", temp_.string()));
+  open_ = true;
+  const std::string header = npy_v1_header(shape);
+  out_.write(header.data(), static_cast<std::streamsize>(header.size()));
+}
+
+NpyWriter::~NpyWriter() { abort(); }
+
+void NpyWriter::append(const float* values, std::int64_t count) {
+  if (written_ + count > expected_) throw std::logic_error("NpyWriter: more values than the shape holds");
+  out_.write(reinterpret_cast<const char*>(values), static_cast<std::streamsize>(count * sizeof(float)));
+  if (!out_) throw std::runtime_error(fmt::format("{}: write failed (disk full?)", temp_.string()));
+  written_ += count;
+}
+
+void NpyWriter::commit() {
+  if (written_ != expected_)
+    throw std::logic_error(fmt::format("NpyWriter: {} of {} values written", written_, expected_));
+  out_.flush();
+  out_.close();
+  if (!out_) throw std::runtime_error(fmt::format("{}: write failed (disk full?)", temp_.string()));
+  std::filesystem::rename(temp_, path_);
+  open_ = false;
+}
+
+void NpyWriter::abort() noexcept {
+  if (!open_) return;
+  out_.close();
+  std::error_code ec;
+  std::filesystem::remove(temp_, ec);
+  open_ = false;
+}
+
+void write_file_atomically(const std::filesystem::path& path, const std::string& content) {
+  const auto temp = temp_path_for(path);
+  {
+    std::ofstream out(temp, std::ios::binary | std::ios::trunc);
+    if (!out) throw std::runtime_error(fmt::format("{}: cannot create output file", temp.string()));
+    out.write(content.data(), static_cast<std::streamsize>(content.size()));
+    out.flush();
+    if (!out) {
+      std::error_code ec;
+      std::filesystem::remove(temp, ec);
+      throw std::runtime_error(fmt::format("{}: write failed (disk full?)", temp.string()));
+    }
+  }
+  std::filesystem::rename(temp, path);
+}
+
+}  // namespace pacflow

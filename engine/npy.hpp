@@ -1,0 +1,60 @@
+#pragma once
+// NumPy `.npy` files (format 1.0–3.0 read, 1.0 written): headers, whole-array reads, row reads and
+// an atomic streaming writer.
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "engine/tensor.hpp"
+
+namespace pacflow {
+
+struct NpyHeader {
+  DType dtype = DType::Float32;
+  bool big_endian = false;
+  Shape shape;
+  std::uint64_t data_offset = 0;
+};
+
+// Reads and checks the header: supported dtypes are float32, float64, int16, int32 (either byte
+// order), C order only. Throws InputError naming the file and what is wrong.
+NpyHeader read_npy_header(const std::filesystem::path& path);
+
+// Reads a whole array in its own dtype (converted to host byte order).
+Tensor read_npy(const std::filesystem::path& path);
+
+// Reads `count` rows of `row_elements` elements from row `first` on, converting to float32.
+void read_npy_rows_as_float(const std::filesystem::path& path, const NpyHeader& header,
+                            std::int64_t first, std::int64_t count, std::int64_t row_elements,
+                            float* dst);
+
+// Writes a float32 array row by row into a temporary file beside `path`; commit() renames it into
+// place, so readers see a complete file or none. Destroying an uncommitted writer removes it.
+class NpyWriter {
+ public:
+  NpyWriter(std::filesystem::path path, Shape shape);
+  ~NpyWriter();
+  NpyWriter(const NpyWriter&) = delete;
+  NpyWriter& operator=(const NpyWriter&) = delete;
+
+  void append(const float* values, std::int64_t count);
+  void commit();
+  void abort() noexcept;
+
+ private:
+  std::filesystem::path path_;
+  std::filesystem::path temp_;
+  std::ofstream out_;
+  std::int64_t expected_ = 0;
+  std::int64_t written_ = 0;
+  bool open_ = false;
+};
+
+// Writes a whole file atomically (temp file + rename).
+void write_file_atomically(const std::filesystem::path& path, const std::string& content);
+
+// Unique temporary name beside `path`.
+std::filesystem::path temp_path_for(const std::filesystem::path& path);
+
+}  // namespace pacflow

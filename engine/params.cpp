@@ -1,0 +1,156 @@
+#include "engine/params.hpp"
+
+#include <cmath>
+#include <fmt/format.h>
+
+#include "engine/errors.hpp"
+
+namespace pacflow {
+
+std::string param_type_name(ParamType type) {
+  switch (type) {
+    case ParamType::Integer: return "integer";
+    case ParamType::Number: return "number";
+    case ParamType::Boolean: return "boolean";
+    case ParamType::String: return "string";
+    case ParamType::Duration: return "duration";
+    case ParamType::Spec: return "spec";
+    case ParamType::NumberList: return "number list";
+    case ParamType::OutputDir: return "output directory";
+    case ParamType::OutputFile: return "output file";
+    case ParamType::InputFile: return "input file";
+    case ParamType::Device: return "device";
+  }
+  return "?";
+}
+
+std::int64_t Duration::samples(double sample_rate) const {
+  return static_cast<std::int64_t>(std::llround(seconds ? value * sample_rate : value));
+}
+
+json Duration::to_json() const {
+  return seconds ? json(fmt::format("{}s", value)) : json(static_cast<std::int64_t>(value));
+}
+
+Duration parse_duration(const std::string& param, const json& value) {
+  if (value.is_number()) {
+    const double v = value.get<double>();
+    if (v < 0 || v != std::floor(v))
+      throw ParamError(param, fmt::format("a duration in samples must be a whole number >= 0, got {}",
+                                          value.dump()));
+    return {v, false};
+  }
+  if (value.is_string()) {
+    const std::string text = value.get<std::string>();
+    std::size_t used = 0;
+    double v = 0;
+    try {
+      v = std::stod(text, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    std::string unit = text.substr(used);
+    unit.erase(0, unit.find_first_not_of(' '));
+    if (used > 0 && v >= 0 && std::isfinite(v)) {
+      if (unit == "s") return {v, true};
+      if (unit == "ms") return {v / 1000.0, true};
+      if (unit.empty() && v == std::floor(v)) return {v, false};
+    }
+  }
+  throw ParamError(param, fmt::format("expected a duration such as 64 (samples), 1s or 250ms, got {}",
+                                      value.dump()));
+}
+
+namespace {
+
+bool is_whole(const json& v) {
+  return v.is_number_integer() || (v.is_number_float() && std::isfinite(v.get<double>()) &&
+                                   v.get<double>() == std::floor(v.get<double>()));
+}
+
+void check_type(const ParamSpec& spec, const json& v) {
+  auto fail = [&](const std::string& expected) {
+    throw ParamError(spec.name, fmt::format("expected {}, got {}", expected, v.dump()));
+  };
+  switch (spec.type) {
+    case ParamType::Integer:
+      if (!is_whole(v)) fail("an integer");
+      break;
+    case ParamType::Number:
+      if (!v.is_number() || !std::isfinite(v.get<double>())) fail("a finite number");
+      break;
+    case ParamType::Boolean:
+      if (!v.is_boolean()) fail("true or false");
+      break;
+    case ParamType::String:
+    case ParamType::OutputDir:
+    case ParamType::OutputFile:
+    case ParamType::InputFile:
+    case ParamType::Device:
+      if (!v.is_string()) fail("a string");
+      if (v.get<std::string>().empty()) fail("a non-empty string");
+      break;
+    case ParamType::Duration:
+      parse_duration(spec.name, v);
+      break;
+    case ParamType::Spec:
+      if (!v.is_string() && !v.is_array() && !v.is_number()) fail("a string or a list");
+      break;
+    case ParamType::NumberList:
+      if (!v.is_array()) fail("a list of numbers such as [1, 2]");
+      for (const auto& item : v)
+        if (!item.is_number()) fail("a list of numbers such as [1, 2]");
+      break;
+  }
+}
+
+}  // namespace
+
+Params::Params(const json& given, const std::vector<ParamSpec>& schema) {
+  if (!given.is_null() && !given.is_object())
+    throw ParamError("", "parameters must be key=value pairs");
+  std::vector<std::string> names;
+  for (const auto& spec : schema) names.push_back(spec.name);
+  if (given.is_object()) {
+    for (const auto& [key, value] : given.items()) {
+      const auto it = std::find_if(schema.begin(), schema.end(),
+                                   [&](const ParamSpec& s) { return s.name == key; });
+      if (it == schema.end()) {
+        const std::string hint = suggest(key, names);
+        throw ParamError(key, fmt::format("unknown parameter \"{}\"{}", key,
+                                          hint.empty() ? "" : "; " + hint));
+      }
+      check_type(*it, value);
+      values_[key] = value;
+    }
+  }
+  for (const auto& spec : schema) {
+    if (values_.contains(spec.name)) continue;
+    if (!spec.default_value.is_null())
+      values_[spec.name] = spec.default_value;
+    else if (!spec.optional)
+      throw ParamError(spec.name, fmt::format("missing required parameter \"{}\" ({})", spec.name,
+                                              spec.doc));
+  }
+}
+
+bool Params::has(const std::string& name) const { return values_.contains(name); }
+
+const json& Params::raw(const std::string& name) const {
+  const auto it = values_.find(name);
+  if (it == values_.end()) throw ParamError(name, fmt::format("parameter \"{}\" is not set", name));
+  return *it;
+}
+
+std::int64_t Params::integer(const std::string& name) const {
+  return static_cast<std::int64_t>(std::llround(raw(name).get<double>()));
+}
+double Params::number(const std::string& name) const { return raw(name).get<double>(); }
+bool Params::boolean(const std::string& name) const { return raw(name).get<bool>(); }
+std::string Params::string(const std::string& name) const { return raw(name).get<std::string>(); }
+Duration Params::duration(const std::string& name) const { return parse_duration(name, raw(name)); }
+std::vector<double> Params::number_list(const std::string& name) const {
+  return raw(name).get<std::vector<double>>();
+}
+
+}  // namespace pacflow

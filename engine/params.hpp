@@ -1,0 +1,72 @@
+#pragma once
+// Parameter schemas and validated parameter values.
+// A value is JSON-shaped (number, string, boolean, list), as written in a `.pipe` file or in the DSL.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace pacflow {
+
+using json = nlohmann::json;
+
+enum class ParamType {
+  Integer,     // 12
+  Number,      // 1.5
+  Boolean,     // true | false
+  String,      // "text" or a bare word
+  Duration,    // samples (64) or time ("1s", "250ms")
+  Spec,        // a string or a list, interpreted by the element (e.g. "2:20:10" or [[4,8]])
+  NumberList,  // [1, 2, 3]
+  OutputDir,   // a directory the element writes into (moved by `run --out DIR`)
+  OutputFile,  // a file the element writes (moved into DIR by `run --out DIR`)
+  InputFile,   // a file the element reads
+  Device,      // cpu, cpu:0, …
+};
+
+std::string param_type_name(ParamType type);
+
+struct ParamSpec {
+  std::string name;
+  ParamType type = ParamType::String;
+  json default_value;  // null: no default (required unless `optional`)
+  std::string unit;
+  std::string doc;
+  bool optional = false;  // may stay unset without a default
+};
+
+// A duration as written: a number of samples or a time in seconds.
+struct Duration {
+  double value = 0;
+  bool seconds = false;
+  std::int64_t samples(double sample_rate) const;
+  json to_json() const;
+};
+
+// Parameter values checked against a schema: every key known, every type right, defaults filled.
+class Params {
+ public:
+  Params() = default;
+  // Throws ParamError naming the parameter (with a suggestion for unknown names).
+  Params(const json& given, const std::vector<ParamSpec>& schema);
+
+  bool has(const std::string& name) const;
+  std::int64_t integer(const std::string& name) const;
+  double number(const std::string& name) const;
+  bool boolean(const std::string& name) const;
+  std::string string(const std::string& name) const;
+  Duration duration(const std::string& name) const;
+  std::vector<double> number_list(const std::string& name) const;
+  const json& raw(const std::string& name) const;
+  // Every parameter with its (default-filled) value.
+  const json& all() const { return values_; }
+
+ private:
+  json values_ = json::object();
+};
+
+// Parses "1s", "250ms", "2.5 s" or a plain number (samples). Throws ParamError on anything else.
+Duration parse_duration(const std::string& param, const json& value);
+
+}  // namespace pacflow

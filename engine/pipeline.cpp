@@ -1,0 +1,247 @@
+#include "engine/pipeline.hpp"
+
+#include <algorithm>
+#include <filesystem>
+#include <fmt/format.h>
+
+#include "engine/built_pipeline.hpp"
+
+#ifndef PACFLOW_VERSION
+#define PACFLOW_VERSION "0.0.0"
+#endif
+
+namespace pacflow {
+
+std::string engine_version() { return PACFLOW_VERSION; }
+
+Pipeline& Pipeline::source(const std::string& name, json params) {
+  return add({ElementKind::Source, name, std::move(params), {}, {}});
+}
+Pipeline& Pipeline::stage(const std::string& name, json params) {
+  return add({ElementKind::Stage, name, std::move(params), {}, {}});
+}
+Pipeline& Pipeline::sink(const std::string& name, json params) {
+  return add({ElementKind::Sink, name, std::move(params), {}, {}});
+}
+
+Pipeline& Pipeline::add(ElementSpec spec) {
+  if (spec.params.is_null()) spec.params = json::object();
+  if (!spec.params.is_object())
+    throw InputError(fmt::format("{} \"{}\": parameters must be key=value pairs",
+                                 kind_name(spec.kind), spec.name),
+                     spec.where);
+  if (!registry_->find(spec.kind, spec.name)) {
+    const std::string hint = suggest(spec.name, registry_->names(spec.kind));
+    throw InputError(fmt::format("unknown {} \"{}\"{}", kind_name(spec.kind), spec.name,
+                                 hint.empty() ? "" : "; " + hint),
+                     spec.where);
+  }
+  elements_.push_back(std::move(spec));
+  return *this;
+}
+
+Pipeline& Pipeline::set(const std::string& element, const std::string& key, json value,
+                        SourceLocation where) {
+  std::vector<ElementSpec*> matches;
+  for (auto& e : elements_) {
+    const bool by_kind = (element == "source" && e.kind == ElementKind::Source) ||
+                         (element == "sink" && e.kind == ElementKind::Sink);
+    if (by_kind || e.name == element) matches.push_back(&e);
+  }
+  if (matches.empty()) {
+    std::vector<std::string> names{"source", "sink"};
+    for (const auto& e : elements_) names.push_back(e.name);
+    const std::string hint = suggest(element, names);
+    throw InputError(fmt::format("--set {}.{}: no element \"{}\" in this pipeline{}", element, key,
+                                 element, hint.empty() ? "" : "; " + hint),
+                     where);
+  }
+  if (matches.size() > 1)
+    throw InputError(fmt::format("--set {}.{}: \"{}\" names {} elements; use an element's own name",
+                                 element, key, element, matches.size()),
+                     where);
+  matches.front()->params[key] = std::move(value);
+  matches.front()->param_where[key] = where;
+  return *this;
+}
+
+Pipeline& Pipeline::redirect_outputs(const std::string& dir) {
+  for (auto& e : elements_) {
+    if (e.kind != ElementKind::Sink) continue;
+    const ElementInfo* info = registry_->find(e.kind, e.name);
+    for (const auto& spec : info->params) {
+      if (spec.type == ParamType::OutputDir) {
+        e.params[spec.name] = dir;
+      } else if (spec.type == ParamType::OutputFile) {
+        const json current = e.params.contains(spec.name) ? e.params[spec.name] : spec.default_value;
+        if (current.is_string())
+          e.params[spec.name] =
+              (std::filesystem::path(dir) /
+               std::filesystem::path(current.get<std::string>()).filename()).string();
+      }
+    }
+  }
+  return *this;
+}
+
+json Pipeline::validate() const {
+  const detail::BuiltPipeline built = detail::build(*registry_, elements_);
+  return detail::describe(built);
+}
+
+namespace detail {
+
+namespace {
+
+// Turns an error raised while building one element into an InputError that points at it.
+[[noreturn]] void rethrow_located(const ElementSpec& spec) {
+  const std::string who = fmt::format("{} \"{}\"", kind_name(spec.kind), spec.name);
+  try {
+    throw;
+  } catch (const ParamError& e) {
+    const auto it = spec.param_where.find(e.param());
+    const SourceLocation where = it != spec.param_where.end() ? it->second : spec.where;
+    const bool names_itself = e.param().empty() || e.bare_message().rfind("unknown parameter", 0) == 0 ||
+                              e.bare_message().rfind("missing required", 0) == 0;
+    throw InputError(names_itself ? fmt::format("{}: {}", who, e.bare_message())
+                                  : fmt::format("{}, parameter \"{}\": {}", who, e.param(),
+                                                e.bare_message()),
+                     where);
+  } catch (const InputError& e) {
+    if (!e.where().empty()) throw;
+    throw InputError(fmt::format("{}: {}", who, e.bare_message()), spec.where);
+  }
+}
+
+Params checked_params(const ElementInfo& info, const ElementSpec& spec) {
+  try {
+    return Params(spec.params, info.params);
+  } catch (...) {
+    rethrow_located(spec);
+  }
+}
+
+void check_device(const ElementSpec& spec, const std::string& device) {
+  if (device == "cpu" || device == "cpu:0") return;
+  const auto it = spec.param_where.find("on");
+  throw InputError(
+      fmt::format("stage \"{}\": device \"{}\" is not available (devices: cpu, cpu:0)", spec.name,
+                  device),
+      it != spec.param_where.end() ? it->second : spec.where);
+}
+
+}  // namespace
+
+BuiltPipeline build(const Registry& registry, const std::vector<ElementSpec>& elements) {
+  BuiltPipeline built;
+  const auto source_count = std::count_if(elements.begin(), elements.end(), [](const auto& e) {
+    return e.kind == ElementKind::Source;
+  });
+  if (source_count != 1)
+    throw InputError(fmt::format("a pipeline needs exactly one source, found {}", source_count),
+                     elements.empty() ? SourceLocation{} : elements.front().where);
+  if (elements.front().kind != ElementKind::Source)
+    throw InputError("the source must come first", elements.front().where);
+  bool seen_sink = false;
+  for (const auto& e : elements) {
+    if (e.kind == ElementKind::Sink) seen_sink = true;
+    if (e.kind == ElementKind::Stage && seen_sink)
+      throw InputError(fmt::format("stage \"{}\" comes after a sink; sinks end the chain", e.name),
+                       e.where);
+  }
+  if (!seen_sink) throw InputError("a pipeline needs at least one sink", elements.back().where);
+
+  // Source.
+  const ElementSpec& source_spec = elements.front();
+  const ElementInfo* source_info = registry.find(ElementKind::Source, source_spec.name);
+  const Params source_params = checked_params(*source_info, source_spec);
+  try {
+    built.source = source_info->make_source(source_params);
+    built.stream = built.source->open();
+  } catch (...) {
+    rethrow_located(source_spec);
+  }
+  built.source_name = source_spec.name;
+  built.source_resolved = source_params.all();
+  if (built.stream.series_count() <= 0 || built.stream.series_length <= 0)
+    throw InputError(fmt::format("source \"{}\" delivers no samples (shape {} × {})",
+                                 source_spec.name, shape_string(built.stream.leading_dims),
+                                 built.stream.series_length),
+                     source_spec.where);
+
+  PlanContext ctx(built.stream);
+  std::vector<std::vector<std::string>> reads;  // per stage
+  for (std::size_t i = 1; i < elements.size(); ++i) {
+    const ElementSpec& spec = elements[i];
+    const ElementInfo* info = registry.find(spec.kind, spec.name);
+    const Params params = checked_params(*info, spec);
+    ctx.begin_element();
+    try {
+      if (spec.kind == ElementKind::Stage) {
+        check_device(spec, params.string("on"));
+        BuiltStage stage{spec.name, params.string("on"), info->make_stage(params), {}, {}};
+        stage.stage->plan(ctx);
+        stage.resolved = params.all();
+        stage.resolved.update(ctx.take_resolved());
+        reads.push_back(ctx.reads_of_current());
+        built.stages.push_back(std::move(stage));
+      } else {
+        BuiltSink sink{spec.name, info->make_sink(params), {}};
+        sink.sink->plan(ctx);
+        sink.resolved = params.all();
+        sink.resolved.update(ctx.take_resolved());
+        built.sinks.push_back(std::move(sink));
+      }
+    } catch (...) {
+      rethrow_located(spec);
+    }
+  }
+
+  // Free each intermediate tensor right after its last reader.
+  for (const auto& decl : ctx.tensors()) {
+    if (decl.result) continue;
+    for (std::size_t s = built.stages.size(); s-- > 0;) {
+      if (std::find(reads[s].begin(), reads[s].end(), decl.name) != reads[s].end()) {
+        built.stages[s].drop_after.push_back(decl.name);
+        break;
+      }
+    }
+  }
+  built.attributes = ctx.attributes();
+  built.warnings = ctx.warnings();
+  built.tensors = json::array();
+  for (const auto& t : ctx.tensors())
+    built.tensors.push_back({{"name", t.name},
+                             {"per_series_shape", t.per_series},
+                             {"dtype", dtype_name(t.dtype)},
+                             {"result", t.result},
+                             {"doc", t.doc}});
+  return built;
+}
+
+json describe(const BuiltPipeline& built) {
+  json report;
+  report["version"] = engine_version();
+  report["input"] = built.stream.description;
+  report["input"]["shape"] = built.stream.leading_dims;
+  report["input"]["shape"].push_back(built.stream.series_length);
+  report["input"]["dims"] = built.stream.leading_names;
+  report["input"]["dims"].push_back("time");
+  report["input"]["sample_rate_hz"] = built.stream.sample_rate;
+  // Facts published by the stages (band edges, …) sit at the top level.
+  for (const auto& [key, value] : built.attributes.items()) report[key] = value;
+  json elements = json::array();
+  elements.push_back({{"kind", "source"}, {"name", built.source_name}, {"params", built.source_resolved}});
+  for (const auto& s : built.stages)
+    elements.push_back({{"kind", "stage"}, {"name", s.name}, {"device", s.device}, {"params", s.resolved}});
+  for (const auto& s : built.sinks)
+    elements.push_back({{"kind", "sink"}, {"name", s.name}, {"params", s.resolved}});
+  report["pipeline"] = elements;
+  report["tensors"] = built.tensors;
+  report["warnings"] = built.warnings;
+  report["devices"] = json::array({"cpu"});
+  return report;
+}
+
+}  // namespace detail
+}  // namespace pacflow

@@ -1,0 +1,78 @@
+#pragma once
+// The C++ DSL: a pipeline is a source, a chain of stages and one or more sinks.
+//
+//   auto report = Pipeline(registry)
+//       .source("synthetic", {{"epochs", 8}, {"channels", 16}})
+//       .stage("bandpass", {{"pha", "2:20:10"}, {"amp", "60:160:10"}})
+//       .stage("hilbert")
+//       .stage("mi")
+//       .sink("npy", {{"dir", "out/pac"}})
+//       .run();
+//
+// The `.pipe` loader makes exactly these calls.
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "engine/errors.hpp"
+#include "engine/registry.hpp"
+
+namespace pacflow {
+
+struct ElementSpec {
+  ElementKind kind = ElementKind::Stage;
+  std::string name;
+  json params = json::object();
+  SourceLocation where;                                // of the element's name
+  std::map<std::string, SourceLocation> param_where;  // of each key=value
+};
+
+struct Progress {
+  std::int64_t batches_done = 0;
+  std::int64_t batches_total = 0;
+  double elapsed_s = 0;
+};
+
+struct RunOptions {
+  std::int64_t batch_size = 0;  // series per batch; 0 chooses one
+  int max_in_flight = 0;        // batches alive at once; 0 chooses one
+  std::function<void(const Progress&)> on_progress;  // called from the sink thread
+};
+
+class Pipeline {
+ public:
+  explicit Pipeline(const Registry& registry) : registry_(&registry) {}
+
+  Pipeline& source(const std::string& name, json params = json::object());
+  Pipeline& stage(const std::string& name, json params = json::object());
+  Pipeline& sink(const std::string& name, json params = json::object());
+  Pipeline& add(ElementSpec spec);
+
+  // Overrides or adds one parameter. `element` is "source", "sink" (when there is one sink), or an
+  // element's name. Throws InputError when no element or more than one matches.
+  Pipeline& set(const std::string& element, const std::string& key, json value,
+                SourceLocation where = {});
+  // Points every sink's output parameters into `dir` (files keep their names).
+  Pipeline& redirect_outputs(const std::string& dir);
+
+  const std::vector<ElementSpec>& elements() const { return elements_; }
+  const Registry& registry() const { return *registry_; }
+
+  // Opens the source and plans every element without running; returns the plan as JSON.
+  // Throws InputError naming the element, parameter and location at fault.
+  json validate() const;
+  // Runs to completion and returns the report (also handed to the sinks). Throws InputError for
+  // bad input and StageError when a stage fails while running.
+  json run(const RunOptions& options = {}) const;
+
+ private:
+  const Registry* registry_;
+  std::vector<ElementSpec> elements_;
+};
+
+// The engine's version string.
+std::string engine_version();
+
+}  // namespace pacflow

@@ -1,0 +1,54 @@
+#include "engine/stage.hpp"
+
+#include <algorithm>
+#include <fmt/format.h>
+
+#include "engine/errors.hpp"
+
+namespace pacflow {
+
+PlanContext::PlanContext(StreamInfo stream) : stream_(std::move(stream)) {
+  tensors_.push_back(TensorDecl{stream_.tensor, {stream_.series_length}, DType::Float32, false,
+                                "source samples"});
+}
+
+void PlanContext::declare(TensorDecl decl) {
+  if (provides(decl.name))
+    throw std::logic_error(fmt::format("tensor \"{}\" is written twice", decl.name));
+  tensors_.push_back(std::move(decl));
+}
+
+bool PlanContext::provides(const std::string& name) const {
+  return std::any_of(tensors_.begin(), tensors_.end(),
+                     [&](const TensorDecl& t) { return t.name == name; });
+}
+
+const TensorDecl& PlanContext::require(const std::string& name, const std::string& reader) const {
+  const auto it = std::find_if(tensors_.begin(), tensors_.end(),
+                               [&](const TensorDecl& t) { return t.name == name; });
+  if (it == tensors_.end()) {
+    std::vector<std::string> have;
+    for (const auto& t : tensors_) have.push_back(t.name);
+    throw InputError(fmt::format("\"{}\" needs the tensor \"{}\", which no earlier element writes "
+                                 "(available: {}); check the order of the pipeline",
+                                 reader, name, fmt::join(have, ", ")));
+  }
+  if (std::find(reads_.begin(), reads_.end(), name) == reads_.end()) reads_.push_back(name);
+  return *it;
+}
+
+std::vector<TensorDecl> PlanContext::results() const {
+  std::vector<TensorDecl> out;
+  std::copy_if(tensors_.begin(), tensors_.end(), std::back_inserter(out),
+               [](const TensorDecl& t) { return t.result; });
+  return out;
+}
+
+void PlanContext::begin_element() {
+  resolved_ = json::object();
+  reads_.clear();
+}
+
+json PlanContext::take_resolved() { return std::exchange(resolved_, json::object()); }
+
+}  // namespace pacflow

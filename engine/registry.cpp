@@ -1,0 +1,40 @@
+#include "engine/registry.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace pacflow {
+
+std::string kind_name(ElementKind kind) {
+  switch (kind) {
+    case ElementKind::Source: return "source";
+    case ElementKind::Stage: return "stage";
+    case ElementKind::Sink: return "sink";
+  }
+  return "?";
+}
+
+void Registry::add(ElementInfo info) {
+  if (find(info.kind, info.name))
+    throw std::logic_error(kind_name(info.kind) + " \"" + info.name + "\" registered twice");
+  if (info.kind == ElementKind::Stage)
+    info.params.push_back(ParamSpec{"on", ParamType::Device, "cpu", "",
+                                    "device the stage runs on (this build: cpu, cpu:0)"});
+  elements_.push_back(std::move(info));
+}
+
+const ElementInfo* Registry::find(ElementKind kind, const std::string& name) const {
+  const auto it = std::find_if(elements_.begin(), elements_.end(), [&](const ElementInfo& e) {
+    return e.kind == kind && e.name == name;
+  });
+  return it == elements_.end() ? nullptr : &*it;
+}
+
+std::vector<std::string> Registry::names(ElementKind kind) const {
+  std::vector<std::string> out;
+  for (const auto& e : elements_)
+    if (e.kind == kind) out.push_back(e.name);
+  return out;
+}
+
+}  // namespace pacflow

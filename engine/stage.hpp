@@ -1,0 +1,106 @@
+#pragma once
+// The three kinds of pipeline element: a Source makes series, a Stage transforms batches, a Sink
+// consumes them in order. Each declares before running what it reads and writes (PlanContext), so
+// shapes are known and checked before the first batch moves.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "engine/batch.hpp"
+#include "engine/params.hpp"
+
+namespace pacflow {
+
+// What a source delivers: series of `series_length` samples at `sample_rate`, arranged in
+// `leading_dims` (e.g. {epochs, channels}); the series count is their product.
+struct StreamInfo {
+  Shape leading_dims;
+  std::vector<std::string> leading_names;  // e.g. {"epochs", "channels"}
+  std::int64_t series_length = 0;
+  double sample_rate = 0;
+  std::string tensor = "signal";  // name of the float32 [n][series_length] tensor it writes
+  json description = json::object();  // shown in result.json (path, dtype, checksum, …)
+
+  std::int64_t series_count() const { return element_count(leading_dims); }
+};
+
+// A tensor a stage promises to write, with its per-series shape.
+struct TensorDecl {
+  std::string name;
+  Shape per_series;
+  DType dtype = DType::Float32;
+  bool result = false;  // a final result that sinks persist
+  std::string doc;
+};
+
+// Planning state threaded through the chain in order.
+class PlanContext {
+ public:
+  explicit PlanContext(StreamInfo stream);
+
+  const StreamInfo& stream() const { return stream_; }
+  // Facts stages publish for later stages and sinks (band edges, bin counts, …).
+  json& attributes() { return attributes_; }
+  const json& attributes() const { return attributes_; }
+  // Resolved parameters of the element being planned (defaults filled, derived values added).
+  json& resolved() { return resolved_; }
+
+  // Declares a tensor the current stage writes. Throws if the name is already taken.
+  void declare(TensorDecl decl);
+  // The declaration of a tensor an earlier element wrote; throws a clear InputError otherwise.
+  const TensorDecl& require(const std::string& name, const std::string& reader) const;
+  bool provides(const std::string& name) const;
+  const std::vector<TensorDecl>& tensors() const { return tensors_; }
+  // A warning for the user (printed by the CLI, kept in result.json).
+  void warn(const std::string& message) { warnings_.push_back(message); }
+  const std::vector<std::string>& warnings() const { return warnings_; }
+  std::vector<TensorDecl> results() const;
+
+  // Bookkeeping used by the builder.
+  void begin_element();
+  json take_resolved();
+  const std::vector<std::string>& reads_of_current() const { return reads_; }
+
+ private:
+  StreamInfo stream_;
+  json attributes_ = json::object();
+  json resolved_ = json::object();
+  std::vector<TensorDecl> tensors_;
+  std::vector<std::string> warnings_;
+  mutable std::vector<std::string> reads_;
+};
+
+class Stage {
+ public:
+  virtual ~Stage() = default;
+  // Checks parameters against the stream, declares outputs, fills ctx.resolved().
+  virtual void plan(PlanContext& ctx) = 0;
+  // Transforms one batch. Called concurrently for different batches: no shared mutable state.
+  virtual void process(Batch& batch) = 0;
+  // Modelled cost of one batch, for reports and simulated devices: bytes moved, floating ops.
+  virtual json cost(std::int64_t /*series_count*/) const { return json::object(); }
+};
+
+class Source {
+ public:
+  virtual ~Source() = default;
+  // Opens the input and tells its shape; throws InputError on a missing or malformed input.
+  virtual StreamInfo open() = 0;
+  // Writes `count` series starting at series `first` into dst (count × series_length floats).
+  // Called serially, in batch order.
+  virtual void read(std::int64_t first, std::int64_t count, float* dst) = 0;
+};
+
+class Sink {
+ public:
+  virtual ~Sink() = default;
+  virtual void plan(const PlanContext& ctx) = 0;
+  // Receives every batch once, serially, in index order.
+  virtual void consume(const Batch& batch) = 0;
+  // All batches delivered: commit outputs (atomically). `report` is result.json's content.
+  virtual void finish(const json& report) = 0;
+  // The run failed: discard partial outputs; never throws.
+  virtual void abort() noexcept {}
+};
+
+}  // namespace pacflow

@@ -1,0 +1,88 @@
+#pragma once
+// Tensor: a shape, an element type, the device it lives on and an owning, 64-byte aligned buffer.
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace pacflow {
+
+enum class DType { Float32, Float64, Int16, Int32, UInt8 };
+
+std::size_t dtype_size(DType dtype);
+std::string dtype_name(DType dtype);
+
+template <typename T>
+constexpr DType dtype_of();
+template <> constexpr DType dtype_of<float>() { return DType::Float32; }
+template <> constexpr DType dtype_of<double>() { return DType::Float64; }
+template <> constexpr DType dtype_of<std::int16_t>() { return DType::Int16; }
+template <> constexpr DType dtype_of<std::int32_t>() { return DType::Int32; }
+template <> constexpr DType dtype_of<std::uint8_t>() { return DType::UInt8; }
+
+using Shape = std::vector<std::int64_t>;
+std::int64_t element_count(const Shape& shape);
+std::string shape_string(const Shape& shape);
+
+// Host memory aligned for SIMD loads; freed on destruction.
+class AlignedBuffer {
+ public:
+  AlignedBuffer() = default;
+  explicit AlignedBuffer(std::size_t bytes);
+  std::byte* data() { return data_.get(); }
+  const std::byte* data() const { return data_.get(); }
+  std::size_t size() const { return bytes_; }
+
+ private:
+  struct Free {
+    void operator()(std::byte* p) const noexcept;
+  };
+  std::unique_ptr<std::byte[], Free> data_;
+  std::size_t bytes_ = 0;
+};
+
+class Tensor {
+ public:
+  Tensor() = default;
+  // Zero-initialised tensor on the host.
+  Tensor(Shape shape, DType dtype, std::string device = "cpu");
+
+  const Shape& shape() const { return shape_; }
+  std::int64_t dim(std::size_t i) const { return shape_.at(i); }
+  std::size_t rank() const { return shape_.size(); }
+  DType dtype() const { return dtype_; }
+  const std::string& device() const { return device_; }
+  std::int64_t size() const { return element_count(shape_); }
+  std::size_t bytes() const { return buffer_.size(); }
+  std::byte* raw() { return buffer_.data(); }
+  const std::byte* raw() const { return buffer_.data(); }
+
+  template <typename T>
+  std::span<T> values() {
+    check<T>();
+    return {reinterpret_cast<T*>(buffer_.data()), static_cast<std::size_t>(size())};
+  }
+  template <typename T>
+  std::span<const T> values() const {
+    check<T>();
+    return {reinterpret_cast<const T*>(buffer_.data()), static_cast<std::size_t>(size())};
+  }
+
+ private:
+  template <typename T>
+  void check() const {
+    if (dtype_of<T>() != dtype_)
+      throw std::logic_error("tensor holds " + dtype_name(dtype_) + ", read as " +
+                             dtype_name(dtype_of<T>()));
+  }
+
+  Shape shape_;
+  DType dtype_ = DType::Float32;
+  std::string device_ = "cpu";
+  AlignedBuffer buffer_;
+};
+
+}  // namespace pacflow

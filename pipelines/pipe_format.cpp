@@ -1,0 +1,381 @@
+#include "pipelines/pipe_format.hpp"
+
+#include <algorithm>
+#include <charconv>
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string_view>
+#include <system_error>
+
+#include <fmt/format.h>
+
+namespace pacflow {
+namespace {
+
+// ASCII only on purpose: <cctype> depends on the locale and on the sign of char.
+bool is_blank(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f'; }
+bool is_digit(char c) { return c >= '0' && c <= '9'; }
+bool is_ident_start(char c) { return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_'; }
+bool is_ident_char(char c) { return is_ident_start(c) || is_digit(c) || c == '-'; }
+
+// [A-Za-z_][A-Za-z0-9_-]*
+bool is_identifier(std::string_view s) {
+  return !s.empty() && is_ident_start(s.front()) &&
+         std::all_of(s.begin() + 1, s.end(), is_ident_char);
+}
+
+enum class Numeral { None, Integer, Real };
+
+// [+-] digits [. digits] [(e|E) [+-] digits], with at least one digit around the point.
+// Anything else (2:20:10, 1s, 0x10, inf) is not a number and stays a string.
+Numeral numeral_kind(std::string_view s) {
+  std::size_t i = 0;
+  const auto sign = [&] {
+    if (i < s.size() && (s[i] == '+' || s[i] == '-')) ++i;
+  };
+  const auto digits = [&] {
+    const std::size_t from = i;
+    while (i < s.size() && is_digit(s[i])) ++i;
+    return i - from;
+  };
+  sign();
+  std::size_t mantissa = digits();
+  bool real = false;
+  if (i < s.size() && s[i] == '.') {
+    ++i;
+    mantissa += digits();
+    real = true;
+  }
+  if (mantissa == 0) return Numeral::None;
+  if (i < s.size() && (s[i] == 'e' || s[i] == 'E')) {
+    ++i;
+    sign();
+    if (digits() == 0) return Numeral::None;
+    real = true;
+  }
+  if (i != s.size()) return Numeral::None;
+  return real ? Numeral::Real : Numeral::Integer;
+}
+
+// A recursive-descent parser straight over the original text, so that every position it reports
+// is a physical line and column; a `\` continuation is just one more kind of whitespace.
+class Parser {
+ public:
+  // `origin` is where text[0] sits; with no line (e.g. a command-line value) errors carry it as is.
+  // `comments` is false for a lone value, where a '#' is an error rather than silently dropped.
+  Parser(std::string_view text, SourceLocation origin, bool comments)
+      : text_(text), origin_(std::move(origin)), comments_(comments) {}
+
+  std::vector<ElementSpec> elements() {
+    std::vector<ElementSpec> out;
+    while (true) {
+      skip_blanks();
+      if (at_end()) break;
+      if (peek() == '\n') {
+        advance();
+        continue;
+      }
+      out.push_back(element());
+    }
+    return out;
+  }
+
+  json single_value() {
+    skip_blanks();
+    if (at_end()) fail("missing value", here());
+    json v = value(false);
+    check_value_end();
+    skip_blanks();
+    if (!at_end())
+      fail(fmt::format("unexpected \"{}\" after the value; quote values that contain spaces or '#'",
+                       text_.substr(pos_)),
+           here());
+    return v;
+  }
+
+ private:
+  std::string_view text_;
+  SourceLocation origin_;
+  bool comments_;
+  std::size_t pos_ = 0;
+  int line_ = 1;    // of pos_ in text_, 1-based
+  int column_ = 1;
+
+  bool at_end() const { return pos_ >= text_.size(); }
+  bool at_line_end() const { return at_end() || text_[pos_] == '\n'; }
+  char peek() const { return at_end() ? '\0' : text_[pos_]; }
+
+  void advance() {
+    if (text_[pos_] == '\n') {
+      ++line_;
+      column_ = 1;
+    } else {
+      ++column_;
+    }
+    ++pos_;
+  }
+
+  SourceLocation here() const {
+    if (origin_.line <= 0) return origin_;
+    const int column = line_ > 1 ? column_ : origin_.column > 0 ? origin_.column + column_ - 1 : 0;
+    return {origin_.file, origin_.line + line_ - 1, column};
+  }
+
+  [[noreturn]] static void fail(const std::string& message, const SourceLocation& at) {
+    throw InputError(message, at);
+  }
+
+  // A `\` followed only by blanks up to the end of its physical line.
+  bool continuation_at(std::size_t p) const {
+    if (p >= text_.size() || text_[p] != '\\') return false;
+    ++p;
+    while (p < text_.size() && is_blank(text_[p])) ++p;
+    return p >= text_.size() || text_[p] == '\n';
+  }
+
+  // Where a bare word (element kind, name, key=value token, bare value) stops.
+  bool ends_bare(std::size_t p) const {
+    if (p >= text_.size()) return true;
+    const char c = text_[p];
+    return c == '\n' || is_blank(c) || c == '#' || continuation_at(p);
+  }
+
+  // Skips blanks, continuations (joining the next physical line) and comments, never a newline.
+  void skip_blanks() {
+    while (!at_end()) {
+      if (is_blank(peek())) {
+        advance();
+      } else if (continuation_at(pos_)) {
+        while (!at_line_end()) advance();
+        if (!at_end()) advance();
+      } else if (peek() == '#' && comments_) {
+        while (!at_line_end()) advance();
+      } else {
+        break;
+      }
+    }
+  }
+
+  // The word at `p`, for messages: at least one character, up to where a bare word would stop.
+  std::string word_at(std::size_t p, bool in_list = false) const {
+    std::size_t end = p + 1;
+    const auto list_stop = [&](char c) { return in_list && (c == ',' || c == '[' || c == ']'); };
+    while (end < text_.size() && !ends_bare(end) && !list_stop(text_[end])) ++end;
+    return std::string(text_.substr(p, std::min(end, text_.size()) - p));
+  }
+
+  std::string take_word() {
+    const std::size_t start = pos_;
+    while (!ends_bare(pos_)) advance();
+    return std::string(text_.substr(start, pos_ - start));
+  }
+
+  ElementSpec element() {
+    const SourceLocation kind_at = here();
+    const std::string word = take_word();
+    const SourceLocation after_kind = here();
+    ElementSpec spec;
+    if (word == "source") {
+      spec.kind = ElementKind::Source;
+    } else if (word == "stage") {
+      spec.kind = ElementKind::Stage;
+    } else if (word == "sink") {
+      spec.kind = ElementKind::Sink;
+    } else {
+      const std::string hint = suggest(word, {"source", "stage", "sink"});
+      fail(fmt::format("expected \"source\", \"stage\" or \"sink\", got \"{}\"{}", word,
+                       hint.empty() ? "" : "; " + hint),
+           kind_at);
+    }
+
+    skip_blanks();
+    if (at_line_end()) fail(fmt::format("expected a {} name after \"{}\"", word, word), after_kind);
+    spec.where = here();
+    spec.name = take_word();
+    if (!is_identifier(spec.name))
+      fail(fmt::format("expected a {} name, got \"{}\"", word, spec.name), spec.where);
+
+    while (true) {
+      skip_blanks();
+      if (at_line_end()) return spec;
+      parameter(spec);
+    }
+  }
+
+  void parameter(ElementSpec& spec) {
+    const SourceLocation key_at = here();
+    const std::size_t start = pos_;
+    while (!ends_bare(pos_) && peek() != '=') advance();
+    const std::string key(text_.substr(start, pos_ - start));
+    if (peek() != '=' || key.empty())
+      fail(fmt::format("expected key=value, got \"{}\"", word_at(start)), key_at);
+    if (!is_identifier(key)) fail(fmt::format("invalid parameter name \"{}\"", key), key_at);
+    if (spec.params.contains(key)) fail(fmt::format("duplicate parameter \"{}\"", key), key_at);
+    advance();  // '='
+    if (ends_bare(pos_)) fail(fmt::format("missing value after \"{}=\"", key), here());
+    spec.params[key] = value(false);
+    spec.param_where[key] = key_at;
+    check_value_end();
+  }
+
+  // After a value at the top level, e.g. `"a"b` or `[1]]`.
+  void check_value_end() const {
+    if (ends_bare(pos_)) return;
+    if (peek() == ']') fail("unbalanced ']'", here());
+    fail(fmt::format("unexpected \"{}\" after the value", word_at(pos_)), here());
+  }
+
+  json value(bool in_list) {
+    const char c = peek();
+    if (c == '"' || c == '\'') return quoted();
+    if (c == '[') return list();
+    if (c == ']') fail("unbalanced ']'", here());
+    const SourceLocation at = here();
+    const std::size_t start = pos_;
+    while (!ends_bare(pos_) && !(in_list && (peek() == ',' || peek() == '[' || peek() == ']')))
+      advance();
+    if (pos_ == start)
+      fail(fmt::format("expected a value, got \"{}\"", word_at(start, in_list)), at);
+    return bare(text_.substr(start, pos_ - start), at);
+  }
+
+  json quoted() {
+    const SourceLocation open = here();
+    const char quote = peek();
+    advance();
+    std::string out;
+    while (true) {
+      if (at_line_end()) fail("unterminated string", open);
+      const char c = peek();
+      if (c == quote) {
+        advance();
+        return out;
+      }
+      if (c != '\\') {
+        out += c;
+        advance();
+        continue;
+      }
+      const SourceLocation escape_at = here();
+      advance();
+      if (at_line_end()) fail("unterminated string", open);
+      switch (peek()) {
+        case '"': case '\'': case '\\': out += peek(); break;
+        case 'n': out += '\n'; break;
+        case 't': out += '\t'; break;
+        // Rejected rather than kept, so that new escapes can be added later without changing
+        // what an existing file means.
+        default: fail(fmt::format("unknown escape \"\\{}\" in string", peek()), escape_at);
+      }
+      advance();
+    }
+  }
+
+  json list() {
+    const SourceLocation open = here();
+    advance();  // '['
+    json items = json::array();
+    skip_blanks();
+    if (peek() == ']') {
+      advance();
+      return items;
+    }
+    while (true) {
+      if (at_line_end()) fail("unbalanced '['", open);
+      if (peek() == ',' || peek() == ']')
+        fail(fmt::format("expected a list item before '{}'", peek()), here());
+      items.push_back(value(true));
+      skip_blanks();
+      if (at_line_end()) fail("unbalanced '['", open);
+      if (peek() == ']') {
+        advance();
+        return items;
+      }
+      if (peek() != ',')
+        fail(fmt::format("expected ',' or ']' in list, got \"{}\"", word_at(pos_, true)), here());
+      advance();
+      skip_blanks();
+    }
+  }
+
+  static json bare(std::string_view word, const SourceLocation& at) {
+    if (word == "true") return true;
+    if (word == "false") return false;
+    const Numeral kind = numeral_kind(word);
+    if (kind == Numeral::None) return std::string(word);
+
+    std::string_view digits = word;
+    if (digits.front() == '+') digits.remove_prefix(1);  // from_chars takes no '+'
+    const char* first = digits.data();
+    const char* last = first + digits.size();
+    if (kind == Numeral::Integer) {
+      std::int64_t i = 0;
+      if (std::from_chars(first, last, i).ec == std::errc{}) return i;
+      std::uint64_t u = 0;  // e.g. a 64-bit seed
+      if (std::from_chars(first, last, u).ec == std::errc{}) return u;
+    } else {
+      double d = 0;
+      if (std::from_chars(first, last, d).ec == std::errc{}) return d;
+    }
+    fail(fmt::format("number \"{}\" is out of range", word), at);
+  }
+};
+
+}  // namespace
+
+std::vector<ElementSpec> parse_pipe(const std::string& text, const std::string& file) {
+  return Parser(text, SourceLocation{file, 1, 1}, true).elements();
+}
+
+json parse_pipe_value(const std::string& text, const SourceLocation& where) {
+  return Parser(text, where, false).single_value();
+}
+
+namespace {
+[[noreturn]] void bad_override(const std::string& text, const std::string& message) {
+  throw InputError(fmt::format("--set \"{}\": {}", text, message));
+}
+}  // namespace
+
+SetOverride parse_set_override(const std::string& text) {
+  const auto fail = [&](const std::string& message) { bad_override(text, message); };
+  const std::size_t eq = text.find('=');
+  const std::string target = text.substr(0, std::min(eq, text.size()));
+  const std::size_t dot = target.find('.');
+  if (eq == std::string::npos || dot == std::string::npos) fail("expected NAME.key=value");
+  SetOverride out{target.substr(0, dot), target.substr(dot + 1), {}};
+  if (!is_identifier(out.element) || !is_identifier(out.key)) fail("expected NAME.key=value");
+  const std::string value = text.substr(eq + 1);
+  if (std::all_of(value.begin(), value.end(), is_blank))
+    fail(fmt::format("missing value after \"{}=\"", out.key));
+  try {
+    out.value = parse_pipe_value(value, {});
+  } catch (const InputError& e) {
+    fail(e.bare_message());
+  }
+  return out;
+}
+
+void load_pipe_text(const std::string& text, const std::string& file, Pipeline& pipeline) {
+  for (auto& spec : parse_pipe(text, file)) pipeline.add(std::move(spec));
+}
+
+void load_pipe_file(const std::string& path, Pipeline& pipeline) {
+  namespace fs = std::filesystem;
+  const SourceLocation at{path, 0, 0};  // prefixes messages with "PATH: "
+  std::error_code ec;
+  const bool exists = fs::exists(path, ec);
+  if (ec) throw InputError("cannot read", at);
+  if (!exists) throw InputError("no such file", at);
+  if (fs::is_directory(path, ec)) throw InputError("cannot read (it is a directory)", at);
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError("cannot read", at);
+  std::ostringstream content;
+  content << in.rdbuf();
+  if (in.bad()) throw InputError("cannot read", at);
+  load_pipe_text(content.str(), path, pipeline);
+}
+
+}  // namespace pacflow

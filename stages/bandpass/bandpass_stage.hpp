@@ -1,0 +1,44 @@
+#pragma once
+// Stage `bandpass`: filters every series into phase bands and amplitude bands (spec §2–§3).
+// Reads `signal` [T]; writes `filtered_pha` [n_pha][T] and `filtered_amp` [n_amp][T].
+#include <memory>
+#include <optional>
+
+#include <oneapi/tbb/enumerable_thread_specific.h>
+
+#include "engine/registry.hpp"
+#include "stages/bandpass/bands.hpp"
+#include "stages/bandpass/filtfilt_fft.hpp"
+
+namespace pacflow::stages {
+
+class BandpassStage final : public Stage {
+ public:
+  explicit BandpassStage(const Params& params);
+  void plan(PlanContext& ctx) override;
+  void process(Batch& batch) override;
+
+  static ElementInfo info();
+
+ private:
+  struct Bank {
+    std::vector<bands::Band> bands;
+    std::vector<std::int64_t> orders;
+    std::optional<fir::FiltFiltBank> filters;
+    std::unique_ptr<oneapi::tbb::enumerable_thread_specific<fir::FiltFiltBank::Workspace>> workspaces;
+  };
+  void plan_bank(Bank& bank, const std::string& param, bands::Role role, int cycles, const StreamInfo& s);
+  void run_bank(Bank& bank, const float* signal, std::int64_t series, float* out) const;
+
+  json pha_spec_;
+  json amp_spec_;
+  bool clamp_ = false;
+  int pha_cycles_ = 3;
+  int amp_cycles_ = 6;
+  std::string signal_ = "signal";
+  std::int64_t length_ = 0;
+  Bank pha_;
+  Bank amp_;
+};
+
+}  // namespace pacflow::stages

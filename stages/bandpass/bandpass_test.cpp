@@ -1,0 +1,145 @@
+#include <cmath>
+#include <fstream>
+#include <gtest/gtest.h>
+
+#include "engine/errors.hpp"
+#include "stages/bandpass/bands.hpp"
+#include "stages/bandpass/filtfilt_fft.hpp"
+#include "stages/bandpass/fir1.hpp"
+#include "tests/support/fixtures.hpp"
+
+namespace pacflow {
+namespace {
+
+using testing::data_dir;
+
+TEST(Fir1, MatchesReferenceCoefficientsWithinSpecTolerance) {
+  std::ifstream in(data_dir() / "fir1.json");
+  const json cases = json::parse(in);
+  ASSERT_GE(cases.size(), 6u);
+  for (const auto& c : cases) {
+    const auto reference = c["b"].get<std::vector<double>>();
+    const auto b = fir::fir1_bandpass(c["order"].get<std::int64_t>(), c["band_hz"][0].get<double>(),
+                                      c["band_hz"][1].get<double>(), c["fs"].get<double>());
+    ASSERT_EQ(b.size(), reference.size());
+    const double scale = testing::max_abs(reference.data(), reference.data() + reference.size());
+    for (std::size_t k = 0; k < b.size(); ++k)
+      ASSERT_NEAR(b[k], reference[k], 1e-7 * scale) << "fs " << c["fs"] << " band " << c["band_hz"] << " k " << k;
+  }
+}
+
+TEST(Fir1, OrderFollowsCyclesAndShortSeriesRule) {
+  EXPECT_EQ(fir::filter_order(256, 3.0, 3, 1024), 255);
+  EXPECT_EQ(fir::filter_order(256, 43.75, 6, 1024), 30);
+  // T < 3n: n = floor((T - 1) / 3).
+  EXPECT_EQ(fir::filter_order(512, 1.5, 3, 2048), 682);
+}
+
+TEST(FiltFilt, FftPathEqualsDirectFiltfiltDefinition) {
+  std::vector<double> x(300);
+  for (std::size_t i = 0; i < x.size(); ++i) x[i] = std::sin(0.3 * static_cast<double>(i)) + 0.01 * static_cast<double>(i % 7);
+  const auto b1 = fir::fir1_bandpass(40, 10, 20, 256);
+  const auto b2 = fir::fir1_bandpass(99, 3, 5, 256);
+  fir::FiltFiltBank bank({b1, b2}, static_cast<std::int64_t>(x.size()));
+  auto ws = bank.make_workspace();
+  std::vector<float> xf(x.begin(), x.end());
+  std::vector<float> out(2 * x.size());
+  bank.apply(xf, ws, out.data(), x.size());
+  const auto ref1 = fir::filtfilt_reference(b1, x);
+  const auto ref2 = fir::filtfilt_reference(b2, x);
+  const double m1 = testing::max_abs(ref1.data(), ref1.data() + ref1.size());
+  const double m2 = testing::max_abs(ref2.data(), ref2.data() + ref2.size());
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    ASSERT_NEAR(out[i], ref1[i], 1e-5 * m1) << i;
+    ASSERT_NEAR(out[x.size() + i], ref2[i], 1e-5 * m2) << i;
+  }
+}
+
+// Compares the stage's filtered output with the fixture [band][E][C][T] for every series.
+void expect_filtered_matches(const std::string& folder) {
+  const json m = testing::manifest(folder);
+  const auto x = testing::load_floats(data_dir() / folder / "x.npy");
+  testing::StageHarness h(testing::fixture_stream(folder));
+  h.add("bandpass", {{"pha", m["pha_bands_hz"]}, {"amp", m["amp_bands_hz"]}});
+  const std::int64_t series = h.context().stream().series_count();
+  const std::int64_t t = h.context().stream().series_length;
+  const Batch batch = h.run(x, 0, series);
+  for (const auto& [tensor, file, orders] : {std::tuple{"filtered_pha", "pha_filtered.npy", "pha_filter_orders"},
+                                             std::tuple{"filtered_amp", "amp_filtered.npy", "amp_filter_orders"}}) {
+    const auto ref = testing::load_doubles(data_dir() / folder / file);
+    const auto ours = batch.at(tensor).values<float>();
+    const auto bands = static_cast<std::int64_t>(m[orders].size());
+    for (std::int64_t band = 0; band < bands; ++band) {
+      for (std::int64_t s = 0; s < series; ++s) {
+        const double* r = ref.data() + (band * series + s) * t;
+        const double tol = 1e-4 * testing::max_abs(r, r + t);
+        const float* o = ours.data() + (s * bands + band) * t;
+        for (std::int64_t i = 0; i < t; ++i)
+          ASSERT_NEAR(o[i], r[i], tol) << folder << " " << tensor << " band " << band << " series " << s << " t " << i;
+      }
+    }
+  }
+}
+
+TEST(Bandpass, MatchesFiltfiltFixtureSmall) { expect_filtered_matches("small"); }
+TEST(Bandpass, MatchesFiltfiltFixtureNopad) { expect_filtered_matches("nopad_bins12"); }
+
+TEST(Bandpass, ResolvesFilterOrdersAsTheFixtureDoes) {
+  for (const std::string folder : {"small", "nopad_bins12"}) {
+    const json m = testing::manifest(folder);
+    testing::StageHarness h(testing::fixture_stream(folder));
+    h.context().begin_element();
+    h.add("bandpass", {{"pha", m["pha_bands_hz"]}, {"amp", m["amp_bands_hz"]}});
+    const json resolved = h.context().take_resolved();
+    EXPECT_EQ(resolved["pha_filter_orders"], m["pha_filter_orders"]) << folder;
+    EXPECT_EQ(resolved["amp_filter_orders"], m["amp_filter_orders"]) << folder;
+  }
+}
+
+TEST(Bands, CentredSpecUsesQuarterAndEighthWidths) {
+  const auto pha = bands::resolve("pha", "2:20:10", bands::Role::Phase, false);
+  ASSERT_EQ(pha.size(), 10u);
+  EXPECT_DOUBLE_EQ(pha[0].lo, 1.5);
+  EXPECT_DOUBLE_EQ(pha[0].hi, 2.5);
+  EXPECT_DOUBLE_EQ(pha[9].centre(), 20.0);
+  const auto amp = bands::resolve("amp", "60:160:10", bands::Role::Amplitude, false);
+  EXPECT_DOUBLE_EQ(amp[0].lo, 52.5);
+  EXPECT_DOUBLE_EQ(amp[0].hi, 67.5);
+  // The fixture's amplitude bands are 50:100:4.
+  const auto fixture = bands::resolve("amp", "50:100:4", bands::Role::Amplitude, false);
+  EXPECT_NEAR(fixture[1].lo, 58.333333333333336, 1e-12);
+  EXPECT_NEAR(fixture[2].hi, 93.75000000000001, 1e-12);
+}
+
+TEST(Bands, AcceptsLogDynamicPresetAndListForms) {
+  const auto log = bands::resolve("pha", "log:2:20:3", bands::Role::Phase, false);
+  EXPECT_NEAR(log[1].centre(), std::sqrt(40.0), 1e-12);
+  const auto dynamic = bands::resolve("pha", "2:20:4:2", bands::Role::Phase, false);
+  ASSERT_EQ(dynamic.size(), 7u);  // arange(2, 16, 2)
+  EXPECT_DOUBLE_EQ(dynamic[6].lo, 14);
+  EXPECT_DOUBLE_EQ(dynamic[6].hi, 18);
+  EXPECT_EQ(bands::resolve("amp", "mres", bands::Role::Amplitude, false).size(), 30u);
+  const auto list = bands::resolve("amp", json::parse("[[60,80],[80,100]]"), bands::Role::Amplitude, false);
+  ASSERT_EQ(list.size(), 2u);
+  EXPECT_DOUBLE_EQ(list[1].hi, 100);
+  const auto clamped = bands::resolve("pha", "1:20:3", bands::Role::Phase, true);
+  EXPECT_DOUBLE_EQ(clamped[0].lo, 1.0);
+  EXPECT_DOUBLE_EQ(clamped[2].hi, 20.0);
+}
+
+TEST(Bands, RejectsBandAboveNyquistNamingTheBand) {
+  const auto amp = bands::resolve("amp", json::parse("[[60,80],[200,300]]"), bands::Role::Amplitude, false);
+  try {
+    bands::check_against_nyquist("amp", amp, 512);
+    FAIL() << "expected a ParamError";
+  } catch (const ParamError& e) {
+    EXPECT_EQ(e.param(), "amp");
+    EXPECT_NE(std::string(e.what()).find("band 1 [200, 300] Hz"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("Nyquist"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(bands::resolve("pha", "2:x:10", bands::Role::Phase, false), ParamError);
+  EXPECT_THROW(bands::resolve("pha", json::parse("[[4]]"), bands::Role::Phase, false), ParamError);
+}
+
+}  // namespace
+}  // namespace pacflow

@@ -1,0 +1,28 @@
+#pragma once
+// Frequency band specifications (spec §2): "lo:hi:n", "log:lo:hi:n", "start:stop:width:step",
+// presets (lres … hulk) and explicit lists [[4,8],[8,12]].
+#include <string>
+#include <vector>
+
+#include "engine/params.hpp"
+
+namespace pacflow::bands {
+
+struct Band {
+  double lo = 0;
+  double hi = 0;
+  double centre() const { return (lo + hi) / 2; }
+};
+
+enum class Role { Phase, Amplitude };
+
+// Resolves a specification into bands. `param` names the parameter in errors. Centred specs use
+// half-width c/4 (phase) or c/8 (amplitude); `clamp` limits edges to [max(lo, 0.5), hi].
+std::vector<Band> resolve(const std::string& param, const json& spec, Role role, bool clamp);
+
+// Rejects any band breaking 0 < lo < hi < fs/2, naming the band and the rule. Throws ParamError.
+void check_against_nyquist(const std::string& param, const std::vector<Band>& bands, double fs);
+
+json to_json(const std::vector<Band>& bands);
+
+}  // namespace pacflow::bands

@@ -1,0 +1,30 @@
+#include "stages/builtin.hpp"
+
+#include "stages/bandpass/bandpass_stage.hpp"
+#include "stages/hilbert/hilbert_stage.hpp"
+#include "stages/io/npy/npy_sink.hpp"
+#include "stages/io/npy/npy_source.hpp"
+#include "stages/io/png/png_sink.hpp"
+#include "stages/modulation_index/mi_stage.hpp"
+#include "stages/surrogates/surrogates_stage.hpp"
+#include "stages/synthetic/synthetic_source.hpp"
+
+namespace pacflow::stages {
+
+const Registry& builtin_registry() {
+  static const Registry registry = [] {
+    Registry r;
+    r.add(SyntheticSource::info());
+    r.add(NpySource::info());
+    r.add(BandpassStage::info());
+    r.add(HilbertStage::info());
+    r.add(ModulationIndexStage::info());
+    r.add(SurrogatesStage::info());
+    r.add(NpySink::info());
+    r.add(PngSink::info());
+    return r;
+  }();
+  return registry;
+}
+
+}  // namespace pacflow::stages

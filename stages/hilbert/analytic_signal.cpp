@@ -1,0 +1,49 @@
+#include "stages/hilbert/analytic_signal.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "stages/hilbert/hilbert_math.hpp"
+
+namespace pacflow::hilbert {
+
+AnalyticSignal::AnalyticSignal(std::int64_t series_length, std::int64_t fft_length)
+    : length_(series_length),
+      n_(fft_length),
+      forward_(fft::Kind::RealForward, static_cast<std::size_t>(fft_length)),
+      inverse_(fft::Kind::ComplexInverse, static_cast<std::size_t>(fft_length)) {
+  if (fft_length < series_length) throw std::invalid_argument("FFT length shorter than the series");
+}
+
+AnalyticSignal::Workspace AnalyticSignal::make_workspace() const {
+  const auto n = static_cast<std::size_t>(n_);
+  return {fft::real_array(n), fft::complex_array(n), fft::complex_array(n)};
+}
+
+void AnalyticSignal::apply(std::span<const float> x, Output what, Workspace& ws, float* out) const {
+  const auto n = static_cast<std::size_t>(n_);
+  const auto t = static_cast<std::size_t>(length_);
+  float* real = ws.real.get();
+  std::copy(x.begin(), x.end(), real);
+  std::fill(real + t, real + n, 0.0f);
+  fftwf_complex* s = ws.spectrum.get();
+  forward_.forward(real, s);
+  // r2c fills bins 0..n/2; weight them and zero the negative frequencies.
+  const std::size_t half = n / 2;
+  for (std::size_t k = 0; k <= half; ++k) {
+    const float w = analytic_weight(static_cast<std::int64_t>(k), n_);
+    s[k][0] *= w;
+    s[k][1] *= w;
+  }
+  for (std::size_t k = half + 1; k < n; ++k) s[k][0] = s[k][1] = 0.0f;
+  fftwf_complex* z = ws.analytic.get();
+  inverse_.complex(s, z);
+  const float scale = 1.0f / static_cast<float>(n_);
+  if (what == Output::Phase) {
+    for (std::size_t i = 0; i < t; ++i) out[i] = phase_of(z[i][0], z[i][1]);
+  } else {
+    for (std::size_t i = 0; i < t; ++i) out[i] = amplitude_of(z[i][0] * scale, z[i][1] * scale);
+  }
+}
+
+}  // namespace pacflow::hilbert

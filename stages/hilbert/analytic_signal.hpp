@@ -1,0 +1,36 @@
+#pragma once
+// Analytic signal of real series by FFT (scipy.signal.hilbert(x, N), first T samples kept).
+#include <cstdint>
+#include <span>
+
+#include "stages/common/fftw.hpp"
+
+namespace pacflow::hilbert {
+
+enum class Output { Phase, Amplitude };
+
+class AnalyticSignal {
+ public:
+  // `fft_length` >= series_length: the transform size N.
+  AnalyticSignal(std::int64_t series_length, std::int64_t fft_length);
+
+  struct Workspace {
+    fft::Array<float> real;
+    fft::Array<fftwf_complex> spectrum;
+    fft::Array<fftwf_complex> analytic;
+  };
+  Workspace make_workspace() const;
+
+  // Writes the phase or the amplitude of x's analytic signal into out (series_length floats).
+  void apply(std::span<const float> x, Output what, Workspace& ws, float* out) const;
+
+  std::int64_t fft_length() const { return n_; }
+
+ private:
+  std::int64_t length_;
+  std::int64_t n_;
+  fft::Plan forward_;
+  fft::Plan inverse_;
+};
+
+}  // namespace pacflow::hilbert

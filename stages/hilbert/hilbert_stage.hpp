@@ -1,0 +1,31 @@
+#pragma once
+// Stage `hilbert`: phase of the phase bands and amplitude of the amplitude bands (spec §4).
+// Reads `filtered_pha`, `filtered_amp`; writes `phase` [n_pha][T] and `amplitude` [n_amp][T].
+#include <memory>
+#include <optional>
+
+#include <oneapi/tbb/enumerable_thread_specific.h>
+
+#include "engine/registry.hpp"
+#include "stages/hilbert/analytic_signal.hpp"
+
+namespace pacflow::stages {
+
+class HilbertStage final : public Stage {
+ public:
+  explicit HilbertStage(const Params& params);
+  void plan(PlanContext& ctx) override;
+  void process(Batch& batch) override;
+
+  static ElementInfo info();
+
+ private:
+  std::string pad_;
+  std::int64_t length_ = 0;
+  std::int64_t n_pha_ = 0;
+  std::int64_t n_amp_ = 0;
+  std::optional<hilbert::AnalyticSignal> transform_;
+  std::unique_ptr<oneapi::tbb::enumerable_thread_specific<hilbert::AnalyticSignal::Workspace>> workspaces_;
+};
+
+}  // namespace pacflow::stages

@@ -1,0 +1,72 @@
+#include <cmath>
+#include <gtest/gtest.h>
+#include <numbers>
+
+#include "stages/common/fast_length.hpp"
+#include "stages/hilbert/hilbert_math.hpp"
+#include "tests/support/fixtures.hpp"
+
+namespace pacflow {
+namespace {
+
+using testing::data_dir;
+
+TEST(Hilbert, FastLengthIsSmallest5SmoothAtLeastT) {
+  EXPECT_EQ(next_fast_length(1024), 1024);
+  EXPECT_EQ(next_fast_length(1025), 1080);
+  EXPECT_EQ(next_fast_length(1500), 1500);
+  EXPECT_EQ(next_fast_length(2049), 2160);
+  EXPECT_EQ(next_fast_length(7), 8);
+}
+
+TEST(Hilbert, AnalyticWeightsMatchScipy) {
+  EXPECT_EQ(hilbert::analytic_weight(0, 8), 1.0f);
+  EXPECT_EQ(hilbert::analytic_weight(3, 8), 2.0f);
+  EXPECT_EQ(hilbert::analytic_weight(4, 8), 1.0f);
+  EXPECT_EQ(hilbert::analytic_weight(5, 8), 0.0f);
+  EXPECT_EQ(hilbert::analytic_weight(3, 7), 2.0f);
+  EXPECT_EQ(hilbert::analytic_weight(4, 7), 0.0f);
+  EXPECT_EQ(hilbert::phase_of(-1.0f, -0.0f), std::numbers::pi_v<float>);  // (−π, π]
+}
+
+void expect_phase_and_amplitude_match(const std::string& folder) {
+  const json m = testing::manifest(folder);
+  const auto x = testing::load_floats(data_dir() / folder / "x.npy");
+  testing::StageHarness h(testing::fixture_stream(folder));
+  h.add("bandpass", {{"pha", m["pha_bands_hz"]}, {"amp", m["amp_bands_hz"]}});
+  h.add("hilbert", {{"pad", m["hilbert_pad"]}});
+  const std::int64_t series = h.context().stream().series_count();
+  const std::int64_t t = h.context().stream().series_length;
+  const Batch batch = h.run(x, 0, series);
+
+  const auto phase_ref = testing::load_doubles(data_dir() / folder / "phase.npy");
+  const auto phase = batch.at("phase").values<float>();
+  const auto n_pha = static_cast<std::int64_t>(m["pha_bands_hz"].size());
+  for (std::int64_t band = 0; band < n_pha; ++band)
+    for (std::int64_t s = 0; s < series; ++s) {
+      const double* r = phase_ref.data() + (band * series + s) * t;
+      const double tol = 1e-4 * testing::max_abs(r, r + t);
+      const float* o = phase.data() + (s * n_pha + band) * t;
+      for (std::int64_t i = 0; i < t; ++i)
+        ASSERT_NEAR(std::remainder(o[i] - r[i], 2 * std::numbers::pi), 0.0, tol)
+            << folder << " phase band " << band << " series " << s << " t " << i;
+    }
+
+  const auto amp_ref = testing::load_doubles(data_dir() / folder / "amplitude.npy");
+  const auto amplitude = batch.at("amplitude").values<float>();
+  const auto n_amp = static_cast<std::int64_t>(m["amp_bands_hz"].size());
+  for (std::int64_t band = 0; band < n_amp; ++band)
+    for (std::int64_t s = 0; s < series; ++s) {
+      const double* r = amp_ref.data() + (band * series + s) * t;
+      const double tol = 1e-4 * testing::max_abs(r, r + t);
+      const float* o = amplitude.data() + (s * n_amp + band) * t;
+      for (std::int64_t i = 0; i < t; ++i)
+        ASSERT_NEAR(o[i], r[i], tol) << folder << " amplitude band " << band << " series " << s << " t " << i;
+    }
+}
+
+TEST(Hilbert, PhaseAndAmplitudeMatchFixtureFastPadding) { expect_phase_and_amplitude_match("small"); }
+TEST(Hilbert, PhaseAndAmplitudeMatchFixtureNoPadding) { expect_phase_and_amplitude_match("nopad_bins12"); }
+
+}  // namespace
+}  // namespace pacflow

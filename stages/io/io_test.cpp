@@ -1,0 +1,66 @@
+#include <filesystem>
+#include <fstream>
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include "engine/errors.hpp"
+#include "engine/npy.hpp"
+#include "stages/io/npy/npy_source.hpp"
+#include "tests/support/fixtures.hpp"
+
+namespace pacflow::stages {
+namespace {
+
+TEST(NpySource, ReadsFixtureShapeAndRowsExactly) {
+  const auto path = (testing::data_dir() / "small" / "x.npy").string();
+  const ElementInfo info = NpySource::info();
+  NpySource source(Params({{"path", path}, {"fs", 256}}, info.params));
+  const StreamInfo s = source.open();
+  EXPECT_EQ(s.leading_dims, (Shape{2, 3}));
+  EXPECT_EQ(s.series_length, 1024);
+  EXPECT_EQ(s.description["dtype"], "float32");
+  EXPECT_EQ(s.description["sha256"].get<std::string>().size(), 64u);
+  const auto all = testing::load_floats(path);
+  std::vector<float> rows(2 * 1024);
+  source.read(3, 2, rows.data());
+  for (std::size_t i = 0; i < rows.size(); ++i) ASSERT_EQ(rows[i], all[3 * 1024 + i]);
+}
+
+TEST(NpySource, RejectsNanNamingTheSeries) {
+  const auto path = std::filesystem::temp_directory_path() / ("pacflow_nan_" + std::to_string(::getpid()) + ".npy");
+  {
+    NpyWriter w(path, {2, 3, 8});
+    std::vector<float> v(48, 1.0f);
+    v[1 * 24 + 2 * 8 + 5] = NAN;  // epoch 1, channel 2, sample 5
+    w.append(v.data(), 48);
+    w.commit();
+  }
+  const ElementInfo info = NpySource::info();
+  NpySource source(Params({{"path", path.string()}, {"fs", 100}}, info.params));
+  source.open();
+  std::vector<float> out(6 * 8);
+  try {
+    source.read(0, 6, out.data());
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("NaN at epoch 1, channel 2, sample 5"), std::string::npos) << e.what();
+  }
+  std::filesystem::remove(path);
+}
+
+TEST(NpySource, RejectsFourDimensionalArrays) {
+  const auto path = std::filesystem::temp_directory_path() / ("pacflow_4d_" + std::to_string(::getpid()) + ".npy");
+  {
+    NpyWriter w(path, {1, 1, 2, 4});
+    std::vector<float> v(8, 0.0f);
+    w.append(v.data(), 8);
+    w.commit();
+  }
+  const ElementInfo info = NpySource::info();
+  NpySource source(Params({{"path", path.string()}, {"fs", 100}}, info.params));
+  EXPECT_THROW(source.open(), InputError);
+  std::filesystem::remove(path);
+}
+
+}  // namespace
+}  // namespace pacflow::stages

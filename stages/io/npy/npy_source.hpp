@@ -1,0 +1,28 @@
+#pragma once
+// Source `npy`: a NumPy array [E][C][T], [C][T] or [T] (float32, float64, int16, int32, C order),
+// read batch by batch and converted to float32. Rejects NaN and Inf samples, naming the series.
+#include "engine/npy.hpp"
+#include "engine/registry.hpp"
+
+namespace pacflow::stages {
+
+class NpySource final : public Source {
+ public:
+  explicit NpySource(const Params& params);
+  StreamInfo open() override;
+  void read(std::int64_t first, std::int64_t count, float* dst) override;
+
+  static ElementInfo info();
+
+ private:
+  std::string path_;
+  double fs_;
+  NpyHeader header_;
+  Shape leading_;
+  std::int64_t length_ = 0;
+};
+
+// SHA-256 of a file's bytes, lowercase hex.
+std::string sha256_file(const std::string& path);
+
+}  // namespace pacflow::stages

@@ -1,0 +1,253 @@
+#include "stages/io/png/comodulogram_plot.hpp"
+
+#include <gtest/gtest.h>
+
+#include <array>
+#include <cmath>
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <limits>
+#include <random>
+#include <set>
+#include <stdexcept>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wconversion"
+#pragma GCC diagnostic ignored "-Wsign-conversion"
+#pragma GCC diagnostic ignored "-Wshadow"
+#pragma GCC diagnostic ignored "-Wunused-function"
+#pragma GCC diagnostic ignored "-Wunused-parameter"
+#pragma GCC diagnostic ignored "-Wmissing-field-initializers"
+#pragma GCC diagnostic ignored "-Wdouble-promotion"
+#pragma GCC diagnostic ignored "-Wold-style-cast"
+#pragma GCC diagnostic ignored "-Wcast-qual"
+#pragma GCC diagnostic ignored "-Wpedantic"
+#define STB_IMAGE_STATIC
+#define STBI_ONLY_PNG
+#define STB_IMAGE_IMPLEMENTATION
+#include <stb/stb_image.h>
+#pragma GCC diagnostic pop
+
+namespace pacflow::plot {
+namespace {
+
+namespace fs = std::filesystem;
+
+// Centroid of all pixels of exactly colour `c`. A heat-map cell is a large
+// solid block, so it dominates the centroid even though the same colour also
+// appears in a row or two of the colour bar.
+struct Blob {
+  double x = 0, y = 0;
+  long count = 0;
+};
+
+Blob find_colour(const Image& img, Rgb c) {
+  Blob b;
+  for (int y = 0; y < img.height(); ++y)
+    for (int x = 0; x < img.width(); ++x)
+      if (img.at(x, y) == c) b.x += x, b.y += y, ++b.count;
+  if (b.count > 0) b.x /= static_cast<double>(b.count), b.y /= static_cast<double>(b.count);
+  return b;
+}
+
+Rgb at_blob(const Image& img, const Blob& b) {
+  return img.at(static_cast<int>(std::lround(b.x)), static_cast<int>(std::lround(b.y)));
+}
+
+Heatmap small_map(std::size_t nx, std::size_t ny, std::vector<double> values) {
+  Heatmap m;
+  m.values = std::move(values);
+  for (std::size_t i = 0; i < nx; ++i) m.x_centres.push_back(4.0 + 2.0 * static_cast<double>(i));
+  for (std::size_t i = 0; i < ny; ++i) m.y_centres.push_back(60.0 + 20.0 * static_cast<double>(i));
+  m.title = "PAC z-score";
+  m.x_label = "phase frequency (Hz)";
+  m.y_label = "amplitude frequency (Hz)";
+  m.colorbar_label = "z-score";
+  return m;
+}
+
+// RAII temporary directory.
+struct TempDir {
+  fs::path path;
+  TempDir() {
+    std::random_device rd;
+    path = fs::temp_directory_path() / ("pacflow_plot_test_" + std::to_string(rd()));
+    fs::create_directories(path);
+  }
+  ~TempDir() {
+    std::error_code ec;
+    fs::remove_all(path, ec);
+  }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+};
+
+std::vector<fs::path> entries(const fs::path& dir) {
+  std::vector<fs::path> out;
+  for (const auto& e : fs::directory_iterator(dir)) out.push_back(e.path().filename());
+  return out;
+}
+
+TEST(Viridis, MatchesMatplotlibEndpointsAndMidpoint) {
+  EXPECT_EQ(viridis(0.0), (Rgb{68, 1, 84}));      // #440154
+  EXPECT_EQ(viridis(1.0), (Rgb{253, 231, 37}));   // #fde725
+  EXPECT_EQ(viridis(128.0 / 255.0), (Rgb{33, 145, 140}));  // #21918c
+  EXPECT_EQ(viridis(-3.0), viridis(0.0));
+  EXPECT_EQ(viridis(7.0), viridis(1.0));
+  EXPECT_EQ(viridis(std::numeric_limits<double>::quiet_NaN()), viridis(0.0));
+}
+
+TEST(Image, IgnoresOutOfRangeWritesAndRejectsBadSizes) {
+  Image img(3, 2, Rgb{1, 2, 3});
+  img.set(-1, 0, Rgb{9, 9, 9});
+  img.set(3, 1, Rgb{9, 9, 9});
+  img.set(2, 1, Rgb{7, 8, 9});
+  EXPECT_EQ(img.at(0, 0), (Rgb{1, 2, 3}));
+  EXPECT_EQ(img.at(2, 1), (Rgb{7, 8, 9}));
+  EXPECT_EQ(img.rgb().size(), 3u * 2u * 3u);
+  EXPECT_THROW(Image(0, 5, Rgb{0, 0, 0}), std::invalid_argument);
+}
+
+TEST(Heatmap, PutsHighestCellInBrightestAndLowestInDarkestColour) {
+  // 3 x 3, maximum at (ix=2, iy=0), minimum at (ix=0, iy=2).
+  std::vector<double> v(9, 0.5);
+  v[2 * 3 + 0] = 2.0;
+  v[0 * 3 + 2] = -1.0;
+  v[1 * 3 + 1] = 0.25;
+  const Image img = render_heatmap(small_map(3, 3, v));
+
+  const Blob hi = find_colour(img, viridis(1.0));
+  const Blob lo = find_colour(img, viridis(0.0));
+  ASSERT_GT(hi.count, 5000);
+  ASSERT_GT(lo.count, 5000);
+  EXPECT_EQ(at_blob(img, hi), viridis(1.0));
+  EXPECT_EQ(at_blob(img, lo), viridis(0.0));
+  EXPECT_GT(hi.x, lo.x);  // ix = 2 is right of ix = 0
+  EXPECT_GT(hi.y, lo.y);  // iy = 0 is below iy = 2 (pixel y grows downwards)
+
+  // The centre cell (value 0.25 of the range [-1, 2]) sits between them.
+  const Blob mid = find_colour(img, viridis((0.25 + 1.0) / 3.0));
+  ASSERT_GT(mid.count, 5000);
+  EXPECT_NEAR(mid.x, (hi.x + lo.x) / 2, 3.0);
+  EXPECT_NEAR(mid.y, (hi.y + lo.y) / 2, 3.0);
+}
+
+TEST(Heatmap, DrawsLowAmplitudeFrequenciesAtTheBottom) {
+  const Image img = render_heatmap(small_map(1, 2, {0.0, 1.0}));  // iy=0 low, iy=1 high
+  const Blob low_row = find_colour(img, viridis(0.0));
+  const Blob high_row = find_colour(img, viridis(1.0));
+  ASSERT_GT(low_row.count, 5000);
+  ASSERT_GT(high_row.count, 5000);
+  EXPECT_GT(low_row.y, high_row.y);
+  EXPECT_NEAR(low_row.x, high_row.x, 3.0);
+}
+
+TEST(Heatmap, DrawsNanCellsLightGreyAndConstantMapsMidRange) {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const Image with_nan = render_heatmap(small_map(2, 2, {1.0, nan, 2.0, 3.0}));
+  EXPECT_GT(find_colour(with_nan, Rgb{211, 211, 211}).count, 5000);
+
+  const Image constant = render_heatmap(small_map(2, 2, {4.0, 4.0, 4.0, 4.0}));
+  const Blob mid = find_colour(constant, viridis(0.5));
+  EXPECT_GT(mid.count, 4 * 5000);
+}
+
+TEST(Heatmap, HasFrameTitleTextAndColourBar) {
+  const Image img = render_heatmap(small_map(4, 3, std::vector<double>(12, 0.0)), 900, 700);
+  const Rgb white{255, 255, 255};
+  const Rgb black{0, 0, 0};
+
+  // Frame: some row holds a long run of black pixels.
+  int longest = 0;
+  for (int y = 0; y < img.height(); ++y) {
+    int run = 0;
+    for (int x = 0; x < img.width(); ++x) {
+      run = img.at(x, y) == black ? run + 1 : 0;
+      longest = std::max(longest, run);
+    }
+  }
+  EXPECT_GT(longest, img.width() / 2);
+
+  // Title: dark pixels in the top band; the corners stay white.
+  int title_pixels = 0;
+  for (int y = 0; y < 45; ++y)
+    for (int x = 0; x < img.width(); ++x) title_pixels += img.at(x, y) == black ? 1 : 0;
+  EXPECT_GT(title_pixels, 100);
+  EXPECT_EQ(img.at(0, 0), white);
+  EXPECT_EQ(img.at(img.width() - 1, img.height() - 1), white);
+
+  // Colour bar: a full viridis gradient in the right quarter even though every cell is equal.
+  std::set<std::tuple<int, int, int>> colours;
+  for (int y = 0; y < img.height(); ++y)
+    for (int x = img.width() * 3 / 4; x < img.width(); ++x) {
+      const Rgb c = img.at(x, y);
+      colours.emplace(c.r, c.g, c.b);
+    }
+  EXPECT_GT(colours.size(), 100u);
+  EXPECT_GT(find_colour(img, viridis(1.0)).count, 0);
+  EXPECT_GT(find_colour(img, viridis(0.0)).count, 0);
+}
+
+TEST(Heatmap, RendersManyCellsAndSmallImages) {
+  std::vector<double> v(40 * 30);
+  for (std::size_t i = 0; i < v.size(); ++i) v[i] = std::sin(static_cast<double>(i));
+  EXPECT_NO_THROW(render_heatmap(small_map(40, 30, v), 900, 700));
+  EXPECT_NO_THROW(render_heatmap(small_map(2, 2, {0, 1, 2, 3}), 400, 300));
+  EXPECT_THROW(render_heatmap(small_map(2, 2, {0, 1, 2, 3}), 60, 40), std::invalid_argument);
+}
+
+TEST(Heatmap, RejectsInconsistentSizes) {
+  EXPECT_THROW(render_heatmap(small_map(2, 3, {1, 2, 3, 4, 5})), std::invalid_argument);
+  EXPECT_THROW(render_heatmap(small_map(0, 3, {})), std::invalid_argument);
+  EXPECT_THROW(render_heatmap(small_map(3, 0, {})), std::invalid_argument);
+}
+
+TEST(WritePng, WritesDecodablePngAtomicallyWithoutLeftovers) {
+  TempDir dir;
+  const fs::path out = dir.path / "comod.png";
+  const Image img = render_heatmap(small_map(2, 2, {0, 1, 2, 3}), 400, 300);
+  write_png(img, out);
+  write_png(img, out);  // overwriting an existing file works too
+
+  std::ifstream in(out, std::ios::binary);
+  const std::vector<unsigned char> bytes((std::istreambuf_iterator<char>(in)),
+                                         std::istreambuf_iterator<char>());
+  const std::array<unsigned char, 8> signature{0x89, 'P', 'N', 'G', '\r', '\n', 0x1A, '\n'};
+  ASSERT_GE(bytes.size(), signature.size());
+  EXPECT_TRUE(std::equal(signature.begin(), signature.end(), bytes.begin()));
+  EXPECT_EQ(entries(dir.path), std::vector<fs::path>{"comod.png"});
+
+  int w = 0, h = 0, comp = 0;
+  unsigned char* pixels = stbi_load_from_memory(bytes.data(), static_cast<int>(bytes.size()), &w,
+                                                &h, &comp, 3);
+  ASSERT_NE(pixels, nullptr);
+  const std::vector<std::uint8_t> decoded(pixels, pixels + img.rgb().size());
+  stbi_image_free(pixels);
+  EXPECT_EQ(w, 400);
+  EXPECT_EQ(h, 300);
+  EXPECT_EQ(decoded, img.rgb());
+}
+
+TEST(WritePng, ThrowsNamingThePathAndLeavesNoTempFile) {
+  TempDir dir;
+  const fs::path missing = dir.path / "no_such_dir" / "x.png";
+  try {
+    write_png(Image(4, 4, Rgb{0, 0, 0}), missing);
+    FAIL() << "expected std::runtime_error";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find(missing.string()), std::string::npos) << e.what();
+  }
+  // Target is a directory: encoding and the temp file succeed, the rename fails.
+  fs::create_directory(dir.path / "taken.png");
+  fs::create_directory(dir.path / "taken.png" / "child");  // non-empty, so rename cannot replace it
+  EXPECT_THROW(write_png(Image(4, 4, Rgb{0, 0, 0}), dir.path / "taken.png"), std::runtime_error);
+  EXPECT_EQ(entries(dir.path), std::vector<fs::path>{"taken.png"});
+}
+
+}  // namespace
+}  // namespace pacflow::plot

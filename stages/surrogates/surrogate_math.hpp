@@ -1,0 +1,46 @@
+#pragma once
+// Shift generation and per-cell surrogate statistics (spec §6), shared by CPU and CUDA.
+#include <cmath>
+#include <cstdint>
+
+#include "stages/common/counter_rng.hpp"
+#include "stages/common/hd.hpp"
+
+namespace pacflow::surrogates {
+
+// Shift of permutation k: uniform on [min_shift, T − min_shift], a function of (seed, k) only.
+PACFLOW_HD inline std::int64_t timeshift(std::uint64_t seed, std::uint64_t k, std::int64_t min_shift,
+                                         std::int64_t length) {
+  return rng::uniform_int(rng::key(seed, 0x7368696674ULL /* "shift" */), k, min_shift, length - min_shift);
+}
+
+struct CellStats {
+  double mean = 0;
+  double std = 0;  // population (ddof 0)
+  double z = 0;    // NaN where std == 0
+  double p = 0;    // (1 + #{k: MI_k >= MI}) / (n + 1)
+};
+
+// Two-pass mean and population std in double over n surrogate values (stride apart in memory).
+PACFLOW_HD inline CellStats cell_stats(double observed, const double* surrogate, std::int64_t n, std::int64_t stride) {
+  CellStats s;
+  double sum = 0;
+  std::int64_t exceed = 0;
+  for (std::int64_t k = 0; k < n; ++k) {
+    const double v = surrogate[k * stride];
+    sum += v;
+    exceed += v >= observed ? 1 : 0;
+  }
+  s.mean = sum / static_cast<double>(n);
+  double squares = 0;
+  for (std::int64_t k = 0; k < n; ++k) {
+    const double d = surrogate[k * stride] - s.mean;
+    squares += d * d;
+  }
+  s.std = std::sqrt(squares / static_cast<double>(n));
+  s.z = s.std > 0 ? (observed - s.mean) / s.std : NAN;
+  s.p = static_cast<double>(1 + exceed) / static_cast<double>(n + 1);
+  return s;
+}
+
+}  // namespace pacflow::surrogates

@@ -1,0 +1,164 @@
+#include "stages/surrogates/surrogates_stage.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <fmt/format.h>
+#include <limits>
+#include <oneapi/tbb/parallel_for.h>
+
+#include "engine/errors.hpp"
+#include "stages/modulation_index/binned_amplitude.hpp"
+#include "stages/modulation_index/mi_math.hpp"
+#include "stages/surrogates/surrogate_math.hpp"
+
+namespace pacflow::stages {
+
+namespace {
+const char* const kOutputs[5] = {"pac_z", "surrogate_mean", "surrogate_std", "pvalues", "pvalues_maxstat"};
+const char* const kDocs[5] = {"(MI - mean) / std of the surrogates", "mean of surrogate MI",
+                              "population std of surrogate MI", "(1 + #{k: MI_k >= MI}) / (n + 1)",
+                              "family-wise: (1 + #{k: max over cells of MI_k >= MI}) / (n + 1)"};
+}  // namespace
+
+ElementInfo SurrogatesStage::info() {
+  ElementInfo info;
+  info.kind = ElementKind::Stage;
+  info.name = "surrogates";
+  info.summary = "time-shift surrogates: mean, std, z-score and p-values per cell (spec §6)";
+  info.params = {
+      {"n", ParamType::Integer, 200, "permutations", "number of surrogates (ignored when shifts is given)"},
+      {"seed", ParamType::Integer, 42, "", "key of the counter-based shift generator"},
+      {"min_shift", ParamType::Duration, nullptr, "samples or s",
+       "smallest shift; default one period of the lowest phase-band centre, at most T/4", true},
+      {"shifts", ParamType::NumberList, nullptr, "samples", "explicit shifts [s_1, ...] replacing the generator",
+       true},
+      {"method", ParamType::String, "timeshift", "", "surrogate method: timeshift (shift the amplitude)"},
+  };
+  info.make_stage = [](const Params& p) { return std::make_unique<SurrogatesStage>(p); };
+  return info;
+}
+
+SurrogatesStage::SurrogatesStage(const Params& params)
+    : n_perm_(params.integer("n")), explicit_min_shift_(params.has("min_shift")) {
+  if (params.string("method") != "timeshift")
+    throw ParamError("method",
+                     fmt::format("unknown method \"{}\"; this version implements timeshift", params.string("method")));
+  if (params.integer("seed") < 0) throw ParamError("seed", "must be >= 0");
+  seed_ = static_cast<std::uint64_t>(params.integer("seed"));
+  if (explicit_min_shift_) min_shift_ = params.duration("min_shift");
+  if (params.has("shifts")) {
+    for (double s : params.number_list("shifts")) {
+      if (s != std::floor(s)) throw ParamError("shifts", fmt::format("shift {} is not a whole number of samples", s));
+      given_shifts_.push_back(static_cast<std::int64_t>(s));
+    }
+    if (given_shifts_.empty()) throw ParamError("shifts", "the list is empty");
+    n_perm_ = static_cast<std::int64_t>(given_shifts_.size());
+  } else if (n_perm_ < 1 || n_perm_ > 1'000'000) {
+    throw ParamError("n", fmt::format("must be from 1 to 1000000, got {}", n_perm_));
+  }
+}
+
+void SurrogatesStage::plan(PlanContext& ctx) {
+  const TensorDecl& phase = ctx.require("phase", "surrogates");
+  const TensorDecl& amplitude = ctx.require("amplitude", "surrogates");
+  if (!ctx.provides("pac") || !ctx.attributes().contains("mi_bins"))
+    throw InputError("surrogates must come after the mi stage (it reuses its bins and definition)");
+  n_pha_ = phase.per_series.at(0);
+  length_ = phase.per_series.at(1);
+  n_amp_ = amplitude.per_series.at(0);
+  bins_ = ctx.attributes()["mi_bins"].get<int>();
+  if (ctx.stream().description.value("model", "") == "tort")
+    ctx.warn("the tort signal model has a pure-sine slow rhythm: every circular shift keeps the coupling, so "
+             "time-shift surrogates cannot reject the null (TensorPAC issue 20); use model=driven");
+  const double fs = ctx.stream().sample_rate;
+
+  if (!given_shifts_.empty()) {
+    for (auto s : given_shifts_)
+      if (s <= 0 || s >= length_)
+        throw ParamError("shifts", fmt::format("shift {} is outside [1, {}] (series of {} samples)", s, length_ - 1,
+                                               length_));
+    shifts_ = given_shifts_;
+  } else {
+    std::int64_t min_shift = 0;
+    if (explicit_min_shift_) {
+      min_shift = min_shift_.samples(fs);
+      if (2 * min_shift > length_)
+        throw ParamError("min_shift", fmt::format("{} samples leaves no room in series of {} samples (at most T/2)",
+                                                  min_shift, length_));
+    } else {
+      // One period of the lowest phase-band centre, capped at T/4.
+      double lowest = std::numeric_limits<double>::infinity();
+      for (const auto& band : ctx.attributes().value("pha_bands_hz", json::array()))
+        lowest = std::min(lowest, (band[0].get<double>() + band[1].get<double>()) / 2);
+      min_shift = std::isfinite(lowest) ? static_cast<std::int64_t>(std::ceil(fs / lowest)) : 1;
+      min_shift = std::min(min_shift, length_ / 4);
+    }
+    shifts_.clear();
+    for (std::int64_t k = 0; k < n_perm_; ++k)
+      shifts_.push_back(surrogates::timeshift(seed_, static_cast<std::uint64_t>(k), min_shift, length_));
+    ctx.resolved()["min_shift_samples"] = min_shift;
+  }
+  for (int i = 0; i < 5; ++i) ctx.declare({kOutputs[i], {n_pha_, n_amp_}, DType::Float32, true, kDocs[i]});
+  ctx.resolved()["n_perm"] = n_perm_;
+  ctx.resolved()["shifts"] = shifts_;
+  ctx.resolved()["shift_generator"] = "splitmix64 counter-based, keyed by (seed, k)";
+  ctx.attributes()["surrogate_shifts"] = shifts_;
+}
+
+void SurrogatesStage::process_series(const float* phase, const float* amplitude, float* const outputs[5]) const {
+  const auto t = static_cast<std::size_t>(length_);
+  const auto cells = static_cast<std::size_t>(n_pha_ * n_amp_);
+  const auto n = static_cast<std::size_t>(n_perm_);
+  std::vector<std::vector<double>> prefix(static_cast<std::size_t>(n_amp_));
+  for (std::int64_t a = 0; a < n_amp_; ++a)
+    mi::wrapped_prefix_sums({amplitude + static_cast<std::size_t>(a) * t, t}, prefix[static_cast<std::size_t>(a)]);
+
+  std::vector<double> observed(cells);
+  std::vector<double> surrogate(n * cells);  // [k][cell]
+  std::vector<double> sums(static_cast<std::size_t>(bins_));
+  mi::PhaseRuns runs;
+  for (std::int64_t p = 0; p < n_pha_; ++p) {
+    mi::phase_runs({phase + static_cast<std::size_t>(p) * t, t}, bins_, runs);
+    for (std::int64_t a = 0; a < n_amp_; ++a) {
+      const double* pre = prefix[static_cast<std::size_t>(a)].data();
+      const auto cell = static_cast<std::size_t>(p * n_amp_ + a);
+      mi::binned_sums(runs, pre, 0, sums.data(), bins_);
+      observed[cell] = mi::tort_mi(sums.data(), runs.counts.data(), bins_);
+      for (std::size_t k = 0; k < n; ++k) {
+        mi::binned_sums(runs, pre, shifts_[k], sums.data(), bins_);
+        surrogate[k * cells + cell] = mi::tort_mi(sums.data(), runs.counts.data(), bins_);
+      }
+    }
+  }
+  std::vector<double> max_per_k(n);
+  for (std::size_t k = 0; k < n; ++k)
+    max_per_k[k] = *std::max_element(surrogate.begin() + static_cast<std::ptrdiff_t>(k * cells),
+                                     surrogate.begin() + static_cast<std::ptrdiff_t>((k + 1) * cells));
+  for (std::size_t c = 0; c < cells; ++c) {
+    const auto s = surrogates::cell_stats(observed[c], surrogate.data() + c, n_perm_, static_cast<std::int64_t>(cells));
+    const auto exceed = std::count_if(max_per_k.begin(), max_per_k.end(), [&](double m) { return m >= observed[c]; });
+    outputs[0][c] = static_cast<float>(s.z);
+    outputs[1][c] = static_cast<float>(s.mean);
+    outputs[2][c] = static_cast<float>(s.std);
+    outputs[3][c] = static_cast<float>(s.p);
+    outputs[4][c] = static_cast<float>(static_cast<double>(1 + exceed) / static_cast<double>(n + 1));
+  }
+}
+
+void SurrogatesStage::process(Batch& batch) {
+  const float* phase = batch.at("phase").values<float>().data();
+  const float* amplitude = batch.at("amplitude").values<float>().data();
+  float* out[5];
+  for (int i = 0; i < 5; ++i) out[i] = batch.emplace(kOutputs[i], {n_pha_, n_amp_}, DType::Float32).values<float>().data();
+  const auto t = static_cast<std::size_t>(length_);
+  const auto cells = static_cast<std::size_t>(n_pha_ * n_amp_);
+  oneapi::tbb::parallel_for(std::int64_t{0}, batch.series_count, [&](std::int64_t i) {
+    const auto s = static_cast<std::size_t>(i);
+    float* const series_out[5] = {out[0] + s * cells, out[1] + s * cells, out[2] + s * cells, out[3] + s * cells,
+                                  out[4] + s * cells};
+    process_series(phase + s * static_cast<std::size_t>(n_pha_) * t,
+                   amplitude + s * static_cast<std::size_t>(n_amp_) * t, series_out);
+  });
+}
+
+}  // namespace pacflow::stages

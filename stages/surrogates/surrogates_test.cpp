@@ -1,0 +1,107 @@
+#include <algorithm>
+#include <cmath>
+#include <gtest/gtest.h>
+#include <set>
+
+#include "engine/errors.hpp"
+#include "stages/surrogates/surrogate_math.hpp"
+#include "stages/surrogates/surrogates_stage.hpp"
+#include "tests/support/fixtures.hpp"
+
+namespace pacflow {
+namespace {
+
+using testing::data_dir;
+
+TEST(Surrogates, ShiftsDependOnlyOnSeedAndIndexAndStayInRange) {
+  std::set<std::int64_t> seen;
+  for (std::uint64_t k = 0; k < 2000; ++k) {
+    const auto s = surrogates::timeshift(42, k, 64, 2048);
+    ASSERT_GE(s, 64);
+    ASSERT_LE(s, 2048 - 64);
+    ASSERT_EQ(s, surrogates::timeshift(42, k, 64, 2048));
+    seen.insert(s);
+  }
+  EXPECT_GT(seen.size(), 1000u);  // spread over the range, not a few values
+  EXPECT_NE(surrogates::timeshift(42, 0, 64, 2048), surrogates::timeshift(43, 0, 64, 2048));
+}
+
+TEST(Surrogates, CellStatsArePopulationStatistics) {
+  const double values[4] = {1, 2, 3, 4};
+  const auto s = surrogates::cell_stats(3.5, values, 4, 1);
+  EXPECT_DOUBLE_EQ(s.mean, 2.5);
+  EXPECT_DOUBLE_EQ(s.std, std::sqrt(1.25));
+  EXPECT_DOUBLE_EQ(s.z, 1.0 / std::sqrt(1.25));
+  EXPECT_DOUBLE_EQ(s.p, 2.0 / 5.0);  // (1 + #{4 >= 3.5}) / 5
+  const double same[3] = {2, 2, 2};
+  EXPECT_TRUE(std::isnan(surrogates::cell_stats(2, same, 3, 1).z));
+}
+
+struct FixtureRun {
+  json manifest;
+  Batch batch;
+};
+
+FixtureRun run_small_with_fixture_shifts() {
+  const json m = testing::manifest("small");
+  const auto x = testing::load_floats(data_dir() / "small" / "x.npy");
+  testing::StageHarness h(testing::fixture_stream("small"));
+  h.add("bandpass", {{"pha", m["pha_bands_hz"]}, {"amp", m["amp_bands_hz"]}});
+  h.add("hilbert", {{"pad", m["hilbert_pad"]}});
+  h.add("mi", {{"bins", m["n_bins"]}});
+  h.add("surrogates", {{"shifts", m["shifts"]}});
+  return {m, h.run(x, 0, h.context().stream().series_count())};
+}
+
+TEST(Surrogates, MeanStdAndZMatchFixtureWithExplicitShifts) {
+  const auto run = run_small_with_fixture_shifts();
+  const auto check = [&](const char* tensor, const char* file, double abs_tol, double rel_tol) {
+    const auto ref = testing::load_doubles(data_dir() / "small" / file);
+    const auto ours = run.batch.at(tensor).values<float>();
+    ASSERT_EQ(ours.size(), ref.size());
+    for (std::size_t i = 0; i < ref.size(); ++i)
+      EXPECT_NEAR(ours[i], ref[i], abs_tol + rel_tol * std::abs(ref[i])) << tensor << " cell " << i;
+  };
+  check("surrogate_mean", "surrogate_mean.npy", 2e-5, 1e-3);
+  check("surrogate_std", "surrogate_std.npy", 2e-5, 1e-2);
+  check("pac_z", "pac_z.npy", 1e-2, 0);
+}
+
+TEST(Surrogates, PValuesMatchFixtureWithExplicitShifts) {
+  const auto run = run_small_with_fixture_shifts();
+  const double step = 1.0 / static_cast<double>(run.manifest["shifts"].size() + 1);
+  for (const auto& [tensor, file] : {std::pair{"pvalues", "pvalues.npy"}, std::pair{"pvalues_maxstat", "pvalues_maxstat.npy"}}) {
+    const auto ref = testing::load_doubles(data_dir() / "small" / file);
+    const auto ours = run.batch.at(tensor).values<float>();
+    ASSERT_EQ(ours.size(), ref.size());
+    std::size_t exact = 0;
+    for (std::size_t i = 0; i < ref.size(); ++i) {
+      // A surrogate within float32 rounding of the observed MI may tie differently: one count at most.
+      EXPECT_LE(std::abs(ours[i] - ref[i]), step + 1e-6) << tensor << " cell " << i;
+      exact += std::abs(ours[i] - ref[i]) < 1e-6 ? 1 : 0;
+    }
+    EXPECT_GE(static_cast<double>(exact), 0.95 * static_cast<double>(ref.size())) << tensor;
+  }
+}
+
+TEST(Surrogates, RejectsShiftOutsideSeries) {
+  testing::StageHarness h(testing::fixture_stream("small"));
+  h.add("bandpass", {{"pha", "4:8:2"}, {"amp", "60:80:2"}}).add("hilbert").add("mi");
+  EXPECT_THROW(h.add("surrogates", {{"shifts", {5, 1024}}}), ParamError);
+}
+
+TEST(Surrogates, DefaultMinShiftIsOnePeriodOfLowestPhaseCentre) {
+  testing::StageHarness h(testing::fixture_stream("small"));
+  h.add("bandpass", {{"pha", "4:8:2"}, {"amp", "60:80:2"}}).add("hilbert").add("mi");
+  h.context().begin_element();
+  h.add("surrogates", {{"n", 50}});
+  const json resolved = h.context().take_resolved();
+  EXPECT_EQ(resolved["min_shift_samples"], 64);  // ceil(256 / 4)
+  for (const auto& s : resolved["shifts"]) {
+    EXPECT_GE(s.get<std::int64_t>(), 64);
+    EXPECT_LE(s.get<std::int64_t>(), 1024 - 64);
+  }
+}
+
+}  // namespace
+}  // namespace pacflow

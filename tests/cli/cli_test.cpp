@@ -1,0 +1,179 @@
+// pipeline_cli as a user meets it: exit codes, messages that point at the culprit, and outputs
+// that are either complete or untouched.
+#include <filesystem>
+#include <fstream>
+#include <gtest/gtest.h>
+
+#include "engine/npy.hpp"
+#include "tests/support/cli_runner.hpp"
+#include "tests/support/fixtures.hpp"
+
+namespace pacflow {
+namespace {
+
+using testing::run_cli;
+using testing::ScratchDir;
+namespace fs = std::filesystem;
+
+std::string small_pipe(const std::string& input, const std::string& extra_stage_line = "") {
+  return "# a small pipeline\n"
+         "source npy path=" + input + " fs=256\n"
+         "stage  bandpass pha=[[4,8]] amp=[[60,80]]\n" + extra_stage_line +
+         "stage  hilbert\n"
+         "stage  mi bins=18\n"
+         "sink   npy dir=out\n";
+}
+
+std::string fixture_input() { return (testing::data_dir() / "small" / "x.npy").string(); }
+
+TEST(Cli, HelpAndVersionExitZero) {
+  const ScratchDir dir("cli");
+  const auto help = run_cli("--help", dir.path());
+  EXPECT_EQ(help.exit_code, 0);
+  EXPECT_NE(help.out.find("run"), std::string::npos);
+  EXPECT_NE(help.out.find("validate"), std::string::npos);
+  const auto version = run_cli("--version", dir.path());
+  EXPECT_EQ(version.exit_code, 0);
+  EXPECT_NE(version.out.find("pacflow"), std::string::npos);
+}
+
+TEST(Cli, StagesListsEveryElementWithParametersAndDefaults) {
+  const ScratchDir dir("cli");
+  const auto r = run_cli("stages", dir.path());
+  EXPECT_EQ(r.exit_code, 0);
+  for (const char* word : {"source synthetic", "source npy", "stage bandpass", "stage hilbert", "stage mi",
+                           "stage surrogates", "sink npy", "sink png", "min_shift", "60:160:10"})
+    EXPECT_NE(r.out.find(word), std::string::npos) << word;
+}
+
+TEST(Cli, UsageErrorExitsTwo) {
+  const ScratchDir dir("cli");
+  EXPECT_EQ(run_cli("", dir.path()).exit_code, 2);
+  EXPECT_EQ(run_cli("frobnicate", dir.path()).exit_code, 2);
+  EXPECT_EQ(run_cli("run", dir.path()).exit_code, 2);
+}
+
+TEST(Cli, MissingPipeFileExitsTwoNamingIt) {
+  const ScratchDir dir("cli");
+  const auto r = run_cli("run nosuch.pipe", dir.path());
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("nosuch.pipe: no such file"), std::string::npos) << r.err;
+}
+
+TEST(Cli, MissingInputFileExitsTwoNamingIt) {
+  const ScratchDir dir("cli");
+  dir.write("p.pipe", small_pipe("absent.npy"));
+  const auto r = run_cli("run p.pipe", dir.path());
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("p.pipe:2:12: source \"npy\", parameter \"path\": absent.npy: no such file"), std::string::npos) << r.err;
+}
+
+TEST(Cli, MalformedNpyExitsTwoNamingTheFile) {
+  const ScratchDir dir("cli");
+  dir.write("bad.npy", "\x93NUMPY garbage that is not a header");
+  dir.write("p.pipe", small_pipe("bad.npy"));
+  const auto r = run_cli("run p.pipe", dir.path());
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("bad.npy: not a readable .npy file"), std::string::npos) << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << "one clear message: " << r.err;
+}
+
+TEST(Cli, UnknownStageExitsTwoWithLocationAndSuggestion) {
+  const ScratchDir dir("cli");
+  dir.write("p.pipe", small_pipe(fixture_input(), "stage  hilbret\n"));
+  const auto r = run_cli("run p.pipe", dir.path());
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("p.pipe:4:8: unknown stage \"hilbret\"; did you mean \"hilbert\"?"), std::string::npos) << r.err;
+}
+
+TEST(Cli, UnknownParameterExitsTwoWithLocationAndSuggestion) {
+  const ScratchDir dir("cli");
+  std::string text = small_pipe(fixture_input());
+  text.replace(text.find("bins=18"), 7, "bnis=18");
+  dir.write("p.pipe", text);
+  const auto r = run_cli("validate p.pipe", dir.path());
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("p.pipe:5:11: stage \"mi\": unknown parameter \"bnis\"; did you mean \"bins\"?"), std::string::npos)
+      << r.err;
+}
+
+TEST(Cli, BandAboveNyquistExitsTwoNamingTheBand) {
+  const ScratchDir dir("cli");
+  std::string text = small_pipe(fixture_input());
+  text.replace(text.find("amp=[[60,80]]"), 13, "amp=[[60,80],[100,140]]");
+  dir.write("p.pipe", text);
+  const auto r = run_cli("run p.pipe", dir.path());
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("p.pipe:3:29: stage \"bandpass\", parameter \"amp\": band 1 [100, 140] Hz: its high edge must be "
+                       "below Nyquist (fs/2 = 128 Hz)"),
+            std::string::npos)
+      << r.err;
+  EXPECT_FALSE(fs::exists(dir / "out"));
+}
+
+TEST(Cli, BadSetOverrideExitsTwo) {
+  const ScratchDir dir("cli");
+  dir.write("p.pipe", small_pipe(fixture_input()));
+  EXPECT_EQ(run_cli("run p.pipe --set mi.bins=abc", dir.path()).exit_code, 2);
+  const auto r = run_cli("run p.pipe --set nosuch.x=1", dir.path());
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("no element \"nosuch\""), std::string::npos) << r.err;
+}
+
+TEST(Cli, ValidateChecksWithoutWriting) {
+  const ScratchDir dir("cli");
+  dir.write("p.pipe", small_pipe(fixture_input()));
+  const auto r = run_cli("validate p.pipe", dir.path());
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("ok"), std::string::npos);
+  EXPECT_FALSE(fs::exists(dir / "out"));
+}
+
+TEST(Cli, OutRedirectsEverySinkAndSetOverridesParameters) {
+  const ScratchDir dir("cli");
+  dir.write("p.pipe", small_pipe(fixture_input()) + "sink png path=plots/c.png\n");
+  const auto r = run_cli("run p.pipe --out results --set mi.bins=12 -q", dir.path());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(fs::exists(dir / "results" / "pac.npy"));
+  EXPECT_TRUE(fs::exists(dir / "results" / "result.json"));
+  EXPECT_TRUE(fs::exists(dir / "results" / "c.png"));
+  EXPECT_FALSE(fs::exists(dir / "out"));
+  std::ifstream in(dir / "results" / "result.json");
+  const json report = json::parse(in);
+  EXPECT_EQ(report["mi_bins"], 12);
+  EXPECT_EQ(read_npy(dir / "results" / "pac.npy").shape(), (Shape{2, 3, 1, 1}));
+}
+
+TEST(Cli, FailedRunLeavesEarlierOutputsUntouched) {
+  const ScratchDir dir("cli");
+  dir.write("p.pipe", small_pipe(fixture_input()));
+  ASSERT_EQ(run_cli("run p.pipe -q", dir.path()).exit_code, 0);
+  const auto before = fs::last_write_time(dir / "out" / "pac.npy");
+  const auto size = fs::file_size(dir / "out" / "pac.npy");
+  {  // same shape, but a NaN in the last series: fails after earlier batches were written
+    NpyWriter w(dir / "nan.npy", {2, 3, 1024});
+    std::vector<float> v = testing::load_floats(fixture_input());
+    v[5 * 1024 + 17] = NAN;
+    w.append(v.data(), static_cast<std::int64_t>(v.size()));
+    w.commit();
+  }
+  const auto r = run_cli("run p.pipe --set source.path=nan.npy --batch 1 -q", dir.path());
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("NaN at epoch 1, channel 2, sample 17"), std::string::npos) << r.err;
+  EXPECT_EQ(fs::last_write_time(dir / "out" / "pac.npy"), before);
+  EXPECT_EQ(fs::file_size(dir / "out" / "pac.npy"), size);
+  for (const auto& e : fs::directory_iterator(dir / "out"))
+    EXPECT_EQ(e.path().filename().string().find(".tmp"), std::string::npos) << "left a temp file: " << e.path();
+}
+
+TEST(Cli, SyntaxErrorReportsFileLineColumn) {
+  const ScratchDir dir("cli");
+  dir.write("p.pipe", "source synthetic\nstge bandpass\n");
+  const auto r = run_cli("validate p.pipe", dir.path());
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("p.pipe:2:1:"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("did you mean \"stage\"?"), std::string::npos) << r.err;
+}
+
+}  // namespace
+}  // namespace pacflow

@@ -1,0 +1,220 @@
+// Engine tests with tiny stages defined here: the executor must deliver every batch once, in
+// order, with bounded batches in flight, and turn the first failure into one clear error.
+#include <atomic>
+#include <chrono>
+#include <gtest/gtest.h>
+#include <mutex>
+#include <thread>
+
+#include "engine/errors.hpp"
+#include "engine/pipeline.hpp"
+
+namespace pacflow {
+namespace {
+
+// Source: series i holds the value i in every sample.
+class CountingSource final : public Source {
+ public:
+  explicit CountingSource(const Params& p) : series_(p.integer("series")), length_(p.integer("length")) {}
+  StreamInfo open() override {
+    StreamInfo s;
+    s.leading_dims = {1, series_};
+    s.leading_names = {"epochs", "channels"};
+    s.series_length = length_;
+    s.sample_rate = 100;
+    return s;
+  }
+  void read(std::int64_t first, std::int64_t count, float* dst) override {
+    for (std::int64_t i = 0; i < count * length_; ++i) dst[i] = static_cast<float>(first + i / length_);
+  }
+
+ private:
+  std::int64_t series_, length_;
+};
+
+// Stage: doubles the signal into `twice` [1]; optional failure on one batch; counts concurrency.
+struct Probe {
+  std::atomic<int> alive{0};
+  std::atomic<int> peak{0};
+};
+
+class DoubleStage final : public Stage {
+ public:
+  DoubleStage(const Params& p, Probe* probe) : fail_on_(p.integer("fail_on")), sleep_ms_(p.integer("sleep_ms")), probe_(probe) {}
+  void plan(PlanContext& ctx) override {
+    ctx.require("signal", "double");
+    ctx.declare({"twice", {1}, DType::Float32, true, ""});
+  }
+  void process(Batch& batch) override {
+    if (probe_) {
+      const int now = ++probe_->alive;
+      int peak = probe_->peak.load();
+      while (now > peak && !probe_->peak.compare_exchange_weak(peak, now)) {}
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(sleep_ms_ * ((batch.index * 7) % 3)));
+    if (probe_) --probe_->alive;
+    if (batch.index == fail_on_) throw std::runtime_error("injected failure");
+    const auto in = batch.at("signal").values<float>();
+    auto out = batch.emplace("twice", {1}, DType::Float32).values<float>();
+    const auto length = static_cast<std::int64_t>(in.size()) / batch.series_count;
+    for (std::int64_t s = 0; s < batch.series_count; ++s) out[static_cast<std::size_t>(s)] = 2 * in[static_cast<std::size_t>(s * length)];
+  }
+
+ private:
+  std::int64_t fail_on_, sleep_ms_;
+  Probe* probe_;
+};
+
+// Sink: records what it receives.
+struct Record {
+  std::vector<std::int64_t> batch_order;
+  std::vector<float> values;
+  bool finished = false;
+  bool aborted = false;
+  std::vector<std::string> tensors_seen;
+};
+
+class RecordSink final : public Sink {
+ public:
+  explicit RecordSink(Record* record) : record_(record) {}
+  void plan(const PlanContext& ctx) override { ctx.require("twice", "record"); }
+  void consume(const Batch& batch) override {
+    record_->batch_order.push_back(batch.index);
+    for (float v : batch.at("twice").values<float>()) record_->values.push_back(v);
+    for (const auto& [name, t] : batch.tensors) record_->tensors_seen.push_back(name);
+  }
+  void finish(const json&) override { record_->finished = true; }
+  void abort() noexcept override { record_->aborted = true; }
+
+ private:
+  Record* record_;
+};
+
+struct TestRegistry {
+  Record record;
+  Probe probe;
+  Registry registry;
+  TestRegistry() {
+    registry.add({ElementKind::Source, "count", "", {{"series", ParamType::Integer, 40, "", ""}, {"length", ParamType::Integer, 8, "", ""}},
+                  [](const Params& p) { return std::make_unique<CountingSource>(p); }, {}, {}});
+    registry.add({ElementKind::Stage, "double", "",
+                  {{"fail_on", ParamType::Integer, -1, "", ""}, {"sleep_ms", ParamType::Integer, 0, "", ""}}, {},
+                  [this](const Params& p) { return std::make_unique<DoubleStage>(p, &probe); }, {}});
+    registry.add({ElementKind::Sink, "record", "", {}, {}, {}, [this](const Params&) { return std::make_unique<RecordSink>(&record); }});
+  }
+};
+
+TEST(Executor, DeliversEveryBatchOnceInIndexOrder) {
+  TestRegistry t;
+  const json report = Pipeline(t.registry).source("count").stage("double", {{"sleep_ms", 2}}).sink("record").run({3, 4, {}});
+  ASSERT_EQ(t.record.batch_order.size(), 14u);  // ceil(40 / 3)
+  for (std::size_t i = 0; i < t.record.batch_order.size(); ++i) EXPECT_EQ(t.record.batch_order[i], static_cast<std::int64_t>(i));
+  ASSERT_EQ(t.record.values.size(), 40u);
+  for (std::size_t i = 0; i < 40; ++i) EXPECT_EQ(t.record.values[i], 2.0f * static_cast<float>(i));
+  EXPECT_TRUE(t.record.finished);
+  EXPECT_EQ(report["run"]["batches"], 14);
+  EXPECT_EQ(report["run"]["stages"][1]["name"], "double");
+  EXPECT_EQ(report["run"]["stages"][1]["batches"], 14);
+}
+
+TEST(Executor, GivesIdenticalResultsForAnyBatchSizeAndInFlightLimit) {
+  std::vector<float> first;
+  for (std::int64_t batch : {1, 3, 7, 40, 100}) {
+    for (int in_flight : {1, 2, 8}) {
+      TestRegistry t;
+      Pipeline(t.registry).source("count").stage("double", {{"sleep_ms", 1}}).sink("record").run({batch, in_flight, {}});
+      if (first.empty()) first = t.record.values;
+      EXPECT_EQ(t.record.values, first) << "batch " << batch << " in flight " << in_flight;
+    }
+  }
+}
+
+TEST(Executor, NeverHasMoreBatchesInFlightThanTheLimit) {
+  TestRegistry t;
+  Pipeline(t.registry).source("count", {{"series", 64}}).stage("double", {{"sleep_ms", 3}}).sink("record").run({1, 3, {}});
+  EXPECT_LE(t.probe.peak.load(), 3);
+  EXPECT_EQ(t.record.values.size(), 64u);
+}
+
+TEST(Executor, DropsIntermediateTensorsBeforeTheSinks) {
+  TestRegistry t;
+  Pipeline(t.registry).source("count").stage("double").sink("record").run({8, 2, {}});
+  for (const auto& name : t.record.tensors_seen) EXPECT_EQ(name, "twice");
+}
+
+TEST(Executor, FirstFailureCancelsRunNamesStageAndBatchAndAbortsSinks) {
+  TestRegistry t;
+  try {
+    Pipeline(t.registry).source("count", {{"series", 200}}).stage("double", {{"fail_on", 5}, {"sleep_ms", 1}}).sink("record").run({1, 4, {}});
+    FAIL() << "expected StageError";
+  } catch (const StageError& e) {
+    EXPECT_EQ(e.stage(), "double");
+    EXPECT_EQ(e.batch(), 5);
+    EXPECT_NE(std::string(e.what()).find("injected failure"), std::string::npos);
+  }
+  EXPECT_TRUE(t.record.aborted);
+  EXPECT_FALSE(t.record.finished);
+  EXPECT_LE(t.record.batch_order.size(), 5u);  // nothing at or after the failed batch reached the sink
+}
+
+TEST(Executor, ReportsProgressForEveryBatch) {
+  TestRegistry t;
+  std::vector<std::int64_t> done;
+  RunOptions options{5, 2, [&](const Progress& p) {
+                       done.push_back(p.batches_done);
+                       EXPECT_EQ(p.batches_total, 8);
+                     }};
+  Pipeline(t.registry).source("count").stage("double").sink("record").run(options);
+  ASSERT_EQ(done.size(), 8u);
+  EXPECT_EQ(done.back(), 8);
+}
+
+TEST(Builder, RejectsUnknownElementWithSuggestion) {
+  TestRegistry t;
+  Pipeline p(t.registry);
+  try {
+    p.stage("duoble");
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_EQ(std::string(e.what()), "unknown stage \"duoble\"; did you mean \"double\"?");
+  }
+}
+
+TEST(Builder, LocatesUnknownParameterAtItsPosition) {
+  TestRegistry t;
+  Pipeline p(t.registry);
+  p.source("count");
+  ElementSpec spec{ElementKind::Stage, "double", {{"fail_onn", 3}}, {"x.pipe", 2, 1}, {{"fail_onn", {"x.pipe", 2, 14}}}};
+  p.add(spec).sink("record");
+  try {
+    p.validate();
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_EQ(std::string(e.what()), "x.pipe:2:14: stage \"double\": unknown parameter \"fail_onn\"; did you mean \"fail_on\"?");
+  }
+}
+
+TEST(Builder, RequiresSourceFirstAndASink) {
+  TestRegistry t;
+  EXPECT_THROW(Pipeline(t.registry).stage("double").sink("record").validate(), InputError);
+  EXPECT_THROW(Pipeline(t.registry).source("count").stage("double").validate(), InputError);
+  EXPECT_THROW(Pipeline(t.registry).source("count").sink("record").stage("double").validate(), InputError);
+}
+
+TEST(Builder, SetOverridesAParameterByElementName) {
+  TestRegistry t;
+  Pipeline p(t.registry);
+  p.source("count").stage("double").sink("record");
+  p.set("source", "series", 5).set("double", "sleep_ms", 0);
+  p.run({2, 2, {}});
+  EXPECT_EQ(t.record.values.size(), 5u);
+  EXPECT_THROW(p.set("nosuch", "x", 1), InputError);
+}
+
+TEST(Builder, RejectsUnavailableDevice) {
+  TestRegistry t;
+  EXPECT_THROW(Pipeline(t.registry).source("count").stage("double", {{"on", "cuda:0"}}).sink("record").validate(), InputError);
+}
+
+}  // namespace
+}  // namespace pacflow

@@ -1,0 +1,95 @@
+#include <filesystem>
+#include <fstream>
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include "engine/errors.hpp"
+#include "engine/npy.hpp"
+
+namespace pacflow {
+namespace {
+
+namespace fs = std::filesystem;
+
+fs::path scratch(const std::string& name) {
+  const auto dir = fs::temp_directory_path() / ("pacflow_npy_test_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  return dir / name;
+}
+
+void write_raw(const fs::path& path, const std::string& header_dict, const std::string& data) {
+  std::string dict = header_dict;
+  while ((10 + dict.size() + 1) % 64) dict += ' ';
+  dict += '\n';
+  std::ofstream out(path, std::ios::binary);
+  out << std::string("\x93NUMPY\x01\x00", 8);
+  out.put(static_cast<char>(dict.size() & 0xff));
+  out.put(static_cast<char>(dict.size() >> 8));
+  out << dict << data;
+}
+
+TEST(Npy, WriterRoundTripsThroughReaderAndLeavesNoTempFile) {
+  const auto path = scratch("round.npy");
+  {
+    NpyWriter w(path, {2, 3});
+    const float a[3] = {1, 2, 3}, b[3] = {4, 5, 6};
+    w.append(a, 3);
+    EXPECT_FALSE(fs::exists(path));  // not visible before commit
+    w.append(b, 3);
+    w.commit();
+  }
+  const Tensor t = read_npy(path);
+  EXPECT_EQ(t.shape(), (Shape{2, 3}));
+  EXPECT_EQ(t.values<float>()[5], 6.0f);
+  for (const auto& e : fs::directory_iterator(path.parent_path()))
+    EXPECT_EQ(e.path().filename().string().find(".tmp"), std::string::npos) << e.path();
+}
+
+TEST(Npy, UncommittedWriterLeavesNoFile) {
+  const auto path = scratch("never.npy");
+  {
+    NpyWriter w(path, {4});
+    const float a[2] = {1, 2};
+    w.append(a, 2);
+  }
+  EXPECT_FALSE(fs::exists(path));
+}
+
+TEST(Npy, ReadsInt16AndBigEndianAsFloat) {
+  const auto path = scratch("i2.npy");
+  write_raw(path, "{'descr': '<i2', 'fortran_order': False, 'shape': (3,), }", std::string("\x01\x00\xff\xff\x00\x01", 6));
+  const auto h = read_npy_header(path);
+  float out[3];
+  read_npy_rows_as_float(path, h, 0, 1, 3, out);
+  EXPECT_EQ(out[0], 1.0f);
+  EXPECT_EQ(out[1], -1.0f);
+  EXPECT_EQ(out[2], 256.0f);
+  const auto big = scratch("be.npy");
+  write_raw(big, "{'descr': '>i4', 'fortran_order': False, 'shape': (1,), }", std::string("\x00\x00\x01\x02", 4));
+  read_npy_rows_as_float(big, read_npy_header(big), 0, 1, 1, out);
+  EXPECT_EQ(out[0], 258.0f);
+}
+
+TEST(Npy, RejectsMalformedFilesNamingTheProblem) {
+  const auto bad_magic = scratch("magic.npy");
+  std::ofstream(bad_magic) << "hello world, not numpy";
+  EXPECT_THROW(read_npy_header(bad_magic), InputError);
+  const auto fortran = scratch("fortran.npy");
+  write_raw(fortran, "{'descr': '<f4', 'fortran_order': True, 'shape': (2, 2), }", std::string(16, '\0'));
+  try {
+    read_npy_header(fortran);
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("Fortran"), std::string::npos);
+  }
+  const auto truncated = scratch("short.npy");
+  write_raw(truncated, "{'descr': '<f4', 'fortran_order': False, 'shape': (100,), }", std::string(8, '\0'));
+  EXPECT_THROW(read_npy_header(truncated), InputError);
+  const auto complex = scratch("c8.npy");
+  write_raw(complex, "{'descr': '<c8', 'fortran_order': False, 'shape': (1,), }", std::string(8, '\0'));
+  EXPECT_THROW(read_npy_header(complex), InputError);
+  EXPECT_THROW(read_npy_header(scratch("missing.npy")), InputError);
+}
+
+}  // namespace
+}  // namespace pacflow

@@ -1,0 +1,53 @@
+#include "tests/support/cli_runner.hpp"
+
+#include <fmt/format.h>
+#include <fstream>
+#include <random>
+#include <sstream>
+#include <sys/wait.h>
+#include <unistd.h>
+
+namespace pacflow::testing {
+
+namespace {
+std::string slurp(const std::filesystem::path& path) {
+  std::ifstream in(path);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+}  // namespace
+
+CliResult run_cli(const std::string& args, const std::filesystem::path& cwd) {
+  const ScratchDir capture("cli_capture");
+  const auto out = capture / "stdout";
+  const auto err = capture / "stderr";
+  const std::string command =
+      fmt::format("cd '{}' && '{}' {} > '{}' 2> '{}' < /dev/null", cwd.string(), PACFLOW_CLI, args, out.string(), err.string());
+  const int status = std::system(command.c_str());
+  CliResult r;
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  r.out = slurp(out);
+  r.err = slurp(err);
+  return r;
+}
+
+ScratchDir::ScratchDir(const std::string& name) {
+  std::random_device random;
+  path_ = std::filesystem::temp_directory_path() /
+          fmt::format("pacflow_{}_{}_{:08x}", name, static_cast<long>(::getpid()), random());
+  std::filesystem::create_directories(path_);
+}
+
+ScratchDir::~ScratchDir() {
+  std::error_code ec;
+  std::filesystem::remove_all(path_, ec);
+}
+
+std::filesystem::path ScratchDir::write(const std::string& name, const std::string& content) const {
+  const auto p = path_ / name;
+  std::ofstream(p) << content;
+  return p;
+}
+
+}  // namespace pacflow::testing

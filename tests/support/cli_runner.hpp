@@ -1,0 +1,33 @@
+#pragma once
+// Runs pipeline_cli as a user would and captures its exit code, stdout and stderr.
+#include <filesystem>
+#include <string>
+
+namespace pacflow::testing {
+
+struct CliResult {
+  int exit_code = -1;
+  std::string out;
+  std::string err;
+};
+
+// `args` is appended to the CLI path verbatim (shell syntax); runs in `cwd`.
+CliResult run_cli(const std::string& args, const std::filesystem::path& cwd);
+
+// A fresh, empty scratch directory under the system temp dir, removed on destruction.
+class ScratchDir {
+ public:
+  explicit ScratchDir(const std::string& name);
+  ~ScratchDir();
+  ScratchDir(const ScratchDir&) = delete;
+  ScratchDir& operator=(const ScratchDir&) = delete;
+  const std::filesystem::path& path() const { return path_; }
+  std::filesystem::path operator/(const std::string& child) const { return path_ / child; }
+  // Writes a text file inside the directory and returns its path.
+  std::filesystem::path write(const std::string& name, const std::string& content) const;
+
+ private:
+  std::filesystem::path path_;
+};
+
+}  // namespace pacflow::testing

@@ -1,0 +1,185 @@
+// pipeline_cli: run, validate and inspect pacflow pipelines described in `.pipe` files.
+// Exit codes: 0 success, 1 the run failed, 2 bad input or usage.
+#include <CLI/CLI.hpp>
+#include <chrono>
+#include <cstdio>
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include "engine/pipeline.hpp"
+#include "pipelines/pipe_format.hpp"
+#include "stages/builtin.hpp"
+
+namespace {
+
+using namespace pacflow;
+
+constexpr int kOk = 0;
+constexpr int kRunFailed = 1;
+constexpr int kBadInput = 2;
+
+struct PipelineArgs {
+  std::string file;
+  std::vector<std::string> sets;
+};
+
+Pipeline load(const PipelineArgs& args) {
+  Pipeline pipeline(stages::builtin_registry());
+  load_pipe_file(args.file, pipeline);
+  for (const auto& text : args.sets) {
+    const SetOverride o = parse_set_override(text);
+    pipeline.set(o.element, o.key, o.value, SourceLocation{"--set", 0, 0});
+  }
+  return pipeline;
+}
+
+void print_warnings(const json& report) {
+  for (const auto& w : report.value("warnings", json::array())) fmt::print(stderr, "warning: {}\n", w.get<std::string>());
+}
+
+// Where the sinks write, read from their output parameters.
+std::vector<std::string> output_locations(const Pipeline& pipeline) {
+  std::vector<std::string> out;
+  for (const auto& e : pipeline.elements()) {
+    if (e.kind != ElementKind::Sink) continue;
+    const ElementInfo* info = pipeline.registry().find(e.kind, e.name);
+    for (const auto& spec : info->params) {
+      if (spec.type != ParamType::OutputDir && spec.type != ParamType::OutputFile) continue;
+      const json v = e.params.contains(spec.name) ? e.params[spec.name] : spec.default_value;
+      if (v.is_string()) out.push_back(v.get<std::string>());
+    }
+  }
+  return out;
+}
+
+// Prints progress on stderr once a run has taken more than a second.
+class ProgressLine {
+ public:
+  void operator()(const Progress& p) {
+    if (p.elapsed_s < 1.0) return;
+    const bool tty = ::isatty(STDERR_FILENO) != 0;
+    if (!tty && p.elapsed_s - last_printed_ < 1.0 && p.batches_done != p.batches_total) return;
+    last_printed_ = p.elapsed_s;
+    const double eta = p.batches_done ? p.elapsed_s * static_cast<double>(p.batches_total - p.batches_done) /
+                                            static_cast<double>(p.batches_done)
+                                      : 0.0;
+    fmt::print(stderr, "{}pacflow: batch {}/{} ({:.0f}%), {:.1f} s elapsed, ~{:.1f} s left{}", tty ? "\r" : "",
+               p.batches_done, p.batches_total, 100.0 * static_cast<double>(p.batches_done) / static_cast<double>(p.batches_total),
+               p.elapsed_s, eta, tty ? "" : "\n");
+    printed_ = true;
+    std::fflush(stderr);
+  }
+  void done() const {
+    if (printed_ && ::isatty(STDERR_FILENO)) fmt::print(stderr, "\n");
+  }
+
+ private:
+  double last_printed_ = 0;
+  bool printed_ = false;
+};
+
+int run_command(const PipelineArgs& args, const std::string& out_dir, std::int64_t batch, int in_flight, bool quiet) {
+  Pipeline pipeline = load(args);
+  if (!out_dir.empty()) pipeline.redirect_outputs(out_dir);
+  RunOptions options;
+  options.batch_size = batch;
+  options.max_in_flight = in_flight;
+  ProgressLine progress;
+  if (!quiet) options.on_progress = [&progress](const Progress& p) { progress(p); };
+  const auto start = std::chrono::steady_clock::now();
+  json report;
+  try {
+    report = pipeline.run(options);
+  } catch (...) {
+    progress.done();
+    throw;
+  }
+  progress.done();
+  print_warnings(report);
+  if (!quiet) {
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    fmt::print("pacflow: {} series in {} batches, {:.3f} s; wrote {}\n", report["run"]["series"].get<std::int64_t>(),
+               report["run"]["batches"].get<std::int64_t>(), seconds, fmt::join(output_locations(pipeline), ", "));
+  }
+  return kOk;
+}
+
+int validate_command(const PipelineArgs& args) {
+  const Pipeline pipeline = load(args);
+  const json plan = pipeline.validate();
+  print_warnings(plan);
+  const auto& shape = plan["input"]["shape"];
+  fmt::print("{}: ok: {} elements, input shape {}\n", args.file, pipeline.elements().size(), shape.dump());
+  for (const auto& e : plan["pipeline"])
+    fmt::print("  {:6} {:12} {}\n", e["kind"].get<std::string>(), e["name"].get<std::string>(), e["params"].dump());
+  return kOk;
+}
+
+int stages_command() {
+  const Registry& registry = stages::builtin_registry();
+  for (auto kind : {ElementKind::Source, ElementKind::Stage, ElementKind::Sink}) {
+    for (const auto& info : registry.all()) {
+      if (info.kind != kind) continue;
+      fmt::print("{} {}: {}\n", kind_name(kind), info.name, info.summary);
+      for (const auto& p : info.params) {
+        const std::string def = p.default_value.is_null() ? (p.optional ? "unset" : "required")
+                                : p.default_value.is_string() ? p.default_value.get<std::string>()
+                                                              : p.default_value.dump();
+        fmt::print("    {:<11} {:<17} {:<11} default {:<16} {}\n", p.name, param_type_name(p.type),
+                   p.unit.empty() ? "" : "[" + p.unit + "]", def, p.doc);
+      }
+    }
+  }
+  return kOk;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"pacflow: phase-amplitude coupling pipelines on a oneTBB flow graph.\n"
+               "Exit codes: 0 ok, 1 run failed, 2 bad input or usage."};
+  app.set_version_flag("--version", "pipeline_cli (pacflow) " + engine_version());
+  app.require_subcommand(1);
+
+  PipelineArgs args;
+  std::string out_dir;
+  std::int64_t batch = 0;
+  int in_flight = 0;
+  bool quiet = false;
+
+  auto* run = app.add_subcommand("run", "run a pipeline file");
+  run->add_option("file", args.file, "the .pipe file")->required();
+  run->add_option("--out", out_dir, "write every sink's output into this directory");
+  run->add_option("--set", args.sets, "override or add a parameter: NAME.key=value (repeatable)");
+  run->add_option("--batch", batch, "series per batch (default: chosen from the input size)")->check(CLI::NonNegativeNumber);
+  run->add_option("--in-flight", in_flight, "most batches alive at once (default: 2 per thread)")->check(CLI::NonNegativeNumber);
+  run->add_flag("-q,--quiet", quiet, "no progress line or summary");
+
+  auto* validate = app.add_subcommand("validate", "check a pipeline file without running it");
+  validate->add_option("file", args.file, "the .pipe file")->required();
+  validate->add_option("--set", args.sets, "override or add a parameter: NAME.key=value (repeatable)");
+
+  app.add_subcommand("stages", "list every source, stage and sink with its parameters");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    const int code = app.exit(e);
+    return code == 0 ? kOk : kBadInput;
+  }
+
+  try {
+    if (run->parsed()) return run_command(args, out_dir, batch, in_flight, quiet);
+    if (validate->parsed()) return validate_command(args);
+    return stages_command();
+  } catch (const InputError& e) {
+    fmt::print(stderr, "error: {}\n", e.what());
+    return kBadInput;
+  } catch (const StageError& e) {
+    fmt::print(stderr, "error: {}\n", e.what());
+    return e.input_error() ? kBadInput : kRunFailed;
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "error: {}\n", e.what());
+    return kRunFailed;
+  }
+}
