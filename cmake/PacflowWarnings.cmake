@@ -9,7 +9,13 @@ if(PACFLOW_NATIVE)
   target_compile_options(pacflow_options INTERFACE $<$<COMPILE_LANGUAGE:CXX>:-march=native>)
 endif()
 if(PACFLOW_SANITIZE)
-  target_compile_options(pacflow_options INTERFACE -fsanitize=${PACFLOW_SANITIZE} -fno-omit-frame-pointer -fno-sanitize-recover=all)
+  # Everything halts on the first report; vptr stays recoverable so tools/sanitizers/ubsan.supp can
+  # exempt oneTBB's internal downcasts (the test presets set halt_on_error=1 as well).
+  target_compile_options(pacflow_options INTERFACE -fsanitize=${PACFLOW_SANITIZE} -fno-omit-frame-pointer
+    -fno-sanitize-recover=all)
+  if(PACFLOW_SANITIZE MATCHES "undefined")
+    target_compile_options(pacflow_options INTERFACE -fsanitize-recover=vptr)
+  endif()
   target_link_options(pacflow_options INTERFACE -fsanitize=${PACFLOW_SANITIZE})
 endif()
 target_include_directories(pacflow_options INTERFACE ${PROJECT_SOURCE_DIR})

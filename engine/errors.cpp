@@ -18,9 +18,9 @@ InputError::InputError(const std::string& message, SourceLocation where)
 ParamError::ParamError(std::string param, const std::string& message)
     : InputError(message), param_(std::move(param)) {}
 
-StageError::StageError(const std::string& stage, long long batch, const std::string& cause,
-                       bool input_error)
-    : std::runtime_error(fmt::format("stage \"{}\" failed on batch {}: {}", stage, batch, cause)),
+StageError::StageError(const std::string& kind, const std::string& stage, long long batch,
+                       const std::string& cause, bool input_error)
+    : std::runtime_error(fmt::format("{} \"{}\" failed on batch {}: {}", kind, stage, batch, cause)),
       stage_(stage),
       batch_(batch),
       input_error_(input_error) {}

@@ -42,7 +42,9 @@ class ParamError : public InputError {
 
 class StageError : public std::runtime_error {
  public:
-  StageError(const std::string& stage, long long batch, const std::string& cause, bool input_error);
+  // `kind` is "source", "stage" or "sink".
+  StageError(const std::string& kind, const std::string& stage, long long batch, const std::string& cause,
+             bool input_error);
   const std::string& stage() const { return stage_; }
   long long batch() const { return batch_; }
   // True when the cause was bad input data (the CLI then exits with 2 instead of 1).

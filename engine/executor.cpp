@@ -41,17 +41,17 @@ struct StageTiming {
 
 // Runs `body`; turns any exception into a StageError naming the element and batch.
 template <typename Body>
-void guarded(const std::string& element, std::int64_t batch, Body&& body) {
+void guarded(const char* kind, const std::string& element, std::int64_t batch, Body&& body) {
   try {
     body();
   } catch (const StageError&) {
     throw;
   } catch (const InputError& e) {
-    throw StageError(element, batch, e.what(), true);
+    throw StageError(kind, element, batch, e.what(), true);
   } catch (const std::exception& e) {
-    throw StageError(element, batch, e.what(), false);
+    throw StageError(kind, element, batch, e.what(), false);
   } catch (...) {
-    throw StageError(element, batch, "unknown exception", false);
+    throw StageError(kind, element, batch, "unknown exception", false);
   }
 }
 
@@ -91,7 +91,7 @@ json Pipeline::run(const RunOptions& options) const {
     batch->first_series = batch->index * batch_size;
     batch->series_count = std::min(batch_size, series - batch->first_series);
     const Clock::time_point start = Clock::now();
-    guarded(built.source_name, batch->index, [&] {
+    guarded("source", built.source_name, batch->index, [&] {
       Tensor& signal = batch->emplace(built.stream.tensor, {length}, DType::Float32);
       built.source->read(batch->first_series, batch->series_count, signal.values<float>().data());
     });
@@ -110,7 +110,7 @@ json Pipeline::run(const RunOptions& options) const {
     stage_nodes.push_back(std::make_unique<flow::function_node<BatchPtr, BatchPtr>>(
         graph, flow::unlimited, [&stage, &timing](BatchPtr batch) {
           const Clock::time_point start = Clock::now();
-          guarded(stage.name, batch->index, [&] { stage.stage->process(*batch); });
+          guarded("stage", stage.name, batch->index, [&] { stage.stage->process(*batch); });
           for (const auto& name : stage.drop_after) batch->tensors.erase(name);
           timing.add(start);
           return batch;
@@ -128,7 +128,7 @@ json Pipeline::run(const RunOptions& options) const {
       graph, flow::serial, [&](BatchPtr batch) {
         for (std::size_t s = 0; s < built.sinks.size(); ++s) {
           const Clock::time_point start = Clock::now();
-          guarded(built.sinks[s].name, batch->index, [&] { built.sinks[s].sink->consume(*batch); });
+          guarded("sink", built.sinks[s].name, batch->index, [&] { built.sinks[s].sink->consume(*batch); });
           sink_timings[s].add(start);
         }
         ++delivered;

@@ -52,12 +52,12 @@ Pipeline& Pipeline::set(const std::string& element, const std::string& key, json
     std::vector<std::string> names{"source", "sink"};
     for (const auto& e : elements_) names.push_back(e.name);
     const std::string hint = suggest(element, names);
-    throw InputError(fmt::format("--set {}.{}: no element \"{}\" in this pipeline{}", element, key,
+    throw InputError(fmt::format("cannot set {}.{}: no element \"{}\" in this pipeline{}", element, key,
                                  element, hint.empty() ? "" : "; " + hint),
                      where);
   }
   if (matches.size() > 1)
-    throw InputError(fmt::format("--set {}.{}: \"{}\" names {} elements; use an element's own name",
+    throw InputError(fmt::format("cannot set {}.{}: \"{}\" names {} elements; use an element's own name",
                                  element, key, element, matches.size()),
                      where);
   matches.front()->params[key] = std::move(value);

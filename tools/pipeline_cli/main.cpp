@@ -125,7 +125,7 @@ int stages_command() {
         const std::string def = p.default_value.is_null() ? (p.optional ? "unset" : "required")
                                 : p.default_value.is_string() ? p.default_value.get<std::string>()
                                                               : p.default_value.dump();
-        fmt::print("    {:<11} {:<17} {:<11} default {:<16} {}\n", p.name, param_type_name(p.type),
+        fmt::print("    {:<11} {:<17} {:<16} default {:<18} {}\n", p.name, param_type_name(p.type),
                    p.unit.empty() ? "" : "[" + p.unit + "]", def, p.doc);
       }
     }
