@@ -1,22 +1,27 @@
 #!/usr/bin/env bash
-# Installs every build and test dependency of pacflow from Debian 12 packages. Idempotent; run as root
-# (or with sudo available). Versions are pinned to Debian 12 (bookworm) via the suite; the exact
-# versions we build and test against are listed in docs/dependencies.md.
+# Sets up a Debian 12 machine for pacflow and builds it: installs every dependency from Debian's
+# packages (as root, or through sudo), then configures and builds the `default` CMake preset.
+# Idempotent: packages already present are not reinstalled, and the build is incremental.
+#
+#   bash tools/setup.sh              install what is missing, then build (build/)
+#   bash tools/setup.sh --deps-only  install what is missing, do not build
+#
+# The versions built and tested against are listed in docs/dependencies.md (Debian 12 "bookworm").
 set -euo pipefail
+cd "$(dirname "$0")/.."
 
 packages=(
   build-essential cmake ninja-build pkg-config
-  libtbb-dev            # oneTBB flow graph, task arenas
-  libboost-dev          # Boost.Lockfree (header-only)
-  libfftw3-dev          # CPU FFT
+  libtbb-dev            # oneTBB: flow graph, parallel algorithms
+  libboost-dev          # Boost (Lockfree ring buffers)
+  libfftw3-dev          # CPU FFT (single precision)
   libcli11-dev          # command line
   libfmt-dev            # formatting
-  nlohmann-json3-dev    # result.json
-  libstb-dev            # PNG writer, bitmap font
-  libssl-dev            # SHA-256 of inputs (libcrypto)
+  nlohmann-json3-dev    # JSON (parameters, result.json)
+  libstb-dev            # PNG writer and bitmap font
+  libssl-dev            # SHA-256 of input files (libcrypto)
   libgtest-dev libgmock-dev googletest
   libbenchmark-dev
-  python3
 )
 
 missing=()
@@ -27,7 +32,12 @@ done
 if ((${#missing[@]})); then
   SUDO=""
   [ "$(id -u)" -eq 0 ] || SUDO="sudo"
-  export DEBIAN_FRONTEND=noninteractive
-  $SUDO apt-get update -q
-  $SUDO apt-get install -y -q --no-install-recommends "${missing[@]}"
+  echo "setup: installing ${missing[*]}"
+  $SUDO env DEBIAN_FRONTEND=noninteractive apt-get update -q
+  $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}"
+fi
+
+if [ "${1:-}" != "--deps-only" ]; then
+  cmake --preset default
+  cmake --build --preset default
 fi
