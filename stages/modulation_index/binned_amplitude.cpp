@@ -36,6 +36,13 @@ void wrapped_prefix_sums(std::span<const float> amplitude, std::vector<double>& 
   }
 }
 
+std::vector<std::vector<double>> wrapped_prefix_sums(const float* amplitude, std::int64_t bands, std::int64_t length) {
+  const auto t = static_cast<std::size_t>(length);
+  std::vector<std::vector<double>> prefix(static_cast<std::size_t>(bands));
+  for (std::size_t a = 0; a < prefix.size(); ++a) wrapped_prefix_sums({amplitude + a * t, t}, prefix[a]);
+  return prefix;
+}
+
 void binned_sums(const PhaseRuns& runs, const double* prefix, std::int64_t shift, double* sums, int bins) {
   std::fill(sums, sums + bins, 0.0);
   const std::size_t n = runs.start.size();

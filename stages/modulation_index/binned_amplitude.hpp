@@ -22,6 +22,9 @@ void phase_runs(std::span<const float> phase, int bins, PhaseRuns& runs);
 // P[i] = Σ_{t<i} A[t mod T] for i in [0, 2T] (length 2T + 1): enough for any shift in [0, T).
 void wrapped_prefix_sums(std::span<const float> amplitude, std::vector<double>& prefix);
 
+// Wrapped prefix sums of each of `bands` amplitude series of `length` samples stored back to back.
+std::vector<std::vector<double>> wrapped_prefix_sums(const float* amplitude, std::int64_t bands, std::int64_t length);
+
 // sums[j] = Σ over samples t in bin j of A((t + shift) mod T), 0 <= shift < T.
 void binned_sums(const PhaseRuns& runs, const double* prefix, std::int64_t shift, double* sums, int bins);
 

@@ -47,9 +47,7 @@ void ModulationIndexStage::plan(PlanContext& ctx) {
 void modulation_index_cells(const float* phase, const float* amplitude, std::int64_t n_pha, std::int64_t n_amp,
                             std::int64_t length, int bins, double* out) {
   const auto t = static_cast<std::size_t>(length);
-  std::vector<std::vector<double>> prefix(static_cast<std::size_t>(n_amp));
-  for (std::int64_t a = 0; a < n_amp; ++a)
-    mi::wrapped_prefix_sums({amplitude + static_cast<std::size_t>(a) * t, t}, prefix[static_cast<std::size_t>(a)]);
+  const auto prefix = mi::wrapped_prefix_sums(amplitude, n_amp, length);
   mi::PhaseRuns runs;
   std::vector<double> sums(static_cast<std::size_t>(bins));
   for (std::int64_t p = 0; p < n_pha; ++p) {

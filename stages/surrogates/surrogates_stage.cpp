@@ -109,9 +109,7 @@ void SurrogatesStage::process_series(const float* phase, const float* amplitude,
   const auto t = static_cast<std::size_t>(length_);
   const auto cells = static_cast<std::size_t>(n_pha_ * n_amp_);
   const auto n = static_cast<std::size_t>(n_perm_);
-  std::vector<std::vector<double>> prefix(static_cast<std::size_t>(n_amp_));
-  for (std::int64_t a = 0; a < n_amp_; ++a)
-    mi::wrapped_prefix_sums({amplitude + static_cast<std::size_t>(a) * t, t}, prefix[static_cast<std::size_t>(a)]);
+  const auto prefix = mi::wrapped_prefix_sums(amplitude, n_amp_, length_);
 
   std::vector<double> observed(cells);
   std::vector<double> surrogate(n * cells);  // [k][cell]
