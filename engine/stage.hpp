@@ -77,8 +77,6 @@ class Stage {
   virtual void plan(PlanContext& ctx) = 0;
   // Transforms one batch. Called concurrently for different batches: no shared mutable state.
   virtual void process(Batch& batch) = 0;
-  // Modelled cost of one batch, for reports and simulated devices: bytes moved, floating ops.
-  virtual json cost(std::int64_t /*series_count*/) const { return json::object(); }
 };
 
 class Source {

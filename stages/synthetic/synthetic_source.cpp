@@ -70,6 +70,7 @@ SyntheticSource::SyntheticSource(const Params& params) {
   }
   description_ = params.all();
   description_["source"] = "synthetic";
+  description_["dtype"] = "float32";
   description_["n_times"] = c.n_times;
 }
 

@@ -177,3 +177,43 @@ TEST(Cli, SyntaxErrorReportsFileLineColumn) {
 
 }  // namespace
 }  // namespace pacflow
+
+namespace pacflow {
+namespace {
+
+TEST(Cli, ResultJsonRecordsInputBandsParametersPlacementAndTimings) {
+  const testing::ScratchDir dir("cli");
+  dir.write("p.pipe", "source npy path=" + (testing::data_dir() / "small" / "x.npy").string() +
+                          " fs=256\n"
+                          "stage bandpass pha=4:12:3 amp=[[60,80],[80,100]]\n"
+                          "stage hilbert\nstage mi\nstage surrogates n=25 seed=3 min_shift=0.25s\n"
+                          "sink npy dir=out\n");
+  ASSERT_EQ(testing::run_cli("run p.pipe -q", dir.path()).exit_code, 0);
+  std::ifstream in(dir / "out" / "result.json");
+  const json r = json::parse(in);
+  EXPECT_FALSE(r["version"].get<std::string>().empty());
+  EXPECT_EQ(r["input"]["shape"], json::parse("[2, 3, 1024]"));
+  EXPECT_EQ(r["input"]["dtype"], "float32");
+  EXPECT_EQ(r["input"]["fs"], 256.0);
+  EXPECT_EQ(r["input"]["sha256"].get<std::string>().size(), 64u);
+  EXPECT_NE(r["input"]["path"].get<std::string>().find("x.npy"), std::string::npos);
+  EXPECT_EQ(r["pha_bands_hz"].size(), 3u);
+  EXPECT_EQ(r["amp_bands_hz"], json::parse("[[60, 80], [80, 100]]"));
+  const json& elements = r["pipeline"];
+  ASSERT_EQ(elements.size(), 6u);
+  EXPECT_EQ(elements[1]["params"]["pha_filter_orders"].size(), 3u);
+  EXPECT_EQ(elements[1]["device"], "cpu");
+  const json& surrogates = elements[4]["params"];
+  EXPECT_EQ(surrogates["seed"], 3);
+  EXPECT_EQ(surrogates["min_shift_samples"], 64);
+  EXPECT_EQ(surrogates["shifts"].size(), 25u);
+  EXPECT_EQ(r["run"]["stages"].size(), 6u);  // the source, 4 stages and the sink
+  for (const auto& s : r["run"]["stages"]) {
+    EXPECT_GT(s["batches"].get<int>(), 0) << s["name"];
+    EXPECT_GE(s["busy_s"].get<double>(), 0.0);
+  }
+  EXPECT_EQ(r["outputs"]["pac_z.npy"]["shape"], json::parse("[2, 3, 3, 2]"));
+}
+
+}  // namespace
+}  // namespace pacflow
