@@ -36,14 +36,13 @@ std::size_t edit_distance(const std::string& a, const std::string& b) {
       const std::size_t up = row[j];
       const std::size_t cost = a[i - 1] == b[j - 1] ? 0 : 1;
       row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + cost});
-      // A swap of two neighbours counts as one edit ("hilbret" -> "hilbert").
       diagonal = up;
     }
   }
   return row[b.size()];
 }
 
-// Damerau's transposition on top of Levenshtein, small strings only.
+// Levenshtein distance, except that one swap of neighbours counts as one edit ("hilbret").
 std::size_t distance(const std::string& a, const std::string& b) {
   std::size_t best = edit_distance(a, b);
   for (std::size_t i = 0; i + 1 < a.size(); ++i) {

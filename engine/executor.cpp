@@ -170,11 +170,12 @@ json Pipeline::run(const RunOptions& options) const {
                    {"wall_s", compute_s},
                    {"stages", per_stage}};
 
+  // Each sink commits its own files atomically; a sink that fails, and every sink after it, is aborted.
   std::size_t finished = 0;
   try {
     for (; finished < built.sinks.size(); ++finished) built.sinks[finished].sink->finish(report);
   } catch (...) {
-    for (std::size_t i = finished + 1; i < built.sinks.size(); ++i) built.sinks[i].sink->abort();
+    for (std::size_t i = finished; i < built.sinks.size(); ++i) built.sinks[i].sink->abort();
     throw;
   }
   return report;

@@ -91,9 +91,15 @@ NpyHeader read_npy_header(const std::filesystem::path& path) {
     bad(path, "header has no 'shape'");
   const std::string dims = m[1].str();
   const std::regex number(R"(\s*(\d+)\s*(,|$))");
-  for (auto it = std::sregex_iterator(dims.begin(), dims.end(), number); it != std::sregex_iterator(); ++it)
-    result.shape.push_back(std::stoll((*it)[1].str()));
   if (dims.find_first_not_of(" ,0123456789") != std::string::npos) bad(path, "malformed 'shape'");
+  double elements = 1;  // in double, so an absurd shape cannot overflow the checks below
+  for (auto it = std::sregex_iterator(dims.begin(), dims.end(), number); it != std::sregex_iterator(); ++it) {
+    const std::string digits = (*it)[1].str();
+    if (digits.size() > 15) bad(path, fmt::format("dimension {} in 'shape' is too large", digits));
+    result.shape.push_back(std::stoll(digits));
+    elements *= static_cast<double>(result.shape.back());
+  }
+  if (elements > 0x1p50) bad(path, fmt::format("shape {} is too large", shape_string(result.shape)));
 
   std::error_code ec;
   const auto file_size = std::filesystem::file_size(path, ec);
@@ -213,7 +219,12 @@ void write_file_atomically(const std::filesystem::path& path, const std::string&
       throw std::runtime_error(fmt::format("{}: write failed (disk full?)", temp.string()));
     }
   }
-  std::filesystem::rename(temp, path);
+  std::error_code ec;
+  std::filesystem::rename(temp, path, ec);
+  if (ec) {
+    std::filesystem::remove(temp, ec);
+    throw std::runtime_error(fmt::format("{}: cannot move the finished file into place", path.string()));
+  }
 }
 
 }  // namespace pacflow

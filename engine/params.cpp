@@ -1,6 +1,7 @@
 #include "engine/params.hpp"
 
 #include <cmath>
+#include <cstdint>
 #include <fmt/format.h>
 
 #include "engine/errors.hpp"
@@ -26,10 +27,6 @@ std::string param_type_name(ParamType type) {
 
 std::int64_t Duration::samples(double sample_rate) const {
   return static_cast<std::int64_t>(std::llround(seconds ? value * sample_rate : value));
-}
-
-json Duration::to_json() const {
-  return seconds ? json(fmt::format("{}s", value)) : json(static_cast<std::int64_t>(value));
 }
 
 Duration parse_duration(const std::string& param, const json& value) {
@@ -63,9 +60,13 @@ Duration parse_duration(const std::string& param, const json& value) {
 
 namespace {
 
+// A whole number that fits in int64 exactly (floats only up to 2^53, where they stop being exact).
 bool is_whole(const json& v) {
-  return v.is_number_integer() || (v.is_number_float() && std::isfinite(v.get<double>()) &&
-                                   v.get<double>() == std::floor(v.get<double>()));
+  if (v.is_number_unsigned()) return v.get<std::uint64_t>() <= static_cast<std::uint64_t>(INT64_MAX);
+  if (v.is_number_integer()) return true;
+  if (!v.is_number_float()) return false;
+  const double d = v.get<double>();
+  return std::isfinite(d) && d == std::floor(d) && std::abs(d) <= 9007199254740992.0;
 }
 
 void check_type(const ParamSpec& spec, const json& v) {
@@ -74,7 +75,7 @@ void check_type(const ParamSpec& spec, const json& v) {
   };
   switch (spec.type) {
     case ParamType::Integer:
-      if (!is_whole(v)) fail("an integer");
+      if (!is_whole(v)) fail("an integer (at most 2^63 - 1, or 2^53 when written as a decimal)");
       break;
     case ParamType::Number:
       if (!v.is_number() || !std::isfinite(v.get<double>())) fail("a finite number");
@@ -143,7 +144,8 @@ const json& Params::raw(const std::string& name) const {
 }
 
 std::int64_t Params::integer(const std::string& name) const {
-  return static_cast<std::int64_t>(std::llround(raw(name).get<double>()));
+  const json& v = raw(name);
+  return v.is_number_integer() ? v.get<std::int64_t>() : static_cast<std::int64_t>(v.get<double>());
 }
 double Params::number(const std::string& name) const { return raw(name).get<double>(); }
 bool Params::boolean(const std::string& name) const { return raw(name).get<bool>(); }

@@ -40,8 +40,9 @@ struct ParamSpec {
 struct Duration {
   double value = 0;
   bool seconds = false;
+  // In samples; callers check the range first with samples_exact().
   std::int64_t samples(double sample_rate) const;
-  json to_json() const;
+  double samples_exact(double sample_rate) const { return seconds ? value * sample_rate : value; }
 };
 
 // Parameter values checked against a schema: every key known, every type right, defaults filled.

@@ -14,7 +14,8 @@ PlanContext::PlanContext(StreamInfo stream) : stream_(std::move(stream)) {
 
 void PlanContext::declare(TensorDecl decl) {
   if (provides(decl.name))
-    throw std::logic_error(fmt::format("tensor \"{}\" is written twice", decl.name));
+    throw InputError(fmt::format("it writes \"{}\", which an earlier element already wrote; a stage may "
+                                 "appear only once in a chain", decl.name));
   tensors_.push_back(std::move(decl));
 }
 

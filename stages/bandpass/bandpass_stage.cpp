@@ -39,6 +39,7 @@ void BandpassStage::plan_bank(Bank& bank, const std::string& param, bands::Role 
                               const StreamInfo& s) {
   const json& spec = role == bands::Role::Phase ? pha_spec_ : amp_spec_;
   bank.bands = bands::resolve(param, spec, role, clamp_);
+  bank.orders.clear();
   bands::check_against_nyquist(param, bank.bands, s.sample_rate);
   std::vector<std::vector<double>> coefficients;
   for (const auto& b : bank.bands) {
@@ -46,6 +47,12 @@ void BandpassStage::plan_bank(Bank& bank, const std::string& param, bands::Role 
     if (order < 1)
       throw ParamError(param, fmt::format("series of {} samples are too short to filter band [{:g}, {:g}] Hz",
                                           s.series_length, b.lo, b.hi));
+    if (order < cycles * static_cast<std::int64_t>(std::floor(s.sample_rate / b.lo)) && !reduced_warned_) {
+      warnings_.push_back(fmt::format(
+          "{} band [{:g}, {:g}] Hz: series of {} samples are shorter than 3 filter orders; order reduced to {} "
+          "(floor((T - 1) / 3), spec §3)", param, b.lo, b.hi, s.series_length, order));
+      reduced_warned_ = true;
+    }
     bank.orders.push_back(order);
     coefficients.push_back(fir::fir1_bandpass(order, b.lo, b.hi, s.sample_rate));
   }
@@ -61,6 +68,7 @@ void BandpassStage::plan(PlanContext& ctx) {
   length_ = s.series_length;
   plan_bank(pha_, "pha", bands::Role::Phase, pha_cycles_, s);
   plan_bank(amp_, "amp", bands::Role::Amplitude, amp_cycles_, s);
+  for (const auto& w : warnings_) ctx.warn(w);
 
   const auto n_pha = static_cast<std::int64_t>(pha_.bands.size());
   const auto n_amp = static_cast<std::int64_t>(amp_.bands.size());

@@ -39,6 +39,8 @@ class BandpassStage final : public Stage {
   std::int64_t length_ = 0;
   Bank pha_;
   Bank amp_;
+  std::vector<std::string> warnings_;
+  bool reduced_warned_ = false;
 };
 
 }  // namespace pacflow::stages

@@ -97,10 +97,9 @@ std::vector<Band> from_string(const std::string& param, const std::string& spec,
     const double start = v[0], stop = v[1], width = v[2], step = v[3];
     if (!(step > 0) || !(width > 0))
       throw ParamError(param, fmt::format("\"{}\": width and step must be > 0", spec));
-    const double end = stop - width;
-    const auto n = static_cast<long>(std::ceil((end - start) / step));
-    if (n < 1) throw ParamError(param, fmt::format("\"{}\" gives no band (start >= stop - width)", spec));
-    band_count(param, static_cast<double>(n), spec);
+    const double count = std::ceil((stop - width - start) / step);
+    if (!(count >= 1)) throw ParamError(param, fmt::format("\"{}\" gives no band (start >= stop - width)", spec));
+    const long n = band_count(param, count, spec);
     std::vector<Band> out;
     for (long i = 0; i < n; ++i) {
       const double low = start + static_cast<double>(i) * step;

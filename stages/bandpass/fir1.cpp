@@ -8,9 +8,10 @@
 namespace pacflow::fir {
 
 std::int64_t filter_order(double fs, double f_lo, int cycles, std::int64_t series_length) {
-  auto order = static_cast<std::int64_t>(cycles) * static_cast<std::int64_t>(std::floor(fs / f_lo));
-  if (series_length < 3 * order) order = (series_length - 1) / 3;
-  return order;
+  // In double first: a tiny f_lo must not overflow the integer before the short-series rule caps it.
+  const double order = cycles * std::floor(fs / f_lo);
+  if (static_cast<double>(series_length) < 3 * order) return (series_length - 1) / 3;
+  return static_cast<std::int64_t>(order);
 }
 
 std::vector<double> fir1_bandpass(std::int64_t order, double f_lo, double f_hi, double fs) {

@@ -10,8 +10,8 @@
 namespace pacflow::mi {
 
 struct PhaseRuns {
-  std::vector<std::int32_t> start;  // first sample of each run; runs end where the next starts
-  std::vector<std::int32_t> end;
+  std::vector<std::int32_t> start;  // first sample of each run
+  std::vector<std::int32_t> end;    // one past its last sample (the next run's start; T for the last)
   std::vector<std::uint16_t> bin;
   std::vector<std::int64_t> counts;  // samples per bin
 };

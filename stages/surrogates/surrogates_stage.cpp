@@ -81,23 +81,27 @@ void SurrogatesStage::plan(PlanContext& ctx) {
   } else {
     std::int64_t min_shift = 0;
     if (explicit_min_shift_) {
+      // Checked in double before converting: absurd values must not overflow.
+      const double exact = min_shift_.samples_exact(fs);
+      if (!(exact >= 1) || 2 * exact > static_cast<double>(length_))
+        throw ParamError("min_shift", fmt::format("{:g} samples is outside [1, T/2 = {}] for series of {} samples",
+                                                  exact, length_ / 2, length_));
       min_shift = min_shift_.samples(fs);
-      if (2 * min_shift > length_)
-        throw ParamError("min_shift", fmt::format("{} samples leaves no room in series of {} samples (at most T/2)",
-                                                  min_shift, length_));
     } else {
       // One period of the lowest phase-band centre, capped at T/4.
       double lowest = std::numeric_limits<double>::infinity();
       for (const auto& band : ctx.attributes().value("pha_bands_hz", json::array()))
         lowest = std::min(lowest, (band[0].get<double>() + band[1].get<double>()) / 2);
       min_shift = std::isfinite(lowest) ? static_cast<std::int64_t>(std::ceil(fs / lowest)) : 1;
-      min_shift = std::min(min_shift, length_ / 4);
+      min_shift = std::max<std::int64_t>(1, std::min(min_shift, length_ / 4));
     }
     shifts_.clear();
     for (std::int64_t k = 0; k < n_perm_; ++k)
       shifts_.push_back(surrogates::timeshift(seed_, static_cast<std::uint64_t>(k), min_shift, length_));
     ctx.resolved()["min_shift_samples"] = min_shift;
   }
+  if (n_perm_ < 2)
+    ctx.warn("surrogates with a single permutation have no spread: every z-score is NaN and every p-value 1");
   for (int i = 0; i < 5; ++i) ctx.declare({kOutputs[i], {n_pha_, n_amp_}, DType::Float32, true, kDocs[i]});
   ctx.resolved()["n_perm"] = n_perm_;
   ctx.resolved()["shifts"] = shifts_;

@@ -39,8 +39,11 @@ SyntheticSource::SyntheticSource(const Params& params) {
   c.fs = params.number("fs");
   c.epochs = params.integer("epochs");
   c.channels = params.integer("channels");
-  c.n_times = params.has("n_times") ? params.integer("n_times")
-                                    : static_cast<std::int64_t>(std::llround(params.number("seconds") * c.fs));
+  const double n_times = params.has("n_times") ? static_cast<double>(params.integer("n_times"))
+                                              : std::round(params.number("seconds") * c.fs);
+  if (!(n_times >= 2) || n_times > 0x1p31)
+    throw ParamError(params.has("n_times") ? "n_times" : "seconds", "series need from 2 to 2^31 samples");
+  c.n_times = static_cast<std::int64_t>(n_times);
   c.f_pha = params.number("f_pha");
   c.f_amp = params.number("f_amp");
   c.chi = params.number("chi");
@@ -50,8 +53,8 @@ SyntheticSource::SyntheticSource(const Params& params) {
   if (!(c.fs > 0)) throw ParamError("fs", "must be > 0");
   if (c.epochs < 1) throw ParamError("epochs", "must be >= 1");
   if (c.channels < 1) throw ParamError("channels", "must be >= 1");
-  if (c.n_times < 2) throw ParamError(params.has("n_times") ? "n_times" : "seconds", "series need at least 2 samples");
-  if (c.epochs * c.channels * c.n_times > (std::int64_t{1} << 40)) throw ParamError("epochs", "input is absurdly large");
+  if (static_cast<double>(c.epochs) * static_cast<double>(c.channels) * static_cast<double>(c.n_times) > 0x1p40)
+    throw ParamError("epochs", "epochs x channels x samples exceeds 2^40");
   if (!(c.f_pha > 0) || c.f_pha >= c.fs / 2) throw ParamError("f_pha", "must be in (0, fs/2)");
   if (!(c.f_amp > 0) || c.f_amp >= c.fs / 2) throw ParamError("f_amp", "must be in (0, fs/2)");
   if (c.chi < 0 || c.chi > 1) throw ParamError("chi", "must be in [0, 1]");
@@ -62,6 +65,8 @@ SyntheticSource::SyntheticSource(const Params& params) {
   if (c.model != "driven" && c.model != "tort")
     throw ParamError("model", fmt::format("must be \"driven\" or \"tort\", got \"{}\"", c.model));
   if (params.has("coupled")) {
+    if (params.number_list("coupled").empty())
+      throw ParamError("coupled", "the list is empty; leave it out to couple every channel, or set chi=1 for none");
     for (double ch : params.number_list("coupled")) {
       if (ch != std::floor(ch) || ch < 0 || ch >= static_cast<double>(c.channels))
         throw ParamError("coupled", fmt::format("channel {} is not in [0, {}]", ch, c.channels - 1));

@@ -217,3 +217,36 @@ TEST(Cli, ResultJsonRecordsInputBandsParametersPlacementAndTimings) {
 
 }  // namespace
 }  // namespace pacflow
+
+namespace pacflow {
+namespace {
+
+TEST(Cli, AbsurdValuesGiveClearErrorsNotCrashes) {
+  const testing::ScratchDir dir("cli");
+  const std::string pipe = (fs::path(PACFLOW_SOURCE_DIR) / "pipelines" / "pac.pipe").string();
+  for (const char* set : {"surrogates.min_shift=5e18", "surrogates.min_shift=0", "mi.bins=1e30", "source.epochs=0",
+                          "source.coupled=[]", "bandpass.pha=1:100:1:1e-300", "source.n_times=1e12"}) {
+    const auto r = testing::run_cli("validate '" + pipe + "' --set '" + set + "'", dir.path());
+    EXPECT_EQ(r.exit_code, 2) << set << ": " << r.err;
+    EXPECT_NE(r.err.find("parameter"), std::string::npos) << set << ": " << r.err;
+  }
+}
+
+TEST(Cli, RepeatedStageIsRejectedAtItsLocation) {
+  const testing::ScratchDir dir("cli");
+  dir.write("p.pipe", "source synthetic epochs=1 channels=1\nstage bandpass\nstage bandpass\nsink npy\n");
+  const auto r = testing::run_cli("validate p.pipe", dir.path());
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("p.pipe:3:7: stage \"bandpass\": it writes \"filtered_pha\""), std::string::npos) << r.err;
+}
+
+TEST(Cli, EmptyPipeFileIsNamed) {
+  const testing::ScratchDir dir("cli");
+  dir.write("empty.pipe", "# nothing here\n");
+  const auto r = testing::run_cli("run empty.pipe", dir.path());
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("empty.pipe: no pipeline elements"), std::string::npos) << r.err;
+}
+
+}  // namespace
+}  // namespace pacflow

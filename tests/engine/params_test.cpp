@@ -28,7 +28,7 @@ TEST(Params, RejectsWrongTypesNamingTheParameter) {
     FAIL();
   } catch (const ParamError& e) {
     EXPECT_EQ(e.param(), "n");
-    EXPECT_EQ(e.bare_message(), "expected an integer, got \"abc\"");
+    EXPECT_EQ(e.bare_message(), "expected an integer (at most 2^63 - 1, or 2^53 when written as a decimal), got \"abc\"");
   }
   EXPECT_THROW(Params({{"path", "x"}, {"n", 2.5}}, kSchema), ParamError);
   EXPECT_THROW(Params({{"path", "x"}, {"list", {1, "a"}}}, kSchema), ParamError);
@@ -52,6 +52,20 @@ TEST(Params, ParsesDurationsInSamplesSecondsAndMilliseconds) {
   EXPECT_THROW(parse_duration("d", "1h"), ParamError);
   EXPECT_THROW(parse_duration("d", -3), ParamError);
   EXPECT_THROW(parse_duration("d", "abc"), ParamError);
+}
+
+}  // namespace
+}  // namespace pacflow
+
+namespace pacflow {
+namespace {
+
+TEST(Params, KeepsLargeIntegersExactAndRejectsOutOfRange) {
+  const std::vector<ParamSpec> schema = {{"seed", ParamType::Integer, 0, "", ""}};
+  EXPECT_EQ(Params({{"seed", 9007199254740993LL}}, schema).integer("seed"), 9007199254740993LL);
+  EXPECT_THROW(Params({{"seed", 18446744073709551615ULL}}, schema), ParamError);
+  EXPECT_THROW(Params({{"seed", 1e30}}, schema), ParamError);
+  EXPECT_EQ(Params({{"seed", 12.0}}, schema).integer("seed"), 12);
 }
 
 }  // namespace

@@ -26,6 +26,8 @@ struct PipelineArgs {
 Pipeline load(const PipelineArgs& args) {
   Pipeline pipeline(stages::builtin_registry());
   load_pipe_file(args.file, pipeline);
+  if (pipeline.elements().empty())
+    throw InputError(args.file + ": no pipeline elements; expected lines such as \"source synthetic\"");
   for (const auto& text : args.sets) {
     const SetOverride o = parse_set_override(text);
     pipeline.set(o.element, o.key, o.value, SourceLocation{"--set", 0, 0});
@@ -151,8 +153,8 @@ int main(int argc, char** argv) {
   run->add_option("file", args.file, "the .pipe file")->required();
   run->add_option("--out", out_dir, "write every sink's output into this directory");
   run->add_option("--set", args.sets, "override or add a parameter: NAME.key=value (repeatable)");
-  run->add_option("--batch", batch, "series per batch (default: chosen from the input size)")->check(CLI::NonNegativeNumber);
-  run->add_option("--in-flight", in_flight, "most batches alive at once (default: 2 per thread)")->check(CLI::NonNegativeNumber);
+  run->add_option("--batch", batch, "series per batch, 0 = chosen from the input size")->check(CLI::Range(0, 1000000));
+  run->add_option("--in-flight", in_flight, "most batches alive at once, 0 = 2 per thread")->check(CLI::Range(0, 100000));
   run->add_flag("-q,--quiet", quiet, "no progress line or summary");
 
   auto* validate = app.add_subcommand("validate", "check a pipeline file without running it");

@@ -77,11 +77,13 @@ std::string sha256_file(const std::string& path) {
   std::array<char, 1 << 16> chunk{};
   while (in) {
     in.read(chunk.data(), chunk.size());
-    if (in.gcount() > 0) EVP_DigestUpdate(ctx.get(), chunk.data(), static_cast<std::size_t>(in.gcount()));
+    if (in.gcount() > 0 && EVP_DigestUpdate(ctx.get(), chunk.data(), static_cast<std::size_t>(in.gcount())) != 1)
+      throw std::runtime_error("SHA-256 update failed");
   }
+  if (in.bad()) throw InputError(fmt::format("{}: read error while computing its checksum", path));
   std::array<unsigned char, EVP_MAX_MD_SIZE> digest{};
   unsigned int size = 0;
-  EVP_DigestFinal_ex(ctx.get(), digest.data(), &size);
+  if (EVP_DigestFinal_ex(ctx.get(), digest.data(), &size) != 1) throw std::runtime_error("SHA-256 failed");
   std::string hex;
   for (unsigned int i = 0; i < size; ++i) hex += fmt::format("{:02x}", digest[i]);
   return hex;
