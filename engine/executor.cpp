@@ -65,8 +65,14 @@ json Pipeline::run(const RunOptions& options) const {
 
   std::int64_t batch_size = options.batch_size;
   if (batch_size < 0) throw InputError(fmt::format("batch size must be >= 1, got {}", batch_size));
-  if (batch_size == 0)  // enough batches to keep every thread busy, few enough to amortise overhead
-    batch_size = std::clamp<std::int64_t>(series / (4 * threads), 1, 16);
+  // Every tensor a series can hold at once (an upper bound: intermediates are freed as they go).
+  double bytes_per_series = 0;
+  for (const auto& t : built.tensors) bytes_per_series += t["bytes_per_series"].get<double>();
+  if (batch_size == 0) {
+    // Enough batches to keep every thread busy, few enough to amortise overhead, each within 256 MiB.
+    const auto by_memory = static_cast<std::int64_t>(0x1p28 / std::max(bytes_per_series, 1.0));
+    batch_size = std::clamp<std::int64_t>(std::min(series / (4 * threads), by_memory), 1, 16);
+  }
   const std::int64_t batch_count = (series + batch_size - 1) / batch_size;
   int in_flight = options.max_in_flight;
   if (in_flight < 0) throw InputError(fmt::format("in-flight limit must be >= 1, got {}", in_flight));
@@ -166,6 +172,7 @@ json Pipeline::run(const RunOptions& options) const {
                    {"batch_size", batch_size},
                    {"batches", batch_count},
                    {"max_in_flight", in_flight},
+                   {"tensor_bytes_per_series", bytes_per_series},
                    {"threads", threads},
                    {"wall_s", compute_s},
                    {"stages", per_stage}};

@@ -214,6 +214,7 @@ BuiltPipeline build(const Registry& registry, const std::vector<ElementSpec>& el
     built.tensors.push_back({{"name", t.name},
                              {"per_series_shape", t.per_series},
                              {"dtype", dtype_name(t.dtype)},
+                             {"bytes_per_series", element_count(t.per_series) * static_cast<std::int64_t>(dtype_size(t.dtype))},
                              {"result", t.result},
                              {"doc", t.doc}});
   return built;

@@ -76,6 +76,8 @@ void BandpassStage::plan(PlanContext& ctx) {
   ctx.declare({"filtered_amp", {n_amp, length_}, DType::Float32, false, "band-passed signal, amplitude bands"});
   ctx.attributes()["pha_bands_hz"] = bands::to_json(pha_.bands);
   ctx.attributes()["amp_bands_hz"] = bands::to_json(amp_.bands);
+  ctx.attributes()["pha_centres_hz"] = bands::centres_json(pha_.bands);
+  ctx.attributes()["amp_centres_hz"] = bands::centres_json(amp_.bands);
   ctx.resolved()["pha_bands_hz"] = bands::to_json(pha_.bands);
   ctx.resolved()["amp_bands_hz"] = bands::to_json(amp_.bands);
   ctx.resolved()["pha_filter_orders"] = pha_.orders;

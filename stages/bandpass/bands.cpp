@@ -47,7 +47,7 @@ std::vector<Band> from_centres(const std::vector<double>& centres, Role role, bo
   const double half = role == Role::Phase ? 4.0 : 8.0;
   std::vector<Band> out;
   for (double c : centres) {
-    Band b{c - c / half, c + c / half};
+    Band b{c - c / half, c + c / half, c};
     if (clamp) {
       b.lo = std::max(b.lo, std::max(lo, 0.5));
       b.hi = std::min(b.hi, hi);
@@ -142,6 +142,12 @@ void check_against_nyquist(const std::string& param, const std::vector<Band>& li
     if (!(b.hi < fs / 2))
       throw ParamError(param, fmt::format("{}: its high edge must be below Nyquist (fs/2 = {:g} Hz)", which, fs / 2));
   }
+}
+
+json centres_json(const std::vector<Band>& list) {
+  json out = json::array();
+  for (const auto& b : list) out.push_back(b.centre());
+  return out;
 }
 
 json to_json(const std::vector<Band>& list) {

@@ -11,7 +11,8 @@ namespace pacflow::bands {
 struct Band {
   double lo = 0;
   double hi = 0;
-  double centre() const { return (lo + hi) / 2; }
+  double nominal = 0;  // the centre a centred spec asked for (edges may be clamped); 0: none
+  double centre() const { return nominal > 0 ? nominal : (lo + hi) / 2; }
 };
 
 enum class Role { Phase, Amplitude };
@@ -24,5 +25,6 @@ std::vector<Band> resolve(const std::string& param, const json& spec, Role role,
 void check_against_nyquist(const std::string& param, const std::vector<Band>& bands, double fs);
 
 json to_json(const std::vector<Band>& bands);
+json centres_json(const std::vector<Band>& bands);
 
 }  // namespace pacflow::bands

@@ -90,8 +90,8 @@ void SurrogatesStage::plan(PlanContext& ctx) {
     } else {
       // One period of the lowest phase-band centre, capped at T/4.
       double lowest = std::numeric_limits<double>::infinity();
-      for (const auto& band : ctx.attributes().value("pha_bands_hz", json::array()))
-        lowest = std::min(lowest, (band[0].get<double>() + band[1].get<double>()) / 2);
+      for (const auto& centre : ctx.attributes().value("pha_centres_hz", json::array()))
+        lowest = std::min(lowest, centre.get<double>());
       min_shift = std::isfinite(lowest) ? static_cast<std::int64_t>(std::ceil(fs / lowest)) : 1;
       min_shift = std::max<std::int64_t>(1, std::min(min_shift, length_ / 4));
     }
@@ -100,6 +100,11 @@ void SurrogatesStage::plan(PlanContext& ctx) {
       shifts_.push_back(surrogates::timeshift(seed_, static_cast<std::uint64_t>(k), min_shift, length_));
     ctx.resolved()["min_shift_samples"] = min_shift;
   }
+  const double workspace = static_cast<double>(n_perm_) * static_cast<double>(n_pha_ * n_amp_) * 8.0;
+  if (workspace > 0x1p30)
+    throw ParamError(given_shifts_.empty() ? "n" : "shifts",
+                     fmt::format("{} permutations x {} cells need {:.1f} GiB per series; use fewer", n_perm_,
+                                 n_pha_ * n_amp_, workspace / 0x1p30));
   if (n_perm_ < 2)
     ctx.warn("surrogates with a single permutation have no spread: every z-score is NaN and every p-value 1");
   for (int i = 0; i < 5; ++i) ctx.declare({kOutputs[i], {n_pha_, n_amp_}, DType::Float32, true, kDocs[i]});

@@ -22,22 +22,14 @@ ElementInfo PngSink::info() {
 
 PngSink::PngSink(const Params& params) : path_(params.string("path")) {}
 
-namespace {
-std::vector<double> centres(const json& bands) {
-  std::vector<double> out;
-  for (const auto& b : bands) out.push_back((b[0].get<double>() + b[1].get<double>()) / 2);
-  return out;
-}
-}  // namespace
-
 void PngSink::plan(const PlanContext& ctx) {
   tensor_ = ctx.provides("pac_z") ? "pac_z" : "pac";
   const TensorDecl& decl = ctx.require(tensor_, "png");
   const json& attrs = ctx.attributes();
-  if (!attrs.contains("pha_bands_hz") || !attrs.contains("amp_bands_hz") || decl.per_series.size() != 2)
+  if (!attrs.contains("pha_centres_hz") || !attrs.contains("amp_centres_hz") || decl.per_series.size() != 2)
     throw InputError("the png sink plots a [phase band][amplitude band] result; it needs bandpass and mi before it");
-  x_centres_ = centres(attrs["pha_bands_hz"]);
-  y_centres_ = centres(attrs["amp_bands_hz"]);
+  x_centres_ = attrs["pha_centres_hz"].get<std::vector<double>>();
+  y_centres_ = attrs["amp_centres_hz"].get<std::vector<double>>();
   sum_.assign(x_centres_.size() * y_centres_.size(), 0.0);
   count_.assign(sum_.size(), 0);
   const Shape& lead = ctx.stream().leading_dims;
