@@ -32,7 +32,8 @@ ElementInfo SurrogatesStage::info() {
        "smallest shift; default one period of the lowest phase-band centre, at most T/4", true},
       {"shifts", ParamType::NumberList, nullptr, "samples", "explicit shifts [s_1, ...] replacing the generator",
        true},
-      {"method", ParamType::String, "timeshift", "", "surrogate method: timeshift (shift the amplitude)"},
+      {"method", ParamType::String, "timeshift", "",
+       "timeshift (shift the amplitude by s_k) or timelag (shift the phase by s_k)"},
   };
   info.make_stage = [](const Params& p) { return std::make_unique<SurrogatesStage>(p); };
   return info;
@@ -40,9 +41,13 @@ ElementInfo SurrogatesStage::info() {
 
 SurrogatesStage::SurrogatesStage(const Params& params)
     : n_perm_(params.integer("n")), explicit_min_shift_(params.has("min_shift")) {
-  if (params.string("method") != "timeshift")
-    throw ParamError("method",
-                     fmt::format("unknown method \"{}\"; this version implements timeshift", params.string("method")));
+  const std::string method = params.string("method");
+  if (method == "timelag") {
+    timelag_ = true;
+  } else if (method != "timeshift") {
+    throw ParamError("method", fmt::format("unknown method \"{}\"; this version implements timeshift and timelag{}",
+                                           method, method == "swap_trials" ? " (swap_trials is not built yet)" : ""));
+  }
   if (params.integer("seed") < 0) throw ParamError("seed", "must be >= 0");
   seed_ = static_cast<std::uint64_t>(params.integer("seed"));
   if (explicit_min_shift_) min_shift_ = params.duration("min_shift");
@@ -109,6 +114,7 @@ void SurrogatesStage::plan(PlanContext& ctx) {
     ctx.warn("surrogates with a single permutation have no spread: every z-score is NaN and every p-value 1");
   for (int i = 0; i < 5; ++i) ctx.declare({kOutputs[i], {n_pha_, n_amp_}, DType::Float32, true, kDocs[i]});
   ctx.resolved()["n_perm"] = n_perm_;
+  ctx.resolved()["shifted"] = timelag_ ? "phase (timelag)" : "amplitude (timeshift)";
   ctx.resolved()["shifts"] = shifts_;
   ctx.resolved()["shift_generator"] = "splitmix64 counter-based, keyed by (seed, k)";
   ctx.attributes()["surrogate_shifts"] = shifts_;
@@ -132,7 +138,9 @@ void SurrogatesStage::process_series(const float* phase, const float* amplitude,
       mi::binned_sums(runs, pre, 0, sums.data(), bins_);
       observed[cell] = mi::tort_mi(sums.data(), runs.counts.data(), bins_);
       for (std::size_t k = 0; k < n; ++k) {
-        mi::binned_sums(runs, pre, shifts_[k], sums.data(), bins_);
+        // Shifting the phase by s pairs phi(t + s) with A(t), which is A shifted by T - s against phi.
+        const std::int64_t shift = timelag_ ? (length_ - shifts_[k]) % length_ : shifts_[k];
+        mi::binned_sums(runs, pre, shift, sums.data(), bins_);
         surrogate[k * cells + cell] = mi::tort_mi(sums.data(), runs.counts.data(), bins_);
       }
     }

@@ -22,6 +22,7 @@ class SurrogatesStage final : public Stage {
 
   std::int64_t n_perm_ = 200;
   std::uint64_t seed_ = 42;
+  bool timelag_ = false;  // shift the phase instead of the amplitude
   bool explicit_min_shift_ = false;
   Duration min_shift_;
   std::vector<std::int64_t> given_shifts_;

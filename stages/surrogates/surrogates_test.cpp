@@ -4,6 +4,7 @@
 #include <set>
 
 #include "engine/errors.hpp"
+#include "stages/modulation_index/mi_math.hpp"
 #include "stages/surrogates/surrogate_math.hpp"
 #include "stages/surrogates/surrogates_stage.hpp"
 #include "tests/support/fixtures.hpp"
@@ -100,6 +101,58 @@ TEST(Surrogates, DefaultMinShiftIsOnePeriodOfLowestPhaseCentre) {
   for (const auto& s : resolved["shifts"]) {
     EXPECT_GE(s.get<std::int64_t>(), 64);
     EXPECT_LE(s.get<std::int64_t>(), 1024 - 64);
+  }
+}
+
+}  // namespace
+}  // namespace pacflow
+
+namespace pacflow {
+namespace {
+
+// timelag shifts the phase: its surrogate k is MI(phi((t + s_k) mod T), A(t)). Computed here
+// directly from the fixture's phase and amplitude with per-sample sums, independently of the stage.
+TEST(Surrogates, TimelagShiftsThePhaseInsteadOfTheAmplitude) {
+  const json m = testing::manifest("small");
+  const auto x = testing::load_floats(testing::data_dir() / "small" / "x.npy");
+  testing::StageHarness h(testing::fixture_stream("small"));
+  h.add("bandpass", {{"pha", m["pha_bands_hz"]}, {"amp", m["amp_bands_hz"]}}).add("hilbert").add("mi");
+  const std::vector<std::int64_t> shifts = {47, 300, 700};
+  h.add("surrogates", {{"shifts", shifts}, {"method", "timelag"}});
+  const Batch batch = h.run(x, 0, 1);
+  const auto phase = batch.at("phase").values<float>();
+  const auto amplitude = batch.at("amplitude").values<float>();
+  const std::size_t t = 1024, n_pha = 3, n_amp = 4;
+  const int bins = 18;
+  for (std::size_t p = 0; p < n_pha; ++p) {
+    for (std::size_t a = 0; a < n_amp; ++a) {
+      double sum = 0, squares = 0;
+      for (auto s : shifts) {
+        std::vector<double> sums(bins, 0.0);
+        std::vector<std::int64_t> counts(bins, 0);
+        for (std::size_t i = 0; i < t; ++i) {
+          const auto j = static_cast<std::size_t>(mi::phase_bin(phase[p * t + (i + static_cast<std::size_t>(s)) % t], bins));
+          sums[j] += amplitude[a * t + i];
+          ++counts[j];
+        }
+        const double v = mi::tort_mi(sums.data(), counts.data(), bins);
+        sum += v;
+        squares += v * v;
+      }
+      const double mean = sum / 3, std = std::sqrt(std::max(0.0, squares / 3 - mean * mean));
+      EXPECT_NEAR(batch.at("surrogate_mean").values<float>()[p * n_amp + a], mean, 1e-6) << p << "," << a;
+      EXPECT_NEAR(batch.at("surrogate_std").values<float>()[p * n_amp + a], std, 1e-6) << p << "," << a;
+    }
+  }
+}
+
+TEST(Surrogates, RefusesSwapTrialsByName) {
+  const ElementInfo info = stages::SurrogatesStage::info();
+  try {
+    stages::SurrogatesStage stage(Params({{"method", "swap_trials"}}, info.params));
+    FAIL();
+  } catch (const ParamError& e) {
+    EXPECT_NE(std::string(e.what()).find("swap_trials is not built yet"), std::string::npos);
   }
 }
 
