@@ -34,7 +34,7 @@ void PngSink::plan(const PlanContext& ctx) {
   count_.assign(sum_.size(), 0);
   const Shape& lead = ctx.stream().leading_dims;
   title_ = fmt::format("{}, mean over {} epochs x {} channels",
-                       tensor_ == "pac_z" ? "PAC z-score (time-shift surrogates)" : "Tort modulation index",
+                       tensor_ == "pac_z" ? "PAC z-score against surrogates" : "Tort modulation index",
                        lead.at(0), lead.at(1));
 }
 
