@@ -6,6 +6,7 @@
 #include <fstream>
 #include <string>
 
+#include "engine/atomic_file.hpp"
 #include "engine/tensor.hpp"
 
 namespace pacflow {
@@ -50,11 +51,5 @@ class NpyWriter {
   std::int64_t written_ = 0;
   bool open_ = false;
 };
-
-// Writes a whole file atomically (temp file + rename).
-void write_file_atomically(const std::filesystem::path& path, const std::string& content);
-
-// Unique temporary name beside `path`.
-std::filesystem::path temp_path_for(const std::filesystem::path& path);
 
 }  // namespace pacflow

@@ -1,16 +1,13 @@
 #include "stages/io/png/comodulogram_plot.hpp"
 
-#include <unistd.h>  // getpid
+#include "engine/atomic_file.hpp"
 
 #include <algorithm>
 #include <array>
-#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
-#include <fstream>
 #include <limits>
-#include <random>
 #include <stdexcept>
 #include <string_view>
 #include <system_error>
@@ -371,32 +368,10 @@ void write_png(const Image& image, const std::filesystem::path& path) {
                              image.width() * 3) == 0)
     throw std::runtime_error("write_png: PNG encoding failed for " + path.string());
 
-  // A unique hidden sibling, so the rename stays on one file system and is atomic.
-  std::random_device rd;
-  const std::uint64_t nonce = (static_cast<std::uint64_t>(rd()) << 32) | rd();
-  std::array<char, 17> hex{};
-  std::to_chars(hex.data(), hex.data() + 16, nonce, 16);
-  const fs::path tmp = path.parent_path() / ("." + path.filename().string() + ".tmp-" +
-                                              std::to_string(::getpid()) + "-" + hex.data());
-
-  std::error_code ignored;
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    out.write(reinterpret_cast<const char*>(bytes.data()),
-              static_cast<std::streamsize>(bytes.size()));
-    out.close();
-    if (!out) {
-      fs::remove(tmp, ignored);
-      throw std::runtime_error("write_png: cannot write " + path.string() + " (temp file " +
-                               tmp.string() + ")");
-    }
-  }
-  std::error_code ec;
-  fs::rename(tmp, path, ec);
-  if (ec) {
-    fs::remove(tmp, ignored);
-    throw std::runtime_error("write_png: cannot rename temp file to " + path.string() + ": " +
-                             ec.message());
+  try {
+    write_file_atomically(path, std::string(bytes.begin(), bytes.end()));
+  } catch (const std::exception& e) {
+    throw std::runtime_error("write_png: cannot write " + path.string() + ": " + e.what());
   }
 }
 
