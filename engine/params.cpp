@@ -26,7 +26,7 @@ std::string param_type_name(ParamType type) {
 }
 
 std::int64_t Duration::samples(double sample_rate) const {
-  return static_cast<std::int64_t>(std::llround(seconds ? value * sample_rate : value));
+  return static_cast<std::int64_t>(std::llround(samples_exact(sample_rate)));
 }
 
 Duration parse_duration(const std::string& param, const json& value) {
