@@ -1,7 +1,10 @@
 # Project-wide compile options, applied through the pacflow_options interface target.
 add_library(pacflow_options INTERFACE)
 target_compile_options(pacflow_options INTERFACE
-  $<$<COMPILE_LANGUAGE:CXX>:-Wall -Wextra -Wpedantic -Wshadow -Wconversion -Wno-sign-conversion>)
+  $<$<COMPILE_LANGUAGE:CXX>:-Wall -Wextra -Wpedantic -Wshadow -Wconversion -Wno-sign-conversion>
+  # No fused multiply-adds behind our back: a build for another instruction set (or a -march=native
+  # one) must give the same bits, spec §9.
+  $<$<COMPILE_LANGUAGE:CXX>:-ffp-contract=off>)
 if(PACFLOW_WERROR)
   target_compile_options(pacflow_options INTERFACE $<$<COMPILE_LANGUAGE:CXX>:-Werror>)
 endif()

@@ -6,3 +6,12 @@
 #else
 #define PACFLOW_HD
 #endif
+
+// Shared arithmetic that CPU kernels also call on vector types (simd::Lanes) from functions compiled
+// per instruction set (PACFLOW_CPU_CLONES): it must be inlined into each clone, because a call
+// between code built for different vector widths would pass the vectors by different conventions.
+#if defined(__CUDACC__)
+#define PACFLOW_HD_INLINE __host__ __device__ __forceinline__
+#else
+#define PACFLOW_HD_INLINE inline __attribute__((always_inline))
+#endif

@@ -1,11 +1,39 @@
 #include "stages/hilbert/analytic_signal.hpp"
 
 #include <algorithm>
+#include <cstring>
 #include <stdexcept>
 
+#include "stages/common/lanes.hpp"
 #include "stages/hilbert/hilbert_math.hpp"
 
 namespace pacflow::hilbert {
+
+namespace {
+
+// Phases of t samples, a vector of Bytes at a time (the tail one by one with the same arithmetic).
+template <int Bytes>
+__attribute__((always_inline)) inline void write_phases(const fftwf_complex* z, std::size_t t, float* out) {
+  using Float = typename simd::Simd<Bytes>::Float;
+  constexpr auto lanes = static_cast<std::size_t>(simd::Simd<Bytes>::floats);
+  std::size_t i = 0;
+  for (; i + lanes <= t; i += lanes) {
+    Float re, im;
+    for (std::size_t l = 0; l < lanes; ++l) {
+      re[l] = z[i + l][0];
+      im[l] = z[i + l][1];
+    }
+    const Float phase = phase_atan2(im, re);
+    std::memcpy(out + i, &phase, sizeof(phase));
+  }
+  for (; i < t; ++i) out[i] = phase_of(z[i][0], z[i][1]);
+}
+
+PACFLOW_TARGET_64 void write_phases_64(const fftwf_complex* z, std::size_t t, float* out) { write_phases<64>(z, t, out); }
+PACFLOW_TARGET_32 void write_phases_32(const fftwf_complex* z, std::size_t t, float* out) { write_phases<32>(z, t, out); }
+void write_phases_16(const fftwf_complex* z, std::size_t t, float* out) { write_phases<16>(z, t, out); }
+
+}  // namespace
 
 AnalyticSignal::AnalyticSignal(std::int64_t series_length, std::int64_t fft_length)
     : length_(series_length),
@@ -40,7 +68,8 @@ void AnalyticSignal::apply(std::span<const float> x, Output what, Workspace& ws,
   inverse_.complex(s, z);
   const float scale = 1.0f / static_cast<float>(n_);
   if (what == Output::Phase) {
-    for (std::size_t i = 0; i < t; ++i) out[i] = phase_of(z[i][0], z[i][1]);
+    const int width = simd::simd_width();
+    (width == 64 ? write_phases_64 : (width == 32 ? write_phases_32 : write_phases_16))(z, t, out);
   } else {
     for (std::size_t i = 0; i < t; ++i) out[i] = amplitude_of(z[i][0] * scale, z[i][1] * scale);
   }

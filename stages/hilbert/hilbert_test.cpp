@@ -3,6 +3,7 @@
 #include <numbers>
 
 #include "stages/common/fast_length.hpp"
+#include "stages/common/lanes.hpp"
 #include "stages/hilbert/hilbert_math.hpp"
 #include "tests/support/fixtures.hpp"
 
@@ -27,6 +28,44 @@ TEST(Hilbert, AnalyticWeightsMatchScipy) {
   EXPECT_EQ(hilbert::analytic_weight(3, 7), 2.0f);
   EXPECT_EQ(hilbert::analytic_weight(4, 7), 0.0f);
   EXPECT_EQ(hilbert::phase_of(-1.0f, -0.0f), std::numbers::pi_v<float>);  // (−π, π]
+}
+
+// Every vector width computes the scalar function's bits.
+template <int Bytes>
+void expect_vector_phases_equal_scalar(const std::vector<float>& res, const std::vector<float>& ims) {
+  using Float = simd::Simd<Bytes>::Float;
+  constexpr std::size_t lanes = simd::Simd<Bytes>::floats;
+  for (std::size_t i = 0; i + lanes <= res.size(); i += lanes) {
+    Float re, im;
+    for (std::size_t l = 0; l < lanes; ++l) {
+      re[l] = res[i + l];
+      im[l] = ims[i + l];
+    }
+    const Float v = hilbert::phase_atan2(im, re);
+    for (std::size_t l = 0; l < lanes; ++l) ASSERT_EQ(v[l], hilbert::phase_of(res[i + l], ims[i + l])) << Bytes;
+  }
+}
+
+TEST(Hilbert, PhaseAtan2IsWithinAboutOneUlpOfPiAndVectorsAgreeBitwise) {
+  double worst = 0;
+  std::vector<float> res, ims;
+  for (int i = -300; i <= 300; ++i)
+    for (int j = -300; j <= 300; ++j) {
+      const auto re = static_cast<float>(i) * 0.37f, im = static_cast<float>(j) * 0.53f;
+      const double exact = std::atan2(static_cast<double>(im), static_cast<double>(re));
+      double err = std::abs(static_cast<double>(hilbert::phase_of(re, im)) - exact);
+      if (exact == -std::numbers::pi) err = std::abs(static_cast<double>(hilbert::phase_of(re, im)) - std::numbers::pi);
+      worst = std::max(worst, err);
+      res.push_back(re);
+      ims.push_back(im);
+    }
+  EXPECT_LT(worst, 3e-7);  // a float ulp of pi is 2.4e-7
+  EXPECT_EQ(hilbert::phase_of(0.0f, 0.0f), 0.0f);
+  EXPECT_FLOAT_EQ(hilbert::phase_of(0.0f, 2.0f), std::numbers::pi_v<float> / 2);
+  EXPECT_FLOAT_EQ(hilbert::phase_of(0.0f, -2.0f), -std::numbers::pi_v<float> / 2);
+  expect_vector_phases_equal_scalar<16>(res, ims);
+  expect_vector_phases_equal_scalar<32>(res, ims);
+  if (simd::simd_width() == 64) expect_vector_phases_equal_scalar<64>(res, ims);
 }
 
 void expect_phase_and_amplitude_match(const std::string& folder) {

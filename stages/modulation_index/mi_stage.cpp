@@ -5,8 +5,7 @@
 #include <vector>
 
 #include "engine/errors.hpp"
-#include "stages/modulation_index/binned_amplitude.hpp"
-#include "stages/modulation_index/mi_math.hpp"
+#include "stages/modulation_index/shifted_mi.hpp"
 
 namespace pacflow::stages {
 
@@ -44,34 +43,19 @@ void ModulationIndexStage::plan(PlanContext& ctx) {
   ctx.attributes()["mi_method"] = "tort";
 }
 
-void modulation_index_cells(const float* phase, const float* amplitude, std::int64_t n_pha, std::int64_t n_amp,
-                            std::int64_t length, int bins, double* out) {
-  const auto t = static_cast<std::size_t>(length);
-  const auto prefix = mi::wrapped_prefix_sums(amplitude, n_amp, length);
-  mi::PhaseRuns runs;
-  std::vector<double> sums(static_cast<std::size_t>(bins));
-  for (std::int64_t p = 0; p < n_pha; ++p) {
-    mi::phase_runs({phase + static_cast<std::size_t>(p) * t, t}, bins, runs);
-    for (std::int64_t a = 0; a < n_amp; ++a) {
-      mi::binned_sums(runs, prefix[static_cast<std::size_t>(a)].data(), 0, sums.data(), bins);
-      out[p * n_amp + a] = mi::tort_mi(sums.data(), runs.counts.data(), bins);
-    }
-  }
-}
-
 void ModulationIndexStage::process(Batch& batch) {
   const float* phase = batch.at("phase").values<float>().data();
   const float* amplitude = batch.at("amplitude").values<float>().data();
   float* pac = batch.emplace("pac", {n_pha_, n_amp_}, DType::Float32).values<float>().data();
   const auto t = static_cast<std::size_t>(length_);
+  const std::int64_t observed[1] = {0};
   oneapi::tbb::parallel_for(std::int64_t{0}, batch.series_count, [&](std::int64_t i) {
     const auto s = static_cast<std::size_t>(i);
     std::vector<double> cells(static_cast<std::size_t>(n_pha_ * n_amp_));
-    modulation_index_cells(phase + s * static_cast<std::size_t>(n_pha_) * t,
-                           amplitude + s * static_cast<std::size_t>(n_amp_) * t, n_pha_, n_amp_, length_, bins_,
-                           cells.data());
-    for (std::size_t c = 0; c < cells.size(); ++c)
-      pac[s * cells.size() + c] = static_cast<float>(cells[c]);
+    const mi::SeriesBands series{phase + s * static_cast<std::size_t>(n_pha_) * t,
+                                 amplitude + s * static_cast<std::size_t>(n_amp_) * t, n_pha_, n_amp_, length_};
+    mi::shifted_modulation_index(series, bins_, observed, cells.data());
+    for (std::size_t c = 0; c < cells.size(); ++c) pac[s * cells.size() + c] = static_cast<float>(cells[c]);
   });
 }
 

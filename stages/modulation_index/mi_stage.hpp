@@ -20,8 +20,4 @@ class ModulationIndexStage final : public Stage {
   std::int64_t n_amp_ = 0;
 };
 
-// MI of every cell of one series, in double: out[p * n_amp + a].
-void modulation_index_cells(const float* phase, const float* amplitude, std::int64_t n_pha, std::int64_t n_amp,
-                            std::int64_t length, int bins, double* out);
-
 }  // namespace pacflow::stages

@@ -3,7 +3,8 @@
 #include <numbers>
 #include <vector>
 
-#include "stages/modulation_index/binned_amplitude.hpp"
+#include "stages/common/lanes.hpp"
+#include "stages/modulation_index/shifted_mi.hpp"
 #include "stages/modulation_index/mi_math.hpp"
 #include "tests/support/fixtures.hpp"
 
@@ -33,26 +34,105 @@ TEST(ModulationIndex, UniformAmplitudeGivesZeroAndOneBinGivesOne) {
   EXPECT_NEAR(mi::tort_mi(two, sparse, bins), 1.0 - std::log(2.0) / std::log(4.0), 1e-15);
 }
 
-TEST(ModulationIndex, RunSumsEqualPerSampleSumsForEveryShift) {
-  const std::size_t t = 257;
-  std::vector<float> phase(t), amplitude(t);
+// The MI of a phase series against a shifted amplitude series, straight from spec §5 and §6: one
+// pass over the samples, plain sums, std::log. The fast kernel must agree with it.
+double direct_mi(const float* phase, const float* amplitude, std::size_t t, std::int64_t shift, int bins) {
+  std::vector<double> sums(static_cast<std::size_t>(bins), 0.0), means(sums.size(), 0.0);
+  std::vector<std::int64_t> counts(sums.size(), 0);
   for (std::size_t i = 0; i < t; ++i) {
-    phase[i] = static_cast<float>(std::remainder(0.11 * static_cast<double>(i) + 0.3 * std::sin(static_cast<double>(i)),
-                                                 2 * std::numbers::pi));
-    amplitude[i] = 1.0f + 0.5f * static_cast<float>(std::cos(0.05 * static_cast<double>(i * i % 101)));
+    const auto j = static_cast<std::size_t>(mi::phase_bin(phase[i], bins));
+    sums[j] += amplitude[(i + static_cast<std::size_t>(shift)) % t];
+    ++counts[j];
   }
-  const int bins = 18;
-  mi::PhaseRuns runs;
-  mi::phase_runs(phase, bins, runs);
-  std::vector<double> prefix;
-  mi::wrapped_prefix_sums(amplitude, prefix);
-  for (std::int64_t shift : {0, 1, 100, 256}) {
-    std::vector<double> sums(bins), direct(bins, 0.0);
-    mi::binned_sums(runs, prefix.data(), shift, sums.data(), bins);
+  double total = 0;
+  for (std::size_t j = 0; j < sums.size(); ++j)
+    if (counts[j] > 0) total += means[j] = sums[j] / static_cast<double>(counts[j]);
+  double entropy = 0;
+  for (double m : means)
+    if (m > 0) entropy += m / total * std::log(m / total);
+  return 1.0 + entropy / std::log(static_cast<double>(bins));
+}
+
+struct KernelCase {
+  std::size_t length;
+  std::int64_t n_pha;
+  std::int64_t n_amp;
+  int bins;
+};
+
+class ShiftedKernel : public ::testing::TestWithParam<KernelCase> {};
+
+// Every cell and shift, for band counts below, at and above the 8-lane groups, lengths that are not
+// multiples of the 256-sample time block, slow and fast phases (long and short runs) and bins
+// that stay empty.
+TEST_P(ShiftedKernel, EqualsPerSampleDefinitionForEveryCellAndShift) {
+  const KernelCase c = GetParam();
+  const std::size_t t = c.length;
+  std::vector<float> phase(static_cast<std::size_t>(c.n_pha) * t), amplitude(static_cast<std::size_t>(c.n_amp) * t);
+  for (std::size_t p = 0; p < static_cast<std::size_t>(c.n_pha); ++p)
+    for (std::size_t i = 0; i < t; ++i) {
+      const double x = static_cast<double>(i);
+      phase[p * t + i] = static_cast<float>(
+          std::remainder(0.01 * static_cast<double>(p + 1) * x * (p % 3 == 2 ? 9.0 : 1.0) + 0.4 * std::sin(0.7 * x),
+                         2 * std::numbers::pi));
+    }
+  for (std::size_t a = 0; a < static_cast<std::size_t>(c.n_amp); ++a)
     for (std::size_t i = 0; i < t; ++i)
-      direct[static_cast<std::size_t>(mi::phase_bin(phase[i], bins))] += amplitude[(i + static_cast<std::size_t>(shift)) % t];
-    for (int j = 0; j < bins; ++j) EXPECT_NEAR(sums[j], direct[j], 1e-9) << "shift " << shift << " bin " << j;
+      amplitude[a * t + i] = 1.0f + 0.8f * static_cast<float>(std::cos(0.05 * static_cast<double>((i * (a + 3)) % 101)));
+  const std::vector<std::int64_t> shifts = {0, 1, static_cast<std::int64_t>(t / 2), static_cast<std::int64_t>(t) - 1};
+  const auto cells = static_cast<std::size_t>(c.n_pha * c.n_amp);
+  std::vector<double> out(shifts.size() * cells, -1.0);
+  const mi::SeriesBands series{phase.data(), amplitude.data(), c.n_pha, c.n_amp, static_cast<std::int64_t>(t)};
+  mi::shifted_modulation_index(series, c.bins, shifts, out.data());
+  // Every vector width (SSE2, AVX2, AVX-512 where the CPU has it) gives the same bits.
+  for (int width : {16, 32, 64}) {
+    if (width > simd::simd_width()) continue;
+    std::vector<double> other(out.size(), -1.0);
+    mi::shifted_modulation_index(series, c.bins, shifts, other.data(), width);
+    ASSERT_EQ(other, out) << width << "-byte vectors";
   }
+  for (std::size_t k = 0; k < shifts.size(); ++k)
+    for (std::size_t p = 0; p < static_cast<std::size_t>(c.n_pha); ++p)
+      for (std::size_t a = 0; a < static_cast<std::size_t>(c.n_amp); ++a) {
+        const double expected = direct_mi(phase.data() + p * t, amplitude.data() + a * t, t, shifts[k], c.bins);
+        // Float detrended prefix rows: ~1e-7 relative, far inside spec §9 (2e-5 + 1e-3 relative).
+        EXPECT_NEAR(out[k * cells + p * static_cast<std::size_t>(c.n_amp) + a], expected, 1e-9 + 1e-5 * expected)
+            << "shift " << shifts[k] << " phase band " << p << " amplitude band " << a;
+      }
+}
+
+INSTANTIATE_TEST_SUITE_P(Shapes, ShiftedKernel,
+                         ::testing::Values(KernelCase{257, 3, 1, 18}, KernelCase{1000, 4, 8, 18},
+                                           KernelCase{513, 2, 9, 12}, KernelCase{2048, 5, 17, 18},
+                                           KernelCase{300, 3, 3, 200}, KernelCase{64, 1, 2, 2},
+                                           // Longer than 4096 samples: the float sums are flushed
+                                           // into double ones along the way.
+                                           KernelCase{9000, 2, 3, 18}));
+
+TEST(ModulationIndex, ZeroAmplitudeGivesZeroInEveryLane) {
+  const std::size_t t = 300;
+  std::vector<float> phase(t), amplitude(2 * t, 0.0f);
+  for (std::size_t i = 0; i < t; ++i) phase[i] = static_cast<float>(std::remainder(0.1 * static_cast<double>(i), 6.283));
+  for (std::size_t i = 0; i < t; ++i) amplitude[t + i] = 2.0f;  // band 1: constant, so MI 0 as well
+  std::vector<double> out(2, -1.0);
+  const std::int64_t shifts[1] = {7};
+  mi::shifted_modulation_index({phase.data(), amplitude.data(), 1, 2, static_cast<std::int64_t>(t)}, 18, shifts,
+                               out.data());
+  EXPECT_EQ(out[0], 0.0);
+  EXPECT_NEAR(out[1], 0.0, 1e-15);
+}
+
+TEST(PositiveLog, MatchesStdLogWithinTwoUlpFromTinyToHuge) {
+  double worst = 0;
+  for (double x = 1e-300; x < 1e300; x *= 1.0137) {
+    for (double y : {x, std::nextafter(1.0, 0.0) * x, 1.0 + 1e-12}) {
+      const double ours = math::positive_log<double, std::int64_t>(y);
+      const double ref = std::log(y);
+      worst = std::max(worst, std::abs(ours - ref) / std::max(std::abs(ref), 1e-300));
+    }
+  }
+  EXPECT_LT(worst, 4.5e-16);
+  EXPECT_EQ((math::positive_log<double, std::int64_t>(1.0)), 0.0);
 }
 
 void expect_mi_matches(const std::string& folder) {

@@ -7,8 +7,7 @@
 #include <oneapi/tbb/parallel_for.h>
 
 #include "engine/errors.hpp"
-#include "stages/modulation_index/binned_amplitude.hpp"
-#include "stages/modulation_index/mi_math.hpp"
+#include "stages/modulation_index/shifted_mi.hpp"
 #include "stages/surrogates/surrogate_math.hpp"
 
 namespace pacflow::stages {
@@ -121,36 +120,21 @@ void SurrogatesStage::plan(PlanContext& ctx) {
 }
 
 void SurrogatesStage::process_series(const float* phase, const float* amplitude, float* const outputs[5]) const {
-  const auto t = static_cast<std::size_t>(length_);
   const auto cells = static_cast<std::size_t>(n_pha_ * n_amp_);
   const auto n = static_cast<std::size_t>(n_perm_);
-  const auto prefix = mi::wrapped_prefix_sums(amplitude, n_amp_, length_);
-
-  std::vector<double> observed(cells);
-  std::vector<double> surrogate(n * cells);  // [k][cell]
-  std::vector<double> sums(static_cast<std::size_t>(bins_));
-  mi::PhaseRuns runs;
-  for (std::int64_t p = 0; p < n_pha_; ++p) {
-    mi::phase_runs({phase + static_cast<std::size_t>(p) * t, t}, bins_, runs);
-    for (std::int64_t a = 0; a < n_amp_; ++a) {
-      const double* pre = prefix[static_cast<std::size_t>(a)].data();
-      const auto cell = static_cast<std::size_t>(p * n_amp_ + a);
-      mi::binned_sums(runs, pre, 0, sums.data(), bins_);
-      observed[cell] = mi::tort_mi(sums.data(), runs.counts.data(), bins_);
-      for (std::size_t k = 0; k < n; ++k) {
-        // Shifting the phase by s pairs phi(t + s) with A(t), which is A shifted by T - s against phi.
-        const std::int64_t shift = timelag_ ? (length_ - shifts_[k]) % length_ : shifts_[k];
-        mi::binned_sums(runs, pre, shift, sums.data(), bins_);
-        surrogate[k * cells + cell] = mi::tort_mi(sums.data(), runs.counts.data(), bins_);
-      }
-    }
-  }
+  // Row 0: the observed alignment; row k + 1: surrogate k. Shifting the phase by s (timelag) pairs
+  // phi(t + s) with A(t), which is A shifted by T - s against phi.
+  std::vector<std::int64_t> shifts(n + 1, 0);
+  for (std::size_t k = 0; k < n; ++k) shifts[k + 1] = timelag_ ? (length_ - shifts_[k]) % length_ : shifts_[k];
+  std::vector<double> mi_values((n + 1) * cells);  // [row][cell]
+  mi::shifted_modulation_index({phase, amplitude, n_pha_, n_amp_, length_}, bins_, shifts, mi_values.data());
+  const double* observed = mi_values.data();
+  const double* surrogate = mi_values.data() + cells;
   std::vector<double> max_per_k(n);
   for (std::size_t k = 0; k < n; ++k)
-    max_per_k[k] = *std::max_element(surrogate.begin() + static_cast<std::ptrdiff_t>(k * cells),
-                                     surrogate.begin() + static_cast<std::ptrdiff_t>((k + 1) * cells));
+    max_per_k[k] = *std::max_element(surrogate + k * cells, surrogate + (k + 1) * cells);
   for (std::size_t c = 0; c < cells; ++c) {
-    const auto s = surrogates::cell_stats(observed[c], surrogate.data() + c, n_perm_, static_cast<std::int64_t>(cells));
+    const auto s = surrogates::cell_stats(observed[c], surrogate + c, n_perm_, static_cast<std::int64_t>(cells));
     const auto exceed = std::count_if(max_per_k.begin(), max_per_k.end(), [&](double m) { return m >= observed[c]; });
     outputs[0][c] = static_cast<float>(s.z);
     outputs[1][c] = static_cast<float>(s.mean);

@@ -1,0 +1,37 @@
+#pragma once
+// Tort MI of every (phase band, amplitude band) cell of one series, for the observed alignment and
+// for circular shifts of the amplitude: the hot loop of the mi and surrogates stages.
+//
+// How it is fast without changing the definition (spec §5, §6):
+// - Each phase sample is binned once per phase band, and the series is cut into runs of equal bin.
+// - Amplitude prefix sums (wrapped to 2T + 1 rows, detrended to float, see DetrendedRows) are laid
+//   out [time][16 amplitude bands], so the amplitude over a run [a, e) shifted by s is
+//   Q[e + s] − Q[a + s] (+ a known term): one 16-lane subtraction per run, band group and shift,
+//   whatever the run's length. Consecutive runs share their boundary, so each run costs one row
+//   load and one 16-lane add into its bin.
+// - Time goes in blocks of 256 samples, all phase bands per block, so the rows a block reads stay
+//   in L1 while every phase band uses them.
+// - The MI of several cells at a time comes from tort_mi_from_means on vectors (the same
+//   arithmetic as the scalar and CUDA forms), and the kernel is compiled per vector width and
+//   instruction set (stages/common/lanes.hpp).
+#include <cstdint>
+#include <span>
+
+namespace pacflow::mi {
+
+struct SeriesBands {
+  const float* phase = nullptr;      // [n_pha][length]
+  const float* amplitude = nullptr;  // [n_amp][length]
+  std::int64_t n_pha = 0;
+  std::int64_t n_amp = 0;
+  std::int64_t length = 0;
+};
+
+// out[k · n_pha · n_amp + p · n_amp + a] = MI of phase band p against amplitude band a circularly
+// shifted by shifts[k], A((t + shifts[k]) mod T), with 0 <= shifts[k] < T. Runs the amplitude band
+// groups in parallel (oneTBB, nested inside any caller's parallelism). simd_bytes picks the vector
+// width (16, 32 or 64 bytes; 0 = the widest this CPU has); every width gives the same bits.
+void shifted_modulation_index(const SeriesBands& series, int bins, std::span<const std::int64_t> shifts, double* out,
+                              int simd_bytes = 0);
+
+}  // namespace pacflow::mi
