@@ -1,9 +1,12 @@
 // Per-stage throughput on the reference workload's series (W1: 2048 samples at 512 Hz, bands
-// 2:20:10 x 60:160:10, 18 bins, 200 surrogates), one batch of 16 series per iteration, and the
-// whole W1 pipeline. Counters: series per second.
+// 2:20:10 x 60:160:10, 18 bins, 200 surrogates), one batch of 16 series per iteration (counter:
+// series per second), and the reference workloads W1-W3 end to end.
 #include <benchmark/benchmark.h>
 
+#include <filesystem>
+
 #include "engine/pipeline.hpp"
+#include "pipelines/pipe_format.hpp"
 #include "stages/builtin.hpp"
 #include "stages/synthetic/synthetic_source.hpp"
 
@@ -54,21 +57,20 @@ void BM_Stage(benchmark::State& state) {
 }
 BENCHMARK(BM_Stage)->DenseRange(0, 3)->Unit(benchmark::kMillisecond)->UseRealTime();
 
-// W1 end to end in memory: 8 epochs x 16 channels x 2048 samples, results to a npy sink in /tmp.
-void BM_PipelineW1(benchmark::State& state) {
+// The reference workloads end to end, as pipeline_cli runs them (pipelines/bench/wN.pipe), with the
+// results written to a scratch directory. W2 takes several seconds per iteration.
+void BM_Workload(benchmark::State& state) {
+  const std::string name = "w" + std::to_string(state.range(0));
+  const std::string out = (std::filesystem::temp_directory_path() / ("pacflow_bench_" + name)).string();
   for (auto _ : state) {
-    Pipeline(stages::builtin_registry())
-        .source("synthetic", {{"epochs", 8}, {"channels", 16}, {"n_times", kLength}})
-        .stage("bandpass", {{"pha", "2:20:10"}, {"amp", "60:160:10"}})
-        .stage("hilbert")
-        .stage("mi")
-        .stage("surrogates", {{"n", 200}})
-        .sink("npy", {{"dir", "/tmp/pacflow_bench_w1"}})
-        .run();
+    Pipeline pipeline(stages::builtin_registry());
+    load_pipe_file(std::string(PACFLOW_SOURCE_DIR) + "/pipelines/bench/" + name + ".pipe", pipeline);
+    pipeline.redirect_outputs(out).run();
   }
-  state.counters["series_per_s"] = benchmark::Counter(128.0, benchmark::Counter::kIsIterationInvariantRate);
+  std::filesystem::remove_all(out);
+  state.SetLabel(name);
 }
-BENCHMARK(BM_PipelineW1)->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(3);
+BENCHMARK(BM_Workload)->DenseRange(1, 3)->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(1);
 
 }  // namespace
 }  // namespace pacflow

@@ -22,6 +22,7 @@ packages=(
   libssl-dev            # SHA-256 of input files (libcrypto)
   libgtest-dev libgmock-dev googletest
   libbenchmark-dev
+  time                  # /usr/bin/time: peak RSS in bench/run_workloads.sh
 )
 
 missing=()

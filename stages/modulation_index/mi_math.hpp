@@ -10,11 +10,14 @@
 
 namespace pacflow::mi {
 
-// Bin of a phase in (−π, π]: floor((φ + π) · bins / 2π), clamped to [0, bins − 1].
+// Bin of a phase in (−π, π]: floor((φ + π) · bins / 2π), clamped to [0, bins − 1]. For x >= 0
+// truncation is floor, and any x < 0 (float(−π) lies just below −π) clamps to 0 either way, so no
+// libm floor call is needed; a NaN phase lands in bin 0.
 PACFLOW_HD inline int phase_bin(float phase, int bins) {
   const double pi = std::numbers::pi;
-  const auto j = static_cast<int>(std::floor((static_cast<double>(phase) + pi) * bins / (2.0 * pi)));
-  return j < 0 ? 0 : (j >= bins ? bins - 1 : j);
+  const double x = (static_cast<double>(phase) + pi) * bins / (2.0 * pi);
+  const int j = x >= 0 ? static_cast<int>(x < bins ? x : bins) : 0;
+  return j >= bins ? bins - 1 : j;
 }
 
 // 1 / count_j, or 0 for an empty bin, which then has mean 0 and p_j = 0 (left out).

@@ -41,12 +41,16 @@ RunTable make_run_table(const SeriesBands& series, int bins) {
   const auto cells = n_pha * static_cast<std::size_t>(bins);
   std::vector<std::vector<std::int32_t>> ends(n_pha), run_cells(n_pha);  // per phase band, in time order
   std::vector<std::int64_t> counts(cells, 0);
+  std::vector<std::int32_t> sample_bins(static_cast<std::size_t>(t));
   for (std::size_t p = 0; p < n_pha; ++p) {
     const float* phase = series.phase + p * static_cast<std::size_t>(t);
-    int bin = phase_bin(phase[0], bins);
+    for (std::int32_t i = 0; i < t; ++i) sample_bins[static_cast<std::size_t>(i)] = phase_bin(phase[i], bins);
+    ends[p].reserve(static_cast<std::size_t>(t));
+    run_cells[p].reserve(static_cast<std::size_t>(t));
+    int bin = sample_bins[0];
     std::int32_t start = 0;
     for (std::int32_t i = 1; i <= t; ++i) {
-      const int next = i < t ? phase_bin(phase[i], bins) : -1;
+      const int next = i < t ? sample_bins[static_cast<std::size_t>(i)] : -1;
       if (next == bin) continue;
       const auto cell = static_cast<std::int32_t>(p) * bins + bin;
       ends[p].push_back(i);
@@ -57,6 +61,8 @@ RunTable make_run_table(const SeriesBands& series, int bins) {
     }
   }
   RunTable table;
+  table.end_row.reserve(n_pha * static_cast<std::size_t>(t));
+  table.cell_bin.reserve(n_pha * static_cast<std::size_t>(t));
   for (std::int64_t count : counts) {
     table.inverse_counts.push_back(inverse_count(count));
     table.occupied.push_back(count > 0 ? 1.0 : 0.0);

@@ -1,0 +1,37 @@
+// Peak memory does not grow with the input (issue 4): the same pipeline on 16x more series keeps
+// the CLI's peak RSS flat, because batches stream through a bounded number of slots and the npy
+// sink writes rows as they come.
+#include <gtest/gtest.h>
+#include <sys/resource.h>
+
+#include "tests/support/cli_runner.hpp"
+
+namespace pacflow {
+namespace {
+
+// Largest peak RSS (KiB) among the children this process has waited for, pipeline_cli included.
+long children_peak_rss_kib() {
+  rusage usage{};
+  getrusage(RUSAGE_CHILDREN, &usage);
+  return usage.ru_maxrss;
+}
+
+TEST(Streaming, PeakMemoryStaysFlatWhenTheInputGrowsSixteenfold) {
+  testing::ScratchDir dir("streaming_rss");
+  const std::string pipe = dir.write("grow.pipe",
+                                     "source synthetic fs=512 epochs=2 channels=16 n_times=4096\n"
+                                     "stage bandpass pha=4:12:3 amp=60:120:3\n"
+                                     "stage hilbert\nstage mi\nstage surrogates n=20\n"
+                                     "sink npy dir=out\n")
+                               .string();
+  ASSERT_EQ(testing::run_cli("run -q --batch 8 " + pipe, dir.path()).exit_code, 0);
+  const long small = children_peak_rss_kib();
+  const auto large = testing::run_cli("run -q --batch 8 --set source.epochs=32 " + pipe, dir.path());
+  ASSERT_EQ(large.exit_code, 0) << large.err;
+  const long peak = children_peak_rss_kib();  // the larger of the two runs
+  std::printf("peak RSS: 32 series %ld KiB, 512 series %ld KiB\n", small, peak);
+  EXPECT_LE(peak, small + small / 4 + 16 * 1024) << "peak RSS grew with the input";
+}
+
+}  // namespace
+}  // namespace pacflow
