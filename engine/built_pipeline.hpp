@@ -14,18 +14,21 @@ struct BuiltStage {
   std::unique_ptr<Stage> stage;
   std::vector<std::string> drop_after;  // tensors no later element reads
   json resolved;
+  std::vector<std::string> reads, writes;
 };
 
 struct BuiltSink {
   std::string name;
   std::unique_ptr<Sink> sink;
   json resolved;
+  std::vector<std::string> reads;
 };
 
 struct BuiltPipeline {
   std::unique_ptr<Source> source;
   std::string source_name;
   json source_resolved;
+  std::vector<std::string> source_writes;
   StreamInfo stream;
   std::vector<BuiltStage> stages;
   std::vector<BuiltSink> sinks;

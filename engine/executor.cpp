@@ -102,6 +102,8 @@ json Pipeline::run(const RunOptions& options) const {
       built.source->read(batch->first_series, batch->series_count, signal.values<float>().data());
     });
     source_timing.add(start);
+    if (options.trace)
+      options.trace->record("source", built.source_name, "cpu", batch->index, batch->series_count, start, Clock::now());
     return batch;
   });
 
@@ -114,11 +116,14 @@ json Pipeline::run(const RunOptions& options) const {
     auto& stage = built.stages[i];
     auto& timing = timings[i];
     stage_nodes.push_back(std::make_unique<flow::function_node<BatchPtr, BatchPtr>>(
-        graph, flow::unlimited, [&stage, &timing](BatchPtr batch) {
+        graph, flow::unlimited, [&stage, &timing, &options](BatchPtr batch) {
           const Clock::time_point start = Clock::now();
           guarded("stage", stage.name, batch->index, [&] { stage.stage->process(*batch); });
           for (const auto& name : stage.drop_after) batch->tensors.erase(name);
           timing.add(start);
+          if (options.trace)
+            options.trace->record("stage", stage.name, stage.device, batch->index, batch->series_count, start,
+                                  Clock::now());
           return batch;
         }));
     flow::make_edge(*upstream, *stage_nodes.back());
@@ -136,6 +141,9 @@ json Pipeline::run(const RunOptions& options) const {
           const Clock::time_point start = Clock::now();
           guarded("sink", built.sinks[s].name, batch->index, [&] { built.sinks[s].sink->consume(*batch); });
           sink_timings[s].add(start);
+          if (options.trace)
+            options.trace->record("sink", built.sinks[s].name, "cpu", batch->index, batch->series_count, start,
+                                  Clock::now());
         }
         ++delivered;
         if (options.on_progress) options.on_progress({delivered, batch_count, seconds_since(run_start)});

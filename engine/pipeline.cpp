@@ -170,26 +170,36 @@ BuiltPipeline build(const Registry& registry, const std::vector<ElementSpec>& el
                      source_spec.where);
 
   PlanContext ctx(built.stream);
+  for (const auto& t : ctx.tensors()) built.source_writes.push_back(t.name);
   std::vector<std::vector<std::string>> reads;  // per stage
   for (std::size_t i = 1; i < elements.size(); ++i) {
     const ElementSpec& spec = elements[i];
     const ElementInfo* info = registry.find(spec.kind, spec.name);
     const Params params = checked_params(*info, spec);
     ctx.begin_element();
+    const std::size_t declared_before = ctx.tensors().size();
+    const auto declared_since = [&] {
+      std::vector<std::string> names;
+      for (std::size_t t = declared_before; t < ctx.tensors().size(); ++t) names.push_back(ctx.tensors()[t].name);
+      return names;
+    };
     try {
       if (spec.kind == ElementKind::Stage) {
         check_device(spec, params.string("on"));
-        BuiltStage stage{spec.name, params.string("on"), info->make_stage(params), {}, {}};
+        BuiltStage stage{spec.name, params.string("on"), info->make_stage(params), {}, {}, {}, {}};
         stage.stage->plan(ctx);
         stage.resolved = params.all();
         stage.resolved.update(ctx.take_resolved());
         reads.push_back(ctx.reads_of_current());
+        stage.reads = ctx.reads_of_current();
+        stage.writes = declared_since();
         built.stages.push_back(std::move(stage));
       } else {
-        BuiltSink sink{spec.name, info->make_sink(params), {}};
+        BuiltSink sink{spec.name, info->make_sink(params), {}, {}};
         sink.sink->plan(ctx);
         sink.resolved = params.all();
         sink.resolved.update(ctx.take_resolved());
+        sink.reads = ctx.reads_of_current();
         built.sinks.push_back(std::move(sink));
       }
     } catch (...) {
@@ -232,11 +242,19 @@ json describe(const BuiltPipeline& built) {
   // Facts published by the stages (band edges, …) sit at the top level.
   for (const auto& [key, value] : built.attributes.items()) report[key] = value;
   json elements = json::array();
-  elements.push_back({{"kind", "source"}, {"name", built.source_name}, {"params", built.source_resolved}});
+  elements.push_back({{"kind", "source"},
+                      {"name", built.source_name},
+                      {"params", built.source_resolved},
+                      {"writes", built.source_writes}});
   for (const auto& s : built.stages)
-    elements.push_back({{"kind", "stage"}, {"name", s.name}, {"device", s.device}, {"params", s.resolved}});
+    elements.push_back({{"kind", "stage"},
+                        {"name", s.name},
+                        {"device", s.device},
+                        {"params", s.resolved},
+                        {"reads", s.reads},
+                        {"writes", s.writes}});
   for (const auto& s : built.sinks)
-    elements.push_back({{"kind", "sink"}, {"name", s.name}, {"params", s.resolved}});
+    elements.push_back({{"kind", "sink"}, {"name", s.name}, {"params", s.resolved}, {"reads", s.reads}});
   report["pipeline"] = elements;
   report["tensors"] = built.tensors;
   report["warnings"] = built.warnings;

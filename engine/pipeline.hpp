@@ -18,6 +18,7 @@
 
 #include "engine/errors.hpp"
 #include "engine/registry.hpp"
+#include "engine/trace.hpp"
 
 namespace pacflow {
 
@@ -39,6 +40,7 @@ struct RunOptions {
   std::int64_t batch_size = 0;  // series per batch; 0 chooses one
   int max_in_flight = 0;        // batches alive at once; 0 chooses one
   std::function<void(const Progress&)> on_progress;  // called from the sink thread
+  TraceRecorder* trace = nullptr;                    // records a span per element and batch when set
 };
 
 class Pipeline {

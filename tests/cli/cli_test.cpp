@@ -129,6 +129,43 @@ TEST(Cli, ValidateChecksWithoutWriting) {
   EXPECT_FALSE(fs::exists(dir / "out"));
 }
 
+TEST(Cli, GraphPrintsDotOrWritesItWithoutRunning) {
+  const ScratchDir dir("cli");
+  dir.write("p.pipe", small_pipe(fixture_input()));
+  const auto printed = run_cli("graph p.pipe", dir.path());
+  ASSERT_EQ(printed.exit_code, 0) << printed.err;
+  EXPECT_EQ(printed.out.rfind("digraph pacflow {", 0), 0u);
+  EXPECT_NE(printed.out.find("-> n2 [label=\"filtered_pha\\nfiltered_amp\"]"), std::string::npos) << printed.out;
+  const auto written = run_cli("graph p.pipe -o g.dot", dir.path());
+  ASSERT_EQ(written.exit_code, 0) << written.err;
+  std::ifstream in(dir / "g.dot");
+  const std::string dot((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(dot, printed.out);
+  EXPECT_FALSE(fs::exists(dir / "out"));
+  EXPECT_EQ(run_cli("graph missing.pipe", dir.path()).exit_code, 2);
+}
+
+TEST(Cli, TraceWritesAChromeTraceWithASpanPerElementAndBatch) {
+  const ScratchDir dir("cli");
+  dir.write("p.pipe", small_pipe(fixture_input()));
+  const auto r = run_cli("run p.pipe -q --batch 2 --trace trace.json", dir.path());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::ifstream in(dir / "trace.json");
+  const json trace = json::parse(in);
+  std::size_t spans = 0;
+  for (const auto& e : trace.at("traceEvents"))
+    if (e.at("ph") == "X") ++spans;
+  EXPECT_EQ(spans, 3u * 5u);  // 6 series in 3 batches of 2; source, 3 stages, sink
+}
+
+TEST(Cli, DevicesListsTheCpu) {
+  const ScratchDir dir("cli");
+  const auto r = run_cli("devices", dir.path());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out.rfind("cpu", 0), 0u) << r.out;
+  EXPECT_NE(r.out.find("cuda"), std::string::npos) << r.out;
+}
+
 TEST(Cli, OutRedirectsEverySinkAndSetOverridesParameters) {
   const ScratchDir dir("cli");
   dir.write("p.pipe", small_pipe(fixture_input()) + "sink png path=plots/c.png\n");

@@ -3,10 +3,13 @@
 #include <atomic>
 #include <chrono>
 #include <gtest/gtest.h>
+#include <map>
 #include <mutex>
+#include <set>
 #include <thread>
 
 #include "engine/errors.hpp"
+#include "engine/graph_dot.hpp"
 #include "engine/pipeline.hpp"
 
 namespace pacflow {
@@ -167,6 +170,40 @@ TEST(Executor, ReportsProgressForEveryBatch) {
   Pipeline(t.registry).source("count").stage("double").sink("record").run(options);
   ASSERT_EQ(done.size(), 8u);
   EXPECT_EQ(done.back(), 8);
+}
+
+TEST(Executor, TraceHasOneSpanPerElementAndBatchInChromeFormat) {
+  TestRegistry t;
+  TraceRecorder trace;
+  RunOptions options{4, 3, {}, &trace};
+  Pipeline(t.registry).source("count").stage("double", {{"sleep_ms", 1}}).sink("record").run(options);
+  const json events = trace.to_json().at("traceEvents");
+  std::map<std::string, std::set<std::int64_t>> batches;  // element -> batches seen
+  std::size_t spans = 0;
+  for (const auto& e : events) {
+    if (e.at("ph") == "M") continue;  // process and thread names
+    ASSERT_EQ(e.at("ph"), "X");
+    EXPECT_GE(e.at("ts").get<double>(), 0.0);
+    EXPECT_GE(e.at("dur").get<double>(), 0.0);
+    EXPECT_EQ(e.at("args").at("device"), "cpu");
+    EXPECT_TRUE(batches[e.at("name").get<std::string>()].insert(e.at("args").at("batch").get<std::int64_t>()).second)
+        << "a second span for one element and batch";
+    ++spans;
+  }
+  EXPECT_EQ(spans, 3u * 10u);  // source, stage and sink for each of ceil(40 / 4) batches
+  for (const char* element : {"count", "double", "record"}) EXPECT_EQ(batches[element].size(), 10u) << element;
+}
+
+TEST(Graph, DotHasANodePerElementAndAnEdgePerTensorFlow) {
+  TestRegistry t;
+  const json plan = Pipeline(t.registry).source("count").stage("double").sink("record").validate();
+  const std::string dot = pipeline_dot(plan, 6);
+  EXPECT_EQ(dot.rfind("digraph pacflow {", 0), 0u);
+  EXPECT_NE(dot.find("n0 [label=\"count\\nsource\""), std::string::npos) << dot;
+  EXPECT_NE(dot.find("n1 [label=\"double\\nstage on cpu x1\"]"), std::string::npos) << dot;
+  EXPECT_NE(dot.find("n0 -> n1 [label=\"signal\"]"), std::string::npos) << dot;
+  EXPECT_NE(dot.find("n1 -> n2 [label=\"twice\"]"), std::string::npos) << dot;
+  EXPECT_NE(dot.find("at most 6 batches in flight"), std::string::npos) << dot;
 }
 
 TEST(Builder, RejectsUnknownElementWithSuggestion) {

@@ -6,9 +6,16 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <oneapi/tbb/info.h>
+
+#include "engine/atomic_file.hpp"
+#include "engine/graph_dot.hpp"
 #include "engine/pipeline.hpp"
 #include "pipelines/pipe_format.hpp"
 #include "stages/builtin.hpp"
+#if defined(PACFLOW_HAVE_CUDA)
+#include "engine/cuda/cuda_devices.hpp"
+#endif
 
 namespace {
 
@@ -80,7 +87,8 @@ class ProgressLine {
   bool printed_ = false;
 };
 
-int run_command(const PipelineArgs& args, const std::string& out_dir, std::int64_t batch, int in_flight, bool quiet) {
+int run_command(const PipelineArgs& args, const std::string& out_dir, std::int64_t batch, int in_flight, bool quiet,
+                const std::string& trace_path) {
   Pipeline pipeline = load(args);
   if (!out_dir.empty()) pipeline.redirect_outputs(out_dir);
   RunOptions options;
@@ -88,15 +96,20 @@ int run_command(const PipelineArgs& args, const std::string& out_dir, std::int64
   options.max_in_flight = in_flight;
   ProgressLine progress;
   if (!quiet) options.on_progress = [&progress](const Progress& p) { progress(p); };
+  TraceRecorder trace;
+  if (!trace_path.empty()) options.trace = &trace;
   const auto start = std::chrono::steady_clock::now();
   json report;
   try {
     report = pipeline.run(options);
   } catch (...) {
     progress.done();
+    // A failed run's trace shows what ran before the failure.
+    if (!trace_path.empty()) trace.write(trace_path);
     throw;
   }
   progress.done();
+  if (!trace_path.empty()) trace.write(trace_path);
   print_warnings(report);
   if (!quiet) {
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -114,6 +127,34 @@ int validate_command(const PipelineArgs& args) {
   fmt::print("{}: ok: {} elements, input shape {}\n", args.file, pipeline.elements().size(), shape.dump());
   for (const auto& e : plan["pipeline"])
     fmt::print("  {:6} {:12} {}\n", e["kind"].get<std::string>(), e["name"].get<std::string>(), e["params"].dump());
+  return kOk;
+}
+
+int graph_command(const PipelineArgs& args, const std::string& output, int in_flight) {
+  const Pipeline pipeline = load(args);
+  const json plan = pipeline.validate();
+  const int threads = std::max(1, oneapi::tbb::info::default_concurrency());
+  const std::string dot = pipeline_dot(plan, in_flight > 0 ? in_flight : std::max(2, 2 * threads));
+  if (output.empty())
+    fmt::print("{}", dot);
+  else
+    write_file_atomically(output, dot);
+  return kOk;
+}
+
+int devices_command() {
+  fmt::print("cpu      {} threads (oneTBB default concurrency); the default device\n",
+             oneapi::tbb::info::default_concurrency());
+#if defined(PACFLOW_HAVE_CUDA)
+  std::string why;
+  const auto gpus = cuda::visible_devices(&why);
+  if (gpus.empty()) fmt::print("cuda     none visible ({})\n", why.empty() ? "no device" : why);
+  for (const auto& d : gpus)
+    fmt::print("cuda:{}   {}, {:.1f} GiB, compute capability {}.{}\n", d.index, d.name,
+               static_cast<double>(d.memory_bytes) / 0x1p30, d.compute_major, d.compute_minor);
+#else
+  fmt::print("cuda     not built (configure with nvcc on PATH, -DPACFLOW_CUDA=ON)\n");
+#endif
   return kOk;
 }
 
@@ -156,6 +197,20 @@ int main(int argc, char** argv) {
   run->add_option("--batch", batch, "series per batch, 0 = chosen from the input size")->check(CLI::Range(0, 1000000));
   run->add_option("--in-flight", in_flight, "most batches alive at once, 0 = 2 per thread")->check(CLI::Range(0, 100000));
   run->add_flag("-q,--quiet", quiet, "no progress line or summary");
+  std::string trace_path;
+  run->add_option("--trace", trace_path,
+                  "write a Chrome trace (one span per element and batch) to this JSON file; open it in "
+                  "https://ui.perfetto.dev or chrome://tracing");
+
+  std::string graph_output;
+  auto* graph = app.add_subcommand("graph", "print the pipeline as a Graphviz DOT graph (render: dot -Tsvg)");
+  graph->add_option("file", args.file, "the .pipe file")->required();
+  graph->add_option("-o,--output", graph_output, "write the DOT text to this file instead of stdout");
+  graph->add_option("--set", args.sets, "override or add a parameter: NAME.key=value (repeatable)");
+  graph->add_option("--in-flight", in_flight, "most batches alive at once, as for run (0 = 2 per thread)")
+      ->check(CLI::Range(0, 100000));
+
+  auto* devices = app.add_subcommand("devices", "list the devices this machine offers");
 
   auto* validate = app.add_subcommand("validate", "check a pipeline file without running it");
   validate->add_option("file", args.file, "the .pipe file")->required();
@@ -171,8 +226,10 @@ int main(int argc, char** argv) {
   }
 
   try {
-    if (run->parsed()) return run_command(args, out_dir, batch, in_flight, quiet);
+    if (run->parsed()) return run_command(args, out_dir, batch, in_flight, quiet, trace_path);
     if (validate->parsed()) return validate_command(args);
+    if (graph->parsed()) return graph_command(args, graph_output, in_flight);
+    if (devices->parsed()) return devices_command();
     return stages_command();
   } catch (const InputError& e) {
     fmt::print(stderr, "error: {}\n", e.what());
