@@ -4,13 +4,15 @@
 #include <string>
 #include <vector>
 
+#include "engine/devices.hpp"
 #include "engine/pipeline.hpp"
 
 namespace pacflow::detail {
 
 struct BuiltStage {
   std::string name;
-  std::string device;
+  std::string device;  // the device list as text, e.g. "cpu" or "cpu:0,1"
+  std::vector<DeviceRef> devices;  // one per replica
   std::unique_ptr<Stage> stage;
   std::vector<std::string> drop_after;  // tensors no later element reads
   json resolved;
@@ -38,7 +40,9 @@ struct BuiltPipeline {
 };
 
 // Instantiates and plans; errors carry the location of the element or parameter at fault.
-BuiltPipeline build(const Registry& registry, const std::vector<ElementSpec>& elements);
+// `device_pool` places the stages that name no device ("cpu" when empty).
+BuiltPipeline build(const Registry& registry, const std::vector<ElementSpec>& elements,
+                    const std::string& device_pool = "");
 
 // The report skeleton shared by validate() and run().
 json describe(const BuiltPipeline& built);

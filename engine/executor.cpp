@@ -6,6 +6,11 @@
 //
 // Batches are tokens: at most `max_in_flight` exist at once (bounded memory, back-pressure);
 // stages run different batches concurrently; the sequencer restores index order for the sinks.
+//
+// Placement: a stage on `cpu` runs in the graph's own arena, any number of batches at once. A stage
+// on CPU devices (cpu:k, one or more replicas) is a node whose concurrency is its replica count; a
+// batch arriving there leases a free replica from a lock-free queue (there always is one: the node
+// admits no more batches than replicas) and runs inside that device's task_arena.
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -14,8 +19,11 @@
 #include <mutex>
 #include <thread>
 
+#include <boost/lockfree/queue.hpp>
+#include <map>
 #include <oneapi/tbb/flow_graph.h>
 #include <oneapi/tbb/info.h>
+#include <oneapi/tbb/task_arena.h>
 
 #include "engine/built_pipeline.hpp"
 
@@ -55,10 +63,49 @@ void guarded(const char* kind, const std::string& element, std::int64_t batch, B
   }
 }
 
+// The cpu:k devices of a run, each a task_arena with an even share of the machine's threads.
+class CpuDevices {
+ public:
+  explicit CpuDevices(const std::vector<detail::BuiltStage>& stages) {
+    std::vector<int> used;
+    for (const auto& s : stages)
+      for (const auto& d : s.devices)
+        if (d.index >= 0 && std::find(used.begin(), used.end(), d.index) == used.end()) used.push_back(d.index);
+    if (used.empty()) return;
+    const int share = std::max(1, cpu_device_count() / static_cast<int>(used.size()));
+    // One slot is reserved for the thread that enters with execute(): the flow-graph worker
+    // carrying the batch works inside the device instead of waiting for it.
+    for (int k : used) arenas_.emplace(k, std::make_unique<oneapi::tbb::task_arena>(share, 1));
+  }
+  oneapi::tbb::task_arena& arena(int index) { return *arenas_.at(index); }
+  int threads_each() const { return arenas_.empty() ? 0 : arenas_.begin()->second->max_concurrency(); }
+
+ private:
+  std::map<int, std::unique_ptr<oneapi::tbb::task_arena>> arenas_;
+};
+
+// Free replicas of one stage. The node in front admits at most one batch per replica, so a lease
+// always finds one; the queue is lock-free so leasing never blocks a worker.
+class ReplicaLeases {
+ public:
+  explicit ReplicaLeases(std::size_t replicas) : free_(replicas) {
+    for (std::size_t r = 0; r < replicas; ++r) free_.push(r);
+  }
+  std::size_t lease() {
+    std::size_t r = 0;
+    if (!free_.pop(r)) throw std::logic_error("no free replica although the node admits one batch per replica");
+    return r;
+  }
+  void give_back(std::size_t r) { free_.push(r); }
+
+ private:
+  boost::lockfree::queue<std::size_t> free_;
+};
+
 }  // namespace
 
 json Pipeline::run(const RunOptions& options) const {
-  detail::BuiltPipeline built = detail::build(*registry_, elements_);
+  detail::BuiltPipeline built = detail::build(*registry_, elements_, device_pool_);
   const std::int64_t series = built.stream.series_count();
   const std::int64_t length = built.stream.series_length;
   const int threads = std::max(1, oneapi::tbb::info::default_concurrency());
@@ -110,20 +157,48 @@ json Pipeline::run(const RunOptions& options) const {
   flow::limiter_node<BatchPtr> limiter(graph, static_cast<std::size_t>(in_flight));
   flow::make_edge(reader, limiter);
 
+  CpuDevices cpu_devices(built.stages);
+  std::vector<std::unique_ptr<ReplicaLeases>> leases;
   std::vector<std::unique_ptr<flow::function_node<BatchPtr, BatchPtr>>> stage_nodes;
   flow::sender<BatchPtr>* upstream = &limiter;
   for (std::size_t i = 0; i < built.stages.size(); ++i) {
     auto& stage = built.stages[i];
     auto& timing = timings[i];
+    const bool whole_machine = stage.devices.size() == 1 && stage.devices.front().index < 0;
+    leases.push_back(std::make_unique<ReplicaLeases>(stage.devices.size()));
+    auto& lease = *leases.back();
+    const std::size_t concurrency = whole_machine ? std::size_t{flow::unlimited} : stage.devices.size();
     stage_nodes.push_back(std::make_unique<flow::function_node<BatchPtr, BatchPtr>>(
-        graph, flow::unlimited, [&stage, &timing, &options](BatchPtr batch) {
+        graph, concurrency, [&stage, &timing, &options, &lease, &cpu_devices, whole_machine](BatchPtr batch) {
           const Clock::time_point start = Clock::now();
-          guarded("stage", stage.name, batch->index, [&] { stage.stage->process(*batch); });
+          std::string device = "cpu";
+          guarded("stage", stage.name, batch->index, [&] {
+            if (whole_machine) {
+              stage.stage->process(*batch);
+              return;
+            }
+            const std::size_t replica = lease.lease();
+            const DeviceRef& where = stage.devices[replica];
+            device = where.name();
+            // The replica goes back whatever happens; the error names the device it failed on.
+            try {
+              cpu_devices.arena(where.index).execute([&] { stage.stage->process(*batch); });
+            } catch (const InputError& e) {
+              lease.give_back(replica);
+              throw InputError(fmt::format("on {}: {}", device, e.what()));
+            } catch (const std::exception& e) {
+              lease.give_back(replica);
+              throw std::runtime_error(fmt::format("on {}: {}", device, e.what()));
+            } catch (...) {
+              lease.give_back(replica);
+              throw;
+            }
+            lease.give_back(replica);
+          });
           for (const auto& name : stage.drop_after) batch->tensors.erase(name);
           timing.add(start);
           if (options.trace)
-            options.trace->record("stage", stage.name, stage.device, batch->index, batch->series_count, start,
-                                  Clock::now());
+            options.trace->record("stage", stage.name, device, batch->index, batch->series_count, start, Clock::now());
           return batch;
         }));
     flow::make_edge(*upstream, *stage_nodes.back());
@@ -182,6 +257,7 @@ json Pipeline::run(const RunOptions& options) const {
                    {"max_in_flight", in_flight},
                    {"tensor_bytes_per_series", bytes_per_series},
                    {"threads", threads},
+                   {"threads_per_cpu_device", cpu_devices.threads_each()},
                    {"wall_s", compute_s},
                    {"stages", per_stage}};
 

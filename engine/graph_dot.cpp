@@ -1,6 +1,7 @@
 #include "engine/graph_dot.hpp"
 
 #include <fmt/format.h>
+#include <algorithm>
 #include <map>
 
 namespace pacflow {
@@ -31,7 +32,12 @@ std::string pipeline_dot(const json& plan, int max_in_flight) {
     const std::string id = fmt::format("n{}", i);
     const std::string kind = e.at("kind").get<std::string>();
     std::string label = fmt::format("{}\\n{}", e.at("name").get<std::string>(), kind);
-    if (kind == "stage") label += fmt::format(" on {} x1", e.value("device", std::string("cpu")));
+    if (kind == "stage") {
+      // "cpu:0,1" is two replicas; "cpu" (the whole machine) and "cpu:3" one.
+      const std::string device = e.value("device", std::string("cpu"));
+      const auto replicas = 1 + std::count(device.begin(), device.end(), ',');
+      label += fmt::format(" on {}\\n{} replica{}", device, replicas, replicas == 1 ? "" : "s");
+    }
     dot += fmt::format("  {} [label={}{}];\n", id, dot_string(label), kind == "stage" ? "" : ", shape=ellipse");
     // Edges: one per tensor read, grouped by producer.
     std::map<std::string, std::vector<std::string>> from;

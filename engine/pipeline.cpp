@@ -84,8 +84,13 @@ Pipeline& Pipeline::redirect_outputs(const std::string& dir) {
   return *this;
 }
 
+Pipeline& Pipeline::devices(std::string pool) {
+  device_pool_ = std::move(pool);
+  return *this;
+}
+
 json Pipeline::validate() const {
-  const detail::BuiltPipeline built = detail::build(*registry_, elements_);
+  const detail::BuiltPipeline built = detail::build(*registry_, elements_, device_pool_);
   return detail::describe(built);
 }
 
@@ -121,19 +126,18 @@ Params checked_params(const ElementInfo& info, const ElementSpec& spec) {
   }
 }
 
-void check_device(const ElementSpec& spec, const std::string& device) {
-  if (device == "cpu" || device == "cpu:0") return;
-  const auto it = spec.param_where.find("on");
-  throw InputError(
-      fmt::format("stage \"{}\": device \"{}\" is not available (devices: cpu, cpu:0)", spec.name,
-                  device),
-      it != spec.param_where.end() ? it->second : spec.where);
-}
-
 }  // namespace
 
-BuiltPipeline build(const Registry& registry, const std::vector<ElementSpec>& elements) {
+BuiltPipeline build(const Registry& registry, const std::vector<ElementSpec>& elements, const std::string& device_pool) {
   BuiltPipeline built;
+  std::vector<DeviceRef> pool{DeviceRef{}};
+  if (!device_pool.empty()) {
+    try {
+      pool = parse_devices(device_pool, "devices");
+    } catch (const ParamError& e) {
+      throw InputError(fmt::format("devices: {}", e.bare_message()));
+    }
+  }
   const auto source_count = std::count_if(elements.begin(), elements.end(), [](const auto& e) {
     return e.kind == ElementKind::Source;
   });
@@ -185,10 +189,11 @@ BuiltPipeline build(const Registry& registry, const std::vector<ElementSpec>& el
     };
     try {
       if (spec.kind == ElementKind::Stage) {
-        check_device(spec, params.string("on"));
-        BuiltStage stage{spec.name, params.string("on"), info->make_stage(params), {}, {}, {}, {}};
+        const std::vector<DeviceRef> devices = params.has("on") ? parse_devices(params.string("on")) : pool;
+        BuiltStage stage{spec.name, device_list_name(devices), devices, info->make_stage(params), {}, {}, {}, {}};
         stage.stage->plan(ctx);
         stage.resolved = params.all();
+        stage.resolved["on"] = stage.device;
         stage.resolved.update(ctx.take_resolved());
         reads.push_back(ctx.reads_of_current());
         stage.reads = ctx.reads_of_current();

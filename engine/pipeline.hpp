@@ -58,6 +58,10 @@ class Pipeline {
                 SourceLocation where = {});
   // Points every sink's output parameters into `dir` (files keep their names).
   Pipeline& redirect_outputs(const std::string& dir);
+  // The device pool for stages that name none with `on=` (default "cpu"); e.g. "cpu:0,1" replicates
+  // every such stage over two CPU devices. Checked when the pipeline is built.
+  Pipeline& devices(std::string pool);
+  const std::string& device_pool() const { return device_pool_; }
 
   const std::vector<ElementSpec>& elements() const { return elements_; }
   const Registry& registry() const { return *registry_; }
@@ -72,6 +76,7 @@ class Pipeline {
  private:
   const Registry* registry_;
   std::vector<ElementSpec> elements_;
+  std::string device_pool_;
 };
 
 // The engine's version string.

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "engine/params.hpp"
+
 namespace pacflow {
 
 std::string kind_name(ElementKind kind) {
@@ -18,8 +20,10 @@ void Registry::add(ElementInfo info) {
   if (find(info.kind, info.name))
     throw std::logic_error(kind_name(info.kind) + " \"" + info.name + "\" registered twice");
   if (info.kind == ElementKind::Stage)
-    info.params.push_back(ParamSpec{"on", ParamType::Device, "cpu", "",
-                                    "device the stage runs on (this build: cpu, cpu:0)"});
+    info.params.push_back(ParamSpec{"on", ParamType::Device, nullptr, "",
+                                    "devices the stage runs on: cpu (all threads), cpu:K, or a list such as "
+                                    "cpu:0,1 or cpu:* to replicate it; unset: the run's device pool",
+                                    true});
   elements_.push_back(std::move(info));
 }
 

@@ -1,5 +1,7 @@
 #include "pipelines/pipe_format.hpp"
 
+#include "engine/devices.hpp"
+
 #include <algorithm>
 #include <charconv>
 #include <cstdint>
@@ -77,10 +79,17 @@ class Parser {
         advance();
         continue;
       }
+      if (starts_devices_line()) {
+        devices_line();
+        continue;
+      }
       out.push_back(element());
     }
     return out;
   }
+
+  // The `devices LIST` line, if there was one.
+  const std::string& devices() const { return devices_; }
 
   json single_value() {
     skip_blanks();
@@ -100,6 +109,7 @@ class Parser {
   SourceLocation origin_;
   bool comments_;
   std::size_t pos_ = 0;
+  std::string devices_;  // the `devices` line's list
   int line_ = 1;    // of pos_ in text_, 1-based
   int column_ = 1;
 
@@ -172,6 +182,30 @@ class Parser {
     return std::string(text_.substr(start, pos_ - start));
   }
 
+  bool starts_devices_line() const {
+    constexpr std::string_view word = "devices";
+    return text_.substr(pos_, word.size()) == word && ends_bare(pos_ + word.size());
+  }
+
+  // `devices cpu:0,1`: the device pool for stages without on=; one per file.
+  void devices_line() {
+    const SourceLocation at = here();
+    take_word();
+    skip_blanks();
+    if (at_line_end()) fail("expected a device list after \"devices\", e.g. devices cpu:0,1", here());
+    const SourceLocation list_at = here();
+    const std::string list = take_word();
+    skip_blanks();
+    if (!at_line_end()) fail(fmt::format("unexpected \"{}\" after the device list", word_at(pos_)), here());
+    if (!devices_.empty()) fail("a second \"devices\" line; a file has at most one", at);
+    try {
+      parse_devices(list, "devices");
+    } catch (const ParamError& e) {
+      fail(e.bare_message(), list_at);
+    }
+    devices_ = list;
+  }
+
   ElementSpec element() {
     const SourceLocation kind_at = here();
     const std::string word = take_word();
@@ -184,8 +218,8 @@ class Parser {
     } else if (word == "sink") {
       spec.kind = ElementKind::Sink;
     } else {
-      const std::string hint = suggest(word, {"source", "stage", "sink"});
-      fail(fmt::format("expected \"source\", \"stage\" or \"sink\", got \"{}\"{}", word,
+      const std::string hint = suggest(word, {"source", "stage", "sink", "devices"});
+      fail(fmt::format("expected \"source\", \"stage\", \"sink\" or \"devices\", got \"{}\"{}", word,
                        hint.empty() ? "" : "; " + hint),
            kind_at);
     }
@@ -325,8 +359,16 @@ class Parser {
 
 }  // namespace
 
+PipeText parse_pipe_text(const std::string& text, const std::string& file) {
+  Parser parser(text, SourceLocation{file, 1, 1}, true);
+  PipeText out;
+  out.elements = parser.elements();
+  out.devices = parser.devices();
+  return out;
+}
+
 std::vector<ElementSpec> parse_pipe(const std::string& text, const std::string& file) {
-  return Parser(text, SourceLocation{file, 1, 1}, true).elements();
+  return parse_pipe_text(text, file).elements;
 }
 
 json parse_pipe_value(const std::string& text, const SourceLocation& where) {
@@ -359,7 +401,9 @@ SetOverride parse_set_override(const std::string& text) {
 }
 
 void load_pipe_text(const std::string& text, const std::string& file, Pipeline& pipeline) {
-  for (auto& spec : parse_pipe(text, file)) pipeline.add(std::move(spec));
+  PipeText parsed = parse_pipe_text(text, file);
+  for (auto& spec : parsed.elements) pipeline.add(std::move(spec));
+  if (!parsed.devices.empty()) pipeline.devices(parsed.devices);
 }
 
 void load_pipe_file(const std::string& path, Pipeline& pipeline) {

@@ -21,6 +21,14 @@
 namespace pacflow {
 
 // Parses `.pipe` text; `file` names the text in error locations.
+// A parsed file: its elements and its `devices LIST` line (empty when it has none).
+struct PipeText {
+  std::vector<ElementSpec> elements;
+  std::string devices;
+};
+PipeText parse_pipe_text(const std::string& text, const std::string& file);
+
+// The elements only.
 std::vector<ElementSpec> parse_pipe(const std::string& text, const std::string& file);
 
 // Parses one value with the grammar of a `.pipe` file (e.g. the value of `--set NAME.key=value`).

@@ -163,7 +163,7 @@ TEST(PipeFormat, ListMaySpanAContinuation) {
 
 TEST(PipeFormat, BackslashInACommentDoesNotContinue) {
   EXPECT_EQ(parse_error("stage mi # not joined \\\nbins=18\n"),
-            "t.pipe:2:1: expected \"source\", \"stage\" or \"sink\", got \"bins=18\"");
+            "t.pipe:2:1: expected \"source\", \"stage\", \"sink\" or \"devices\", got \"bins=18\"");
 }
 
 TEST(PipeFormat, KeepsRangesPresetsDurationsDevicesAndPathsVerbatim) {
@@ -227,10 +227,22 @@ TEST(PipeFormat, QuotedStringsUnderstandEscapes) {
 
 TEST(PipeFormat, SuggestsTheElementKindForAMisspelledFirstWord) {
   EXPECT_EQ(parse_error("source npy path=x.npy\n  stge hilbert\n"),
-            "t.pipe:2:3: expected \"source\", \"stage\" or \"sink\", got \"stge\"; did you mean "
+            "t.pipe:2:3: expected \"source\", \"stage\", \"sink\" or \"devices\", got \"stge\"; did you mean "
             "\"stage\"?");
   EXPECT_EQ(parse_error("pipeline x\n"),
-            "t.pipe:1:1: expected \"source\", \"stage\" or \"sink\", got \"pipeline\"");
+            "t.pipe:1:1: expected \"source\", \"stage\", \"sink\" or \"devices\", got \"pipeline\"");
+}
+
+TEST(PipeFormat, DevicesLineSetsThePoolAndIsCheckedWhereItStands) {
+  const PipeText parsed = parse_pipe_text("# pool\ndevices cpu:*   # every CPU device\nsource npy path=x.npy\n", "t.pipe");
+  EXPECT_EQ(parsed.devices, "cpu:*");
+  ASSERT_EQ(parsed.elements.size(), 1u);
+  EXPECT_EQ(parse_pipe_text("source npy path=x.npy\n", "t.pipe").devices, "");
+  EXPECT_EQ(parse_error("devices\n"), "t.pipe:1:8: expected a device list after \"devices\", e.g. devices cpu:0,1");
+  EXPECT_EQ(parse_error("devices cpu cpu:0\n"), "t.pipe:1:13: unexpected \"cpu:0\" after the device list");
+  EXPECT_EQ(parse_error("devices cpu\ndevices cpu:0\n"), "t.pipe:2:1: a second \"devices\" line; a file has at most one");
+  const std::string unknown = parse_error("devices tpu:0\n");
+  EXPECT_EQ(unknown.rfind("t.pipe:1:9: device list \"tpu:0\": unknown device", 0), 0u) << unknown;
 }
 
 TEST(PipeFormat, ReportsLineAndColumnOfUnknownToken) {

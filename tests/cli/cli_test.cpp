@@ -158,11 +158,29 @@ TEST(Cli, TraceWritesAChromeTraceWithASpanPerElementAndBatch) {
   EXPECT_EQ(spans, 3u * 5u);  // 6 series in 3 batches of 2; source, 3 stages, sink
 }
 
+TEST(Cli, DevicesOptionPlacesStagesAndOverridesTheFile) {
+  const ScratchDir dir("cli");
+  dir.write("p.pipe", "devices cpu:0\n" + small_pipe(fixture_input()));
+  const auto r = run_cli("run p.pipe -q --devices 'cpu:*'", dir.path());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::ifstream in(dir / "out" / "result.json");
+  const json report = json::parse(in);
+  for (const auto& e : report["pipeline"]) {
+    if (e["kind"] == "stage") {
+      EXPECT_EQ(e["device"].get<std::string>().rfind("cpu:0", 0), 0u) << e;
+    }
+  }
+  const auto bad = run_cli("run p.pipe -q --devices cpu:99", dir.path());
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find("cpu:99 does not exist"), std::string::npos) << bad.err;
+}
+
 TEST(Cli, DevicesListsTheCpu) {
   const ScratchDir dir("cli");
   const auto r = run_cli("devices", dir.path());
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.out.rfind("cpu", 0), 0u) << r.out;
+  EXPECT_NE(r.out.find("cpu:0"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("cuda"), std::string::npos) << r.out;
 }
 

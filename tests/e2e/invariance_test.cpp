@@ -1,7 +1,9 @@
-// The same pipeline gives identical numbers whatever the batch size and in-flight limit.
+// The same pipeline gives identical numbers whatever the batch size, in-flight limit and placement.
+#include <array>
 #include <filesystem>
 #include <gtest/gtest.h>
 
+#include "engine/devices.hpp"
 #include "engine/npy.hpp"
 #include "engine/pipeline.hpp"
 #include "stages/builtin.hpp"
@@ -13,40 +15,76 @@ namespace {
 
 namespace fs = std::filesystem;
 
-Pipeline small_pipeline(const fs::path& out) {
+// Per stage (bandpass, hilbert, mi, surrogates): its `on=` devices, empty for the default.
+using Placement = std::array<std::string, 4>;
+
+Pipeline small_pipeline(const fs::path& out, const Placement& on = {}) {
+  const auto with_device = [&](json params, std::size_t stage) {
+    if (!on[stage].empty()) params["on"] = on[stage];
+    return params;
+  };
   Pipeline p(stages::builtin_registry());
   p.source("npy", {{"path", (testing::data_dir() / "small" / "x.npy").string()}, {"fs", 256}})
-      .stage("bandpass", {{"pha", "4:12:3"}, {"amp", "50:100:4"}})
-      .stage("hilbert")
-      .stage("mi")
-      .stage("surrogates", {{"n", 30}, {"seed", 7}})
+      .stage("bandpass", with_device({{"pha", "4:12:3"}, {"amp", "50:100:4"}}, 0))
+      .stage("hilbert", with_device(json::object(), 1))
+      .stage("mi", with_device(json::object(), 2))
+      .stage("surrogates", with_device({{"n", 30}, {"seed", 7}}, 3))
       .sink("npy", {{"dir", out.string()}});
   return p;
 }
 
+// Every output of `out` equals the reference's bit for bit (NaN where the reference has NaN).
+void expect_same_outputs(const fs::path& reference, const fs::path& out, const std::string& what) {
+  for (const char* name : {"pac", "pac_z", "surrogate_mean", "surrogate_std", "pvalues", "pvalues_maxstat"}) {
+    const Tensor a = read_npy(reference / (std::string(name) + ".npy"));
+    const Tensor b = read_npy(out / (std::string(name) + ".npy"));
+    ASSERT_EQ(a.shape(), b.shape());
+    const auto va = a.values<float>(), vb = b.values<float>();
+    for (std::size_t i = 0; i < va.size(); ++i) {
+      if (std::isnan(va[i])) {
+        EXPECT_TRUE(std::isnan(vb[i]));
+        continue;
+      }
+      ASSERT_EQ(va[i], vb[i]) << name << ", " << what << ", cell " << i;
+    }
+  }
+}
+
 TEST(Invariance, ResultsAreIdenticalForAnyBatchSizeAndInFlightLimit) {
   const testing::ScratchDir dir("invariance");
-  const char* outputs[] = {"pac", "pac_z", "surrogate_mean", "surrogate_std", "pvalues", "pvalues_maxstat"};
   small_pipeline(dir / "reference").run({6, 1, {}});
   for (std::int64_t batch : {1, 2, 4, 5}) {
     for (int in_flight : {1, 3, 16}) {
       const auto out = dir / ("b" + std::to_string(batch) + "_f" + std::to_string(in_flight));
       small_pipeline(out).run({batch, in_flight, {}});
-      for (const char* name : outputs) {
-        const Tensor a = read_npy(dir / "reference" / (std::string(name) + ".npy"));
-        const Tensor b = read_npy(out / (std::string(name) + ".npy"));
-        ASSERT_EQ(a.shape(), b.shape());
-        const auto va = a.values<float>(), vb = b.values<float>();
-        for (std::size_t i = 0; i < va.size(); ++i) {
-          if (std::isnan(va[i])) {
-            EXPECT_TRUE(std::isnan(vb[i]));
-            continue;
-          }
-          ASSERT_EQ(va[i], vb[i]) << name << " batch " << batch << " in flight " << in_flight << " cell " << i;
-        }
-      }
+      expect_same_outputs(dir / "reference", out, "batch " + std::to_string(batch) + " in flight " + std::to_string(in_flight));
     }
   }
+}
+
+// The same numbers on every placement: all on the machine, each stage pinned to its own CPU device
+// (pipeline parallelism), surrogates replicated, everything replicated through the device pool.
+TEST(Invariance, ResultsAreIdenticalOnEveryPlacement) {
+  const testing::ScratchDir dir("placement");
+  small_pipeline(dir / "reference").run({2, 4, {}});
+  const int last = cpu_device_count() - 1;
+  const std::string a = "cpu:0", b = "cpu:" + std::to_string(last);
+  const std::vector<std::pair<std::string, Placement>> placements = {
+      {"pinned", {a, b, a, b}},
+      {"surrogates replicated", {"", "", "", "cpu:*"}},
+      {"all on one device", {a, a, a, a}},
+  };
+  int i = 0;
+  for (const auto& [what, on] : placements) {
+    for (std::int64_t batch : {1, 3}) {
+      const auto out = dir / ("p" + std::to_string(i++));
+      small_pipeline(out, on).run({batch, 4, {}});
+      expect_same_outputs(dir / "reference", out, what + ", batch " + std::to_string(batch));
+    }
+  }
+  const auto pooled = dir / "pooled";
+  small_pipeline(pooled).devices("cpu:*").run({1, 4, {}});
+  expect_same_outputs(dir / "reference", pooled, "device pool cpu:*");
 }
 
 TEST(Invariance, SyntheticSourceGivesIdenticalDataForAnyBatching) {

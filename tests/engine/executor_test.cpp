@@ -2,12 +2,14 @@
 // order, with bounded batches in flight, and turn the first failure into one clear error.
 #include <atomic>
 #include <chrono>
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <map>
 #include <mutex>
 #include <set>
 #include <thread>
 
+#include "engine/devices.hpp"
 #include "engine/errors.hpp"
 #include "engine/graph_dot.hpp"
 #include "engine/pipeline.hpp"
@@ -200,7 +202,11 @@ TEST(Graph, DotHasANodePerElementAndAnEdgePerTensorFlow) {
   const std::string dot = pipeline_dot(plan, 6);
   EXPECT_EQ(dot.rfind("digraph pacflow {", 0), 0u);
   EXPECT_NE(dot.find("n0 [label=\"count\\nsource\""), std::string::npos) << dot;
-  EXPECT_NE(dot.find("n1 [label=\"double\\nstage on cpu x1\"]"), std::string::npos) << dot;
+  EXPECT_NE(dot.find("n1 [label=\"double\\nstage on cpu\\n1 replica\"]"), std::string::npos) << dot;
+  const json replicated = Pipeline(t.registry).source("count").stage("double", {{"on", "cpu:*"}}).sink("record").validate();
+  if (cpu_device_count() > 1) {
+    EXPECT_NE(pipeline_dot(replicated, 6).find(fmt::format("{} replicas", cpu_device_count())), std::string::npos);
+  }
   EXPECT_NE(dot.find("n0 -> n1 [label=\"signal\"]"), std::string::npos) << dot;
   EXPECT_NE(dot.find("n1 -> n2 [label=\"twice\"]"), std::string::npos) << dot;
   EXPECT_NE(dot.find("at most 6 batches in flight"), std::string::npos) << dot;
@@ -248,9 +254,68 @@ TEST(Builder, SetOverridesAParameterByElementName) {
   EXPECT_THROW(p.set("nosuch", "x", 1), InputError);
 }
 
-TEST(Builder, RejectsUnavailableDevice) {
+TEST(Builder, RejectsUnavailableOrMalformedDevicesNamingTheAvailableOnes) {
   TestRegistry t;
-  EXPECT_THROW(Pipeline(t.registry).source("count").stage("double", {{"on", "cuda:0"}}).sink("record").validate(), InputError);
+  for (const char* bad : {"cuda:0", "sim:0-7", "gpu", "cpu:99", "cpu:a", "cpu:1-0", "cpu:0,0", "cpu:"}) {
+    try {
+      Pipeline(t.registry).source("count").stage("double", {{"on", bad}}).sink("record").validate();
+      ADD_FAILURE() << bad << " accepted";
+    } catch (const InputError& e) {
+      const std::string message = e.what();
+      EXPECT_NE(message.find("parameter \"on\""), std::string::npos) << message;
+      EXPECT_NE(message.find("available here: cpu, cpu:0"), std::string::npos) << message;
+    }
+  }
+  EXPECT_THROW(Pipeline(t.registry).source("count").stage("double").sink("record").devices("cpu:x").validate(),
+               InputError);
+}
+
+TEST(Executor, PinnedAndReplicatedStagesGiveIdenticalResults) {
+  std::vector<float> reference;
+  {
+    TestRegistry t;
+    Pipeline(t.registry).source("count").stage("double").sink("record").run({3, 4, {}});
+    reference = t.record.values;
+  }
+  const std::string last = "cpu:" + std::to_string(cpu_device_count() - 1);
+  const std::vector<std::string> placements = {"cpu:0", last, "cpu:*", "cpu:0-" + std::to_string(cpu_device_count() - 1)};
+  for (const std::string& on : placements) {
+    TestRegistry t;
+    const json report =
+        Pipeline(t.registry).source("count").stage("double", {{"on", on}, {"sleep_ms", 1}}).sink("record").run({3, 4, {}});
+    EXPECT_EQ(t.record.values, reference) << on;
+    EXPECT_EQ(report["pipeline"][1]["device"].get<std::string>().rfind("cpu:", 0), 0u) << report["pipeline"][1];
+  }
+  TestRegistry pooled;
+  Pipeline(pooled.registry).source("count").stage("double").sink("record").devices("cpu:*").run({1, 8, {}});
+  EXPECT_EQ(pooled.record.values, reference);
+}
+
+TEST(Executor, ReplicasNeverRunMoreBatchesThanThereAreReplicas) {
+  TestRegistry t;
+  Pipeline(t.registry).source("count", {{"series", 24}}).stage("double", {{"on", "cpu:0"}, {"sleep_ms", 2}}).sink("record").run({1, 8, {}});
+  EXPECT_EQ(t.probe.peak.load(), 1);  // one replica: one batch at a time
+  EXPECT_EQ(t.record.values.size(), 24u);
+}
+
+TEST(Executor, FailureInOneReplicaCancelsTheRunNamingStageBatchAndDevice) {
+  TestRegistry t;
+  try {
+    Pipeline(t.registry)
+        .source("count", {{"series", 200}})
+        .stage("double", {{"fail_on", 7}, {"sleep_ms", 1}, {"on", "cpu:*"}})
+        .sink("record")
+        .run({1, 6, {}});
+    FAIL() << "expected StageError";
+  } catch (const StageError& e) {
+    EXPECT_EQ(e.stage(), "double");
+    EXPECT_EQ(e.batch(), 7);
+    const std::string message = e.what();
+    EXPECT_NE(message.find("injected failure"), std::string::npos) << message;
+    EXPECT_NE(message.find("on cpu:"), std::string::npos) << message;
+  }
+  EXPECT_TRUE(t.record.aborted);
+  EXPECT_FALSE(t.record.finished);
 }
 
 }  // namespace

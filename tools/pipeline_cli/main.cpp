@@ -9,6 +9,7 @@
 #include <oneapi/tbb/info.h>
 
 #include "engine/atomic_file.hpp"
+#include "engine/devices.hpp"
 #include "engine/graph_dot.hpp"
 #include "engine/pipeline.hpp"
 #include "pipelines/pipe_format.hpp"
@@ -28,6 +29,7 @@ constexpr int kBadInput = 2;
 struct PipelineArgs {
   std::string file;
   std::vector<std::string> sets;
+  std::string devices;
 };
 
 Pipeline load(const PipelineArgs& args) {
@@ -39,6 +41,7 @@ Pipeline load(const PipelineArgs& args) {
     const SetOverride o = parse_set_override(text);
     pipeline.set(o.element, o.key, o.value, SourceLocation{"--set", 0, 0});
   }
+  if (!args.devices.empty()) pipeline.devices(args.devices);
   return pipeline;
 }
 
@@ -143,8 +146,10 @@ int graph_command(const PipelineArgs& args, const std::string& output, int in_fl
 }
 
 int devices_command() {
-  fmt::print("cpu      {} threads (oneTBB default concurrency); the default device\n",
-             oneapi::tbb::info::default_concurrency());
+  const int cpus = cpu_device_count();
+  fmt::print("cpu      the whole machine, {} threads (oneTBB default concurrency); the default\n", cpus);
+  for (int k = 0; k < cpus; ++k)
+    fmt::print("cpu:{:<4} a CPU device of its own (task arena); the threads are shared among those a run uses\n", k);
 #if defined(PACFLOW_HAVE_CUDA)
   std::string why;
   const auto gpus = cuda::visible_devices(&why);
@@ -197,6 +202,8 @@ int main(int argc, char** argv) {
   run->add_option("--batch", batch, "series per batch, 0 = chosen from the input size")->check(CLI::Range(0, 1000000));
   run->add_option("--in-flight", in_flight, "most batches alive at once, 0 = 2 per thread")->check(CLI::Range(0, 100000));
   run->add_flag("-q,--quiet", quiet, "no progress line or summary");
+  run->add_option("--devices", args.devices,
+                  "device pool for stages without on=: cpu (default), cpu:K, cpu:K,L, cpu:K-L or cpu:*");
   std::string trace_path;
   run->add_option("--trace", trace_path,
                   "write a Chrome trace (one span per element and batch) to this JSON file; open it in "
@@ -207,6 +214,8 @@ int main(int argc, char** argv) {
   graph->add_option("file", args.file, "the .pipe file")->required();
   graph->add_option("-o,--output", graph_output, "write the DOT text to this file instead of stdout");
   graph->add_option("--set", args.sets, "override or add a parameter: NAME.key=value (repeatable)");
+  graph->add_option("--devices", args.devices,
+                  "device pool for stages without on=: cpu (default), cpu:K, cpu:K,L, cpu:K-L or cpu:*");
   graph->add_option("--in-flight", in_flight, "most batches alive at once, as for run (0 = 2 per thread)")
       ->check(CLI::Range(0, 100000));
 
@@ -215,6 +224,8 @@ int main(int argc, char** argv) {
   auto* validate = app.add_subcommand("validate", "check a pipeline file without running it");
   validate->add_option("file", args.file, "the .pipe file")->required();
   validate->add_option("--set", args.sets, "override or add a parameter: NAME.key=value (repeatable)");
+  validate->add_option("--devices", args.devices,
+                  "device pool for stages without on=: cpu (default), cpu:K, cpu:K,L, cpu:K-L or cpu:*");
 
   app.add_subcommand("stages", "list every source, stage and sink with its parameters");
 
