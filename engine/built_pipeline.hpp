@@ -17,6 +17,10 @@ struct BuiltStage {
   std::vector<std::string> drop_after;  // tensors no later element reads
   json resolved;
   std::vector<std::string> reads, writes;
+  std::vector<TensorDecl> outputs;  // what it declares: sim devices emplace zero-filled stand-ins
+  double bytes_in_per_series = 0;   // of the tensors it reads
+  double bytes_out_per_series = 0;  // of the tensors it writes
+  bool simulated() const { return !devices.empty() && devices.front().kind == DeviceRef::Kind::Sim; }
 };
 
 struct BuiltSink {

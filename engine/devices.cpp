@@ -9,7 +9,10 @@
 
 namespace pacflow {
 
-std::string DeviceRef::name() const { return index < 0 ? "cpu" : fmt::format("cpu:{}", index); }
+std::string DeviceRef::name() const {
+  if (kind == Kind::Sim) return fmt::format("sim:{}", index);
+  return index < 0 ? "cpu" : fmt::format("cpu:{}", index);
+}
 
 int cpu_device_count() { return std::max(1, oneapi::tbb::info::default_concurrency()); }
 
@@ -17,22 +20,23 @@ namespace {
 
 std::string available() {
   const int n = cpu_device_count();
-  return n == 1 ? "cpu, cpu:0" : fmt::format("cpu, cpu:0 to cpu:{}", n - 1);
+  return (n == 1 ? std::string("cpu, cpu:0") : fmt::format("cpu, cpu:0 to cpu:{}", n - 1)) +
+         fmt::format(", sim:0 to sim:{} (modelled)", kSimDeviceLimit - 1);
 }
 
 [[noreturn]] void bad(const std::string& param, const std::string& text, const std::string& why) {
   throw ParamError(param, fmt::format("device list \"{}\": {}; write cpu, cpu:K, cpu:K,L, cpu:K-L or cpu:* "
-                                      "(available here: {})",
+                                      "(sim: likewise) (available here: {})",
                                       text, why, available()));
 }
 
-int parse_index(const std::string& param, const std::string& text, std::string_view digits) {
+int parse_index(const std::string& param, const std::string& text, std::string_view digits, const std::string& kind,
+                int count) {
   int value = -1;
   const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), value);
   if (ec != std::errc() || end != digits.data() + digits.size() || digits.empty())
     bad(param, text, fmt::format("\"{}\" is not a device number", digits));
-  if (value >= cpu_device_count())
-    bad(param, text, fmt::format("cpu:{} does not exist on this machine", value));
+  if (value >= count) bad(param, text, fmt::format("{}:{} does not exist on this machine", kind, value));
   return value;
 }
 
@@ -42,13 +46,15 @@ std::vector<DeviceRef> parse_devices(const std::string& text, const std::string&
   if (text == "cpu") return {DeviceRef{}};
   const auto colon = text.find(':');
   const std::string kind = text.substr(0, colon);
-  if (kind == "cuda" || kind == "sim")
-    bad(param, text, fmt::format("{} devices are not available in this build", kind));
-  if (kind != "cpu" || colon == std::string::npos) bad(param, text, fmt::format("unknown device \"{}\"", text));
+  if (kind == "cuda") bad(param, text, "cuda devices are not available in this build");
+  if ((kind != "cpu" && kind != "sim") || colon == std::string::npos)
+    bad(param, text, fmt::format("unknown device \"{}\"", text));
+  const auto device_kind = kind == "sim" ? DeviceRef::Kind::Sim : DeviceRef::Kind::Cpu;
+  const int count = kind == "sim" ? kSimDeviceLimit : cpu_device_count();
   const std::string list = text.substr(colon + 1);
   std::vector<DeviceRef> out;
   if (list == "*") {
-    for (int k = 0; k < cpu_device_count(); ++k) out.push_back({DeviceRef::Kind::Cpu, k});
+    for (int k = 0; k < (kind == "sim" ? kSimDevicesByStar : count); ++k) out.push_back({device_kind, k});
     return out;
   }
   std::size_t start = 0;
@@ -56,11 +62,12 @@ std::vector<DeviceRef> parse_devices(const std::string& text, const std::string&
     const std::size_t comma = std::min(list.find(',', start), list.size());
     const std::string_view item(list.data() + start, comma - start);
     const auto dash = item.find('-');
-    const int first = parse_index(param, text, item.substr(0, dash));
-    const int last = dash == std::string_view::npos ? first : parse_index(param, text, item.substr(dash + 1));
+    const int first = parse_index(param, text, item.substr(0, dash), kind, count);
+    const int last =
+        dash == std::string_view::npos ? first : parse_index(param, text, item.substr(dash + 1), kind, count);
     if (last < first) bad(param, text, fmt::format("range {} runs backwards", item));
     for (int k = first; k <= last; ++k) {
-      const DeviceRef d{DeviceRef::Kind::Cpu, k};
+      const DeviceRef d{device_kind, k};
       if (std::find(out.begin(), out.end(), d) != out.end()) bad(param, text, fmt::format("{} is listed twice", d.name()));
       out.push_back(d);
     }
@@ -71,7 +78,7 @@ std::vector<DeviceRef> parse_devices(const std::string& text, const std::string&
 
 std::string device_list_name(const std::vector<DeviceRef>& devices) {
   if (devices.size() == 1) return devices.front().name();
-  std::string out = "cpu:";
+  std::string out = devices.front().kind == DeviceRef::Kind::Sim ? "sim:" : "cpu:";
   for (std::size_t i = 0; i < devices.size(); ++i) out += (i ? "," : "") + std::to_string(devices[i].index);
   return out;
 }

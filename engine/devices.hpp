@@ -6,6 +6,8 @@
 // - `cpu:k` (0 <= k < threads) is one CPU device: a oneTBB task_arena of its own, so a stage pinned
 //   there runs beside, not among, stages pinned elsewhere. The machine's threads are shared evenly
 //   among the cpu:k devices a pipeline uses (at least one each).
+// - `sim:k` (0 <= k < 64) is a modelled accelerator (sim_device.hpp): it does no arithmetic and
+//   takes the time its model gives for the stage's work and copies; `sim:*` is sim:0-7.
 // A stage given several devices is replicated: each batch goes to whichever replica is free.
 #include <string>
 #include <vector>
@@ -13,22 +15,24 @@
 namespace pacflow {
 
 struct DeviceRef {
-  enum class Kind { Cpu } kind = Kind::Cpu;
+  enum class Kind { Cpu, Sim } kind = Kind::Cpu;
   int index = -1;  // -1: the whole machine (`cpu`)
 
-  std::string name() const;  // "cpu", "cpu:3"
+  std::string name() const;  // "cpu", "cpu:3", "sim:0"
   bool operator==(const DeviceRef&) const = default;
   auto operator<=>(const DeviceRef&) const = default;
 };
 
 // CPU devices this machine offers (oneTBB's default concurrency).
 int cpu_device_count();
+inline constexpr int kSimDeviceLimit = 64;   // sim:0 … sim:63
+inline constexpr int kSimDevicesByStar = 8;  // sim:*
 
 // Parses a device list; throws ParamError (parameter `param`) with the accepted forms and the
 // devices available when the text is malformed, names an unknown kind or an absent device.
 std::vector<DeviceRef> parse_devices(const std::string& text, const std::string& param = "on");
 
-// "cpu:0,1" style text for a list.
+// "cpu:0,1" style text for a list (one kind per list).
 std::string device_list_name(const std::vector<DeviceRef>& devices);
 
 }  // namespace pacflow

@@ -26,6 +26,7 @@
 #include <oneapi/tbb/task_arena.h>
 
 #include "engine/built_pipeline.hpp"
+#include "engine/sim_device.hpp"
 
 namespace pacflow {
 
@@ -123,7 +124,14 @@ json Pipeline::run(const RunOptions& options) const {
   const std::int64_t batch_count = (series + batch_size - 1) / batch_size;
   int in_flight = options.max_in_flight;
   if (in_flight < 0) throw InputError(fmt::format("in-flight limit must be >= 1, got {}", in_flight));
-  if (in_flight == 0) in_flight = std::max(2, 2 * threads);
+  if (in_flight == 0) {
+    // Two batches per thread; with modelled devices, enough to keep every replica's three engines
+    // (copy in, compute, copy out) busy.
+    std::size_t sim_replicas = 0;
+    for (const auto& s : built.stages)
+      if (s.simulated()) sim_replicas = std::max(sim_replicas, s.devices.size());
+    in_flight = std::max({2, 2 * threads, 3 * static_cast<int>(sim_replicas)});
+  }
 
   std::vector<StageTiming> timings(built.stages.size());
   StageTiming source_timing;
@@ -158,17 +166,65 @@ json Pipeline::run(const RunOptions& options) const {
   flow::make_edge(reader, limiter);
 
   CpuDevices cpu_devices(built.stages);
+  SimDevices sim_devices(options.sim_model);
   std::vector<std::unique_ptr<ReplicaLeases>> leases;
-  std::vector<std::unique_ptr<flow::function_node<BatchPtr, BatchPtr>>> stage_nodes;
-  flow::sender<BatchPtr>* upstream = &limiter;
+  std::vector<std::unique_ptr<flow::graph_node>> stage_nodes;
+  using SimNode = flow::async_node<BatchPtr, BatchPtr>;
+  DueTimeQueue due;  // declared after the nodes' dependencies, destroyed (joined) before them
+  // Connects the previous node to the next one. make_edge needs the concrete node type: through a
+  // plain sender<> reference an async_node's successors would never see its gateway's output.
+  std::function<void(flow::receiver<BatchPtr>&)> connect_next = [&limiter](flow::receiver<BatchPtr>& next) {
+    flow::make_edge(limiter, next);
+  };
   for (std::size_t i = 0; i < built.stages.size(); ++i) {
     auto& stage = built.stages[i];
     auto& timing = timings[i];
+    if (stage.simulated()) {
+      // No arithmetic: zero-filled outputs, released when the model says the device is done.
+      std::vector<int> devices;
+      for (const auto& d : stage.devices) devices.push_back(d.index);
+      const double flops_per_series = stage.stage->flops_per_series();
+      auto node = std::make_unique<SimNode>(
+          graph, flow::unlimited,
+          [&stage, &timing, &options, &sim_devices, &due, devices, flops_per_series](
+              BatchPtr batch, SimNode::gateway_type& gateway) {
+            guarded("stage", stage.name, batch->index, [&] {
+              for (const auto& out : stage.outputs) batch->emplace(out.name, out.per_series, out.dtype);
+              for (const auto& name : stage.drop_after) batch->tensors.erase(name);
+            });
+            const auto n = static_cast<double>(batch->series_count);
+            const SimWork work{flops_per_series * n, (stage.bytes_in_per_series + stage.bytes_out_per_series) * n,
+                               stage.bytes_in_per_series * n, stage.bytes_out_per_series * n};
+            const SimDevices::Booking b = sim_devices.book(devices, work, Clock::now());
+            timing.nanoseconds += std::chrono::duration_cast<std::chrono::nanoseconds>(b.done - b.copy_in_start).count();
+            ++timing.batches;
+            if (options.trace) {
+              const std::string device = fmt::format("sim:{}", b.device);
+              const int lane = 1000 + 3 * b.device;  // copy-in, compute, copy-out lanes per device
+              options.trace->record_lane("copy", stage.name + " in", device, batch->index, batch->series_count, lane,
+                                         b.copy_in_start, b.copy_in_end);
+              options.trace->record_lane("stage", stage.name, device, batch->index, batch->series_count, lane + 1,
+                                         b.compute_start, b.compute_end);
+              options.trace->record_lane("copy", stage.name + " out", device, batch->index, batch->series_count,
+                                         lane + 2, b.copy_out_start, b.done);
+            }
+            gateway.reserve_wait();
+            due.push(b.done, [batch, &gateway] {
+              gateway.try_put(batch);
+              gateway.release_wait();
+            });
+          });
+      connect_next(*node);
+      connect_next = [n = node.get()](flow::receiver<BatchPtr>& next) { flow::make_edge(*n, next); };
+      stage_nodes.push_back(std::move(node));
+      leases.push_back(nullptr);
+      continue;
+    }
     const bool whole_machine = stage.devices.size() == 1 && stage.devices.front().index < 0;
     leases.push_back(std::make_unique<ReplicaLeases>(stage.devices.size()));
     auto& lease = *leases.back();
     const std::size_t concurrency = whole_machine ? std::size_t{flow::unlimited} : stage.devices.size();
-    stage_nodes.push_back(std::make_unique<flow::function_node<BatchPtr, BatchPtr>>(
+    auto node = std::make_unique<flow::function_node<BatchPtr, BatchPtr>>(
         graph, concurrency, [&stage, &timing, &options, &lease, &cpu_devices, whole_machine](BatchPtr batch) {
           const Clock::time_point start = Clock::now();
           std::string device = "cpu";
@@ -200,14 +256,15 @@ json Pipeline::run(const RunOptions& options) const {
           if (options.trace)
             options.trace->record("stage", stage.name, device, batch->index, batch->series_count, start, Clock::now());
           return batch;
-        }));
-    flow::make_edge(*upstream, *stage_nodes.back());
-    upstream = stage_nodes.back().get();
+        });
+    connect_next(*node);
+    connect_next = [n = node.get()](flow::receiver<BatchPtr>& next) { flow::make_edge(*n, next); };
+    stage_nodes.push_back(std::move(node));
   }
 
   flow::sequencer_node<BatchPtr> sequencer(
       graph, [](const BatchPtr& batch) { return static_cast<std::size_t>(batch->index); });
-  flow::make_edge(*upstream, sequencer);
+  connect_next(sequencer);
 
   std::int64_t delivered = 0;  // touched only by the serial sink body
   flow::function_node<BatchPtr, flow::continue_msg> deliver(

@@ -190,7 +190,7 @@ BuiltPipeline build(const Registry& registry, const std::vector<ElementSpec>& el
     try {
       if (spec.kind == ElementKind::Stage) {
         const std::vector<DeviceRef> devices = params.has("on") ? parse_devices(params.string("on")) : pool;
-        BuiltStage stage{spec.name, device_list_name(devices), devices, info->make_stage(params), {}, {}, {}, {}};
+        BuiltStage stage{spec.name, device_list_name(devices), devices, info->make_stage(params), {}, {}, {}, {}, {}, 0, 0};
         stage.stage->plan(ctx);
         stage.resolved = params.all();
         stage.resolved["on"] = stage.device;
@@ -198,6 +198,14 @@ BuiltPipeline build(const Registry& registry, const std::vector<ElementSpec>& el
         reads.push_back(ctx.reads_of_current());
         stage.reads = ctx.reads_of_current();
         stage.writes = declared_since();
+        for (const auto& t : ctx.tensors()) {
+          const double bytes = static_cast<double>(element_count(t.per_series) * static_cast<std::int64_t>(dtype_size(t.dtype)));
+          if (std::find(stage.reads.begin(), stage.reads.end(), t.name) != stage.reads.end()) stage.bytes_in_per_series += bytes;
+          if (std::find(stage.writes.begin(), stage.writes.end(), t.name) != stage.writes.end()) {
+            stage.bytes_out_per_series += bytes;
+            stage.outputs.push_back(t);
+          }
+        }
         built.stages.push_back(std::move(stage));
       } else {
         BuiltSink sink{spec.name, info->make_sink(params), {}, {}};
@@ -224,6 +232,14 @@ BuiltPipeline build(const Registry& registry, const std::vector<ElementSpec>& el
   }
   built.attributes = ctx.attributes();
   built.warnings = ctx.warnings();
+  std::vector<std::string> simulated;
+  for (const auto& st : built.stages)
+    if (st.simulated()) simulated.push_back(fmt::format("{} on {}", st.name, st.device));
+  if (!simulated.empty())
+    built.warnings.push_back(fmt::format(
+        "modelled devices only: {} did no arithmetic; their outputs (and everything computed from them) are "
+        "zeros standing in for data, and the timings are the model's",
+        fmt::join(simulated, ", ")));
   built.tensors = json::array();
   for (const auto& t : ctx.tensors())
     built.tensors.push_back({{"name", t.name},

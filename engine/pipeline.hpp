@@ -18,6 +18,7 @@
 
 #include "engine/errors.hpp"
 #include "engine/registry.hpp"
+#include "engine/sim_device.hpp"
 #include "engine/trace.hpp"
 
 namespace pacflow {
@@ -41,6 +42,7 @@ struct RunOptions {
   int max_in_flight = 0;        // batches alive at once; 0 chooses one
   std::function<void(const Progress&)> on_progress;  // called from the sink thread
   TraceRecorder* trace = nullptr;                    // records a span per element and batch when set
+  SimModel sim_model{};                              // the modelled accelerator behind sim:k devices
 };
 
 class Pipeline {

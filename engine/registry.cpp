@@ -21,8 +21,9 @@ void Registry::add(ElementInfo info) {
     throw std::logic_error(kind_name(info.kind) + " \"" + info.name + "\" registered twice");
   if (info.kind == ElementKind::Stage)
     info.params.push_back(ParamSpec{"on", ParamType::Device, nullptr, "",
-                                    "devices the stage runs on: cpu (all threads), cpu:K, or a list such as "
-                                    "cpu:0,1 or cpu:* to replicate it; unset: the run's device pool",
+                                    "devices the stage runs on: cpu (all threads), cpu:K, sim:K (modelled), or a "
+                                    "list such as cpu:0,1, cpu:* or sim:0-7 to replicate it; unset: the run's "
+                                    "device pool",
                                     true});
   elements_.push_back(std::move(info));
 }

@@ -77,6 +77,9 @@ class Stage {
   virtual void plan(PlanContext& ctx) = 0;
   // Transforms one batch. Called concurrently for different batches: no shared mutable state.
   virtual void process(Batch& batch) = 0;
+  // Floating-point operations per series, an estimate for modelled devices (`sim`); the bytes a
+  // stage moves are known from the tensors it reads and writes. Valid after plan().
+  virtual double flops_per_series() const { return 0; }
 };
 
 class Source {

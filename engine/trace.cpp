@@ -8,11 +8,26 @@
 
 namespace pacflow {
 
+namespace {
+// Lanes 1000 + 3k, +1, +2: modelled device k's copy-in, compute and copy-out engines.
+std::string lane_name(int lane) {
+  const int device = (lane - 1000) / 3;
+  const char* engines[3] = {"copy in", "compute", "copy out"};
+  return "sim:" + std::to_string(device) + " " + engines[(lane - 1000) % 3];
+}
+}  // namespace
+
 void TraceRecorder::record(const char* kind, const std::string& element, const std::string& device,
                            std::int64_t batch, std::int64_t series, Clock::time_point start, Clock::time_point end) {
   // Worker slots of the running arena, 0-based; a thread outside any arena shows as -1.
   const int thread = oneapi::tbb::this_task_arena::current_thread_index();
   spans_.push_back({kind, element, device, batch, series, thread, start, end});
+}
+
+void TraceRecorder::record_lane(const char* kind, const std::string& element, const std::string& device,
+                                std::int64_t batch, std::int64_t series, int lane, Clock::time_point start,
+                                Clock::time_point end) {
+  spans_.push_back({kind, element, device, batch, series, lane, start, end});
 }
 
 json TraceRecorder::to_json() const {
@@ -28,7 +43,9 @@ json TraceRecorder::to_json() const {
                       {"ph", "M"},
                       {"pid", 1},
                       {"tid", t},
-                      {"args", {{"name", t < 0 ? std::string("caller") : "worker " + std::to_string(t)}}}});
+                      {"args", {{"name", t < 0      ? std::string("caller")
+                                         : t >= 1000 ? lane_name(t)
+                                                     : "worker " + std::to_string(t)}}}});
   std::vector<const Span*> ordered;
   for (const Span& s : spans_) ordered.push_back(&s);
   std::sort(ordered.begin(), ordered.end(), [](const Span* a, const Span* b) { return a->start < b->start; });

@@ -22,6 +22,11 @@ class TraceRecorder {
   void record(const char* kind, const std::string& element, const std::string& device, std::int64_t batch,
               std::int64_t series, Clock::time_point start, Clock::time_point end);
 
+  // A span on an explicit lane (e.g. a modelled device's copy or compute engine) rather than the
+  // calling thread's; lanes show as rows named "lane N" in the viewer.
+  void record_lane(const char* kind, const std::string& element, const std::string& device, std::int64_t batch,
+                   std::int64_t series, int lane, Clock::time_point start, Clock::time_point end);
+
   std::size_t size() const { return spans_.size(); }
   // The Chrome trace event format: {"traceEvents": [...], "displayTimeUnit": "ms"}.
   json to_json() const;

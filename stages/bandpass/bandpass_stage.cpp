@@ -105,4 +105,10 @@ void BandpassStage::process(Batch& batch) {
   run_bank(amp_, signal, batch.series_count, amp);
 }
 
+double BandpassStage::flops_per_series() const {
+  const double n = 2.0 * static_cast<double>(length_);
+  const double bands = static_cast<double>(pha_.bands.size() + amp_.bands.size());
+  return bands * 2.0 * 5.0 * n * std::log2(std::max(n, 2.0));
+}
+
 }  // namespace pacflow::stages

@@ -17,6 +17,8 @@ class BandpassStage final : public Stage {
   explicit BandpassStage(const Params& params);
   void plan(PlanContext& ctx) override;
   void process(Batch& batch) override;
+  // Two FFTs of about 2T points per band (FFT convolution), 5 N log2 N flops each: an estimate.
+  double flops_per_series() const override;
 
   static ElementInfo info();
 

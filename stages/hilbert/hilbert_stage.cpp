@@ -62,4 +62,9 @@ void HilbertStage::process(Batch& batch) {
   });
 }
 
+double HilbertStage::flops_per_series() const {
+  const double n = transform_ ? static_cast<double>(transform_->fft_length()) : static_cast<double>(length_);
+  return static_cast<double>(n_pha_ + n_amp_) * 2.0 * 5.0 * n * std::log2(std::max(n, 2.0));
+}
+
 }  // namespace pacflow::stages

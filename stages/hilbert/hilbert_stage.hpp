@@ -16,6 +16,8 @@ class HilbertStage final : public Stage {
   explicit HilbertStage(const Params& params);
   void plan(PlanContext& ctx) override;
   void process(Batch& batch) override;
+  // Two FFTs of the padded length per band, 5 N log2 N flops each: an estimate.
+  double flops_per_series() const override;
 
   static ElementInfo info();
 

@@ -59,4 +59,8 @@ void ModulationIndexStage::process(Batch& batch) {
   });
 }
 
+double ModulationIndexStage::flops_per_series() const {
+  return static_cast<double>(n_pha_ * n_amp_) * (static_cast<double>(length_) + 60.0 * bins_);
+}
+
 }  // namespace pacflow::stages

@@ -10,6 +10,8 @@ class ModulationIndexStage final : public Stage {
   explicit ModulationIndexStage(const Params& params);
   void plan(PlanContext& ctx) override;
   void process(Batch& batch) override;
+  // One add per sample and cell (what a per-sample GPU kernel does) plus the bin evaluations.
+  double flops_per_series() const override;
 
   static ElementInfo info();
 

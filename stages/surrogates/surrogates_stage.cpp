@@ -160,4 +160,9 @@ void SurrogatesStage::process(Batch& batch) {
   });
 }
 
+double SurrogatesStage::flops_per_series() const {
+  return static_cast<double>(n_perm_ + 1) * static_cast<double>(n_pha_ * n_amp_) *
+         (static_cast<double>(length_) + 60.0 * bins_);
+}
+
 }  // namespace pacflow::stages

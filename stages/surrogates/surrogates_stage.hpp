@@ -13,6 +13,8 @@ class SurrogatesStage final : public Stage {
   explicit SurrogatesStage(const Params& params);
   void plan(PlanContext& ctx) override;
   void process(Batch& batch) override;
+  // As mi, once per alignment (observed + n_perm).
+  double flops_per_series() const override;
 
   static ElementInfo info();
   const std::vector<std::int64_t>& shifts() const { return shifts_; }

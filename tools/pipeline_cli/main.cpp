@@ -150,6 +150,11 @@ int devices_command() {
   fmt::print("cpu      the whole machine, {} threads (oneTBB default concurrency); the default\n", cpus);
   for (int k = 0; k < cpus; ++k)
     fmt::print("cpu:{:<4} a CPU device of its own (task arena); the threads are shared among those a run uses\n", k);
+  const SimModel sim;
+  fmt::print("sim:0-{} modelled accelerators (no arithmetic; outputs are zero stand-ins): {:.0f} TFLOPS, "
+             "{:.2f} TB/s memory, {:.0f} GB/s each way to the host (an H100 SXM on PCIe Gen5)\n",
+             kSimDeviceLimit - 1, sim.flops_per_s / 1e12, sim.memory_bytes_per_s / 1e12,
+             sim.host_to_device_bytes_per_s / 1e9);
 #if defined(PACFLOW_HAVE_CUDA)
   std::string why;
   const auto gpus = cuda::visible_devices(&why);
@@ -203,7 +208,7 @@ int main(int argc, char** argv) {
   run->add_option("--in-flight", in_flight, "most batches alive at once, 0 = 2 per thread")->check(CLI::Range(0, 100000));
   run->add_flag("-q,--quiet", quiet, "no progress line or summary");
   run->add_option("--devices", args.devices,
-                  "device pool for stages without on=: cpu (default), cpu:K, cpu:K,L, cpu:K-L or cpu:*");
+                  "device pool for stages without on=: cpu (default), cpu:K, cpu:K,L, cpu:K-L, cpu:*, or sim:… likewise");
   std::string trace_path;
   run->add_option("--trace", trace_path,
                   "write a Chrome trace (one span per element and batch) to this JSON file; open it in "
@@ -215,7 +220,7 @@ int main(int argc, char** argv) {
   graph->add_option("-o,--output", graph_output, "write the DOT text to this file instead of stdout");
   graph->add_option("--set", args.sets, "override or add a parameter: NAME.key=value (repeatable)");
   graph->add_option("--devices", args.devices,
-                  "device pool for stages without on=: cpu (default), cpu:K, cpu:K,L, cpu:K-L or cpu:*");
+                  "device pool for stages without on=: cpu (default), cpu:K, cpu:K,L, cpu:K-L, cpu:*, or sim:… likewise");
   graph->add_option("--in-flight", in_flight, "most batches alive at once, as for run (0 = 2 per thread)")
       ->check(CLI::Range(0, 100000));
 
@@ -225,7 +230,7 @@ int main(int argc, char** argv) {
   validate->add_option("file", args.file, "the .pipe file")->required();
   validate->add_option("--set", args.sets, "override or add a parameter: NAME.key=value (repeatable)");
   validate->add_option("--devices", args.devices,
-                  "device pool for stages without on=: cpu (default), cpu:K, cpu:K,L, cpu:K-L or cpu:*");
+                  "device pool for stages without on=: cpu (default), cpu:K, cpu:K,L, cpu:K-L, cpu:*, or sim:… likewise");
 
   app.add_subcommand("stages", "list every source, stage and sink with its parameters");
 

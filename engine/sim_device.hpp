@@ -1,0 +1,94 @@
+#pragma once
+// `sim:k`, a modelled accelerator, so that scaling to 8-16 devices can be measured on a laptop.
+//
+// A stage placed on sim devices does no arithmetic. Each batch is booked on the replica that will
+// finish it first; the device has three engines, like a GPU with separate copy engines: copy-in
+// (host to device, the bytes the stage reads), compute (the stage's flops at the device's rate,
+// or its memory traffic at the memory bandwidth, whichever takes longer, plus a launch overhead)
+// and copy-out (the bytes it writes). A batch's copies therefore overlap other batches' compute.
+// The batch is released when its copy-out ends; its outputs are zero-filled stand-ins, and the run
+// says so in its warnings.
+#include <chrono>
+#include <condition_variable>
+#include <functional>
+#include <map>
+#include <mutex>
+#include <queue>
+#include <thread>
+#include <vector>
+
+namespace pacflow {
+
+// Defaults: an NVIDIA H100 SXM5 on PCIe Gen5 x16 (NVIDIA H100 datasheet: 67 TFLOPS FP32 without
+// tensor cores, 3.35 TB/s HBM3; PCIe Gen5 x16: 64 GB/s per direction). Launch: 5 µs per batch.
+struct SimModel {
+  double flops_per_s = 67e12;
+  double memory_bytes_per_s = 3.35e12;
+  double host_to_device_bytes_per_s = 64e9;
+  double device_to_host_bytes_per_s = 64e9;
+  double launch_s = 5e-6;
+};
+
+// One batch's work on a device.
+struct SimWork {
+  double flops = 0;
+  double device_bytes = 0;  // memory traffic of the computation
+  double bytes_in = 0;      // copied host to device first
+  double bytes_out = 0;     // copied device to host after
+};
+
+class SimDevices {
+ public:
+  using Clock = std::chrono::steady_clock;
+  struct Booking {
+    int device = 0;
+    Clock::time_point copy_in_start, copy_in_end, compute_start, compute_end, copy_out_start, done;
+  };
+
+  explicit SimDevices(SimModel model = {}) : model_(model) {}
+  const SimModel& model() const { return model_; }
+
+  // Books `work` on whichever of `devices` finishes it first, no earlier than `now`. Thread-safe.
+  Booking book(const std::vector<int>& devices, const SimWork& work, Clock::time_point now);
+
+ private:
+  struct Engines {
+    Clock::time_point copy_in, compute, copy_out;  // when each is next free
+  };
+  Booking plan_on(const Engines& engines, const SimWork& work, Clock::time_point now) const;
+
+  SimModel model_;
+  std::mutex mutex_;
+  std::map<int, Engines> engines_;
+};
+
+// Runs actions at their due times on one thread of its own; the destructor runs what is left at
+// once and joins (RAII), so a cancelled run never leaves a batch behind.
+class DueTimeQueue {
+ public:
+  using Clock = std::chrono::steady_clock;
+  DueTimeQueue();
+  ~DueTimeQueue();
+  DueTimeQueue(const DueTimeQueue&) = delete;
+  DueTimeQueue& operator=(const DueTimeQueue&) = delete;
+
+  void push(Clock::time_point due, std::function<void()> action);
+
+ private:
+  struct Item {
+    Clock::time_point due;
+    std::uint64_t order;  // ties keep submission order
+    std::function<void()> action;
+    bool operator>(const Item& other) const { return due != other.due ? due > other.due : order > other.order; }
+  };
+  void loop();
+
+  std::mutex mutex_;
+  std::condition_variable wake_;
+  std::priority_queue<Item, std::vector<Item>, std::greater<>> items_;
+  std::uint64_t next_order_ = 0;
+  bool stopping_ = false;
+  std::thread thread_;
+};
+
+}  // namespace pacflow

@@ -1,0 +1,126 @@
+// The modelled accelerator: its timelines, its due-time delivery, and runs through the executor.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <mutex>
+#include <vector>
+
+#include "bench/model_elements.hpp"
+#include "engine/errors.hpp"
+#include "engine/pipeline.hpp"
+#include "engine/sim_device.hpp"
+
+namespace pacflow {
+namespace {
+
+using Clock = SimDevices::Clock;
+using std::chrono::duration;
+
+double ms_between(Clock::time_point a, Clock::time_point b) { return duration<double, std::milli>(b - a).count(); }
+
+TEST(SimDevices, CopiesOverlapComputeAndComputeIsSerialOnOneDevice) {
+  SimModel model;
+  model.flops_per_s = 1e9;  // 1 ms per 10^6 flops
+  model.host_to_device_bytes_per_s = 1e6;  // 1 ms per kB
+  model.device_to_host_bytes_per_s = 1e6;
+  model.launch_s = 0;
+  SimDevices sim(model);
+  const SimWork work{1e6, 0, 1000, 1000};  // 1 ms in, 1 ms compute, 1 ms out
+  const auto t0 = Clock::now();
+  const auto a = sim.book({0}, work, t0);
+  const auto b = sim.book({0}, work, t0);
+  EXPECT_NEAR(ms_between(t0, a.compute_start), 1.0, 1e-6);
+  EXPECT_NEAR(ms_between(t0, a.done), 3.0, 1e-6);
+  // The second batch's copy-in runs during the first one's compute, its compute right after.
+  EXPECT_NEAR(ms_between(t0, b.copy_in_start), 1.0, 1e-6);
+  EXPECT_NEAR(ms_between(t0, b.compute_start), 2.0, 1e-6);
+  EXPECT_NEAR(ms_between(t0, b.done), 4.0, 1e-6);
+}
+
+TEST(SimDevices, BooksTheReplicaThatFinishesFirst) {
+  SimModel model;
+  model.flops_per_s = 1e9;
+  model.launch_s = 0;
+  SimDevices sim(model);
+  const SimWork work{1e6, 0, 0, 0};
+  const auto t0 = Clock::now();
+  std::vector<int> used;
+  for (int i = 0; i < 6; ++i) used.push_back(sim.book({0, 1, 2}, work, t0).device);
+  EXPECT_EQ(used, (std::vector<int>{0, 1, 2, 0, 1, 2}));
+}
+
+TEST(DueTimeQueue, RunsActionsInDueOrderNotSubmissionOrder) {
+  std::vector<int> order;
+  std::mutex m;
+  {
+    DueTimeQueue queue;
+    const auto now = Clock::now();
+    for (int i : {3, 1, 2, 0})
+      queue.push(now + std::chrono::milliseconds(5 * i), [&, i] {
+        const std::lock_guard lock(m);
+        order.push_back(i);
+      });
+    std::this_thread::sleep_for(std::chrono::milliseconds(40));
+  }
+  EXPECT_EQ(order, (std::vector<int>{0, 1, 2, 3}));
+}
+
+TEST(SimExecutor, DeliversEveryBatchAndSaysItsOutputsAreStandIns) {
+  const Registry registry = bench::model_registry();
+  const json report = Pipeline(registry)
+                          .source("zeros", {{"series", 20}})
+                          .stage("work", {{"flops", 1e9}, {"on", "sim:0-2"}})
+                          .sink("discard")
+                          .run({3, 0, {}});
+  EXPECT_EQ(report["run"]["batches"], 7);
+  EXPECT_EQ(report["run"]["stages"][1]["batches"], 7);  // the modelled stage
+  EXPECT_EQ(report["run"]["stages"][2]["batches"], 7);  // the sink got every batch
+  EXPECT_EQ(report["pipeline"][1]["device"], "sim:0,1,2");
+  ASSERT_FALSE(report["warnings"].empty());
+  EXPECT_NE(report["warnings"].back().get<std::string>().find("did no arithmetic"), std::string::npos);
+}
+
+// 32 batches of 5 ms modelled compute: 160 ms on one device, 20 ms on eight. A loose bound, so a
+// slow or instrumented build passes; bench/engine_bench measures the real efficiency.
+TEST(SimExecutor, ReplicasScaleThroughput) {
+  const Registry registry = bench::model_registry();
+  const auto seconds_on = [&](const std::string& devices) {
+    const Pipeline p = Pipeline(registry)
+                           .source("zeros", {{"series", 32}})
+                           .stage("work", {{"flops", 5e-3 * SimModel{}.flops_per_s}, {"on", devices}})
+                           .sink("discard");
+    const auto start = Clock::now();
+    p.run({1, 0, {}});
+    return duration<double>(Clock::now() - start).count();
+  };
+  const double one = seconds_on("sim:0");
+  const double eight = seconds_on("sim:0-7");
+  EXPECT_GT(one, 0.15);
+  EXPECT_GT(one / eight, 4.0) << "one device " << one << " s, eight " << eight << " s";
+}
+
+TEST(SimExecutor, FailureAfterAModelledStageCancelsWithoutHanging) {
+  Registry registry = bench::model_registry();
+  struct Failing final : Stage {
+    void plan(PlanContext& ctx) override { ctx.require("out", "fail"); }
+    void process(Batch& batch) override {
+      if (batch.index == 4) throw std::runtime_error("injected failure");
+    }
+  };
+  registry.add({ElementKind::Stage, "fail", "", {}, {}, [](const Params&) { return std::make_unique<Failing>(); }, {}});
+  try {
+    Pipeline(registry)
+        .source("zeros", {{"series", 64}})
+        .stage("work", {{"flops", 1e-3 * SimModel{}.flops_per_s}, {"on", "sim:*"}})
+        .stage("fail")
+        .sink("discard")
+        .run({1, 0, {}});
+    FAIL() << "expected StageError";
+  } catch (const StageError& e) {
+    EXPECT_EQ(e.stage(), "fail");
+    EXPECT_EQ(e.batch(), 4);
+  }
+}
+
+}  // namespace
+}  // namespace pacflow
