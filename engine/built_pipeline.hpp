@@ -44,9 +44,10 @@ struct BuiltPipeline {
 };
 
 // Instantiates and plans; errors carry the location of the element or parameter at fault.
-// `device_pool` places the stages that name no device ("cpu" when empty).
+// `device_pool` places the stages that name no device ("cpu" when empty); with `force_pool` (a
+// CPU pool only) it also replaces every accelerator placement (sim, cuda), with a warning.
 BuiltPipeline build(const Registry& registry, const std::vector<ElementSpec>& elements,
-                    const std::string& device_pool = "");
+                    const std::string& device_pool = "", bool force_pool = false);
 
 // The report skeleton shared by validate() and run().
 json describe(const BuiltPipeline& built);

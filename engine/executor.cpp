@@ -106,7 +106,7 @@ class ReplicaLeases {
 }  // namespace
 
 json Pipeline::run(const RunOptions& options) const {
-  detail::BuiltPipeline built = detail::build(*registry_, elements_, device_pool_);
+  detail::BuiltPipeline built = detail::build(*registry_, elements_, device_pool_, force_pool_);
   const std::int64_t series = built.stream.series_count();
   const std::int64_t length = built.stream.series_length;
   const int threads = std::max(1, oneapi::tbb::info::default_concurrency());

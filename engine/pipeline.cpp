@@ -84,13 +84,14 @@ Pipeline& Pipeline::redirect_outputs(const std::string& dir) {
   return *this;
 }
 
-Pipeline& Pipeline::devices(std::string pool) {
+Pipeline& Pipeline::devices(std::string pool, bool override_accelerators) {
   device_pool_ = std::move(pool);
+  force_pool_ = override_accelerators && device_pool_.rfind("cpu", 0) == 0;
   return *this;
 }
 
 json Pipeline::validate() const {
-  const detail::BuiltPipeline built = detail::build(*registry_, elements_, device_pool_);
+  const detail::BuiltPipeline built = detail::build(*registry_, elements_, device_pool_, force_pool_);
   return detail::describe(built);
 }
 
@@ -128,8 +129,10 @@ Params checked_params(const ElementInfo& info, const ElementSpec& spec) {
 
 }  // namespace
 
-BuiltPipeline build(const Registry& registry, const std::vector<ElementSpec>& elements, const std::string& device_pool) {
+BuiltPipeline build(const Registry& registry, const std::vector<ElementSpec>& elements, const std::string& device_pool,
+                    bool force_pool) {
   BuiltPipeline built;
+  std::vector<std::string> forced;  // stages whose accelerator placement the pool overrode
   std::vector<DeviceRef> pool{DeviceRef{}};
   if (!device_pool.empty()) {
     try {
@@ -189,7 +192,15 @@ BuiltPipeline build(const Registry& registry, const std::vector<ElementSpec>& el
     };
     try {
       if (spec.kind == ElementKind::Stage) {
-        const std::vector<DeviceRef> devices = params.has("on") ? parse_devices(params.string("on")) : pool;
+        std::vector<DeviceRef> devices = pool;
+        if (params.has("on")) {
+          const std::string on = params.string("on");
+          const bool accelerator = on.rfind("cpu", 0) != 0;
+          if (force_pool && accelerator)
+            forced.push_back(fmt::format("{} (on={})", spec.name, on));
+          else
+            devices = parse_devices(on);
+        }
         BuiltStage stage{spec.name, device_list_name(devices), devices, info->make_stage(params), {}, {}, {}, {}, {}, 0, 0};
         stage.stage->plan(ctx);
         stage.resolved = params.all();
@@ -232,6 +243,9 @@ BuiltPipeline build(const Registry& registry, const std::vector<ElementSpec>& el
   }
   built.attributes = ctx.attributes();
   built.warnings = ctx.warnings();
+  if (!forced.empty())
+    built.warnings.push_back(fmt::format("the device pool {} overrides the accelerator placement of {}",
+                                         device_list_name(pool), fmt::join(forced, ", ")));
   std::vector<std::string> simulated;
   for (const auto& st : built.stages)
     if (st.simulated()) simulated.push_back(fmt::format("{} on {}", st.name, st.device));

@@ -61,8 +61,10 @@ class Pipeline {
   // Points every sink's output parameters into `dir` (files keep their names).
   Pipeline& redirect_outputs(const std::string& dir);
   // The device pool for stages that name none with `on=` (default "cpu"); e.g. "cpu:0,1" replicates
-  // every such stage over two CPU devices. Checked when the pipeline is built.
-  Pipeline& devices(std::string pool);
+  // every such stage over two CPU devices. Checked when the pipeline is built. With
+  // `override_accelerators` a CPU pool also replaces every stage's sim or cuda placement (what
+  // `pipeline_cli run --devices cpu` does: a CPU-only run whatever the file says).
+  Pipeline& devices(std::string pool, bool override_accelerators = false);
   const std::string& device_pool() const { return device_pool_; }
 
   const std::vector<ElementSpec>& elements() const { return elements_; }
@@ -79,6 +81,7 @@ class Pipeline {
   const Registry* registry_;
   std::vector<ElementSpec> elements_;
   std::string device_pool_;
+  bool force_pool_ = false;
 };
 
 // The engine's version string.

@@ -175,6 +175,23 @@ TEST(Cli, DevicesOptionPlacesStagesAndOverridesTheFile) {
   EXPECT_NE(bad.err.find("cpu:99 does not exist"), std::string::npos) << bad.err;
 }
 
+TEST(Cli, DevicesCpuForcesACpuOnlyRunWhateverTheFileSays) {
+  const ScratchDir dir("cli");
+  dir.write("p.pipe", "source npy path=" + fixture_input() + " fs=256\n"
+                      "stage bandpass pha=[[4,8]] amp=[[60,80]] on=cuda:*\n"
+                      "stage hilbert on=sim:0\nstage mi\nsink npy dir=out\n");
+  const auto refused = run_cli("run p.pipe -q", dir.path());
+  EXPECT_EQ(refused.exit_code, 2);
+  EXPECT_NE(refused.err.find("p.pipe:2:"), std::string::npos) << refused.err;
+  EXPECT_NE(refused.err.find("cuda devices are not available"), std::string::npos) << refused.err;
+  const auto forced = run_cli("run p.pipe -q --devices cpu", dir.path());
+  ASSERT_EQ(forced.exit_code, 0) << forced.err;
+  EXPECT_NE(forced.err.find("overrides the accelerator placement of bandpass (on=cuda:*), hilbert (on=sim:0)"),
+            std::string::npos)
+      << forced.err;
+  EXPECT_TRUE(fs::exists(dir / "out" / "pac.npy"));
+}
+
 TEST(Cli, DevicesListsTheCpu) {
   const ScratchDir dir("cli");
   const auto r = run_cli("devices", dir.path());

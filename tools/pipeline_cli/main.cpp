@@ -41,7 +41,8 @@ Pipeline load(const PipelineArgs& args) {
     const SetOverride o = parse_set_override(text);
     pipeline.set(o.element, o.key, o.value, SourceLocation{"--set", 0, 0});
   }
-  if (!args.devices.empty()) pipeline.devices(args.devices);
+  // A CPU pool given on the command line makes a CPU-only run, whatever the file says.
+  if (!args.devices.empty()) pipeline.devices(args.devices, true);
   return pipeline;
 }
 
@@ -208,7 +209,8 @@ int main(int argc, char** argv) {
   run->add_option("--in-flight", in_flight, "most batches alive at once, 0 = 2 per thread")->check(CLI::Range(0, 100000));
   run->add_flag("-q,--quiet", quiet, "no progress line or summary");
   run->add_option("--devices", args.devices,
-                  "device pool for stages without on=: cpu (default), cpu:K, cpu:K,L, cpu:K-L, cpu:*, or sim:… likewise");
+                  "device pool for stages without on=: cpu (default), cpu:K, cpu:K,L, cpu:K-L, cpu:*, or sim:… likewise; "
+                  "a CPU pool here also overrides stages placed on sim or cuda (a CPU-only run)");
   std::string trace_path;
   run->add_option("--trace", trace_path,
                   "write a Chrome trace (one span per element and batch) to this JSON file; open it in "
@@ -220,7 +222,8 @@ int main(int argc, char** argv) {
   graph->add_option("-o,--output", graph_output, "write the DOT text to this file instead of stdout");
   graph->add_option("--set", args.sets, "override or add a parameter: NAME.key=value (repeatable)");
   graph->add_option("--devices", args.devices,
-                  "device pool for stages without on=: cpu (default), cpu:K, cpu:K,L, cpu:K-L, cpu:*, or sim:… likewise");
+                  "device pool for stages without on=: cpu (default), cpu:K, cpu:K,L, cpu:K-L, cpu:*, or sim:… likewise; "
+                  "a CPU pool here also overrides stages placed on sim or cuda (a CPU-only run)");
   graph->add_option("--in-flight", in_flight, "most batches alive at once, as for run (0 = 2 per thread)")
       ->check(CLI::Range(0, 100000));
 
@@ -230,7 +233,8 @@ int main(int argc, char** argv) {
   validate->add_option("file", args.file, "the .pipe file")->required();
   validate->add_option("--set", args.sets, "override or add a parameter: NAME.key=value (repeatable)");
   validate->add_option("--devices", args.devices,
-                  "device pool for stages without on=: cpu (default), cpu:K, cpu:K,L, cpu:K-L, cpu:*, or sim:… likewise");
+                  "device pool for stages without on=: cpu (default), cpu:K, cpu:K,L, cpu:K-L, cpu:*, or sim:… likewise; "
+                  "a CPU pool here also overrides stages placed on sim or cuda (a CPU-only run)");
 
   app.add_subcommand("stages", "list every source, stage and sink with its parameters");
 
