@@ -19,13 +19,12 @@
 #include <mutex>
 #include <thread>
 
-#include <boost/lockfree/queue.hpp>
 #include <map>
 #include <oneapi/tbb/flow_graph.h>
 #include <oneapi/tbb/info.h>
-#include <oneapi/tbb/task_arena.h>
 
 #include "engine/built_pipeline.hpp"
+#include "engine/placement.hpp"
 #include "engine/sim_device.hpp"
 
 namespace pacflow {
@@ -63,45 +62,6 @@ void guarded(const char* kind, const std::string& element, std::int64_t batch, B
     throw StageError(kind, element, batch, "unknown exception", false);
   }
 }
-
-// The cpu:k devices of a run, each a task_arena with an even share of the machine's threads.
-class CpuDevices {
- public:
-  explicit CpuDevices(const std::vector<detail::BuiltStage>& stages) {
-    std::vector<int> used;
-    for (const auto& s : stages)
-      for (const auto& d : s.devices)
-        if (d.index >= 0 && std::find(used.begin(), used.end(), d.index) == used.end()) used.push_back(d.index);
-    if (used.empty()) return;
-    const int share = std::max(1, cpu_device_count() / static_cast<int>(used.size()));
-    // One slot is reserved for the thread that enters with execute(): the flow-graph worker
-    // carrying the batch works inside the device instead of waiting for it.
-    for (int k : used) arenas_.emplace(k, std::make_unique<oneapi::tbb::task_arena>(share, 1));
-  }
-  oneapi::tbb::task_arena& arena(int index) { return *arenas_.at(index); }
-  int threads_each() const { return arenas_.empty() ? 0 : arenas_.begin()->second->max_concurrency(); }
-
- private:
-  std::map<int, std::unique_ptr<oneapi::tbb::task_arena>> arenas_;
-};
-
-// Free replicas of one stage. The node in front admits at most one batch per replica, so a lease
-// always finds one; the queue is lock-free so leasing never blocks a worker.
-class ReplicaLeases {
- public:
-  explicit ReplicaLeases(std::size_t replicas) : free_(replicas) {
-    for (std::size_t r = 0; r < replicas; ++r) free_.push(r);
-  }
-  std::size_t lease() {
-    std::size_t r = 0;
-    if (!free_.pop(r)) throw std::logic_error("no free replica although the node admits one batch per replica");
-    return r;
-  }
-  void give_back(std::size_t r) { free_.push(r); }
-
- private:
-  boost::lockfree::queue<std::size_t> free_;
-};
 
 }  // namespace
 
@@ -165,9 +125,9 @@ json Pipeline::run(const RunOptions& options) const {
   flow::limiter_node<BatchPtr> limiter(graph, static_cast<std::size_t>(in_flight));
   flow::make_edge(reader, limiter);
 
-  CpuDevices cpu_devices(built.stages);
+  detail::CpuDevices cpu_devices(built.stages);
   SimDevices sim_devices(options.sim_model);
-  std::vector<std::unique_ptr<ReplicaLeases>> leases;
+  std::vector<std::unique_ptr<detail::ReplicaLeases>> leases;
   std::vector<std::unique_ptr<flow::graph_node>> stage_nodes;
   using SimNode = flow::async_node<BatchPtr, BatchPtr>;
   DueTimeQueue due;  // declared after the nodes' dependencies, destroyed (joined) before them
@@ -221,7 +181,7 @@ json Pipeline::run(const RunOptions& options) const {
       continue;
     }
     const bool whole_machine = stage.devices.size() == 1 && stage.devices.front().index < 0;
-    leases.push_back(std::make_unique<ReplicaLeases>(stage.devices.size()));
+    leases.push_back(std::make_unique<detail::ReplicaLeases>(stage.devices.size()));
     auto& lease = *leases.back();
     const std::size_t concurrency = whole_machine ? std::size_t{flow::unlimited} : stage.devices.size();
     auto node = std::make_unique<flow::function_node<BatchPtr, BatchPtr>>(
