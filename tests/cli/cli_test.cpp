@@ -192,6 +192,18 @@ TEST(Cli, DevicesCpuForcesACpuOnlyRunWhateverTheFileSays) {
   EXPECT_TRUE(fs::exists(dir / "out" / "pac.npy"));
 }
 
+TEST(Cli, EveryShippedPipelineValidates) {
+  const fs::path source = PACFLOW_SOURCE_DIR;
+  int checked = 0;
+  for (const auto& entry : fs::recursive_directory_iterator(source / "pipelines")) {
+    if (entry.path().extension() != ".pipe") continue;
+    const auto r = run_cli("validate '" + entry.path().string() + "'", source);
+    EXPECT_EQ(r.exit_code, 0) << entry.path() << ": " << r.err;
+    ++checked;
+  }
+  EXPECT_GE(checked, 7);  // pac, npy_example, placement, sim_scaling, bench/w1-w3
+}
+
 TEST(Cli, DevicesListsTheCpu) {
   const ScratchDir dir("cli");
   const auto r = run_cli("devices", dir.path());
