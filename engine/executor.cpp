@@ -177,15 +177,18 @@ json Pipeline::run(const RunOptions& options) const {
       connect_next(*node);
       connect_next = [n = node.get()](flow::receiver<BatchPtr>& next) { flow::make_edge(*n, next); };
       stage_nodes.push_back(std::move(node));
-      leases.push_back(nullptr);
       continue;
     }
+    // The whole machine needs no lease; CPU devices lend one replica per batch.
     const bool whole_machine = stage.devices.size() == 1 && stage.devices.front().index < 0;
-    leases.push_back(std::make_unique<detail::ReplicaLeases>(stage.devices.size()));
-    auto& lease = *leases.back();
+    detail::ReplicaLeases* lease = nullptr;
+    if (!whole_machine) {
+      leases.push_back(std::make_unique<detail::ReplicaLeases>(stage.devices.size()));
+      lease = leases.back().get();
+    }
     const std::size_t concurrency = whole_machine ? std::size_t{flow::unlimited} : stage.devices.size();
     auto node = std::make_unique<flow::function_node<BatchPtr, BatchPtr>>(
-        graph, concurrency, [&stage, &timing, &options, &lease, &cpu_devices, whole_machine](BatchPtr batch) {
+        graph, concurrency, [&stage, &timing, &options, lease, &cpu_devices, whole_machine](BatchPtr batch) {
           const Clock::time_point start = Clock::now();
           std::string device = "cpu";
           guarded("stage", stage.name, batch->index, [&] {
@@ -193,23 +196,17 @@ json Pipeline::run(const RunOptions& options) const {
               stage.stage->process(*batch);
               return;
             }
-            const std::size_t replica = lease.lease();
-            const DeviceRef& where = stage.devices[replica];
+            const detail::ReplicaLeases::Held held(*lease);
+            const DeviceRef& where = stage.devices[held.replica()];
             device = where.name();
-            // The replica goes back whatever happens; the error names the device it failed on.
+            // The error names the device it failed on.
             try {
               cpu_devices.arena(where.index).execute([&] { stage.stage->process(*batch); });
             } catch (const InputError& e) {
-              lease.give_back(replica);
               throw InputError(fmt::format("on {}: {}", device, e.what()));
             } catch (const std::exception& e) {
-              lease.give_back(replica);
               throw std::runtime_error(fmt::format("on {}: {}", device, e.what()));
-            } catch (...) {
-              lease.give_back(replica);
-              throw;
             }
-            lease.give_back(replica);
           });
           for (const auto& name : stage.drop_after) batch->tensors.erase(name);
           timing.add(start);

@@ -127,6 +127,10 @@ Params checked_params(const ElementInfo& info, const ElementSpec& spec) {
   }
 }
 
+std::int64_t bytes_per_series(const TensorDecl& t) {
+  return element_count(t.per_series) * static_cast<std::int64_t>(dtype_size(t.dtype));
+}
+
 }  // namespace
 
 BuiltPipeline build(const Registry& registry, const std::vector<ElementSpec>& elements, const std::string& device_pool,
@@ -210,7 +214,7 @@ BuiltPipeline build(const Registry& registry, const std::vector<ElementSpec>& el
         stage.reads = ctx.reads_of_current();
         stage.writes = declared_since();
         for (const auto& t : ctx.tensors()) {
-          const double bytes = static_cast<double>(element_count(t.per_series) * static_cast<std::int64_t>(dtype_size(t.dtype)));
+          const auto bytes = static_cast<double>(bytes_per_series(t));
           if (std::find(stage.reads.begin(), stage.reads.end(), t.name) != stage.reads.end()) stage.bytes_in_per_series += bytes;
           if (std::find(stage.writes.begin(), stage.writes.end(), t.name) != stage.writes.end()) {
             stage.bytes_out_per_series += bytes;
@@ -259,7 +263,7 @@ BuiltPipeline build(const Registry& registry, const std::vector<ElementSpec>& el
     built.tensors.push_back({{"name", t.name},
                              {"per_series_shape", t.per_series},
                              {"dtype", dtype_name(t.dtype)},
-                             {"bytes_per_series", element_count(t.per_series) * static_cast<std::int64_t>(dtype_size(t.dtype))},
+                             {"bytes_per_series", bytes_per_series(t)},
                              {"result", t.result},
                              {"doc", t.doc}});
   return built;

@@ -48,6 +48,20 @@ class ReplicaLeases {
   }
   void give_back(std::size_t r) { free_.push(r); }
 
+  // A leased replica, given back when it goes out of scope, whatever happens in between.
+  class Held {
+   public:
+    explicit Held(ReplicaLeases& leases) : leases_(leases), replica_(leases.lease()) {}
+    ~Held() { leases_.give_back(replica_); }
+    Held(const Held&) = delete;
+    Held& operator=(const Held&) = delete;
+    std::size_t replica() const { return replica_; }
+
+   private:
+    ReplicaLeases& leases_;
+    std::size_t replica_;
+  };
+
  private:
   boost::lockfree::queue<std::size_t> free_;
 };

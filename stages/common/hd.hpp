@@ -7,9 +7,9 @@
 #define PACFLOW_HD
 #endif
 
-// Shared arithmetic that CPU kernels also call on vector types (simd::Lanes) from functions compiled
-// per instruction set (PACFLOW_CPU_CLONES): it must be inlined into each clone, because a call
-// between code built for different vector widths would pass the vectors by different conventions.
+// Shared arithmetic that CPU kernels also call on vector types (simd::Simd<Bytes>) from functions
+// compiled per instruction set (stages/common/lanes.hpp): it must be inlined into each instance,
+// because a call between code built for different vector widths would pass vectors differently.
 #if defined(__CUDACC__)
 #define PACFLOW_HD_INLINE __host__ __device__ __forceinline__
 #else

@@ -7,7 +7,6 @@
 // to s^21 (the next term is below 1e-19 of ln m); ln x = e·ln2_hi + (ln m + e·ln2_lo).
 // Accurate to a few ulp (tested against std::log); zero, negative, subnormal, inf and NaN inputs are
 // the caller's job to keep out.
-#include <bit>
 #include <cstdint>
 #include <type_traits>
 
