@@ -1,6 +1,8 @@
 // The engine and the device model (issue 3), with the model elements of bench/model_elements.hpp:
 // - BM_EngineHop: a chain of 4 trivial stages on `cpu`, one series per batch: the engine's cost per
 //   batch per stage hop (counter us_per_hop).
+// - BM_RingHop: the same chain with a ring (8 slots) before every stage: the cost per hop when each
+//   batch is copied into a slot, re-sequenced and its token handed back (counter us_per_hop).
 // - BM_SimReplicated/N: one heavy stage (4 ms per batch on the modelled H100) replicated over N
 //   sim devices; counter efficiency = ideal time (64 batches x 4 ms / N) / measured.
 // - BM_SimPipelineSpeedup: four balanced stages (4 ms each) all on sim:0, then pinned one per
@@ -25,19 +27,26 @@ double run_seconds(const Pipeline& pipeline, const RunOptions& options = {}) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
-void BM_EngineHop(benchmark::State& state) {
+// Four trivial stages in a chain, one series per batch; with `rings`, a ring before each.
+void hop_chain(benchmark::State& state, bool rings) {
   const Registry registry = bench::model_registry();
   constexpr int kBatches = 4000, kHops = 4;
   Pipeline p(registry);
   p.source("zeros", {{"series", kBatches}, {"length", 1}});
-  for (int i = 0; i < kHops; ++i)
-    p.stage("work", {{"in", i == 0 ? "signal" : "t" + std::to_string(i - 1)}, {"out", "t" + std::to_string(i)}});
+  for (int i = 0; i < kHops; ++i) {
+    json params = {{"in", i == 0 ? "signal" : "t" + std::to_string(i - 1)}, {"out", "t" + std::to_string(i)}};
+    if (rings) params["ring"] = 8;
+    p.stage("work", params);
+  }
   p.sink("discard");
   double seconds = 0;
   for (auto _ : state) seconds += run_seconds(p, {1, 0, {}});
   state.counters["us_per_hop"] =
       1e6 * seconds / static_cast<double>(state.iterations()) / (kBatches * static_cast<double>(kHops + 2));
 }
+void BM_EngineHop(benchmark::State& state) { hop_chain(state, false); }
+void BM_RingHop(benchmark::State& state) { hop_chain(state, true); }
+BENCHMARK(BM_RingHop)->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(5);
 BENCHMARK(BM_EngineHop)->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(5);
 
 void BM_SimReplicated(benchmark::State& state) {

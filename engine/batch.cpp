@@ -2,7 +2,14 @@
 
 #include <stdexcept>
 
+#include "engine/ring.hpp"
+
 namespace pacflow {
+
+Batch::Batch() = default;
+Batch::~Batch() = default;
+Batch::Batch(Batch&&) noexcept = default;
+Batch& Batch::operator=(Batch&&) noexcept = default;
 
 Tensor& Batch::emplace(const std::string& name, const Shape& per_series, DType dtype) {
   Shape shape{series_count};

@@ -4,17 +4,29 @@
 // the batch's series count.
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <string>
 
 #include "engine/tensor.hpp"
 
 namespace pacflow {
 
+class RingSlot;
+
 struct Batch {
+  Batch();
+  ~Batch();  // gives back the ring slot it still holds
+  Batch(Batch&&) noexcept;
+  Batch& operator=(Batch&&) noexcept;
+
   std::int64_t index = 0;         // dense, 0-based: sinks receive batches in this order
   std::int64_t first_series = 0;  // global row of the first series
   std::int64_t series_count = 0;
+  // Modelled devices only: the sim device whose memory holds the batch's tensors (-1: the host).
+  int resident_device = -1;
   std::map<std::string, Tensor> tensors;
+  // The ring slot whose memory the crossing tensors borrow (ring.hpp); none before the first ring.
+  std::unique_ptr<RingSlot> slot;
 
   // Adds a zeroed tensor of shape [series_count, per_series...].
   Tensor& emplace(const std::string& name, const Shape& per_series, DType dtype);

@@ -6,8 +6,17 @@
 
 #include "engine/devices.hpp"
 #include "engine/pipeline.hpp"
+#include "engine/ring.hpp"
 
 namespace pacflow::detail {
+
+// The settings of the edge into a stage (`ring=`, `batch=`, `overflow=`); 0 means "choose".
+struct EdgeSettings {
+  std::int64_t ring = 0;
+  std::int64_t batch = 0;
+  Overflow overflow = Overflow::Block;
+  bool given = false;  // any of them written: the edge gets a ring even between equal devices
+};
 
 struct BuiltStage {
   std::string name;
@@ -20,6 +29,9 @@ struct BuiltStage {
   std::vector<TensorDecl> outputs;  // what it declares: sim devices emplace zero-filled stand-ins
   double bytes_in_per_series = 0;   // of the tensors it reads
   double bytes_out_per_series = 0;  // of the tensors it writes
+  EdgeSettings input;                // of the edge into it
+  bool ring_before = false;          // batches reach it through a ring
+  std::vector<SlotTensor> crossing;  // the tensors alive on that edge (the ring's slot layout)
   bool simulated() const { return !devices.empty() && devices.front().kind == DeviceRef::Kind::Sim; }
 };
 
@@ -49,7 +61,22 @@ struct BuiltPipeline {
 BuiltPipeline build(const Registry& registry, const std::vector<ElementSpec>& elements,
                     const std::string& device_pool = "", bool force_pool = false);
 
-// The report skeleton shared by validate() and run().
-json describe(const BuiltPipeline& built);
+// The stages cut at their rings. Each segment has its own batch size and its own bound on the
+// batches alive in it: the in-flight limit for the first (fed by the source), the ring's capacity
+// for the others.
+struct Segment {
+  std::size_t first_stage = 0, end_stage = 0;  // stages [first, end)
+  std::int64_t batch_series = 0;
+  std::int64_t batch_count = 0;
+  std::size_t slots = 0;
+  bool ring = false;  // false for the first segment
+  Overflow overflow = Overflow::Block;
+};
+// `batch_option` and `in_flight_option` are the run's (0: choose); `threads` the machine's.
+std::vector<Segment> plan_segments(const BuiltPipeline& built, std::int64_t batch_option, int in_flight_option,
+                                   int threads);
+
+// The report skeleton shared by validate() and run(), with the segments the options give.
+json describe(const BuiltPipeline& built, std::int64_t batch_option = 0, int in_flight_option = 0);
 
 }  // namespace pacflow::detail

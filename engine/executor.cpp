@@ -1,16 +1,25 @@
 // Pipeline::run: the chain executed on a oneTBB flow graph.
 //
-//   input_node ─► limiter_node(max_in_flight) ─► stage_1 … stage_n ─► sequencer_node ─► sinks
-//        ▲                    ▲                                                     │
-//        └─ reads in order    └────────────── decrementer (one per finished batch) ─┘
+//   input_node ─► limiter_node(in flight) ─► stages of segment 0 ─┐
+//        ▲                  ▲                                      ▼
+//        │                  └── token back ◄── sequencer ─► ring node ─► stages of segment 1 ─► … ─► sequencer ─► sinks
+//        └─ reads in order                                     ▲                                               │
+//                                                              └──────── slot back (one per delivered batch) ──┘
 //
-// Batches are tokens: at most `max_in_flight` exist at once (bounded memory, back-pressure);
-// stages run different batches concurrently; the sequencer restores index order for the sinks.
+// Batches are tokens: the first segment admits at most `max_in_flight` at once, and every later
+// segment as many as its ring has slots (engine/ring.hpp). A ring sits where a stage runs on other
+// devices than the stage before it (or where the user set one): its node takes the upstream batches
+// in index order, copies the tensors that cross into free slots (re-cut to the segment's batch
+// size) and gives each upstream batch's token back once it is copied. When no slot is free the
+// node waits for one to come back, which holds the upstream batches and, through their tokens,
+// the segment before: back-pressure, without blocking a thread. Stages run different batches
+// concurrently; the last sequencer restores index order for the sinks.
 //
 // Placement: a stage on `cpu` runs in the graph's own arena, any number of batches at once. A stage
 // on CPU devices (cpu:k, one or more replicas) is a node whose concurrency is its replica count; a
 // batch arriving there leases a free replica from a lock-free queue (there always is one: the node
-// admits no more batches than replicas) and runs inside that device's task_arena.
+// admits no more batches than replicas) and runs inside that device's task_arena. A stage on sim
+// devices is an async_node released by the model's clock.
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -25,6 +34,7 @@
 
 #include "engine/built_pipeline.hpp"
 #include "engine/placement.hpp"
+#include "engine/ring_edge.hpp"
 #include "engine/sim_device.hpp"
 
 namespace pacflow {
@@ -71,26 +81,32 @@ json Pipeline::run(const RunOptions& options) const {
   const std::int64_t length = built.stream.series_length;
   const int threads = std::max(1, oneapi::tbb::info::default_concurrency());
 
-  std::int64_t batch_size = options.batch_size;
-  if (batch_size < 0) throw InputError(fmt::format("batch size must be >= 1, got {}", batch_size));
-  // Every tensor a series can hold at once (an upper bound: intermediates are freed as they go).
+  const std::vector<detail::Segment> segments =
+      detail::plan_segments(built, options.batch_size, options.max_in_flight, threads);
+  const detail::Segment& first = segments.front();
+  const std::int64_t batch_size = first.batch_series;
+  const std::int64_t batch_count = first.batch_count;
+  const int in_flight = static_cast<int>(first.slots);
   double bytes_per_series = 0;
   for (const auto& t : built.tensors) bytes_per_series += t["bytes_per_series"].get<double>();
-  if (batch_size == 0) {
-    // Enough batches to keep every thread busy, few enough to amortise overhead, each within 256 MiB.
-    const auto by_memory = static_cast<std::int64_t>(0x1p28 / std::max(bytes_per_series, 1.0));
-    batch_size = std::clamp<std::int64_t>(std::min(series / (4 * threads), by_memory), 1, 16);
-  }
-  const std::int64_t batch_count = (series + batch_size - 1) / batch_size;
-  int in_flight = options.max_in_flight;
-  if (in_flight < 0) throw InputError(fmt::format("in-flight limit must be >= 1, got {}", in_flight));
-  if (in_flight == 0) {
-    // Two batches per thread; with modelled devices, enough to keep every replica's three engines
-    // (copy in, compute, copy out) busy.
-    std::size_t sim_replicas = 0;
-    for (const auto& s : built.stages)
-      if (s.simulated()) sim_replicas = std::max(sim_replicas, s.devices.size());
-    in_flight = std::max({2, 2 * threads, 3 * static_cast<int>(sim_replicas)});
+
+  // The rings, allocated (and page-locked) up front; they outlive every batch, hence the graph.
+  std::vector<std::unique_ptr<Ring>> rings(segments.size());
+  std::vector<std::unique_ptr<RingEdge>> ring_edges;  // the producer ends, holding batches awaiting a slot
+  for (std::size_t k = 1; k < segments.size(); ++k) {
+    const detail::Segment& seg = segments[k];
+    const std::string from = seg.first_stage ? built.stages[seg.first_stage - 1].name : built.source_name;
+    const std::string name = fmt::format("{} → {}", from, built.stages[seg.first_stage].name);
+    std::vector<SlotTensor> layout = built.stages[seg.first_stage].crossing;
+    const std::size_t slot_bytes = lay_out_slot(layout, seg.batch_series);
+    try {
+      rings[k] = std::make_unique<Ring>(name, seg.slots, seg.batch_series, std::move(layout), seg.overflow);
+    } catch (const std::bad_alloc&) {
+      throw InputError(fmt::format("ring {}: {} slots of {} series ({:.1f} MiB each) do not fit in memory; lower "
+                                   "ring= or batch= on stage \"{}\"",
+                                   name, seg.slots, seg.batch_series, static_cast<double>(slot_bytes) / 0x1p20,
+                                   built.stages[seg.first_stage].name));
+    }
   }
 
   std::vector<StageTiming> timings(built.stages.size());
@@ -136,17 +152,53 @@ json Pipeline::run(const RunOptions& options) const {
   std::function<void(flow::receiver<BatchPtr>&)> connect_next = [&limiter](flow::receiver<BatchPtr>& next) {
     flow::make_edge(limiter, next);
   };
+  // How a batch leaving segment k gives its token back: to the limiter for the first segment, its
+  // slot to the ring (and news of it to the ring's node, which may be waiting) for the others.
+  std::vector<std::function<void(Batch&)>> give_back_token(segments.size());
+  give_back_token[0] = [&limiter](Batch&) { limiter.decrementer().try_put(flow::continue_msg{}); };
+  using RingNode = flow::multifunction_node<BatchPtr, std::tuple<BatchPtr>>;
+  std::vector<std::unique_ptr<flow::graph_node>> ring_nodes;
+  std::size_t segment = 0;
+  const auto add_ring = [&](std::size_t k) {
+    Ring& ring = *rings[k];
+    auto& edge = *ring_edges.emplace_back(std::make_unique<RingEdge>(ring, series));
+    // The node copies upstream batches in index order.
+    auto in_order = std::make_unique<flow::sequencer_node<BatchPtr>>(
+        graph, [](const BatchPtr& batch) { return static_cast<std::size_t>(batch->index); });
+    connect_next(*in_order);
+    auto node = std::make_unique<RingNode>(
+        graph, flow::serial, [&ring, &edge, &options, &give_back_token, k](BatchPtr upstream, RingNode::output_ports_type& out) {
+          const Clock::time_point start = Clock::now();
+          const std::int64_t index = upstream ? upstream->index : -1;
+          RingEdge::Step step;
+          guarded("ring", ring.name(), index, [&] { step = edge.feed(std::move(upstream)); });
+          if (options.trace && index >= 0)
+            options.trace->record("copy", "ring " + ring.name(), "cpu", index, 0, start, Clock::now());
+          for (const auto& done : step.consumed) give_back_token[k - 1](*done);
+          for (auto& batch : step.ready) std::get<0>(out).try_put(std::move(batch));
+        });
+    flow::make_edge(*in_order, *node);
+    give_back_token[k] = [&ring_node = *node](Batch& batch) {
+      batch.slot->give_back();
+      ring_node.try_put(BatchPtr{});  // a slot came free: the node may go on copying
+    };
+    connect_next = [n = node.get()](flow::receiver<BatchPtr>& next) { flow::make_edge(flow::output_port<0>(*n), next); };
+    ring_nodes.push_back(std::move(in_order));
+    ring_nodes.push_back(std::move(node));
+  };
   for (std::size_t i = 0; i < built.stages.size(); ++i) {
     auto& stage = built.stages[i];
     auto& timing = timings[i];
+    if (stage.ring_before) add_ring(++segment);
     if (stage.simulated()) {
       // No arithmetic: zero-filled outputs, released when the model says the device is done.
       std::vector<int> devices;
       for (const auto& d : stage.devices) devices.push_back(d.index);
       const double flops_per_series = stage.stage->flops_per_series();
+      const bool next_on_sim = i + 1 < built.stages.size() && built.stages[i + 1].simulated();
       auto node = std::make_unique<SimNode>(
           graph, flow::unlimited,
-          [&stage, &timing, &options, &sim_devices, &due, devices, flops_per_series](
+          [&stage, &timing, &options, &sim_devices, &due, devices, flops_per_series, next_on_sim](
               BatchPtr batch, SimNode::gateway_type& gateway) {
             guarded("stage", stage.name, batch->index, [&] {
               for (const auto& out : stage.outputs) batch->emplace(out.name, out.per_series, out.dtype);
@@ -154,14 +206,20 @@ json Pipeline::run(const RunOptions& options) const {
             });
             const auto n = static_cast<double>(batch->series_count);
             const SimWork work{flops_per_series * n, (stage.bytes_in_per_series + stage.bytes_out_per_series) * n,
-                               stage.bytes_in_per_series * n, stage.bytes_out_per_series * n};
+                               stage.bytes_in_per_series * n, stage.bytes_out_per_series * n,
+                               batch->resident_device, next_on_sim};
             const SimDevices::Booking b = sim_devices.book(devices, work, Clock::now());
+            const int came_from = batch->resident_device;
+            batch->resident_device = next_on_sim ? b.device : -1;
             timing.nanoseconds += std::chrono::duration_cast<std::chrono::nanoseconds>(b.done - b.copy_in_start).count();
             ++timing.batches;
             if (options.trace) {
               const std::string device = fmt::format("sim:{}", b.device);
               const int lane = 1000 + 3 * b.device;  // copy-in, compute, copy-out lanes per device
-              options.trace->record_lane("copy", stage.name + " in", device, batch->index, batch->series_count, lane,
+              const std::string in = came_from == b.device ? " in (in place)"
+                                     : came_from >= 0      ? fmt::format(" in (peer from sim:{})", came_from)
+                                                           : " in";
+              options.trace->record_lane("copy", stage.name + in, device, batch->index, batch->series_count, lane,
                                          b.copy_in_start, b.copy_in_end);
               options.trace->record_lane("stage", stage.name, device, batch->index, batch->series_count, lane + 1,
                                          b.compute_start, b.compute_end);
@@ -224,6 +282,7 @@ json Pipeline::run(const RunOptions& options) const {
   connect_next(sequencer);
 
   std::int64_t delivered = 0;  // touched only by the serial sink body
+  const std::int64_t delivered_total = segments.back().batch_count;
   flow::function_node<BatchPtr, flow::continue_msg> deliver(
       graph, flow::serial, [&](BatchPtr batch) {
         for (std::size_t s = 0; s < built.sinks.size(); ++s) {
@@ -235,24 +294,37 @@ json Pipeline::run(const RunOptions& options) const {
                                   Clock::now());
         }
         ++delivered;
-        if (options.on_progress) options.on_progress({delivered, batch_count, seconds_since(run_start)});
+        give_back_token.back()(*batch);
+        if (options.on_progress) options.on_progress({delivered, delivered_total, seconds_since(run_start)});
         return flow::continue_msg{};
       });
   flow::make_edge(sequencer, deliver);
-  flow::make_edge(deliver, limiter.decrementer());
 
   try {
     reader.activate();
     graph.wait_for_all();
-    if (delivered != batch_count)
-      throw std::logic_error(fmt::format("engine delivered {} of {} batches", delivered, batch_count));
+    if (delivered != delivered_total)
+      throw std::logic_error(fmt::format("engine delivered {} of {} batches", delivered, delivered_total));
   } catch (...) {
     for (auto& sink : built.sinks) sink.sink->abort();
     throw;
   }
   const double compute_s = seconds_since(run_start);
 
-  json report = detail::describe(built);
+  json report = detail::describe(built, options.batch_size, options.max_in_flight);
+  json ring_report = json::array();
+  for (const auto& ring : rings) {
+    if (!ring) continue;
+    ring_report.push_back({{"name", ring->name()},
+                           {"capacity", ring->capacity()},
+                           {"batch_series", ring->batch_series()},
+                           {"slot_bytes", ring->slot_bytes()},
+                           {"overflow", overflow_name(ring->overflow())},
+                           {"memory", ring->memory_kind()},
+                           {"slots_high_water", ring->high_water()},
+                           {"producer_waits", ring->waits()},
+                           {"grown_slots", ring->grown()}});
+  }
   auto stage_report = [](const std::string& kind, const std::string& name, const StageTiming& t) {
     const double total = static_cast<double>(t.nanoseconds.load()) * 1e-9;
     const auto n = t.batches.load();
@@ -273,6 +345,7 @@ json Pipeline::run(const RunOptions& options) const {
                    {"threads", threads},
                    {"threads_per_cpu_device", cpu_devices.threads_each()},
                    {"wall_s", compute_s},
+                   {"rings", ring_report},
                    {"stages", per_stage}};
 
   // Each sink commits its own files atomically; a sink that fails, and every sink after it, is aborted.

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fmt/format.h>
+#include <oneapi/tbb/info.h>
 
 #include "engine/built_pipeline.hpp"
 
@@ -90,9 +91,9 @@ Pipeline& Pipeline::devices(std::string pool, bool override_accelerators) {
   return *this;
 }
 
-json Pipeline::validate() const {
+json Pipeline::validate(const RunOptions& options) const {
   const detail::BuiltPipeline built = detail::build(*registry_, elements_, device_pool_, force_pool_);
-  return detail::describe(built);
+  return detail::describe(built, options.batch_size, options.max_in_flight);
 }
 
 namespace detail {
@@ -129,6 +130,48 @@ Params checked_params(const ElementInfo& info, const ElementSpec& spec) {
 
 std::int64_t bytes_per_series(const TensorDecl& t) {
   return element_count(t.per_series) * static_cast<std::int64_t>(dtype_size(t.dtype));
+}
+
+// `ring=`, `batch=` and `overflow=` of a stage: the edge into it.
+EdgeSettings edge_settings(const Params& params) {
+  EdgeSettings edge;
+  const auto positive = [&](const char* name) {
+    const std::int64_t v = params.integer(name);
+    if (v < 1) throw ParamError(name, fmt::format("must be at least 1, got {}", v));
+    edge.given = true;
+    return v;
+  };
+  if (params.has("ring")) edge.ring = positive("ring");
+  if (params.has("batch")) edge.batch = positive("batch");
+  if (params.has("overflow")) {
+    try {
+      edge.overflow = parse_overflow(params.string("overflow"));
+    } catch (const std::invalid_argument& e) {
+      throw ParamError("overflow", e.what());
+    }
+    edge.given = true;
+  }
+  return edge;
+}
+
+// Rings go where a stage runs on other devices than the stage before it, or where the user set the
+// edge. Each carries the tensors still alive there: written before, not yet dropped.
+void place_rings(BuiltPipeline& built, const std::vector<TensorDecl>& decls) {
+  std::vector<std::string> alive = built.source_writes;
+  for (std::size_t s = 0; s < built.stages.size(); ++s) {
+    BuiltStage& stage = built.stages[s];
+    stage.ring_before = stage.input.given || (s > 0 && stage.devices != built.stages[s - 1].devices);
+    if (stage.ring_before)
+      for (const auto& name : alive) {
+        const auto decl = std::find_if(decls.begin(), decls.end(), [&](const TensorDecl& d) { return d.name == name; });
+        stage.crossing.push_back(
+            SlotTensor{name, decl->per_series, decl->dtype, static_cast<std::size_t>(bytes_per_series(*decl)), 0});
+      }
+    for (const auto& w : stage.writes) alive.push_back(w);
+    std::erase_if(alive, [&](const std::string& name) {
+      return std::find(stage.drop_after.begin(), stage.drop_after.end(), name) != stage.drop_after.end();
+    });
+  }
 }
 
 }  // namespace
@@ -205,7 +248,8 @@ BuiltPipeline build(const Registry& registry, const std::vector<ElementSpec>& el
           else
             devices = parse_devices(on);
         }
-        BuiltStage stage{spec.name, device_list_name(devices), devices, info->make_stage(params), {}, {}, {}, {}, {}, 0, 0};
+        BuiltStage stage{spec.name, device_list_name(devices), devices, info->make_stage(params), {}, {}, {}, {}, {}, 0, 0,
+                         edge_settings(params), false, {}};
         stage.stage->plan(ctx);
         stage.resolved = params.all();
         stage.resolved["on"] = stage.device;
@@ -245,6 +289,7 @@ BuiltPipeline build(const Registry& registry, const std::vector<ElementSpec>& el
       }
     }
   }
+  place_rings(built, ctx.tensors());
   built.attributes = ctx.attributes();
   built.warnings = ctx.warnings();
   if (!forced.empty())
@@ -269,7 +314,7 @@ BuiltPipeline build(const Registry& registry, const std::vector<ElementSpec>& el
   return built;
 }
 
-json describe(const BuiltPipeline& built) {
+json describe(const BuiltPipeline& built, std::int64_t batch_option, int in_flight_option) {
   json report;
   report["version"] = engine_version();
   report["input"] = built.stream.description;
@@ -298,6 +343,28 @@ json describe(const BuiltPipeline& built) {
   report["tensors"] = built.tensors;
   report["warnings"] = built.warnings;
   report["devices"] = json::array({"cpu"});
+  json segments = json::array();
+  for (const Segment& seg : plan_segments(built, batch_option, in_flight_option, oneapi::tbb::info::default_concurrency())) {
+    json stages = json::array();
+    for (std::size_t s = seg.first_stage; s < seg.end_stage; ++s) stages.push_back(built.stages[s].name);
+    json entry = {{"stages", stages}, {"batch_series", seg.batch_series}, {"batches", seg.batch_count}};
+    if (!seg.ring) {
+      entry["max_in_flight"] = seg.slots;
+    } else {
+      const BuiltStage& into = built.stages[seg.first_stage];
+      std::vector<SlotTensor> layout = into.crossing;
+      json tensors = json::array();
+      for (const auto& t : layout) tensors.push_back(t.name);
+      entry["ring"] = {{"from", seg.first_stage ? built.stages[seg.first_stage - 1].name : built.source_name},
+                       {"into", into.name},
+                       {"capacity", seg.slots},
+                       {"overflow", overflow_name(seg.overflow)},
+                       {"slot_bytes", lay_out_slot(layout, seg.batch_series)},
+                       {"tensors", tensors}};
+    }
+    segments.push_back(entry);
+  }
+  report["segments"] = segments;
   return report;
 }
 

@@ -71,8 +71,9 @@ class Pipeline {
   const Registry& registry() const { return *registry_; }
 
   // Opens the source and plans every element without running; returns the plan as JSON.
-  // Throws InputError naming the element, parameter and location at fault.
-  json validate() const;
+  // Throws InputError naming the element, parameter and location at fault. The batch size and
+  // in-flight limit of `options` shape the plan's segments as they would a run's.
+  json validate(const RunOptions& options = {}) const;
   // Runs to completion and returns the report (also handed to the sinks). Throws InputError for
   // bad input and StageError when a stage fails while running.
   json run(const RunOptions& options = {}) const;

@@ -25,6 +25,22 @@ void Registry::add(ElementInfo info) {
                                     "list such as cpu:0,1, cpu:* or sim:0-7 to replicate it; unset: the run's "
                                     "device pool",
                                     true});
+  if (info.kind == ElementKind::Stage) {
+    // Settings of the edge into the stage; a ring is set up there when the stage runs on other
+    // devices than the one before it, or when any of these is given.
+    info.params.push_back(ParamSpec{"ring", ParamType::Integer, nullptr, "slots",
+                                    "capacity of the ring buffer into this stage (pre-allocated, page-locked "
+                                    "slots of one batch each); unset: enough to keep its devices busy",
+                                    true});
+    info.params.push_back(ParamSpec{"batch", ParamType::Integer, nullptr, "series",
+                                    "series per batch from this stage on (the ring re-cuts batches); unset: "
+                                    "the batch size before it",
+                                    true});
+    info.params.push_back(ParamSpec{"overflow", ParamType::String, nullptr, "",
+                                    "when every slot of the ring into this stage is taken: block (wait, the "
+                                    "default), fail (stop the run) or grow (lend an extra slot)",
+                                    true});
+  }
   elements_.push_back(std::move(info));
 }
 

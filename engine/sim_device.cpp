@@ -11,16 +11,20 @@ SimDevices::Clock::duration seconds(double s) {
 }
 }  // namespace
 
-SimDevices::Booking SimDevices::plan_on(const Engines& engines, const SimWork& work, Clock::time_point now) const {
+SimDevices::Booking SimDevices::plan_on(int device, const Engines& engines, const SimWork& work,
+                                       Clock::time_point now) const {
   Booking b;
+  const double copy_in_s = work.from_device == device ? 0.0
+                           : work.from_device >= 0    ? work.bytes_in / model_.peer_bytes_per_s
+                                                      : work.bytes_in / model_.host_to_device_bytes_per_s;
   b.copy_in_start = std::max(now, engines.copy_in);
-  b.copy_in_end = b.copy_in_start + seconds(work.bytes_in / model_.host_to_device_bytes_per_s);
+  b.copy_in_end = b.copy_in_start + seconds(copy_in_s);
   b.compute_start = std::max(b.copy_in_end, engines.compute);
   const double compute_s =
       std::max(work.flops / model_.flops_per_s, work.device_bytes / model_.memory_bytes_per_s) + model_.launch_s;
   b.compute_end = b.compute_start + seconds(compute_s);
   b.copy_out_start = std::max(b.compute_end, engines.copy_out);
-  b.done = b.copy_out_start + seconds(work.bytes_out / model_.device_to_host_bytes_per_s);
+  b.done = b.copy_out_start + seconds(work.keep_on_device ? 0.0 : work.bytes_out / model_.device_to_host_bytes_per_s);
   return b;
 }
 
@@ -29,7 +33,7 @@ SimDevices::Booking SimDevices::book(const std::vector<int>& devices, const SimW
   Booking best;
   bool have = false;
   for (int d : devices) {
-    Booking b = plan_on(engines_[d], work, now);
+    Booking b = plan_on(d, engines_[d], work, now);
     b.device = d;
     if (!have || b.done < best.done) {
       best = b;

@@ -3,11 +3,13 @@
 //
 // A stage placed on sim devices does no arithmetic. Each batch is booked on the replica that will
 // finish it first; the device has three engines, like a GPU with separate copy engines: copy-in
-// (host to device, the bytes the stage reads), compute (the stage's flops at the device's rate,
-// or its memory traffic at the memory bandwidth, whichever takes longer, plus a launch overhead)
-// and copy-out (the bytes it writes). A batch's copies therefore overlap other batches' compute.
-// The batch is released when its copy-out ends; its outputs are zero-filled stand-ins, and the run
-// says so in its warnings.
+// (the bytes the stage reads: from the host, from another device peer to peer, or nothing when
+// they are already on this device), compute (the stage's flops at the device's rate, or its memory
+// traffic at the memory bandwidth, whichever takes longer, plus a launch overhead) and copy-out
+// (the bytes it writes, to the host; nothing when the next stage also runs on sim devices, which
+// then fetches them peer to peer or finds them in place). A batch's copies therefore overlap other
+// batches' compute. The batch is released when its copy-out ends; its outputs are zero-filled
+// stand-ins, and the run says so in its warnings.
 #include <chrono>
 #include <condition_variable>
 #include <functional>
@@ -20,12 +22,14 @@
 namespace pacflow {
 
 // Defaults: an NVIDIA H100 SXM5 on PCIe Gen5 x16 (NVIDIA H100 datasheet: 67 TFLOPS FP32 without
-// tensor cores, 3.35 TB/s HBM3; PCIe Gen5 x16: 64 GB/s per direction). Launch: 5 µs per batch.
+// tensor cores, 3.35 TB/s HBM3, NVLink 900 GB/s in both directions together; PCIe Gen5 x16: 64 GB/s
+// per direction). Launch: 5 µs per batch.
 struct SimModel {
   double flops_per_s = 67e12;
   double memory_bytes_per_s = 3.35e12;
   double host_to_device_bytes_per_s = 64e9;
   double device_to_host_bytes_per_s = 64e9;
+  double peer_bytes_per_s = 450e9;  // device to device over NVLink, one direction
   double launch_s = 5e-6;
 };
 
@@ -33,8 +37,10 @@ struct SimModel {
 struct SimWork {
   double flops = 0;
   double device_bytes = 0;  // memory traffic of the computation
-  double bytes_in = 0;      // copied host to device first
-  double bytes_out = 0;     // copied device to host after
+  double bytes_in = 0;      // copied to the device first (unless already there)
+  double bytes_out = 0;     // copied device to host after (unless kept on the device)
+  int from_device = -1;     // the sim device holding the inputs; -1: the host
+  bool keep_on_device = false;  // the next stage runs on sim devices: no copy back to the host
 };
 
 class SimDevices {
@@ -55,7 +61,7 @@ class SimDevices {
   struct Engines {
     Clock::time_point copy_in, compute, copy_out;  // when each is next free
   };
-  Booking plan_on(const Engines& engines, const SimWork& work, Clock::time_point now) const;
+  Booking plan_on(int device, const Engines& engines, const SimWork& work, Clock::time_point now) const;
 
   SimModel model_;
   std::mutex mutex_;

@@ -55,13 +55,34 @@ AlignedBuffer::AlignedBuffer(std::size_t bytes) : bytes_(bytes) {
   data_.reset(p);
 }
 
+namespace {
+void check_dimensions(const Shape& shape) {
+  for (auto d : shape)
+    if (d < 0) throw std::invalid_argument("negative tensor dimension in " + shape_string(shape));
+}
+}  // namespace
+
 Tensor::Tensor(Shape shape, DType dtype, std::string device)
     : shape_(std::move(shape)),
       dtype_(dtype),
       device_(std::move(device)),
       buffer_(static_cast<std::size_t>(element_count(shape_)) * dtype_size(dtype)) {
-  for (auto d : shape_)
-    if (d < 0) throw std::invalid_argument("negative tensor dimension in " + shape_string(shape_));
+  check_dimensions(shape_);
+}
+
+Tensor::Tensor(Shape shape, DType dtype, BorrowedMemory memory, std::string device)
+    : shape_(std::move(shape)), dtype_(dtype), device_(std::move(device)), borrowed_(memory) {
+  check_dimensions(shape_);
+  if (!borrowed_.data || !borrowed_.generation || borrowed_.bytes < bytes())
+    throw std::logic_error("borrowed memory of " + std::to_string(borrowed_.bytes) + " bytes for a tensor of " +
+                           std::to_string(bytes()));
+}
+
+std::byte* Tensor::memory() const {
+  if (!borrowed_.data) return const_cast<std::byte*>(buffer_.data());
+  if (borrowed_.generation->load(std::memory_order_acquire) != borrowed_.lent_at)
+    throw std::logic_error("tensor " + shape_string(shape_) + " used after its ring slot was given back");
+  return borrowed_.data;
 }
 
 }  // namespace pacflow

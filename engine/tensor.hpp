@@ -1,5 +1,7 @@
 #pragma once
-// Tensor: a shape, an element type, the device it lives on and an owning, 64-byte aligned buffer.
+// Tensor: a shape, an element type, the device it lives on and its memory: an owning, 64-byte
+// aligned buffer, or memory borrowed from a ring slot (ring.hpp) and guarded by its generation.
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -44,11 +46,22 @@ class AlignedBuffer {
   std::size_t bytes_ = 0;
 };
 
+// Memory a tensor borrows from a ring slot. It stays the tensor's only while the slot's generation
+// is the one seen when it was lent; a later access is a use after reuse, and throws.
+struct BorrowedMemory {
+  std::byte* data = nullptr;
+  std::size_t bytes = 0;
+  const std::atomic<std::uint64_t>* generation = nullptr;
+  std::uint64_t lent_at = 0;
+};
+
 class Tensor {
  public:
   Tensor() = default;
   // Zero-initialised tensor on the host.
   Tensor(Shape shape, DType dtype, std::string device = "cpu");
+  // A tensor over borrowed memory of at least its size (not cleared).
+  Tensor(Shape shape, DType dtype, BorrowedMemory memory, std::string device = "cpu");
 
   const Shape& shape() const { return shape_; }
   std::int64_t dim(std::size_t i) const { return shape_.at(i); }
@@ -56,19 +69,20 @@ class Tensor {
   DType dtype() const { return dtype_; }
   const std::string& device() const { return device_; }
   std::int64_t size() const { return element_count(shape_); }
-  std::size_t bytes() const { return buffer_.size(); }
-  std::byte* raw() { return buffer_.data(); }
-  const std::byte* raw() const { return buffer_.data(); }
+  std::size_t bytes() const { return static_cast<std::size_t>(size()) * dtype_size(dtype_); }
+  std::byte* raw() { return memory(); }
+  const std::byte* raw() const { return memory(); }
+  bool borrowed() const { return borrowed_.data != nullptr; }
 
   template <typename T>
   std::span<T> values() {
     check<T>();
-    return {reinterpret_cast<T*>(buffer_.data()), static_cast<std::size_t>(size())};
+    return {reinterpret_cast<T*>(memory()), static_cast<std::size_t>(size())};
   }
   template <typename T>
   std::span<const T> values() const {
     check<T>();
-    return {reinterpret_cast<const T*>(buffer_.data()), static_cast<std::size_t>(size())};
+    return {reinterpret_cast<const T*>(memory()), static_cast<std::size_t>(size())};
   }
 
  private:
@@ -79,10 +93,13 @@ class Tensor {
                              dtype_name(dtype_of<T>()));
   }
 
+  std::byte* memory() const;
+
   Shape shape_;
   DType dtype_ = DType::Float32;
   std::string device_ = "cpu";
   AlignedBuffer buffer_;
+  BorrowedMemory borrowed_;
 };
 
 }  // namespace pacflow

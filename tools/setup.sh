@@ -23,6 +23,7 @@ packages=(
   libgtest-dev libgmock-dev googletest
   libbenchmark-dev
   time                  # /usr/bin/time: peak RSS in bench/run_workloads.sh
+  python3-matplotlib    # bench/plot_engine_bench.py: the scaling plot in bench/README.md
 )
 
 missing=()

@@ -1,6 +1,7 @@
 // The same pipeline gives identical numbers whatever the batch size, in-flight limit and placement.
 #include <array>
 #include <filesystem>
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "engine/devices.hpp"
@@ -85,6 +86,35 @@ TEST(Invariance, ResultsAreIdenticalOnEveryPlacement) {
   const auto pooled = dir / "pooled";
   small_pipeline(pooled).devices("cpu:*").run({1, 4, {}});
   expect_same_outputs(dir / "reference", pooled, "device pool cpu:*");
+}
+
+// Rings between devices re-cut batches and bound them; neither may change a number.
+TEST(Invariance, ResultsAreIdenticalForAnyRingCapacityAndEdgeBatchSize) {
+  const testing::ScratchDir dir("rings");
+  small_pipeline(dir / "reference").run({6, 1, {}});
+  const int last = cpu_device_count() - 1;
+  const std::string a = "cpu:0", b = "cpu:" + std::to_string(last);
+  struct Edges {
+    int ring;
+    int hilbert_batch, surrogates_batch;
+    const char* overflow;
+  };
+  int i = 0;
+  for (const Edges& e : {Edges{1, 1, 7, "block"}, Edges{2, 3, 2, "block"}, Edges{5, 7, 3, "block"},
+                         Edges{1, 4, 1, "grow"}}) {
+    Pipeline p = small_pipeline(dir / ("r" + std::to_string(i)), {a, b, a, b});
+    p.set("hilbert", "ring", e.ring).set("hilbert", "batch", e.hilbert_batch).set("hilbert", "overflow", e.overflow);
+    p.set("surrogates", "ring", e.ring).set("surrogates", "batch", e.surrogates_batch);
+    const json report = p.run({2, 3, {}});
+    ASSERT_EQ(report["run"]["rings"].size(), 3u);  // every stage on another device than the one before
+    for (const auto& ring : report["run"]["rings"])
+      if (ring["overflow"] == "block") {
+        EXPECT_LE(ring["slots_high_water"].get<int>(), ring["capacity"].get<int>()) << ring;
+      }
+    expect_same_outputs(dir / "reference", dir / ("r" + std::to_string(i++)),
+                        fmt::format("ring {}, batches {}/{}, overflow {}", e.ring, e.hilbert_batch, e.surrogates_batch,
+                                    e.overflow));
+  }
 }
 
 TEST(Invariance, SyntheticSourceGivesIdenticalDataForAnyBatching) {

@@ -36,5 +36,30 @@ TEST(Streaming, PeakMemoryStaysFlatWhenTheInputGrowsSixteenfold) {
   EXPECT_LE(peak, small + small / 4 + 16 * 1024) << "peak RSS grew with the input";
 }
 
+// Through rings (issue 3): an input 50 times what the rings hold (2 slots of 4 series) streams in
+// the memory of one that fits in them.
+TEST(Streaming, PeakMemoryStaysFlatThroughRingsForAnInputFiftyTimesTheirCapacity) {
+#if defined(__SANITIZE_ADDRESS__)
+  GTEST_SKIP() << "peak RSS means nothing under AddressSanitizer: its quarantine keeps freed batches";
+#endif
+  testing::ScratchDir dir("streaming_rings");
+  const std::string pipe = dir.write("rings.pipe",
+                                     "source synthetic fs=512 epochs=1 channels=8 n_times=4096\n"
+                                     "stage bandpass pha=4:12:3 amp=60:120:3 on=cpu:0\n"
+                                     "stage hilbert\n"
+                                     "stage mi ring=2 batch=4\n"
+                                     "stage surrogates n=20 ring=2 batch=4\n"
+                                     "sink npy dir=out\n")
+                               .string();
+  const auto small = testing::run_cli("run -q --batch 4 " + pipe, dir.path());
+  ASSERT_EQ(small.exit_code, 0) << small.err;
+  const long one_ring = children_peak_rss_kib();
+  const auto large = testing::run_cli("run -q --batch 4 --set source.epochs=50 " + pipe, dir.path());
+  ASSERT_EQ(large.exit_code, 0) << large.err;
+  const long peak = children_peak_rss_kib();
+  std::printf("peak RSS: 8 series %ld KiB, 400 series %ld KiB\n", one_ring, peak);
+  EXPECT_LE(peak, one_ring + one_ring / 4 + 16 * 1024) << "peak RSS grew with the input";
+}
+
 }  // namespace
 }  // namespace pacflow

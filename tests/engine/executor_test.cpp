@@ -198,18 +198,21 @@ TEST(Executor, TraceHasOneSpanPerElementAndBatchInChromeFormat) {
 
 TEST(Graph, DotHasANodePerElementAndAnEdgePerTensorFlow) {
   TestRegistry t;
-  const json plan = Pipeline(t.registry).source("count").stage("double").sink("record").validate();
-  const std::string dot = pipeline_dot(plan, 6);
+  RunOptions options;
+  options.max_in_flight = 6;
+  options.batch_size = 4;
+  const json plan = Pipeline(t.registry).source("count").stage("double").sink("record").validate(options);
+  const std::string dot = pipeline_dot(plan);
   EXPECT_EQ(dot.rfind("digraph pacflow {", 0), 0u);
   EXPECT_NE(dot.find("n0 [label=\"count\\nsource\""), std::string::npos) << dot;
   EXPECT_NE(dot.find("n1 [label=\"double\\nstage on cpu\\n1 replica\"]"), std::string::npos) << dot;
   const json replicated = Pipeline(t.registry).source("count").stage("double", {{"on", "cpu:*"}}).sink("record").validate();
   if (cpu_device_count() > 1) {
-    EXPECT_NE(pipeline_dot(replicated, 6).find(fmt::format("{} replicas", cpu_device_count())), std::string::npos);
+    EXPECT_NE(pipeline_dot(replicated).find(fmt::format("{} replicas", cpu_device_count())), std::string::npos);
   }
   EXPECT_NE(dot.find("n0 -> n1 [label=\"signal\"]"), std::string::npos) << dot;
   EXPECT_NE(dot.find("n1 -> n2 [label=\"twice\"]"), std::string::npos) << dot;
-  EXPECT_NE(dot.find("at most 6 batches in flight"), std::string::npos) << dot;
+  EXPECT_NE(dot.find("at most 6 batches of 4 series in flight"), std::string::npos) << dot;
 }
 
 TEST(Builder, RejectsUnknownElementWithSuggestion) {
@@ -316,6 +319,139 @@ TEST(Executor, FailureInOneReplicaCancelsTheRunNamingStageBatchAndDevice) {
   }
   EXPECT_TRUE(t.record.aborted);
   EXPECT_FALSE(t.record.finished);
+}
+
+// A ring re-cuts batches: 40 series arrive in batches of 3 and leave in batches of 7, two slots at
+// a time, and the sink sees every series once, in order, in the ring's batches.
+TEST(Rings, RecutBatchesThroughFewSlotsWithoutLosingOrReorderingASeries) {
+  TestRegistry t;
+  const json report = Pipeline(t.registry)
+                          .source("count")
+                          .stage("double", {{"ring", 2}, {"batch", 7}, {"sleep_ms", 1}})
+                          .sink("record")
+                          .run({3, 4, {}});
+  ASSERT_EQ(t.record.batch_order.size(), 6u);  // ceil(40 / 7)
+  for (std::size_t i = 0; i < 6; ++i) EXPECT_EQ(t.record.batch_order[i], static_cast<std::int64_t>(i));
+  ASSERT_EQ(t.record.values.size(), 40u);
+  for (std::size_t i = 0; i < 40; ++i) EXPECT_EQ(t.record.values[i], 2.0f * static_cast<float>(i));
+  const json& ring = report["run"]["rings"].at(0);
+  EXPECT_EQ(ring["name"], "count → double");
+  EXPECT_EQ(ring["capacity"], 2);
+  EXPECT_EQ(ring["batch_series"], 7);
+  EXPECT_LE(ring["slots_high_water"].get<int>(), 2);  // bounded memory
+  EXPECT_EQ(report["segments"].size(), 2u);
+  EXPECT_EQ(report["segments"][1]["ring"]["tensors"], json::array({"signal"}));
+  EXPECT_EQ(report["run"]["batches"], 14);  // the source's batches
+}
+
+// Stages on different devices meet through a ring, set up without being asked for.
+TEST(Rings, AppearWhereConsecutiveStagesRunOnDifferentDevices) {
+  TestRegistry t;
+  t.registry.add({ElementKind::Stage, "copy", "", {}, {}, [](const Params&) {
+                    struct Copy final : Stage {
+                      void plan(PlanContext& ctx) override {
+                        ctx.require("twice", "copy");
+                        ctx.declare({"again", {1}, DType::Float32, true, ""});
+                      }
+                      void process(Batch& batch) override {
+                        const auto in = batch.at("twice").values<float>();
+                        auto out = batch.emplace("again", {1}, DType::Float32).values<float>();
+                        std::copy(in.begin(), in.end(), out.begin());
+                      }
+                    };
+                    return std::make_unique<Copy>();
+                  }, {}});
+  const json same = Pipeline(t.registry).source("count").stage("double").stage("copy").sink("record").validate();
+  EXPECT_EQ(same["segments"].size(), 1u);
+  const json report = Pipeline(t.registry)
+                          .source("count")
+                          .stage("double", {{"on", "cpu:0"}})
+                          .stage("copy", {{"on", "cpu:" + std::to_string(cpu_device_count() - 1)}})
+                          .sink("record")
+                          .run({4, 4, {}});
+  if (cpu_device_count() > 1) {
+    ASSERT_EQ(report["run"]["rings"].size(), 1u);
+    EXPECT_EQ(report["run"]["rings"][0]["name"], "double → copy");
+    EXPECT_EQ(report["segments"][1]["ring"]["tensors"], json::array({"twice"}));  // signal is no longer needed
+  }
+  ASSERT_EQ(t.record.values.size(), 40u);
+  for (std::size_t i = 0; i < 40; ++i) EXPECT_EQ(t.record.values[i], 2.0f * static_cast<float>(i));
+}
+
+TEST(Rings, FullRingWithOverflowFailStopsTheRunNamingTheRing) {
+  TestRegistry t;
+  try {
+    Pipeline(t.registry)
+        .source("count")
+        .stage("double", {{"ring", 1}, {"batch", 1}, {"overflow", "fail"}, {"sleep_ms", 20}})
+        .sink("record")
+        .run({1, 8, {}});
+    FAIL() << "expected the full ring to fail the run";
+  } catch (const StageError& e) {
+    const std::string message = e.what();
+    EXPECT_NE(message.find("ring \"count → double\""), std::string::npos) << message;
+    EXPECT_NE(message.find("overflow policy is fail"), std::string::npos) << message;
+  }
+  EXPECT_TRUE(t.record.aborted);
+}
+
+TEST(Rings, GrowPolicyLendsExtraSlotsAndKeepsTheResults) {
+  TestRegistry t;
+  const json report = Pipeline(t.registry)
+                          .source("count")
+                          .stage("double", {{"ring", 1}, {"batch", 1}, {"overflow", "grow"}, {"sleep_ms", 5}})
+                          .sink("record")
+                          .run({1, 8, {}});
+  ASSERT_EQ(t.record.values.size(), 40u);
+  for (std::size_t i = 0; i < 40; ++i) EXPECT_EQ(t.record.values[i], 2.0f * static_cast<float>(i));
+  EXPECT_GT(report["run"]["rings"][0]["grown_slots"].get<int>(), 0);
+}
+
+// A stage that fails while the ring before it is full (the producer waiting for a slot, upstream
+// batches waiting for tokens) cancels the run with its own error: no deadlock, sinks aborted.
+TEST(Rings, FailureWhileTheProducerWaitsForASlotCancelsCleanly) {
+  TestRegistry t;
+  try {
+    Pipeline(t.registry)
+        .source("count", {{"series", 200}})
+        .stage("double", {{"ring", 1}, {"batch", 2}, {"fail_on", 5}, {"sleep_ms", 2}, {"on", "cpu:*"}})
+        .sink("record")
+        .run({1, 6, {}});
+    FAIL() << "expected StageError";
+  } catch (const StageError& e) {
+    EXPECT_EQ(e.stage(), "double");
+    EXPECT_EQ(e.batch(), 5);
+    EXPECT_NE(std::string(e.what()).find("injected failure"), std::string::npos) << e.what();
+  }
+  EXPECT_TRUE(t.record.aborted);
+  EXPECT_FALSE(t.record.finished);
+}
+
+TEST(Rings, BadEdgeSettingsAreRejectedNamingTheParameter) {
+  TestRegistry t;
+  const auto message = [&](json params) {
+    try {
+      Pipeline(t.registry).source("count").stage("double", std::move(params)).sink("record").validate();
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_NE(message({{"ring", 0}}).find("parameter \"ring\": must be at least 1"), std::string::npos)
+      << message({{"ring", 0}});
+  EXPECT_NE(message({{"batch", -3}}).find("parameter \"batch\""), std::string::npos);
+  EXPECT_NE(message({{"overflow", "drop"}}).find("use block, fail or grow"), std::string::npos)
+      << message({{"overflow", "drop"}});
+}
+
+TEST(Rings, GraphShowsEachRingWithItsCapacity) {
+  TestRegistry t;
+  const json plan =
+      Pipeline(t.registry).source("count").stage("double", {{"ring", 3}, {"batch", 5}}).sink("record").validate();
+  const std::string dot = pipeline_dot(plan);
+  EXPECT_NE(dot.find("r1 [label=\"ring: 3 slots × 5 series"), std::string::npos) << dot;
+  EXPECT_NE(dot.find("n0 -> r1 [label=\"signal\"]"), std::string::npos) << dot;  // the tensor crosses the ring
+  EXPECT_NE(dot.find("r1 -> n1 [label=\"signal\"]"), std::string::npos) << dot;
 }
 
 }  // namespace

@@ -49,6 +49,41 @@ TEST(SimDevices, BooksTheReplicaThatFinishesFirst) {
   EXPECT_EQ(used, (std::vector<int>{0, 1, 2, 0, 1, 2}));
 }
 
+// Inputs come from the host over PCIe, from another device over the peer link, or not at all when
+// they are already there; outputs the next modelled stage reads stay on the device.
+TEST(SimDevices, CopiesComeFromWhereTheDataIs) {
+  SimModel model;
+  model.flops_per_s = 1e9;
+  model.host_to_device_bytes_per_s = 1e6;  // 1 ms per kB
+  model.device_to_host_bytes_per_s = 1e6;
+  model.peer_bytes_per_s = 4e6;  // 0.25 ms per kB
+  model.launch_s = 0;
+  const auto t0 = Clock::now();
+  const auto booked = [&](int from, bool keep) {
+    SimDevices sim(model);
+    SimWork work{1e6, 0, 1000, 1000};
+    work.from_device = from;
+    work.keep_on_device = keep;
+    return sim.book({2}, work, t0);
+  };
+  EXPECT_NEAR(ms_between(t0, booked(-1, false).compute_start), 1.0, 1e-6);  // host to device
+  EXPECT_NEAR(ms_between(t0, booked(0, false).compute_start), 0.25, 1e-6);  // peer to peer
+  EXPECT_NEAR(ms_between(t0, booked(2, false).compute_start), 0.0, 1e-6);   // already there
+  EXPECT_NEAR(ms_between(t0, booked(2, false).done), 2.0, 1e-6);            // copied back to the host
+  EXPECT_NEAR(ms_between(t0, booked(2, true).done), 1.0, 1e-6);             // kept for the next stage
+}
+
+// Data on a device draws the batch there: with equal queues, the replica that holds it wins.
+TEST(SimDevices, PrefersTheReplicaThatAlreadyHoldsTheInputs) {
+  SimModel model;
+  model.flops_per_s = 1e9;
+  model.launch_s = 0;
+  SimDevices sim(model);
+  SimWork work{1e6, 0, 1e6, 0};
+  work.from_device = 1;
+  EXPECT_EQ(sim.book({0, 1, 2}, work, Clock::now()).device, 1);
+}
+
 TEST(DueTimeQueue, RunsActionsInDueOrderNotSubmissionOrder) {
   std::vector<int> order;
   std::mutex m;

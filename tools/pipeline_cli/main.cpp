@@ -134,11 +134,12 @@ int validate_command(const PipelineArgs& args) {
   return kOk;
 }
 
-int graph_command(const PipelineArgs& args, const std::string& output, int in_flight) {
+int graph_command(const PipelineArgs& args, const std::string& output, std::int64_t batch, int in_flight) {
   const Pipeline pipeline = load(args);
-  const json plan = pipeline.validate();
-  const int threads = std::max(1, oneapi::tbb::info::default_concurrency());
-  const std::string dot = pipeline_dot(plan, in_flight > 0 ? in_flight : std::max(2, 2 * threads));
+  RunOptions options;
+  options.batch_size = batch;
+  options.max_in_flight = in_flight;
+  const std::string dot = pipeline_dot(pipeline.validate(options));
   if (output.empty())
     fmt::print("{}", dot);
   else
@@ -226,6 +227,8 @@ int main(int argc, char** argv) {
                   "a CPU pool here also overrides stages placed on sim or cuda (a CPU-only run)");
   graph->add_option("--in-flight", in_flight, "most batches alive at once, as for run (0 = 2 per thread)")
       ->check(CLI::Range(0, 100000));
+  graph->add_option("--batch", batch, "series per batch, as for run (0 = chosen from the input size)")
+      ->check(CLI::Range(0, 1000000));
 
   auto* devices = app.add_subcommand("devices", "list the devices this machine offers");
 
@@ -248,7 +251,7 @@ int main(int argc, char** argv) {
   try {
     if (run->parsed()) return run_command(args, out_dir, batch, in_flight, quiet, trace_path);
     if (validate->parsed()) return validate_command(args);
-    if (graph->parsed()) return graph_command(args, graph_output, in_flight);
+    if (graph->parsed()) return graph_command(args, graph_output, batch, in_flight);
     if (devices->parsed()) return devices_command();
     return stages_command();
   } catch (const InputError& e) {

@@ -1,0 +1,84 @@
+#include "engine/pinned_memory.hpp"
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <new>
+#include <sys/mman.h>
+#include <utility>
+
+#ifdef PACFLOW_HAVE_CUDA
+#include "engine/cuda/pinned_host.hpp"
+#endif
+
+namespace pacflow {
+
+namespace {
+constexpr std::size_t kAlignment = 64;
+}
+
+PinnedBuffer::PinnedBuffer(std::size_t bytes) : bytes_(bytes) {
+  if (bytes == 0) return;
+  const std::size_t rounded = (bytes + kAlignment - 1) / kAlignment * kAlignment;
+#ifdef PACFLOW_HAVE_CUDA
+  if (void* p = cuda::host_alloc(rounded)) {
+    data_ = static_cast<std::byte*>(p);
+    kind_ = Kind::Cuda;
+    std::memset(data_, 0, rounded);
+    return;
+  }
+#endif
+  data_ = static_cast<std::byte*>(std::aligned_alloc(kAlignment, rounded));
+  if (!data_) throw std::bad_alloc();
+  std::memset(data_, 0, rounded);  // touch every page before locking it
+  if (mlock(data_, rounded) == 0)
+    kind_ = Kind::Locked;
+  else
+    lock_error_ = errno;
+}
+
+PinnedBuffer::~PinnedBuffer() { release(); }
+
+PinnedBuffer::PinnedBuffer(PinnedBuffer&& other) noexcept
+    : data_(std::exchange(other.data_, nullptr)),
+      bytes_(std::exchange(other.bytes_, 0)),
+      kind_(std::exchange(other.kind_, Kind::Plain)),
+      lock_error_(std::exchange(other.lock_error_, 0)) {}
+
+PinnedBuffer& PinnedBuffer::operator=(PinnedBuffer&& other) noexcept {
+  if (this != &other) {
+    release();
+    data_ = std::exchange(other.data_, nullptr);
+    bytes_ = std::exchange(other.bytes_, 0);
+    kind_ = std::exchange(other.kind_, Kind::Plain);
+    lock_error_ = std::exchange(other.lock_error_, 0);
+  }
+  return *this;
+}
+
+void PinnedBuffer::release() noexcept {
+  if (!data_) return;
+  switch (kind_) {
+#ifdef PACFLOW_HAVE_CUDA
+    case Kind::Cuda: cuda::host_free(data_); break;
+#else
+    case Kind::Cuda: break;
+#endif
+    case Kind::Locked: munlock(data_, (bytes_ + kAlignment - 1) / kAlignment * kAlignment); [[fallthrough]];
+    case Kind::Plain: std::free(data_); break;
+  }
+  data_ = nullptr;
+}
+
+std::string PinnedBuffer::how() const {
+  switch (kind_) {
+    case Kind::Cuda: return "cudaHostAlloc";
+    case Kind::Locked: return "mlock";
+    case Kind::Plain: break;
+  }
+  if (bytes_ == 0) return "empty";
+  return std::string("not page-locked: mlock refused (") + std::strerror(lock_error_) +
+         "; raise RLIMIT_MEMLOCK, e.g. ulimit -l)";
+}
+
+}  // namespace pacflow
