@@ -13,6 +13,13 @@ namespace pacflow {
 
 class RingSlot;
 
+// An accelerator's hold on a batch whose tensors live in its memory (for CUDA: the device and the
+// stream the batch's work is queued on). Given up when the batch leaves the device, or dies.
+class DeviceResidency {
+ public:
+  virtual ~DeviceResidency() = default;
+};
+
 struct Batch {
   Batch();
   ~Batch();  // gives back the ring slot it still holds
@@ -24,6 +31,9 @@ struct Batch {
   std::int64_t series_count = 0;
   // Modelled devices only: the sim device whose memory holds the batch's tensors (-1: the host).
   int resident_device = -1;
+  // GPUs only: the device and stream holding the batch (declared before the tensors, so device
+  // tensors are released first, in the order of the stream's work).
+  std::unique_ptr<DeviceResidency> residency;
   std::map<std::string, Tensor> tensors;
   // The ring slot whose memory the crossing tensors borrow (ring.hpp); none before the first ring.
   std::unique_ptr<RingSlot> slot;

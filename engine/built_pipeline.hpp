@@ -1,10 +1,12 @@
 #pragma once
 // Internal: a pipeline whose elements are instantiated and planned, ready to execute.
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "engine/devices.hpp"
+#include "engine/memory_budget.hpp"
 #include "engine/pipeline.hpp"
 #include "engine/ring.hpp"
 
@@ -32,7 +34,10 @@ struct BuiltStage {
   EdgeSettings input;                // of the edge into it
   bool ring_before = false;          // batches reach it through a ring
   std::vector<SlotTensor> crossing;  // the tensors alive on that edge (the ring's slot layout)
-  bool simulated() const { return !devices.empty() && devices.front().kind == DeviceRef::Kind::Sim; }
+  double alive_bytes_per_series = 0;  // of every tensor alive while it runs (its inputs, outputs and the rest)
+  MemoryBudget vram;                  // its devices' memory budget (`vram=`), if given
+  bool simulated() const { return on_kind(devices, DeviceRef::Kind::Sim); }
+  bool on_gpu() const { return on_kind(devices, DeviceRef::Kind::Cuda); }
 };
 
 struct BuiltSink {
@@ -53,13 +58,23 @@ struct BuiltPipeline {
   json attributes;
   json tensors;  // declared tensors, for the report
   std::vector<std::string> warnings;
+  MemoryBudget vram;  // the run's GPU memory budget (--vram), if given
+};
+
+// Run-wide placement settings (the CLI's --devices, --fallback and --vram; the DSL's setters).
+struct Placement {
+  std::string pool;         // places the stages that name no device ("cpu" when empty)
+  bool force_pool = false;  // a CPU pool also replaces every accelerator placement (sim, cuda)
+  std::string fallback;     // "cpu": stages placed on cuda run on the CPU when no GPU is visible
+  json vram;                // memory budget for every GPU (null: 90% of each)
 };
 
 // Instantiates and plans; errors carry the location of the element or parameter at fault.
-// `device_pool` places the stages that name no device ("cpu" when empty); with `force_pool` (a
-// CPU pool only) it also replaces every accelerator placement (sim, cuda), with a warning.
-BuiltPipeline build(const Registry& registry, const std::vector<ElementSpec>& elements,
-                    const std::string& device_pool = "", bool force_pool = false);
+BuiltPipeline build(const Registry& registry, const std::vector<ElementSpec>& elements, const Placement& placement = {});
+
+// The memory budget on each GPU the pipeline uses: the smallest `vram=` of the stages on it, else
+// the run's, else 90% of the device.
+std::map<int, std::size_t> gpu_budgets(const BuiltPipeline& built);
 
 // The stages cut at their rings. Each segment has its own batch size and its own bound on the
 // batches alive in it: the in-flight limit for the first (fed by the source), the ring's capacity
@@ -71,6 +86,7 @@ struct Segment {
   std::size_t slots = 0;
   bool ring = false;  // false for the first segment
   Overflow overflow = Overflow::Block;
+  double gpu_bytes_per_batch = 0;  // GPU memory one batch holds at its peak (0: no GPU stage)
 };
 // `batch_option` and `in_flight_option` are the run's (0: choose); `threads` the machine's.
 std::vector<Segment> plan_segments(const BuiltPipeline& built, std::int64_t batch_option, int in_flight_option,

@@ -5,28 +5,56 @@
 #include <fmt/format.h>
 #include <oneapi/tbb/info.h>
 
-#include "engine/errors.hpp"
+#ifdef PACFLOW_HAVE_CUDA
+#include "engine/cuda/cuda_devices.hpp"
+#endif
 
 namespace pacflow {
 
 std::string DeviceRef::name() const {
-  if (kind == Kind::Sim) return fmt::format("sim:{}", index);
+  switch (kind) {
+    case Kind::Sim: return fmt::format("sim:{}", index);
+    case Kind::Cuda: return fmt::format("cuda:{}", index);
+    case Kind::Cpu: break;
+  }
   return index < 0 ? "cpu" : fmt::format("cpu:{}", index);
 }
 
 int cpu_device_count() { return std::max(1, oneapi::tbb::info::default_concurrency()); }
 
+const CudaAvailability& cuda_availability() {
+  // Asked once: the answer cannot change while the process runs (CUDA_VISIBLE_DEVICES is read by
+  // the runtime at its first call).
+  static const CudaAvailability answer = [] {
+    CudaAvailability a;
+#ifdef PACFLOW_HAVE_CUDA
+    for (const auto& d : cuda::visible_devices(&a.why_none)) {
+      a.memory_bytes.push_back(d.memory_bytes);
+      a.names.push_back(d.name);
+    }
+    a.count = static_cast<int>(a.memory_bytes.size());
+#else
+    a.why_none = "this pacflow was built without CUDA (no nvcc at build time, or -DPACFLOW_CUDA=OFF)";
+#endif
+    return a;
+  }();
+  return answer;
+}
+
 namespace {
 
 std::string available() {
   const int n = cpu_device_count();
-  return (n == 1 ? std::string("cpu, cpu:0") : fmt::format("cpu, cpu:0 to cpu:{}", n - 1)) +
-         fmt::format(", sim:0 to sim:{} (modelled)", kSimDeviceLimit - 1);
+  std::string list = n == 1 ? std::string("cpu, cpu:0") : fmt::format("cpu, cpu:0 to cpu:{}", n - 1);
+  const int gpus = cuda_availability().count;
+  if (gpus == 1) list += ", cuda:0";
+  if (gpus > 1) list += fmt::format(", cuda:0 to cuda:{}", gpus - 1);
+  return list + fmt::format(", sim:0 to sim:{} (modelled)", kSimDeviceLimit - 1);
 }
 
 [[noreturn]] void bad(const std::string& param, const std::string& text, const std::string& why) {
   throw ParamError(param, fmt::format("device list \"{}\": {}; write cpu, cpu:K, cpu:K,L, cpu:K-L or cpu:* "
-                                      "(sim: likewise) (available here: {})",
+                                      "(cuda and sim: likewise) (available here: {})",
                                       text, why, available()));
 }
 
@@ -46,15 +74,26 @@ std::vector<DeviceRef> parse_devices(const std::string& text, const std::string&
   if (text == "cpu") return {DeviceRef{}};
   const auto colon = text.find(':');
   const std::string kind = text.substr(0, colon);
-  if (kind == "cuda") bad(param, text, "cuda devices are not available in this build");
-  if ((kind != "cpu" && kind != "sim") || colon == std::string::npos)
-    bad(param, text, fmt::format("unknown device \"{}\"", text));
-  const auto device_kind = kind == "sim" ? DeviceRef::Kind::Sim : DeviceRef::Kind::Cpu;
-  const int count = kind == "sim" ? kSimDeviceLimit : cpu_device_count();
-  const std::string list = text.substr(colon + 1);
+  if (kind != "cpu" && kind != "sim" && kind != "cuda") bad(param, text, fmt::format("unknown device \"{}\"", text));
+  if (kind != "cuda" && colon == std::string::npos) bad(param, text, fmt::format("unknown device \"{}\"", text));
+  const auto device_kind = kind == "sim"    ? DeviceRef::Kind::Sim
+                           : kind == "cuda" ? DeviceRef::Kind::Cuda
+                                            : DeviceRef::Kind::Cpu;
+  // With no GPU at all, a well-formed cuda list is a NoCudaDevice error (checked once parsed).
+  const bool no_gpu = device_kind == DeviceRef::Kind::Cuda && cuda_availability().count == 0;
+  const auto none_visible = [&] {
+    return NoCudaDevice(param, fmt::format("{} asks for a GPU, but none is visible: {}", text,
+                                           cuda_availability().why_none));
+  };
+  const int count = device_kind == DeviceRef::Kind::Sim    ? kSimDeviceLimit
+                    : device_kind == DeviceRef::Kind::Cuda ? (no_gpu ? 1 << 20 : cuda_availability().count)
+                                                           : cpu_device_count();
+  const std::string list = colon == std::string::npos ? "*" : text.substr(colon + 1);
   std::vector<DeviceRef> out;
   if (list == "*") {
-    for (int k = 0; k < (kind == "sim" ? kSimDevicesByStar : count); ++k) out.push_back({device_kind, k});
+    if (no_gpu) throw none_visible();
+    for (int k = 0; k < (device_kind == DeviceRef::Kind::Sim ? kSimDevicesByStar : count); ++k)
+      out.push_back({device_kind, k});
     return out;
   }
   std::size_t start = 0;
@@ -73,12 +112,14 @@ std::vector<DeviceRef> parse_devices(const std::string& text, const std::string&
     }
     start = comma + 1;
   }
+  if (no_gpu) throw none_visible();
   return out;
 }
 
 std::string device_list_name(const std::vector<DeviceRef>& devices) {
   if (devices.size() == 1) return devices.front().name();
-  std::string out = devices.front().kind == DeviceRef::Kind::Sim ? "sim:" : "cpu:";
+  const DeviceRef::Kind kind = devices.front().kind;
+  std::string out = kind == DeviceRef::Kind::Sim ? "sim:" : kind == DeviceRef::Kind::Cuda ? "cuda:" : "cpu:";
   for (std::size_t i = 0; i < devices.size(); ++i) out += (i ? "," : "") + std::to_string(devices[i].index);
   return out;
 }

@@ -19,7 +19,10 @@
 // on CPU devices (cpu:k, one or more replicas) is a node whose concurrency is its replica count; a
 // batch arriving there leases a free replica from a lock-free queue (there always is one: the node
 // admits no more batches than replicas) and runs inside that device's task_arena. A stage on sim
-// devices is an async_node released by the model's clock.
+// devices is an async_node released by the model's clock. A stage on GPUs is an async_node too: its
+// body queues the batch's copies and kernels on the batch's stream and returns; the batch goes on at
+// once when the next stage runs on the same GPU (the stream orders their work), or, when it leaves
+// the GPU, once the event after its download completes (engine/cuda/runtime.hpp).
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -34,6 +37,11 @@
 
 #include "engine/built_pipeline.hpp"
 #include "engine/placement.hpp"
+#include "engine/run_support.hpp"
+#ifdef PACFLOW_HAVE_CUDA
+#include "engine/cuda/gpu_stage_node.hpp"
+#include "engine/cuda/runtime.hpp"
+#endif
 #include "engine/ring_edge.hpp"
 #include "engine/sim_device.hpp"
 
@@ -41,42 +49,19 @@ namespace pacflow {
 
 namespace {
 
-using BatchPtr = std::shared_ptr<Batch>;
-using Clock = std::chrono::steady_clock;
+using detail::BatchPtr;
+using detail::Clock;
+using detail::guarded;
+using detail::StageTiming;
 
 double seconds_since(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
 }
 
-struct StageTiming {
-  std::atomic<std::int64_t> nanoseconds{0};
-  std::atomic<std::int64_t> batches{0};
-  void add(Clock::time_point start) {
-    nanoseconds += std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - start).count();
-    ++batches;
-  }
-};
-
-// Runs `body`; turns any exception into a StageError naming the element and batch.
-template <typename Body>
-void guarded(const char* kind, const std::string& element, std::int64_t batch, Body&& body) {
-  try {
-    body();
-  } catch (const StageError&) {
-    throw;
-  } catch (const InputError& e) {
-    throw StageError(kind, element, batch, e.what(), true);
-  } catch (const std::exception& e) {
-    throw StageError(kind, element, batch, e.what(), false);
-  } catch (...) {
-    throw StageError(kind, element, batch, "unknown exception", false);
-  }
-}
-
 }  // namespace
 
 json Pipeline::run(const RunOptions& options) const {
-  detail::BuiltPipeline built = detail::build(*registry_, elements_, device_pool_, force_pool_);
+  detail::BuiltPipeline built = detail::build(*registry_, elements_, placement());
   const std::int64_t series = built.stream.series_count();
   const std::int64_t length = built.stream.series_length;
   const int threads = std::max(1, oneapi::tbb::info::default_concurrency());
@@ -112,6 +97,13 @@ json Pipeline::run(const RunOptions& options) const {
   std::vector<StageTiming> timings(built.stages.size());
   StageTiming source_timing;
   std::vector<StageTiming> sink_timings(built.sinks.size());
+  detail::FirstFailure outside_failure;  // declared before the GPU runtime, whose watcher reports into it
+#ifdef PACFLOW_HAVE_CUDA
+  // The run's GPUs; destroyed after the graph (its watcher may still see the last events).
+  std::unique_ptr<cuda::Runtime> gpus;
+  if (std::any_of(built.stages.begin(), built.stages.end(), [](const auto& s) { return s.on_gpu(); }))
+    gpus = std::make_unique<cuda::Runtime>(detail::gpu_budgets(built));
+#endif
   const Clock::time_point run_start = Clock::now();
 
   namespace flow = oneapi::tbb::flow;
@@ -190,6 +182,17 @@ json Pipeline::run(const RunOptions& options) const {
     auto& stage = built.stages[i];
     auto& timing = timings[i];
     if (stage.ring_before) add_ring(++segment);
+#ifdef PACFLOW_HAVE_CUDA
+    if (stage.on_gpu()) {
+      // The batch stays on its GPU when the next stage also runs on GPUs (no ring between them).
+      const bool stays = i + 1 < built.stages.size() && built.stages[i + 1].on_gpu() && !built.stages[i + 1].ring_before;
+      auto node = detail::make_gpu_stage_node(graph, stage, stays, timing, options, *gpus, outside_failure);
+      connect_next(*node);
+      connect_next = [n = node.get()](flow::receiver<BatchPtr>& next) { flow::make_edge(*n, next); };
+      stage_nodes.push_back(std::move(node));
+      continue;
+    }
+#endif
     if (stage.simulated()) {
       // No arithmetic: zero-filled outputs, released when the model says the device is done.
       std::vector<int> devices;
@@ -303,6 +306,7 @@ json Pipeline::run(const RunOptions& options) const {
   try {
     reader.activate();
     graph.wait_for_all();
+    outside_failure.rethrow_if_any();
     if (delivered != delivered_total)
       throw std::logic_error(fmt::format("engine delivered {} of {} batches", delivered, delivered_total));
   } catch (...) {
@@ -328,8 +332,10 @@ json Pipeline::run(const RunOptions& options) const {
   auto stage_report = [](const std::string& kind, const std::string& name, const StageTiming& t) {
     const double total = static_cast<double>(t.nanoseconds.load()) * 1e-9;
     const auto n = t.batches.load();
-    return json{{"kind", kind}, {"name", name}, {"batches", n}, {"busy_s", total},
-                {"mean_ms_per_batch", n ? 1e3 * total / static_cast<double>(n) : 0.0}};
+    json row{{"kind", kind}, {"name", name}, {"batches", n}, {"busy_s", total},
+             {"mean_ms_per_batch", n ? 1e3 * total / static_cast<double>(n) : 0.0}};
+    if (const auto gpu = t.gpu_nanoseconds.load()) row["gpu_kernel_s"] = static_cast<double>(gpu) * 1e-9;
+    return row;
   };
   json per_stage = json::array();
   per_stage.push_back(stage_report("source", built.source_name, source_timing));
@@ -347,6 +353,9 @@ json Pipeline::run(const RunOptions& options) const {
                    {"wall_s", compute_s},
                    {"rings", ring_report},
                    {"stages", per_stage}};
+#ifdef PACFLOW_HAVE_CUDA
+  if (gpus) report["run"]["gpu"] = gpus->report();
+#endif
 
   // Each sink commits its own files atomically; a sink that fails, and every sink after it, is aborted.
   std::size_t finished = 0;

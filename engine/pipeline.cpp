@@ -6,6 +6,7 @@
 #include <oneapi/tbb/info.h>
 
 #include "engine/built_pipeline.hpp"
+#include "engine/memory_budget.hpp"
 
 #ifndef PACFLOW_VERSION
 #define PACFLOW_VERSION "0.0.0"
@@ -91,8 +92,20 @@ Pipeline& Pipeline::devices(std::string pool, bool override_accelerators) {
   return *this;
 }
 
+Pipeline& Pipeline::fallback(std::string policy) {
+  fallback_ = std::move(policy);
+  return *this;
+}
+
+Pipeline& Pipeline::vram(json budget) {
+  vram_ = std::move(budget);
+  return *this;
+}
+
+detail::Placement Pipeline::placement() const { return {device_pool_, force_pool_, fallback_, vram_}; }
+
 json Pipeline::validate(const RunOptions& options) const {
-  const detail::BuiltPipeline built = detail::build(*registry_, elements_, device_pool_, force_pool_);
+  const detail::BuiltPipeline built = detail::build(*registry_, elements_, placement());
   return detail::describe(built, options.batch_size, options.max_in_flight);
 }
 
@@ -155,35 +168,95 @@ EdgeSettings edge_settings(const Params& params) {
 }
 
 // Rings go where a stage runs on other devices than the stage before it, or where the user set the
-// edge. Each carries the tensors still alive there: written before, not yet dropped.
+// edge; between two GPU stages a batch moves GPU to GPU instead (peer to peer, no host hop). Each
+// ring carries the tensors still alive there: written before, not yet dropped.
 void place_rings(BuiltPipeline& built, const std::vector<TensorDecl>& decls) {
+  const auto decl_of = [&](const std::string& name) {
+    return *std::find_if(decls.begin(), decls.end(), [&](const TensorDecl& d) { return d.name == name; });
+  };
   std::vector<std::string> alive = built.source_writes;
   for (std::size_t s = 0; s < built.stages.size(); ++s) {
     BuiltStage& stage = built.stages[s];
-    stage.ring_before = stage.input.given || (s > 0 && stage.devices != built.stages[s - 1].devices);
+    const bool moves = s > 0 && stage.devices != built.stages[s - 1].devices;
+    const bool gpu_to_gpu = s > 0 && stage.on_gpu() && built.stages[s - 1].on_gpu();
+    stage.ring_before = stage.input.given || (moves && !gpu_to_gpu);
     if (stage.ring_before)
       for (const auto& name : alive) {
-        const auto decl = std::find_if(decls.begin(), decls.end(), [&](const TensorDecl& d) { return d.name == name; });
+        const TensorDecl& decl = decl_of(name);
         stage.crossing.push_back(
-            SlotTensor{name, decl->per_series, decl->dtype, static_cast<std::size_t>(bytes_per_series(*decl)), 0});
+            SlotTensor{name, decl.per_series, decl.dtype, static_cast<std::size_t>(bytes_per_series(decl)), 0});
       }
     for (const auto& w : stage.writes) alive.push_back(w);
+    stage.alive_bytes_per_series = 0;
+    for (const auto& name : alive) stage.alive_bytes_per_series += static_cast<double>(bytes_per_series(decl_of(name)));
     std::erase_if(alive, [&](const std::string& name) {
       return std::find(stage.drop_after.begin(), stage.drop_after.end(), name) != stage.drop_after.end();
     });
   }
 }
 
+// The run's device pool; `missing_gpus` holds why, when it names GPUs that are not there (each stage
+// that uses it then falls back to the CPU or stops).
+struct Pool {
+  std::vector<DeviceRef> devices{DeviceRef{}};
+  std::string missing_gpus;
+};
+
+// The devices a stage asks for (`on=`, else the run's pool), with GPUs swapped for the CPU when none
+// is visible and the fallback allows it (noting the stage in `fell_back`).
+std::vector<DeviceRef> stage_devices(const ElementSpec& spec, const Params& params, const Pool& pool,
+                                     const Placement& placement, bool fallback, std::vector<std::string>& forced,
+                                     std::vector<std::string>& fell_back) {
+  if (!params.has("on")) {
+    if (pool.missing_gpus.empty()) return pool.devices;
+    if (!fallback)
+      throw InputError(fmt::format("devices: {}; add fallback=cpu to the stage, or run with --fallback cpu, to use "
+                                   "the CPU instead",
+                                   pool.missing_gpus));
+    fell_back.push_back(fmt::format("{} (devices {})", spec.name, placement.pool));
+    return {DeviceRef{}};
+  }
+  const std::string on = params.string("on");
+  if (placement.force_pool && on.rfind("cpu", 0) != 0) {
+    forced.push_back(fmt::format("{} (on={})", spec.name, on));
+    return pool.devices;
+  }
+  try {
+    return parse_devices(on);
+  } catch (const NoCudaDevice& e) {
+    if (!fallback)
+      throw NoCudaDevice("on", e.bare_message() + "; add fallback=cpu (or run with --fallback cpu) to run it on the "
+                                                  "CPU instead, or --devices cpu to run everything there");
+    fell_back.push_back(fmt::format("{} (on={})", spec.name, on));
+    return {DeviceRef{}};
+  }
+}
+
+bool wants_fallback(const std::string& policy, const std::string& where) {
+  if (policy == "cpu") return true;
+  if (policy.empty() || policy == "none") return false;
+  throw ParamError(where, fmt::format("\"{}\" is not a fallback; use none (stop with an error) or cpu", policy));
+}
+
 }  // namespace
 
-BuiltPipeline build(const Registry& registry, const std::vector<ElementSpec>& elements, const std::string& device_pool,
-                    bool force_pool) {
+BuiltPipeline build(const Registry& registry, const std::vector<ElementSpec>& elements, const Placement& placement) {
   BuiltPipeline built;
-  std::vector<std::string> forced;  // stages whose accelerator placement the pool overrode
-  std::vector<DeviceRef> pool{DeviceRef{}};
-  if (!device_pool.empty()) {
+  std::vector<std::string> forced;     // stages whose accelerator placement the pool overrode
+  std::vector<std::string> fell_back;  // stages placed on GPUs that run on the CPU instead
+  bool run_fallback = false;
+  try {
+    run_fallback = wants_fallback(placement.fallback, "fallback");
+    if (!placement.vram.is_null()) built.vram = parse_memory_budget("vram", placement.vram);
+  } catch (const ParamError& e) {
+    throw InputError(fmt::format("--{}: {}", e.param(), e.bare_message()));
+  }
+  Pool pool;
+  if (!placement.pool.empty()) {
     try {
-      pool = parse_devices(device_pool, "devices");
+      pool.devices = parse_devices(placement.pool, "devices");
+    } catch (const NoCudaDevice& e) {
+      pool.missing_gpus = e.bare_message();
     } catch (const ParamError& e) {
       throw InputError(fmt::format("devices: {}", e.bare_message()));
     }
@@ -239,18 +312,21 @@ BuiltPipeline build(const Registry& registry, const std::vector<ElementSpec>& el
     };
     try {
       if (spec.kind == ElementKind::Stage) {
-        std::vector<DeviceRef> devices = pool;
-        if (params.has("on")) {
-          const std::string on = params.string("on");
-          const bool accelerator = on.rfind("cpu", 0) != 0;
-          if (force_pool && accelerator)
-            forced.push_back(fmt::format("{} (on={})", spec.name, on));
-          else
-            devices = parse_devices(on);
-        }
-        BuiltStage stage{spec.name, device_list_name(devices), devices, info->make_stage(params), {}, {}, {}, {}, {}, 0, 0,
-                         edge_settings(params), false, {}};
+        const bool fallback = run_fallback || wants_fallback(params.string("fallback"), "fallback");
+        std::vector<DeviceRef> devices = stage_devices(spec, params, pool, placement, fallback, forced, fell_back);
+        BuiltStage stage{spec.name, "", devices, info->make_stage(params), {}, {}, {}, {}, {}, 0, 0,
+                         edge_settings(params), false, {}, 0, {}};
+        if (params.has("vram")) stage.vram = parse_memory_budget("vram", params.raw("vram"));
         stage.stage->plan(ctx);
+        if (const std::string why = stage.on_gpu() ? stage.stage->why_not_on_gpu() : ""; !why.empty()) {
+          if (!fallback)
+            throw ParamError("on", fmt::format("stage \"{}\" cannot run on a GPU{}: {}; place it on cpu, or add "
+                                               "fallback=cpu", spec.name,
+                                               params.has("on") ? "" : " (where the device pool puts it)", why));
+          fell_back.push_back(fmt::format("{} ({})", spec.name, why));
+          stage.devices = {DeviceRef{}};
+        }
+        stage.device = device_list_name(stage.devices);
         stage.resolved = params.all();
         stage.resolved["on"] = stage.device;
         stage.resolved.update(ctx.take_resolved());
@@ -294,7 +370,12 @@ BuiltPipeline build(const Registry& registry, const std::vector<ElementSpec>& el
   built.warnings = ctx.warnings();
   if (!forced.empty())
     built.warnings.push_back(fmt::format("the device pool {} overrides the accelerator placement of {}",
-                                         device_list_name(pool), fmt::join(forced, ", ")));
+                                         device_list_name(pool.devices), fmt::join(forced, ", ")));
+  if (!fell_back.empty())
+    built.warnings.push_back(fmt::format("fallback=cpu: {} run{} on the CPU instead of a GPU ({})",
+                                         fmt::join(fell_back, ", "), fell_back.size() == 1 ? "s" : "",
+                                         cuda_availability().count == 0 ? cuda_availability().why_none
+                                                                        : "see each stage"));
   std::vector<std::string> simulated;
   for (const auto& st : built.stages)
     if (st.simulated()) simulated.push_back(fmt::format("{} on {}", st.name, st.device));
@@ -342,12 +423,24 @@ json describe(const BuiltPipeline& built, std::int64_t batch_option, int in_flig
   report["pipeline"] = elements;
   report["tensors"] = built.tensors;
   report["warnings"] = built.warnings;
-  report["devices"] = json::array({"cpu"});
+  // Every device the stages use, in first use order.
+  json devices = json::array();
+  for (const auto& s : built.stages)
+    for (const auto& d : s.devices)
+      if (std::find(devices.begin(), devices.end(), d.name()) == devices.end()) devices.push_back(d.name());
+  report["devices"] = devices;
+  const std::map<int, std::size_t> budgets = gpu_budgets(built);
+  if (!budgets.empty()) {
+    json gpu = json::object();
+    for (const auto& [index, bytes] : budgets) gpu[fmt::format("cuda:{}", index)] = bytes;
+    report["gpu_memory_budget_bytes"] = gpu;
+  }
   json segments = json::array();
   for (const Segment& seg : plan_segments(built, batch_option, in_flight_option, oneapi::tbb::info::default_concurrency())) {
     json stages = json::array();
     for (std::size_t s = seg.first_stage; s < seg.end_stage; ++s) stages.push_back(built.stages[s].name);
     json entry = {{"stages", stages}, {"batch_series", seg.batch_series}, {"batches", seg.batch_count}};
+    if (seg.gpu_bytes_per_batch > 0) entry["gpu_bytes_per_batch"] = seg.gpu_bytes_per_batch;
     if (!seg.ring) {
       entry["max_in_flight"] = seg.slots;
     } else {
@@ -366,6 +459,29 @@ json describe(const BuiltPipeline& built, std::int64_t batch_option, int in_flig
   }
   report["segments"] = segments;
   return report;
+}
+
+std::map<int, std::size_t> gpu_budgets(const BuiltPipeline& built) {
+  const CudaAvailability& gpus = cuda_availability();
+  const auto device_bytes = [&](int index) {
+    return index < static_cast<int>(gpus.memory_bytes.size()) ? gpus.memory_bytes[static_cast<std::size_t>(index)]
+                                                              : std::size_t{0};
+  };
+  std::map<int, std::size_t> budgets;
+  for (const auto& stage : built.stages) {
+    if (!stage.on_gpu()) continue;
+    for (const auto& d : stage.devices) {
+      const auto [it, first] = budgets.try_emplace(d.index, 0);
+      if (!stage.vram.given()) continue;
+      const std::size_t mine = stage.vram.on_device(device_bytes(d.index));
+      it->second = it->second == 0 ? mine : std::min(it->second, mine);
+    }
+  }
+  for (auto& [index, bytes] : budgets)
+    if (bytes == 0)
+      bytes = built.vram.given() ? built.vram.on_device(device_bytes(index))
+                                 : static_cast<std::size_t>(0.9 * static_cast<double>(device_bytes(index)));
+  return budgets;
 }
 
 }  // namespace detail

@@ -37,6 +37,10 @@ struct Progress {
   double elapsed_s = 0;
 };
 
+namespace detail {
+struct Placement;
+}
+
 struct RunOptions {
   std::int64_t batch_size = 0;  // series per batch; 0 chooses one
   int max_in_flight = 0;        // batches alive at once; 0 chooses one
@@ -66,6 +70,11 @@ class Pipeline {
   // `pipeline_cli run --devices cpu` does: a CPU-only run whatever the file says).
   Pipeline& devices(std::string pool, bool override_accelerators = false);
   const std::string& device_pool() const { return device_pool_; }
+  // "cpu": stages placed on cuda run on the CPU (with a warning) when no GPU is visible, as if each
+  // had `fallback=cpu`; "none" (the default) stops with an error instead.
+  Pipeline& fallback(std::string policy);
+  // The memory budget on every GPU (`40GB`, `0.5`, …; see a stage's `vram=`); checked when built.
+  Pipeline& vram(json budget);
 
   const std::vector<ElementSpec>& elements() const { return elements_; }
   const Registry& registry() const { return *registry_; }
@@ -79,10 +88,14 @@ class Pipeline {
   json run(const RunOptions& options = {}) const;
 
  private:
+  detail::Placement placement() const;
+
   const Registry* registry_;
   std::vector<ElementSpec> elements_;
   std::string device_pool_;
   bool force_pool_ = false;
+  std::string fallback_;
+  json vram_;
 };
 
 // The engine's version string.

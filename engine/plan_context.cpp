@@ -53,3 +53,11 @@ void PlanContext::begin_element() {
 json PlanContext::take_resolved() { return std::exchange(resolved_, json::object()); }
 
 }  // namespace pacflow
+
+namespace pacflow {
+
+void Stage::process_cuda(Batch&, cuda::StageContext&) {
+  throw std::logic_error("this stage has no CUDA implementation (the executor should never have placed it on a GPU)");
+}
+
+}  // namespace pacflow

@@ -21,9 +21,9 @@ void Registry::add(ElementInfo info) {
     throw std::logic_error(kind_name(info.kind) + " \"" + info.name + "\" registered twice");
   if (info.kind == ElementKind::Stage)
     info.params.push_back(ParamSpec{"on", ParamType::Device, nullptr, "",
-                                    "devices the stage runs on: cpu (all threads), cpu:K, sim:K (modelled), or a "
-                                    "list such as cpu:0,1, cpu:* or sim:0-7 to replicate it; unset: the run's "
-                                    "device pool",
+                                    "devices the stage runs on: cpu (all threads), cpu:K, cuda:K (a GPU), sim:K "
+                                    "(modelled), or a list such as cpu:0,1, cuda:* or sim:0-7 to replicate it; "
+                                    "unset: the run's device pool",
                                     true});
   if (info.kind == ElementKind::Stage) {
     // Settings of the edge into the stage; a ring is set up there when the stage runs on other
@@ -39,6 +39,14 @@ void Registry::add(ElementInfo info) {
     info.params.push_back(ParamSpec{"overflow", ParamType::String, nullptr, "",
                                     "when every slot of the ring into this stage is taken: block (wait, the "
                                     "default), fail (stop the run) or grow (lend an extra slot)",
+                                    true});
+    info.params.push_back(ParamSpec{"fallback", ParamType::String, "none", "",
+                                    "when the stage is placed on cuda but no GPU is visible (or the stage has no "
+                                    "CUDA code): none (stop with an error) or cpu (run on the CPU, with a warning)"});
+    info.params.push_back(ParamSpec{"vram", ParamType::Spec, nullptr, "",
+                                    "memory budget on each GPU this stage runs on, e.g. 40GB, 512MiB or 0.5 (of "
+                                    "the device); batches are sized to stay within it; unset: the run's --vram, "
+                                    "else 90% of the device",
                                     true});
   }
   elements_.push_back(std::move(info));

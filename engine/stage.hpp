@@ -11,6 +11,10 @@
 
 namespace pacflow {
 
+namespace cuda {
+class StageContext;  // engine/cuda/stage_context.hpp: a GPU, a stream and its memory
+}
+
 // What a source delivers: series of `series_length` samples at `sample_rate`, arranged in
 // `leading_dims` (e.g. {epochs, channels}); the series count is their product.
 struct StreamInfo {
@@ -80,6 +84,17 @@ class Stage {
   // Floating-point operations per series, an estimate for modelled devices (`sim`); the bytes a
   // stage moves are known from the tensors it reads and writes. Valid after plan().
   virtual double flops_per_series() const { return 0; }
+
+  // GPU execution (CUDA builds). Empty when the stage, as planned, can run on a GPU; otherwise why
+  // not ("it has no CUDA implementation", "bins > 256", …). process_cuda then queues its work for
+  // one batch on the context's stream, reading device tensors (the executor has put every tensor the
+  // stage reads on the device) and emplacing device outputs through the context. It must not wait
+  // for the GPU: the executor learns of completion from an event.
+  virtual std::string why_not_on_gpu() const { return "it has no CUDA implementation"; }
+  virtual void process_cuda(Batch& batch, cuda::StageContext& ctx);
+  // Device memory the stage needs beside its tensors for a batch of `series` (cuFFT work areas,
+  // scratch), for sizing batches to a device's memory budget. An upper bound.
+  virtual double device_workspace_bytes(std::int64_t /*series*/) const { return 0; }
 };
 
 class Source {

@@ -78,7 +78,25 @@ Tensor::Tensor(Shape shape, DType dtype, BorrowedMemory memory, std::string devi
                            std::to_string(bytes()));
 }
 
+Tensor::Tensor(Shape shape, DType dtype, SharedMemory memory, std::string device)
+    : shape_(std::move(shape)), dtype_(dtype), device_(std::move(device)), shared_(std::move(memory)) {
+  check_dimensions(shape_);
+  if (!shared_.owner || (!shared_.data && bytes() > 0) || shared_.bytes < bytes())
+    throw std::logic_error("shared memory of " + std::to_string(shared_.bytes) + " bytes for a tensor of " +
+                           std::to_string(bytes()));
+}
+
+std::byte* Tensor::device_data() const {
+  if (on_host()) throw std::logic_error("tensor " + shape_string(shape_) + " on " + device_ + " has no device memory");
+  return shared_.data;
+}
+
 std::byte* Tensor::memory() const {
+  if (shared_.owner) {
+    if (!shared_.host)
+      throw std::logic_error("tensor " + shape_string(shape_) + " on " + device_ + " read on the host");
+    return shared_.data;
+  }
   if (!borrowed_.data) return const_cast<std::byte*>(buffer_.data());
   if (borrowed_.generation->load(std::memory_order_acquire) != borrowed_.lent_at)
     throw std::logic_error("tensor " + shape_string(shape_) + " used after its ring slot was given back");

@@ -1,6 +1,8 @@
 #pragma once
 // Tensor: a shape, an element type, the device it lives on and its memory: an owning, 64-byte
-// aligned buffer, or memory borrowed from a ring slot (ring.hpp) and guarded by its generation.
+// aligned buffer, memory borrowed from a ring slot (ring.hpp) and guarded by its generation, or
+// memory held by a shared owner (a pooled page-locked host buffer, or GPU memory, which the host
+// must not touch).
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
@@ -55,6 +57,14 @@ struct BorrowedMemory {
   std::uint64_t lent_at = 0;
 };
 
+// Memory owned elsewhere and kept alive by `owner` (its deleter gives the memory back).
+struct SharedMemory {
+  std::shared_ptr<void> owner;
+  std::byte* data = nullptr;
+  std::size_t bytes = 0;
+  bool host = true;  // false: device memory, for kernels only
+};
+
 class Tensor {
  public:
   Tensor() = default;
@@ -62,6 +72,8 @@ class Tensor {
   Tensor(Shape shape, DType dtype, std::string device = "cpu");
   // A tensor over borrowed memory of at least its size (not cleared).
   Tensor(Shape shape, DType dtype, BorrowedMemory memory, std::string device = "cpu");
+  // A tensor over shared memory of at least its size (not cleared).
+  Tensor(Shape shape, DType dtype, SharedMemory memory, std::string device);
 
   const Shape& shape() const { return shape_; }
   std::int64_t dim(std::size_t i) const { return shape_.at(i); }
@@ -73,6 +85,9 @@ class Tensor {
   std::byte* raw() { return memory(); }
   const std::byte* raw() const { return memory(); }
   bool borrowed() const { return borrowed_.data != nullptr; }
+  // False for device memory: values() and raw() then throw; kernels use device_data().
+  bool on_host() const { return !shared_.owner || shared_.host; }
+  std::byte* device_data() const;
 
   template <typename T>
   std::span<T> values() {
@@ -88,6 +103,7 @@ class Tensor {
  private:
   template <typename T>
   void check() const {
+    if (!on_host()) throw std::logic_error("tensor " + shape_string(shape_) + " on " + device_ + " read on the host");
     if (dtype_of<T>() != dtype_)
       throw std::logic_error("tensor holds " + dtype_name(dtype_) + ", read as " +
                              dtype_name(dtype_of<T>()));
@@ -100,6 +116,7 @@ class Tensor {
   std::string device_ = "cpu";
   AlignedBuffer buffer_;
   BorrowedMemory borrowed_;
+  SharedMemory shared_;
 };
 
 }  // namespace pacflow

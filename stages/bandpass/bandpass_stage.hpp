@@ -9,6 +9,9 @@
 #include "engine/registry.hpp"
 #include "stages/bandpass/bands.hpp"
 #include "stages/bandpass/filtfilt_fft.hpp"
+#ifdef PACFLOW_HAVE_CUDA
+#include "stages/bandpass/filtfilt_cuda.hpp"
+#endif
 
 namespace pacflow::stages {
 
@@ -19,6 +22,11 @@ class BandpassStage final : public Stage {
   void process(Batch& batch) override;
   // Two FFTs of about 2T points per band (FFT convolution), 5 N log2 N flops each: an estimate.
   double flops_per_series() const override;
+#ifdef PACFLOW_HAVE_CUDA
+  std::string why_not_on_gpu() const override { return ""; }
+  void process_cuda(Batch& batch, cuda::StageContext& ctx) override;
+  double device_workspace_bytes(std::int64_t series) const override;
+#endif
 
   static ElementInfo info();
 
@@ -28,6 +36,9 @@ class BandpassStage final : public Stage {
     std::vector<std::int64_t> orders;
     std::optional<fir::FiltFiltBank> filters;
     std::unique_ptr<oneapi::tbb::enumerable_thread_specific<fir::FiltFiltBank::Workspace>> workspaces;
+#ifdef PACFLOW_HAVE_CUDA
+    std::optional<fir::FiltFiltBankOnGpu> on_gpu;  // the same filters, uploaded to each GPU on first use
+#endif
   };
   void plan_bank(Bank& bank, const std::string& param, bands::Role role, int cycles, const StreamInfo& s);
   void run_bank(Bank& bank, const float* signal, std::int64_t series, float* out) const;
@@ -43,6 +54,9 @@ class BandpassStage final : public Stage {
   Bank amp_;
   std::vector<std::string> warnings_;
   bool reduced_warned_ = false;
+#ifdef PACFLOW_HAVE_CUDA
+  cufft::PlanCache plans_;
+#endif
 };
 
 }  // namespace pacflow::stages

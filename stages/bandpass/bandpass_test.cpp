@@ -56,10 +56,10 @@ TEST(FiltFilt, FftPathEqualsDirectFiltfiltDefinition) {
 }
 
 // Compares the stage's filtered output with the fixture [band][E][C][T] for every series.
-void expect_filtered_matches(const std::string& folder) {
+void expect_filtered_matches(const std::string& folder, const std::string& device) {
   const json m = testing::manifest(folder);
   const auto x = testing::load_floats(data_dir() / folder / "x.npy");
-  testing::StageHarness h(testing::fixture_stream(folder));
+  testing::StageHarness h(testing::fixture_stream(folder), device);
   h.add("bandpass", {{"pha", m["pha_bands_hz"]}, {"amp", m["amp_bands_hz"]}});
   const std::int64_t series = h.context().stream().series_count();
   const std::int64_t t = h.context().stream().series_length;
@@ -81,8 +81,10 @@ void expect_filtered_matches(const std::string& folder) {
   }
 }
 
-TEST(Bandpass, MatchesFiltfiltFixtureSmall) { expect_filtered_matches("small"); }
-TEST(Bandpass, MatchesFiltfiltFixtureNopad) { expect_filtered_matches("nopad_bins12"); }
+class BandpassOn : public testing::OnDevice {};
+TEST_P(BandpassOn, MatchesFiltfiltFixtureSmall) { expect_filtered_matches("small", device()); }
+TEST_P(BandpassOn, MatchesFiltfiltFixtureNopad) { expect_filtered_matches("nopad_bins12", device()); }
+INSTANTIATE_TEST_SUITE_P(Devices, BandpassOn, ::testing::ValuesIn(testing::test_devices()), testing::device_test_name);
 
 TEST(Bandpass, ResolvesFilterOrdersAsTheFixtureDoes) {
   for (const std::string folder : {"small", "nopad_bins12"}) {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "stages/bandpass/filtfilt_math.hpp"
 #include "stages/common/fast_length.hpp"
 
 namespace pacflow::fir {
@@ -52,10 +53,8 @@ void FiltFiltBank::apply(std::span<const float> x, Workspace& ws, float* out, st
   if (x.size() != t) throw std::invalid_argument("series length does not match the filter bank");
   float* e = ws.extended.get();
   // Odd extension by the largest order, then zeros up to the FFT size.
-  for (std::size_t j = 1; j <= p; ++j) e[p - j] = 2 * x[0] - x[j];
-  std::copy(x.begin(), x.end(), e + p);
-  for (std::size_t j = 1; j <= p; ++j) e[p + t - 1 + j] = 2 * x[t - 1] - x[t - 1 - j];
-  std::fill(e + t + 2 * p, e + n_, 0.0f);
+  for (std::size_t i = 0; i < n_; ++i)
+    e[i] = odd_extended(x.data(), length_, pad_, static_cast<std::int64_t>(i));
   forward_.forward(e, ws.spectrum.get());
 
   const std::size_t bins = n_ / 2 + 1;
@@ -63,10 +62,7 @@ void FiltFiltBank::apply(std::span<const float> x, Workspace& ws, float* out, st
     const auto& k = kernels_[band];
     fftwf_complex* s = ws.spectrum.get();
     fftwf_complex* prod = ws.product.get();
-    for (std::size_t i = 0; i < bins; ++i) {
-      prod[i][0] = s[i][0] * k[i].real() - s[i][1] * k[i].imag();
-      prod[i][1] = s[i][0] * k[i].imag() + s[i][1] * k[i].real();
-    }
+    for (std::size_t i = 0; i < bins; ++i) multiply_bin(s[i][0], s[i][1], k[i].real(), k[i].imag(), prod[i][0], prod[i][1]);
     inverse_.inverse(prod, ws.filtered.get());
     // out[i] = c[pad + i + order]: centre of the symmetric kernel, past the extension.
     const float* c = ws.filtered.get() + p + static_cast<std::size_t>(orders_[band]);

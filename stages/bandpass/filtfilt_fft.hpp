@@ -23,6 +23,10 @@ class FiltFiltBank {
   std::int64_t series_length() const { return length_; }
   std::size_t band_count() const { return kernels_.size(); }
   std::size_t fft_size() const { return n_; }
+  std::int64_t pad() const { return pad_; }
+  const std::vector<std::int64_t>& orders() const { return orders_; }
+  // FFT of each band's kernel (the autocorrelation of b, centred), scaled 1/n: n/2 + 1 bins each.
+  const std::vector<std::vector<std::complex<float>>>& kernel_spectra() const { return kernels_; }
 
   // Per-thread scratch; create one per worker.
   struct Workspace {

@@ -8,6 +8,9 @@
 
 #include "engine/registry.hpp"
 #include "stages/hilbert/analytic_signal.hpp"
+#ifdef PACFLOW_HAVE_CUDA
+#include "stages/hilbert/analytic_signal_cuda.hpp"
+#endif
 
 namespace pacflow::stages {
 
@@ -18,6 +21,11 @@ class HilbertStage final : public Stage {
   void process(Batch& batch) override;
   // Two FFTs of the padded length per band, 5 N log2 N flops each: an estimate.
   double flops_per_series() const override;
+#ifdef PACFLOW_HAVE_CUDA
+  std::string why_not_on_gpu() const override { return ""; }
+  void process_cuda(Batch& batch, cuda::StageContext& ctx) override;
+  double device_workspace_bytes(std::int64_t series) const override;
+#endif
 
   static ElementInfo info();
 
@@ -28,6 +36,9 @@ class HilbertStage final : public Stage {
   std::int64_t n_amp_ = 0;
   std::optional<hilbert::AnalyticSignal> transform_;
   std::unique_ptr<oneapi::tbb::enumerable_thread_specific<hilbert::AnalyticSignal::Workspace>> workspaces_;
+#ifdef PACFLOW_HAVE_CUDA
+  cufft::PlanCache plans_;
+#endif
 };
 
 }  // namespace pacflow::stages

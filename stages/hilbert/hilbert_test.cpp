@@ -68,10 +68,10 @@ TEST(Hilbert, PhaseAtan2IsWithinAboutOneUlpOfPiAndVectorsAgreeBitwise) {
   if (simd::simd_width() == 64) expect_vector_phases_equal_scalar<64>(res, ims);
 }
 
-void expect_phase_and_amplitude_match(const std::string& folder) {
+void expect_phase_and_amplitude_match(const std::string& folder, const std::string& device) {
   const json m = testing::manifest(folder);
   const auto x = testing::load_floats(data_dir() / folder / "x.npy");
-  testing::StageHarness h(testing::fixture_stream(folder));
+  testing::StageHarness h(testing::fixture_stream(folder), device);
   h.add("bandpass", {{"pha", m["pha_bands_hz"]}, {"amp", m["amp_bands_hz"]}});
   h.add("hilbert", {{"pad", m["hilbert_pad"]}});
   const std::int64_t series = h.context().stream().series_count();
@@ -104,8 +104,10 @@ void expect_phase_and_amplitude_match(const std::string& folder) {
     }
 }
 
-TEST(Hilbert, PhaseAndAmplitudeMatchFixtureFastPadding) { expect_phase_and_amplitude_match("small"); }
-TEST(Hilbert, PhaseAndAmplitudeMatchFixtureNoPadding) { expect_phase_and_amplitude_match("nopad_bins12"); }
+class HilbertOn : public testing::OnDevice {};
+TEST_P(HilbertOn, PhaseAndAmplitudeMatchFixtureFastPadding) { expect_phase_and_amplitude_match("small", device()); }
+TEST_P(HilbertOn, PhaseAndAmplitudeMatchFixtureNoPadding) { expect_phase_and_amplitude_match("nopad_bins12", device()); }
+INSTANTIATE_TEST_SUITE_P(Devices, HilbertOn, ::testing::ValuesIn(testing::test_devices()), testing::device_test_name);
 
 }  // namespace
 }  // namespace pacflow

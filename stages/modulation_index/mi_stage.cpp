@@ -6,6 +6,10 @@
 
 #include "engine/errors.hpp"
 #include "stages/modulation_index/shifted_mi.hpp"
+#ifdef PACFLOW_HAVE_CUDA
+#include "stages/common/narrow_cuda.hpp"
+#include "stages/modulation_index/shifted_mi_cuda.hpp"
+#endif
 
 namespace pacflow::stages {
 
@@ -64,3 +68,31 @@ double ModulationIndexStage::flops_per_series() const {
 }
 
 }  // namespace pacflow::stages
+
+#ifdef PACFLOW_HAVE_CUDA
+namespace pacflow::stages {
+
+std::string ModulationIndexStage::why_not_on_gpu() const {
+  return bins_ <= mi::kMaxGpuBins ? "" : fmt::format("bins={} is above the GPU kernel's {}", bins_, mi::kMaxGpuBins);
+}
+
+void ModulationIndexStage::process_cuda(Batch& batch, cuda::StageContext& ctx) {
+  using cuda::StageContext;
+  const mi::GpuBatchBands bands{StageContext::data<float>(batch.at("phase")),
+                                StageContext::data<float>(batch.at("amplitude")), batch.series_count, n_pha_, n_amp_,
+                                length_};
+  const std::int64_t cells = batch.series_count * n_pha_ * n_amp_;
+  const SharedMemory values = ctx.scratch(static_cast<std::size_t>(cells) * sizeof(double));
+  auto* mi_values = reinterpret_cast<double*>(values.data);
+  mi::shifted_mi_on_gpu(bands, bins_, observed_shift_.on(ctx.device()), 1, mi_values, ctx);
+  float* pac = StageContext::data<float>(ctx.emplace(batch, "pac", {n_pha_, n_amp_}, DType::Float32));
+  cuda::narrow_to_float(mi_values, cells, pac, ctx);
+}
+
+double ModulationIndexStage::device_workspace_bytes(std::int64_t series) const {
+  return static_cast<double>(series) *
+         (static_cast<double>(n_pha_ * n_amp_) * 8.0 + mi::shifted_mi_scratch_bytes_per_series(n_pha_, length_, bins_));
+}
+
+}  // namespace pacflow::stages
+#endif

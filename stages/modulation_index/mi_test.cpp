@@ -135,10 +135,10 @@ TEST(PositiveLog, MatchesStdLogWithinTwoUlpFromTinyToHuge) {
   EXPECT_EQ((math::positive_log<double, std::int64_t>(1.0)), 0.0);
 }
 
-void expect_mi_matches(const std::string& folder) {
+void expect_mi_matches(const std::string& folder, const std::string& device) {
   const json m = testing::manifest(folder);
   const auto x = testing::load_floats(data_dir() / folder / "x.npy");
-  testing::StageHarness h(testing::fixture_stream(folder));
+  testing::StageHarness h(testing::fixture_stream(folder), device);
   h.add("bandpass", {{"pha", m["pha_bands_hz"]}, {"amp", m["amp_bands_hz"]}});
   h.add("hilbert", {{"pad", m["hilbert_pad"]}});
   h.add("mi", {{"bins", m["n_bins"]}});
@@ -150,9 +150,42 @@ void expect_mi_matches(const std::string& folder) {
     EXPECT_NEAR(ours[i], ref[i], 2e-5 + 1e-3 * std::abs(ref[i])) << folder << " cell " << i;
 }
 
-TEST(ModulationIndex, MatchesFixtureSmall) { expect_mi_matches("small"); }
-TEST(ModulationIndex, MatchesFixtureNopadTwelveBins) { expect_mi_matches("nopad_bins12"); }
-TEST(ModulationIndex, MatchesFixtureLongSeriesWithoutPrecisionLoss) { expect_mi_matches("long"); }
+class ModulationIndexOn : public testing::OnDevice {};
+TEST_P(ModulationIndexOn, MatchesFixtureSmall) { expect_mi_matches("small", device()); }
+TEST_P(ModulationIndexOn, MatchesFixtureNopadTwelveBins) { expect_mi_matches("nopad_bins12", device()); }
+TEST_P(ModulationIndexOn, MatchesFixtureLongSeriesWithoutPrecisionLoss) { expect_mi_matches("long", device()); }
+INSTANTIATE_TEST_SUITE_P(Devices, ModulationIndexOn, ::testing::ValuesIn(testing::test_devices()),
+                         testing::device_test_name);
+
+// Many bins (fewer samples per bin, another shared-memory layout on GPUs): the stage's MI equals the
+// per-sample definition computed here from the same phase and amplitude.
+TEST_P(ModulationIndexOn, ManyBinsEqualThePerSampleDefinition) {
+  const json m = testing::manifest("small");
+  const auto x = testing::load_floats(data_dir() / "small" / "x.npy");
+  testing::StageHarness h(testing::fixture_stream("small"), device());
+  const int bins = 100;
+  h.add("bandpass", {{"pha", m["pha_bands_hz"]}, {"amp", m["amp_bands_hz"]}}).add("hilbert").add("mi", {{"bins", bins}});
+  const std::int64_t series = 2;
+  const Batch batch = h.run(x, 1, series);
+  const auto phase = batch.at("phase").values<float>();
+  const auto amplitude = batch.at("amplitude").values<float>();
+  const auto pac = batch.at("pac").values<float>();
+  const std::size_t t = 1024, n_pha = 3, n_amp = 4;
+  for (std::size_t s = 0; s < static_cast<std::size_t>(series); ++s)
+    for (std::size_t p = 0; p < n_pha; ++p)
+      for (std::size_t a = 0; a < n_amp; ++a) {
+        std::vector<double> sums(bins, 0.0);
+        std::vector<std::int64_t> counts(bins, 0);
+        for (std::size_t i = 0; i < t; ++i) {
+          const auto j = static_cast<std::size_t>(mi::phase_bin(phase[(s * n_pha + p) * t + i], bins));
+          sums[j] += amplitude[(s * n_amp + a) * t + i];
+          ++counts[j];
+        }
+        const double expected = mi::tort_mi(sums.data(), counts.data(), bins);
+        EXPECT_NEAR(pac[(s * n_pha + p) * n_amp + a], expected, 1e-6 * std::abs(expected) + 1e-7)
+            << "series " << s << " cell " << p << "," << a;
+      }
+}
 
 }  // namespace
 }  // namespace pacflow

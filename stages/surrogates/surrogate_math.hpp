@@ -21,23 +21,21 @@ struct CellStats {
   double p = 0;    // (1 + #{k: MI_k >= MI}) / (n + 1)
 };
 
-// Two-pass mean and population std in double over n surrogate values (stride apart in memory).
+// Mean and population std (Welford's update, in double) over n surrogate values (stride apart in
+// memory), z and the per-cell p-value.
 PACFLOW_HD inline CellStats cell_stats(double observed, const double* surrogate, std::int64_t n, std::int64_t stride) {
   CellStats s;
-  double sum = 0;
+  double mean = 0, m2 = 0;
   std::int64_t exceed = 0;
   for (std::int64_t k = 0; k < n; ++k) {
     const double v = surrogate[k * stride];
-    sum += v;
+    const double delta = v - mean;
+    mean += delta / static_cast<double>(k + 1);
+    m2 += delta * (v - mean);
     exceed += v >= observed ? 1 : 0;
   }
-  s.mean = sum / static_cast<double>(n);
-  double squares = 0;
-  for (std::int64_t k = 0; k < n; ++k) {
-    const double d = surrogate[k * stride] - s.mean;
-    squares += d * d;
-  }
-  s.std = std::sqrt(squares / static_cast<double>(n));
+  s.mean = mean;
+  s.std = std::sqrt(m2 / static_cast<double>(n));
   s.z = s.std > 0 ? (observed - s.mean) / s.std : NAN;
   s.p = static_cast<double>(1 + exceed) / static_cast<double>(n + 1);
   return s;

@@ -9,6 +9,10 @@
 #include "engine/errors.hpp"
 #include "stages/modulation_index/shifted_mi.hpp"
 #include "stages/surrogates/surrogate_math.hpp"
+#ifdef PACFLOW_HAVE_CUDA
+#include "stages/modulation_index/shifted_mi_cuda.hpp"
+#include "stages/surrogates/surrogate_stats_cuda.hpp"
+#endif
 
 namespace pacflow::stages {
 
@@ -117,15 +121,15 @@ void SurrogatesStage::plan(PlanContext& ctx) {
   ctx.resolved()["shifts"] = shifts_;
   ctx.resolved()["shift_generator"] = "splitmix64 counter-based, keyed by (seed, k)";
   ctx.attributes()["surrogate_shifts"] = shifts_;
+#ifdef PACFLOW_HAVE_CUDA
+  shifts_on_gpu_.emplace(amplitude_shifts());
+#endif
 }
 
 void SurrogatesStage::process_series(const float* phase, const float* amplitude, float* const outputs[5]) const {
   const auto cells = static_cast<std::size_t>(n_pha_ * n_amp_);
   const auto n = static_cast<std::size_t>(n_perm_);
-  // Row 0: the observed alignment; row k + 1: surrogate k. Shifting the phase by s (timelag) pairs
-  // phi(t + s) with A(t), which is A shifted by T - s against phi.
-  std::vector<std::int64_t> shifts(n + 1, 0);
-  for (std::size_t k = 0; k < n; ++k) shifts[k + 1] = timelag_ ? (length_ - shifts_[k]) % length_ : shifts_[k];
+  const std::vector<std::int64_t> shifts = amplitude_shifts();
   std::vector<double> mi_values((n + 1) * cells);  // [row][cell]
   mi::shifted_modulation_index({phase, amplitude, n_pha_, n_amp_, length_}, bins_, shifts, mi_values.data());
   const double* observed = mi_values.data();
@@ -142,6 +146,15 @@ void SurrogatesStage::process_series(const float* phase, const float* amplitude,
     outputs[3][c] = static_cast<float>(s.p);
     outputs[4][c] = static_cast<float>(static_cast<double>(1 + exceed) / static_cast<double>(n + 1));
   }
+}
+
+std::vector<std::int64_t> SurrogatesStage::amplitude_shifts() const {
+  // Shifting the phase by s (timelag) pairs phi(t + s) with A(t), which is A shifted by T - s
+  // against phi.
+  std::vector<std::int64_t> shifts(shifts_.size() + 1, 0);
+  for (std::size_t k = 0; k < shifts_.size(); ++k)
+    shifts[k + 1] = timelag_ ? (length_ - shifts_[k]) % length_ : shifts_[k];
+  return shifts;
 }
 
 void SurrogatesStage::process(Batch& batch) {
@@ -166,3 +179,35 @@ double SurrogatesStage::flops_per_series() const {
 }
 
 }  // namespace pacflow::stages
+
+#ifdef PACFLOW_HAVE_CUDA
+namespace pacflow::stages {
+
+std::string SurrogatesStage::why_not_on_gpu() const {
+  return bins_ <= mi::kMaxGpuBins ? "" : fmt::format("bins={} is above the GPU kernel's {}", bins_, mi::kMaxGpuBins);
+}
+
+void SurrogatesStage::process_cuda(Batch& batch, cuda::StageContext& ctx) {
+  using cuda::StageContext;
+  const mi::GpuBatchBands bands{StageContext::data<float>(batch.at("phase")),
+                                StageContext::data<float>(batch.at("amplitude")), batch.series_count, n_pha_, n_amp_,
+                                length_};
+  const std::int64_t cells = n_pha_ * n_amp_;
+  const SharedMemory values =
+      ctx.scratch(static_cast<std::size_t>(batch.series_count * (n_perm_ + 1) * cells) * sizeof(double));
+  auto* mi_values = reinterpret_cast<double*>(values.data);  // [series][1 + n_perm][cells]
+  mi::shifted_mi_on_gpu(bands, bins_, shifts_on_gpu_->on(ctx.device()), n_perm_ + 1, mi_values, ctx);
+  float* out[5];
+  for (int i = 0; i < 5; ++i)
+    out[i] = StageContext::data<float>(ctx.emplace(batch, kOutputs[i], {n_pha_, n_amp_}, DType::Float32));
+  surrogates::surrogate_stats_on_gpu(mi_values, batch.series_count, n_perm_, cells, out, ctx);
+}
+
+double SurrogatesStage::device_workspace_bytes(std::int64_t series) const {
+  const auto cells = static_cast<double>(n_pha_ * n_amp_);
+  return static_cast<double>(series) * (static_cast<double>(n_perm_ + 1) * cells * 8.0 + static_cast<double>(n_perm_) * 8.0 +
+                                        mi::shifted_mi_scratch_bytes_per_series(n_pha_, length_, bins_));
+}
+
+}  // namespace pacflow::stages
+#endif

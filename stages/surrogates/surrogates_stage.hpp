@@ -5,6 +5,11 @@
 #include <vector>
 
 #include "engine/registry.hpp"
+#ifdef PACFLOW_HAVE_CUDA
+#include <optional>
+
+#include "stages/common/device_constants.hpp"
+#endif
 
 namespace pacflow::stages {
 
@@ -15,12 +20,19 @@ class SurrogatesStage final : public Stage {
   void process(Batch& batch) override;
   // As mi, once per alignment (observed + n_perm).
   double flops_per_series() const override;
+#ifdef PACFLOW_HAVE_CUDA
+  std::string why_not_on_gpu() const override;
+  void process_cuda(Batch& batch, cuda::StageContext& ctx) override;
+  double device_workspace_bytes(std::int64_t series) const override;
+#endif
 
   static ElementInfo info();
   const std::vector<std::int64_t>& shifts() const { return shifts_; }
 
  private:
   void process_series(const float* phase, const float* amplitude, float* const outputs[5]) const;
+  // Row 0 the observed alignment (shift 0), row k + 1 permutation k's shift of the amplitude.
+  std::vector<std::int64_t> amplitude_shifts() const;
 
   std::int64_t n_perm_ = 200;
   std::uint64_t seed_ = 42;
@@ -33,6 +45,9 @@ class SurrogatesStage final : public Stage {
   std::int64_t length_ = 0;
   std::int64_t n_pha_ = 0;
   std::int64_t n_amp_ = 0;
+#ifdef PACFLOW_HAVE_CUDA
+  std::optional<cuda::DeviceConstants<std::int64_t>> shifts_on_gpu_;
+#endif
 };
 
 }  // namespace pacflow::stages

@@ -43,10 +43,10 @@ struct FixtureRun {
   Batch batch;
 };
 
-FixtureRun run_small_with_fixture_shifts() {
+FixtureRun run_small_with_fixture_shifts(const std::string& device) {
   const json m = testing::manifest("small");
   const auto x = testing::load_floats(data_dir() / "small" / "x.npy");
-  testing::StageHarness h(testing::fixture_stream("small"));
+  testing::StageHarness h(testing::fixture_stream("small"), device);
   h.add("bandpass", {{"pha", m["pha_bands_hz"]}, {"amp", m["amp_bands_hz"]}});
   h.add("hilbert", {{"pad", m["hilbert_pad"]}});
   h.add("mi", {{"bins", m["n_bins"]}});
@@ -54,8 +54,11 @@ FixtureRun run_small_with_fixture_shifts() {
   return {m, h.run(x, 0, h.context().stream().series_count())};
 }
 
-TEST(Surrogates, MeanStdAndZMatchFixtureWithExplicitShifts) {
-  const auto run = run_small_with_fixture_shifts();
+class SurrogatesOn : public testing::OnDevice {};
+INSTANTIATE_TEST_SUITE_P(Devices, SurrogatesOn, ::testing::ValuesIn(testing::test_devices()), testing::device_test_name);
+
+TEST_P(SurrogatesOn, MeanStdAndZMatchFixtureWithExplicitShifts) {
+  const auto run = run_small_with_fixture_shifts(device());
   const auto check = [&](const char* tensor, const char* file, double abs_tol, double rel_tol) {
     const auto ref = testing::load_doubles(data_dir() / "small" / file);
     const auto ours = run.batch.at(tensor).values<float>();
@@ -68,8 +71,8 @@ TEST(Surrogates, MeanStdAndZMatchFixtureWithExplicitShifts) {
   check("pac_z", "pac_z.npy", 1e-2, 0);
 }
 
-TEST(Surrogates, PValuesMatchFixtureWithExplicitShifts) {
-  const auto run = run_small_with_fixture_shifts();
+TEST_P(SurrogatesOn, PValuesMatchFixtureWithExplicitShifts) {
+  const auto run = run_small_with_fixture_shifts(device());
   const double step = 1.0 / static_cast<double>(run.manifest["shifts"].size() + 1);
   for (const auto& [tensor, file] : {std::pair{"pvalues", "pvalues.npy"}, std::pair{"pvalues_maxstat", "pvalues_maxstat.npy"}}) {
     const auto ref = testing::load_doubles(data_dir() / "small" / file);
@@ -112,10 +115,10 @@ namespace {
 
 // timelag shifts the phase: its surrogate k is MI(phi((t + s_k) mod T), A(t)). Computed here
 // directly from the fixture's phase and amplitude with per-sample sums, independently of the stage.
-TEST(Surrogates, TimelagShiftsThePhaseInsteadOfTheAmplitude) {
+TEST_P(SurrogatesOn, TimelagShiftsThePhaseInsteadOfTheAmplitude) {
   const json m = testing::manifest("small");
   const auto x = testing::load_floats(testing::data_dir() / "small" / "x.npy");
-  testing::StageHarness h(testing::fixture_stream("small"));
+  testing::StageHarness h(testing::fixture_stream("small"), device());
   h.add("bandpass", {{"pha", m["pha_bands_hz"]}, {"amp", m["amp_bands_hz"]}}).add("hilbert").add("mi");
   const std::vector<std::int64_t> shifts = {47, 300, 700};
   h.add("surrogates", {{"shifts", shifts}, {"method", "timelag"}});

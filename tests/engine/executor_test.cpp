@@ -259,7 +259,7 @@ TEST(Builder, SetOverridesAParameterByElementName) {
 
 TEST(Builder, RejectsUnavailableOrMalformedDevicesNamingTheAvailableOnes) {
   TestRegistry t;
-  for (const char* bad : {"cuda:0", "sim:64", "gpu", "cpu:99", "cpu:a", "cpu:1-0", "cpu:0,0", "cpu:"}) {
+  for (const char* bad : {"sim:64", "gpu", "cpu:99", "cpu:a", "cpu:1-0", "cpu:0,0", "cpu:", "cuda:x", "cuda:0,0"}) {
     try {
       Pipeline(t.registry).source("count").stage("double", {{"on", bad}}).sink("record").validate();
       ADD_FAILURE() << bad << " accepted";
@@ -271,6 +271,59 @@ TEST(Builder, RejectsUnavailableOrMalformedDevicesNamingTheAvailableOnes) {
   }
   EXPECT_THROW(Pipeline(t.registry).source("count").stage("double").sink("record").devices("cpu:x").validate(),
                InputError);
+}
+
+// Without a GPU, a stage placed on cuda stops the build with the runtime's reason and the way out;
+// with fallback=cpu (on the stage or for the whole run) it runs on the CPU, saying so once.
+TEST(Builder, GpuPlacementWithoutAGpuFailsClearlyOrFallsBackToTheCpu) {
+  if (cuda_availability().count > 0) GTEST_SKIP() << "a GPU is visible here: the no-GPU paths cannot be reached";
+  TestRegistry t;
+  try {
+    Pipeline(t.registry).source("count").stage("double", {{"on", "cuda:0"}}).sink("record").validate();
+    ADD_FAILURE() << "cuda:0 accepted without a GPU";
+  } catch (const InputError& e) {
+    const std::string message = e.what();
+    EXPECT_NE(message.find("parameter \"on\": cuda:0 asks for a GPU, but none is visible: " +
+                           cuda_availability().why_none),
+              std::string::npos)
+        << message;
+    EXPECT_NE(message.find("fallback=cpu"), std::string::npos) << message;
+  }
+  EXPECT_THROW(Pipeline(t.registry).source("count").stage("double").sink("record").devices("cuda:*").validate(),
+               InputError);
+  const json stage_fallback = Pipeline(t.registry)
+                                  .source("count")
+                                  .stage("double", {{"on", "cuda:*"}, {"fallback", "cpu"}})
+                                  .sink("record")
+                                  .run({4, 2, {}});
+  ASSERT_EQ(t.record.values.size(), 40u);
+  for (std::size_t i = 0; i < 40; ++i) EXPECT_EQ(t.record.values[i], 2.0f * static_cast<float>(i));
+  ASSERT_EQ(stage_fallback["warnings"].size(), 1u) << stage_fallback["warnings"];
+  EXPECT_NE(stage_fallback["warnings"][0].get<std::string>().find("fallback=cpu: double (on=cuda:*) runs on the CPU"),
+            std::string::npos)
+      << stage_fallback["warnings"];
+  EXPECT_EQ(stage_fallback["pipeline"][1]["device"], "cpu");
+  const json run_fallback =
+      Pipeline(t.registry).source("count").stage("double").sink("record").devices("cuda:*").fallback("cpu").validate();
+  EXPECT_EQ(run_fallback["pipeline"][1]["device"], "cpu");
+  EXPECT_THROW(Pipeline(t.registry).source("count").stage("double", {{"fallback", "gpu"}}).sink("record").validate(),
+               InputError);
+}
+
+// A stage without CUDA code cannot be placed on a GPU; the message says why, whatever the machine.
+TEST(Builder, StageWithoutCudaCodeOnAGpuIsRefusedOrFallsBack) {
+  if (cuda_availability().count == 0) GTEST_SKIP() << "no GPU visible: " << cuda_availability().why_none;
+  TestRegistry t;
+  try {
+    Pipeline(t.registry).source("count").stage("double", {{"on", "cuda:0"}}).sink("record").validate();
+    ADD_FAILURE() << "a CPU-only stage was placed on cuda:0";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("cannot run on a GPU: it has no CUDA implementation"), std::string::npos)
+        << e.what();
+  }
+  const json plan =
+      Pipeline(t.registry).source("count").stage("double", {{"on", "cuda:0"}, {"fallback", "cpu"}}).sink("record").validate();
+  EXPECT_EQ(plan["pipeline"][1]["device"], "cpu");
 }
 
 TEST(Executor, PinnedAndReplicatedStagesGiveIdenticalResults) {

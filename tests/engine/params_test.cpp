@@ -70,3 +70,37 @@ TEST(Params, KeepsLargeIntegersExactAndRejectsOutOfRange) {
 
 }  // namespace
 }  // namespace pacflow
+
+#include "engine/memory_budget.hpp"
+
+namespace pacflow {
+namespace {
+
+TEST(MemoryBudget, ReadsAmountsInDecimalAndBinaryUnitsAndSharesOfTheDevice) {
+  const std::size_t device = 80ULL << 30;
+  EXPECT_EQ(parse_memory_budget("vram", "40GB").on_device(device), 40'000'000'000ULL);
+  EXPECT_EQ(parse_memory_budget("vram", "40 GiB").on_device(device), 40ULL << 30);
+  EXPECT_EQ(parse_memory_budget("vram", "512MiB").on_device(device), 512ULL << 20);
+  EXPECT_EQ(parse_memory_budget("vram", 2e9).on_device(device), 2'000'000'000ULL);
+  EXPECT_EQ(parse_memory_budget("vram", 0.5).on_device(device), 40ULL << 30);
+  EXPECT_EQ(parse_memory_budget("vram", "25%").on_device(device), 20ULL << 30);
+  EXPECT_EQ(parse_memory_budget("vram", "0.25").on_device(device), 20ULL << 30);
+  EXPECT_EQ(parse_memory_budget("vram", "1TB").on_device(device), device);  // never more than the device
+  EXPECT_FALSE(MemoryBudget{}.given());
+}
+
+TEST(MemoryBudget, RejectsNonsenseNamingTheParameterAndTheForms) {
+  for (const json& bad : {json("40 parsecs"), json("-1GB"), json(0), json("abc"), json("120%"), json(512.0),
+                         json::array({1})}) {
+    try {
+      parse_memory_budget("vram", bad);
+      ADD_FAILURE() << bad << " accepted";
+    } catch (const ParamError& e) {
+      EXPECT_EQ(e.param(), "vram");
+      EXPECT_NE(std::string(e.what()).find("40GB"), std::string::npos) << e.what();
+    }
+  }
+}
+
+}  // namespace
+}  // namespace pacflow

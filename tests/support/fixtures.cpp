@@ -4,8 +4,12 @@
 #include <cmath>
 #include <fstream>
 
+#include "engine/devices.hpp"
 #include "engine/npy.hpp"
 #include "stages/builtin.hpp"
+#ifdef PACFLOW_HAVE_CUDA
+#include "engine/cuda/runtime.hpp"
+#endif
 
 namespace pacflow::testing {
 
@@ -41,7 +45,30 @@ double max_abs(const double* begin, const double* end) {
   return m;
 }
 
-StageHarness::StageHarness(StreamInfo stream) : ctx_(std::move(stream)) {}
+#ifdef PACFLOW_HAVE_CUDA
+struct StageHarness::Gpu {
+  explicit Gpu(int index) : device(index), runtime(std::map<int, std::size_t>{{index, 0}}) {}
+  int device;
+  cuda::Runtime runtime;
+};
+#else
+struct StageHarness::Gpu {};
+#endif
+
+StageHarness::StageHarness(StreamInfo stream, std::string device) : ctx_(std::move(stream)), device_(std::move(device)) {
+  const std::vector<DeviceRef> parsed = parse_devices(device_);
+  if (parsed.size() != 1 || parsed.front().kind == DeviceRef::Kind::Sim || (parsed.front().kind == DeviceRef::Kind::Cpu &&
+                                                                           parsed.front().index >= 0))
+    throw std::logic_error("StageHarness runs on cpu or one cuda:K, not " + device_);
+#ifdef PACFLOW_HAVE_CUDA
+  if (parsed.front().kind == DeviceRef::Kind::Cuda) {
+    const int index = parsed.front().index;
+    gpu_ = std::make_unique<Gpu>(index);
+  }
+#endif
+}
+
+StageHarness::~StageHarness() = default;
 
 StageHarness& StageHarness::add(const std::string& name, json params) {
   const ElementInfo* info = stages::builtin_registry().find(ElementKind::Stage, name);
@@ -49,6 +76,11 @@ StageHarness& StageHarness::add(const std::string& name, json params) {
   ctx_.begin_element();
   stages_.push_back(info->make_stage(Params(params, info->params)));
   stages_.back()->plan(ctx_);
+  reads_.push_back(ctx_.reads_of_current());
+  if (gpu_) {
+    const std::string why = stages_.back()->why_not_on_gpu();
+    if (!why.empty()) throw std::logic_error("stage " + name + " cannot run on a GPU: " + why);
+  }
   return *this;
 }
 
@@ -59,8 +91,31 @@ Batch StageHarness::run(const std::vector<float>& signal, std::int64_t first, st
   const std::int64_t t = ctx_.stream().series_length;
   Tensor& in = batch.emplace(ctx_.stream().tensor, {t}, DType::Float32);
   std::copy(signal.begin() + first * t, signal.begin() + (first + count) * t, in.values<float>().begin());
+#ifdef PACFLOW_HAVE_CUDA
+  if (gpu_) {
+    for (std::size_t i = 0; i < stages_.size(); ++i) gpu_->runtime.run_stage(*stages_[i], batch, gpu_->device, reads_[i]);
+    const cuda::StageContext ctx = gpu_->runtime.enter(batch, gpu_->device);
+    gpu_->runtime.download(batch, ctx).wait();
+    cuda::Runtime::release(batch);
+    return batch;
+  }
+#endif
   for (auto& s : stages_) s->process(batch);
   return batch;
+}
+
+std::vector<std::string> test_devices() { return {"cpu", "cuda:0"}; }
+
+std::string device_test_name(const ::testing::TestParamInfo<std::string>& info) {
+  std::string name;
+  for (char c : info.param)
+    if (c != ':') name += c;
+  return name;
+}
+
+void OnDevice::SetUp() {
+  if (GetParam().rfind("cuda", 0) == 0 && cuda_availability().count == 0)
+    GTEST_SKIP() << "no GPU visible: " << cuda_availability().why_none;
 }
 
 StreamInfo fixture_stream(const std::string& folder) {

@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include <gtest/gtest.h>
+
 #include "engine/pipeline.hpp"
 
 namespace pacflow::testing {
@@ -19,9 +21,13 @@ std::vector<float> load_floats(const std::filesystem::path& path, Shape* shape =
 // Largest |x| over [begin, end).
 double max_abs(const double* begin, const double* end);
 
+// Plans stages and runs them on one batch on a device ("cpu", or "cuda:K" in CUDA builds), the way
+// the executor does: on a GPU every tensor a stage reads is put on the device, the stage's CUDA code
+// queued, and the batch brought back to the host once all stages ran.
 class StageHarness {
  public:
-  explicit StageHarness(StreamInfo stream);
+  explicit StageHarness(StreamInfo stream, std::string device = "cpu");
+  ~StageHarness();
   // Instantiates a built-in stage with validated params and plans it.
   StageHarness& add(const std::string& name, json params = json::object());
   // Runs every stage on series [first, first + count) of `signal` ([n][T] floats).
@@ -30,8 +36,24 @@ class StageHarness {
   Stage& stage(std::size_t i) { return *stages_.at(i); }
 
  private:
+  struct Gpu;
   PlanContext ctx_;
+  std::string device_;
   std::vector<std::unique_ptr<Stage>> stages_;
+  std::vector<std::vector<std::string>> reads_;  // per stage
+  std::unique_ptr<Gpu> gpu_;
+};
+
+// The devices device-parametrised tests run on: "cpu" always, "cuda:0" in every build (skipped with
+// the reason when no GPU is visible, including builds without CUDA).
+std::vector<std::string> test_devices();
+// "cpu" -> "cpu", "cuda:0" -> "cuda0": a test-name suffix.
+std::string device_test_name(const ::testing::TestParamInfo<std::string>& info);
+// For TEST_P suites parametrised by device: skips, saying why, where the device is not available.
+class OnDevice : public ::testing::TestWithParam<std::string> {
+ protected:
+  void SetUp() override;
+  const std::string& device() const { return GetParam(); }
 };
 
 // StreamInfo for a fixture folder's x.npy.

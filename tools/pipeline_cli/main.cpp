@@ -30,7 +30,26 @@ struct PipelineArgs {
   std::string file;
   std::vector<std::string> sets;
   std::string devices;
+  std::string fallback;
+  std::string vram;
 };
+
+// The options every command that loads a pipeline takes.
+void add_pipeline_options(CLI::App& command, PipelineArgs& args) {
+  command.add_option("file", args.file, "the .pipe file")->required();
+  command.add_option("--set", args.sets, "override or add a parameter: NAME.key=value (repeatable)");
+  command.add_option("--devices", args.devices,
+                     "device pool for stages without on=: cpu (default), cpu:K, cpu:K,L, cpu:K-L, cpu:*, or cuda:… "
+                     "and sim:… likewise; a CPU pool here also overrides stages placed on sim or cuda (a CPU-only "
+                     "run)");
+  command.add_option("--fallback", args.fallback,
+                     "cpu: stages placed on cuda run on the CPU (with a warning) when no GPU is visible; none "
+                     "(default): that is an error")
+      ->check(CLI::IsMember({"none", "cpu"}));
+  command.add_option("--vram", args.vram,
+                     "memory budget on every GPU: an amount (40GB, 512MiB) or a share of the device (0.8, 80%); "
+                     "batches are sized to stay within it (default 90%)");
+}
 
 Pipeline load(const PipelineArgs& args) {
   Pipeline pipeline(stages::builtin_registry());
@@ -43,6 +62,8 @@ Pipeline load(const PipelineArgs& args) {
   }
   // A CPU pool given on the command line makes a CPU-only run, whatever the file says.
   if (!args.devices.empty()) pipeline.devices(args.devices, true);
+  if (!args.fallback.empty()) pipeline.fallback(args.fallback);
+  if (!args.vram.empty()) pipeline.vram(args.vram);
   return pipeline;
 }
 
@@ -162,10 +183,10 @@ int devices_command() {
   const auto gpus = cuda::visible_devices(&why);
   if (gpus.empty()) fmt::print("cuda     none visible ({})\n", why.empty() ? "no device" : why);
   for (const auto& d : gpus)
-    fmt::print("cuda:{}   {}, {:.1f} GiB, compute capability {}.{}\n", d.index, d.name,
-               static_cast<double>(d.memory_bytes) / 0x1p30, d.compute_major, d.compute_minor);
+    fmt::print("cuda:{:<3} {}, {:.1f} GiB, compute capability {}.{} (CUDA_VISIBLE_DEVICES numbering)\n", d.index,
+               d.name, static_cast<double>(d.memory_bytes) / 0x1p30, d.compute_major, d.compute_minor);
 #else
-  fmt::print("cuda     not built (configure with nvcc on PATH, -DPACFLOW_CUDA=ON)\n");
+  fmt::print("cuda     not built ({})\n", cuda_availability().why_none);
 #endif
   return kOk;
 }
@@ -203,15 +224,11 @@ int main(int argc, char** argv) {
   bool quiet = false;
 
   auto* run = app.add_subcommand("run", "run a pipeline file");
-  run->add_option("file", args.file, "the .pipe file")->required();
+  add_pipeline_options(*run, args);
   run->add_option("--out", out_dir, "write every sink's output into this directory");
-  run->add_option("--set", args.sets, "override or add a parameter: NAME.key=value (repeatable)");
   run->add_option("--batch", batch, "series per batch, 0 = chosen from the input size")->check(CLI::Range(0, 1000000));
   run->add_option("--in-flight", in_flight, "most batches alive at once, 0 = 2 per thread")->check(CLI::Range(0, 100000));
   run->add_flag("-q,--quiet", quiet, "no progress line or summary");
-  run->add_option("--devices", args.devices,
-                  "device pool for stages without on=: cpu (default), cpu:K, cpu:K,L, cpu:K-L, cpu:*, or sim:… likewise; "
-                  "a CPU pool here also overrides stages placed on sim or cuda (a CPU-only run)");
   std::string trace_path;
   run->add_option("--trace", trace_path,
                   "write a Chrome trace (one span per element and batch) to this JSON file; open it in "
@@ -219,12 +236,8 @@ int main(int argc, char** argv) {
 
   std::string graph_output;
   auto* graph = app.add_subcommand("graph", "print the pipeline as a Graphviz DOT graph (render: dot -Tsvg)");
-  graph->add_option("file", args.file, "the .pipe file")->required();
+  add_pipeline_options(*graph, args);
   graph->add_option("-o,--output", graph_output, "write the DOT text to this file instead of stdout");
-  graph->add_option("--set", args.sets, "override or add a parameter: NAME.key=value (repeatable)");
-  graph->add_option("--devices", args.devices,
-                  "device pool for stages without on=: cpu (default), cpu:K, cpu:K,L, cpu:K-L, cpu:*, or sim:… likewise; "
-                  "a CPU pool here also overrides stages placed on sim or cuda (a CPU-only run)");
   graph->add_option("--in-flight", in_flight, "most batches alive at once, as for run (0 = 2 per thread)")
       ->check(CLI::Range(0, 100000));
   graph->add_option("--batch", batch, "series per batch, as for run (0 = chosen from the input size)")
@@ -233,11 +246,7 @@ int main(int argc, char** argv) {
   auto* devices = app.add_subcommand("devices", "list the devices this machine offers");
 
   auto* validate = app.add_subcommand("validate", "check a pipeline file without running it");
-  validate->add_option("file", args.file, "the .pipe file")->required();
-  validate->add_option("--set", args.sets, "override or add a parameter: NAME.key=value (repeatable)");
-  validate->add_option("--devices", args.devices,
-                  "device pool for stages without on=: cpu (default), cpu:K, cpu:K,L, cpu:K-L, cpu:*, or sim:… likewise; "
-                  "a CPU pool here also overrides stages placed on sim or cuda (a CPU-only run)");
+  add_pipeline_options(*validate, args);
 
   app.add_subcommand("stages", "list every source, stage and sink with its parameters");
 

@@ -1,0 +1,15 @@
+#include "engine/cuda/check.hpp"
+
+#include <fmt/format.h>
+
+namespace pacflow::cuda {
+
+void check(cudaError_t status, const char* what) {
+  if (status == cudaSuccess) return;
+  cudaGetLastError();  // clear a non-sticky error so later calls are not blamed for it
+  throw Error(fmt::format("{}: {} ({})", what, cudaGetErrorString(status), cudaGetErrorName(status)));
+}
+
+void check_launch(const char* kernel) { check(cudaGetLastError(), fmt::format("launching {}", kernel).c_str()); }
+
+}  // namespace pacflow::cuda

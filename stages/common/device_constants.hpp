@@ -1,0 +1,48 @@
+#pragma once
+// Arrays a GPU stage needs on every device it runs on but never changes (filter spectra, shift
+// lists): copied to each device once, on first use there, and freed with the stage.
+#include <cstddef>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include <cuda_runtime_api.h>
+
+#include "engine/cuda/check.hpp"
+#include "engine/cuda/handles.hpp"
+
+namespace pacflow::cuda {
+
+template <typename T>
+class DeviceConstants {
+ public:
+  DeviceConstants() = default;
+  explicit DeviceConstants(std::vector<T> values) : host_(std::move(values)) {}
+
+  std::size_t size() const { return host_.size(); }
+  // The array on `device`, uploaded (synchronously, once) the first time it is asked for there.
+  const T* on(int device) {
+    const std::lock_guard lock(mutex_);
+    auto& copy = copies_[device];
+    if (!copy) {
+      const DeviceScope scope(device);
+      void* p = nullptr;
+      check(cudaMalloc(&p, std::max<std::size_t>(host_.size(), 1) * sizeof(T)), "cudaMalloc (stage constants)");
+      copy.reset(static_cast<T*>(p));
+      check(cudaMemcpy(p, host_.data(), host_.size() * sizeof(T), cudaMemcpyHostToDevice),
+            "cudaMemcpy (stage constants)");
+    }
+    return copy.get();
+  }
+
+ private:
+  struct Free {
+    void operator()(T* p) const noexcept { cudaFree(p); }
+  };
+  std::vector<T> host_;
+  std::mutex mutex_;
+  std::map<int, std::unique_ptr<T, Free>> copies_;
+};
+
+}  // namespace pacflow::cuda

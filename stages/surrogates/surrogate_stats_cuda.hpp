@@ -1,0 +1,15 @@
+#pragma once
+// Per-cell surrogate statistics on a GPU (spec §6): the same cell_stats (surrogate_math.hpp) and
+// family-wise max statistic as the CPU, one thread per cell.
+#include <cstdint>
+
+#include "engine/cuda/stage_context.hpp"
+
+namespace pacflow::surrogates {
+
+// mi (device) [series][1 + n_perm][cells]: row 0 the observed MI, rows 1… the surrogates.
+// Writes the five device outputs [series][cells]: z, mean, std, p, maxstat p.
+void surrogate_stats_on_gpu(const double* mi, std::int64_t series, std::int64_t n_perm, std::int64_t cells,
+                            float* const outputs[5], const cuda::StageContext& ctx);
+
+}  // namespace pacflow::surrogates
