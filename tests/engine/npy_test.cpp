@@ -58,15 +58,14 @@ TEST(Npy, UncommittedWriterLeavesNoFile) {
 TEST(Npy, ReadsInt16AndBigEndianAsFloat) {
   const auto path = scratch("i2.npy");
   write_raw(path, "{'descr': '<i2', 'fortran_order': False, 'shape': (3,), }", std::string("\x01\x00\xff\xff\x00\x01", 6));
-  const auto h = read_npy_header(path);
   float out[3];
-  read_npy_rows_as_float(path, h, 0, 1, 3, out);
+  NpyRowReader(path).read_as_float(0, 1, 3, out);
   EXPECT_EQ(out[0], 1.0f);
   EXPECT_EQ(out[1], -1.0f);
   EXPECT_EQ(out[2], 256.0f);
   const auto big = scratch("be.npy");
   write_raw(big, "{'descr': '>i4', 'fortran_order': False, 'shape': (1,), }", std::string("\x00\x00\x01\x02", 4));
-  read_npy_rows_as_float(big, read_npy_header(big), 0, 1, 1, out);
+  NpyRowReader(big).read_as_float(0, 1, 1, out);
   EXPECT_EQ(out[0], 258.0f);
 }
 
