@@ -24,7 +24,7 @@ ElementInfo PngSink::info() {
       {"grid", ParamType::Boolean, true, "",
        "also write STEM_channels.png beside it: one comodulogram per channel, averaged over epochs"},
       {"alpha", ParamType::Number, 0.05, "",
-       "grid outlines cells whose family-wise p (pvalues_maxstat) < alpha / epochs in some epoch"},
+       "grid outlines cells whose family-wise p (pvalues_maxstat) < alpha in enough epochs (binomial test at alpha)"},
   };
   info.make_sink = [](const Params& p) { return std::make_unique<PngSink>(p); };
   return info;
@@ -37,6 +37,20 @@ PngSink::PngSink(const Params& params)
 
 std::filesystem::path PngSink::grid_path(const std::filesystem::path& path) {
   return path.parent_path() / (path.stem().string() + "_channels" + path.extension().string());
+}
+
+std::int64_t PngSink::epochs_needed(std::int64_t epochs, double alpha) {
+  // Upper tail of Binomial(epochs, alpha), summed from the top: P[K >= k] for k = epochs, epochs - 1, …
+  const auto n = static_cast<double>(epochs);
+  double tail = 0;
+  for (std::int64_t k = epochs; k >= 0; --k) {
+    const auto kd = static_cast<double>(k);
+    const double log_pmf = std::lgamma(n + 1) - std::lgamma(kd + 1) - std::lgamma(n - kd + 1) + kd * std::log(alpha) +
+                           (n - kd) * std::log1p(-alpha);
+    if (tail + std::exp(log_pmf) > alpha * (1 + 1e-12)) return k + 1;  // tolerance: P[K >= 1] = alpha for 1 epoch
+    tail += std::exp(log_pmf);
+  }
+  return 0;  // unreachable for alpha < 1: P[K >= 0] = 1
 }
 
 void PngSink::plan(const PlanContext& ctx) {
@@ -61,7 +75,8 @@ void PngSink::plan(const PlanContext& ctx) {
   count_.assign(sum_.size(), 0);
   significance_ = grid_ && ctx.provides(kSignificance);
   if (significance_) ctx.require(kSignificance, "png");
-  min_p_.assign(significance_ ? sum_.size() : 0, 1.0);
+  hits_.assign(significance_ ? sum_.size() : 0, 0);
+  needed_ = epochs_needed(epochs_, alpha_);
   surrogates_ = attrs.value("surrogate_shifts", json::array()).size();
   what_ = tensor_ == "pac_z" ? "PAC z-score against surrogates" : "Tort modulation index";
 }
@@ -83,7 +98,7 @@ void PngSink::consume(const Batch& batch) {
   for (std::int64_t i = 0; i < batch.series_count; ++i) {
     const auto channel = static_cast<std::size_t>((batch.first_series + i) % channels_);
     for (std::size_t k = 0; k < cells; ++k)
-      min_p_[channel * cells + k] = std::min(min_p_[channel * cells + k], double{p[static_cast<std::size_t>(i) * cells + k]});
+      hits_[channel * cells + k] += double{p[static_cast<std::size_t>(i) * cells + k]} < alpha_ ? 1 : 0;
   }
 }
 
@@ -92,7 +107,7 @@ std::vector<bool> PngSink::significant_cells(std::int64_t channel) const {
   const std::size_t cells = x_centres_.size() * y_centres_.size();
   std::vector<bool> out(cells);
   for (std::size_t k = 0; k < cells; ++k)
-    out[k] = min_p_[static_cast<std::size_t>(channel) * cells + k] * static_cast<double>(epochs_) < alpha_;
+    out[k] = hits_[static_cast<std::size_t>(channel) * cells + k] >= needed_;
   return out;
 }
 
@@ -137,9 +152,9 @@ void PngSink::finish(const json& /*report*/) {
   grid.subtitle = !significance_ ? "no surrogates ran: no significance outlines"
                   : epochs_ == 1
                       ? fmt::format("outlined: family-wise p (max over cells, {} surrogates) < {:g}", surrogates_, alpha_)
-                      : fmt::format("outlined: family-wise p (max over cells, {} surrogates) < {:g} / {} epochs in "
-                                    "some epoch",
-                                    surrogates_, alpha_, epochs_);
+                      : fmt::format("outlined: family-wise p (max over cells, {} surrogates) < {:g} in at least {} of "
+                                    "{} epochs (binomial test at {:g})",
+                                    surrogates_, alpha_, needed_, epochs_, alpha_);
   grid.x_label = map.x_label;
   grid.y_label = map.y_label;
   grid.colorbar_label = map.colorbar_label;

@@ -1,5 +1,5 @@
 // The png sink's per-channel grid: panels named from the source's labels (or "ch k"), means over
-// epochs, and outlines where the family-wise p-value beats alpha / epochs in some epoch.
+// epochs, and outlines where the family-wise p-value beats alpha in enough epochs.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -131,14 +131,15 @@ bool label_drawn(const SinkOutput& run, std::int64_t channel, const std::string&
   return true;
 }
 
-TEST(PngSink, OutlinesCellsWhoseFamilyWisePBeatsAlphaOverEpochsInSomeEpoch) {
+TEST(PngSink, OutlinesCellsWhoseFamilyWisePBeatsAlphaInEnoughEpochs) {
   testing::ScratchDir dir("png_significance");
-  // With 2 epochs a cell needs p < 0.05 / 2 in at least one of them.
+  // With 2 epochs and alpha = 0.05: P[Bin(2, 0.05) >= 1] = 0.0975 > alpha, P[>= 2] = 0.0025, so a
+  // cell needs p < 0.05 in both epochs.
   const auto p = [](std::int64_t e, std::int64_t c, std::int64_t k) -> float {
-    if (c == 0 && k == 0) return e == 0 ? 0.02f : 0.9f;  // 0.02 < 0.025: outlined
-    if (c == 0 && k == 1) return 0.03f;                   // 0.03 in both epochs: not outlined
-    if (c == 2 && k == 3) return e == 1 ? 0.01f : 1.0f;   // outlined
-    if (c == 1 && k == 2) return 0.025f;                  // not below 0.025: not outlined
+    if (c == 0 && k == 0) return 0.02f;                   // both epochs: outlined
+    if (c == 0 && k == 1) return e == 0 ? 0.001f : 0.9f;  // one epoch only: not outlined
+    if (c == 2 && k == 3) return e == 1 ? 0.01f : 0.04f;  // both: outlined
+    if (c == 1 && k == 2) return 0.05f;                   // not below alpha: not outlined
     return 1.0f;
   };
   const SinkOutput run = run_sink(dir.path(), {{}, {"Fz", "Cz", "Pz"}}, p);
@@ -157,6 +158,18 @@ TEST(PngSink, NamesPanelsChKWhenTheSourceHasNoLabels) {
   const SinkOutput run = run_sink(dir.path(), {}, [](std::int64_t, std::int64_t, std::int64_t) { return 1.0f; });
   for (std::int64_t c = 0; c < kChannels; ++c) EXPECT_TRUE(label_drawn(run, c, "ch " + std::to_string(c)));
   for (std::int64_t k = 0; k < kCells; ++k) EXPECT_FALSE(outlined(run, 0, k));
+}
+
+// P[Binomial(E, alpha) >= k] by hand: E = 10, alpha = 0.05: P[>= 2] = 1 - 0.95^10 - 10 * 0.05 * 0.95^9
+// = 0.0861 > 0.05, P[>= 3] = 0.0861 - 45 * 0.05^2 * 0.95^8 = 0.0115, so 3 epochs.
+TEST(PngSink, NeedsTheEpochCountWhoseBinomialTailIsBelowAlpha) {
+  EXPECT_EQ(PngSink::epochs_needed(1, 0.05), 1);
+  EXPECT_EQ(PngSink::epochs_needed(2, 0.05), 2);
+  EXPECT_EQ(PngSink::epochs_needed(10, 0.05), 3);
+  EXPECT_EQ(PngSink::epochs_needed(10, 0.01), 2);  // P[>= 1] = 0.0956, P[>= 2] = 0.0043
+  const std::int64_t many = PngSink::epochs_needed(1000, 0.05);
+  EXPECT_GT(many, 50);  // above the mean of 50
+  EXPECT_LT(many, 70);
 }
 
 TEST(PngSink, PutsTheGridBesideThePlot) {
