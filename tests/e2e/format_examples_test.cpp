@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <fstream>
 #include <gtest/gtest.h>
+#include <iterator>
 
 #include "stages/io/hdf5/hdf5_attributes.hpp"
 #include "stages/io/hdf5/hdf5_handle.hpp"
@@ -105,6 +106,33 @@ TEST(FormatExamples, Hdf5ExampleTakesFsAndChannelNamesFromAttributes) {
   const Id input(H5Gopen2(file.get(), "/input", H5P_DEFAULT), H5Gclose);
   EXPECT_EQ(hdf5::read_string_attribute(input.get(), "fs_from", "input").value().at(0), "attribute /eeg@fs");
   EXPECT_EQ(hdf5::read_number_attribute(input.get(), "sample_rate_hz", "input").value(), 256.0);
+}
+
+// The Python read-back docs/formats.md shows, run as written on the EDF example's result. Needs a
+// python3 with h5py (Debian python3-h5py); skipped without one.
+TEST(FormatExamples, TheDocumentedH5pyReadBackRunsOnTheHdf5Result) {
+  std::string python;
+  for (const char* candidate : {"python3", "/usr/bin/python3"})
+    if (testing::run_program(candidate, "-c 'import h5py'", fs::temp_directory_path()).exit_code == 0) {
+      python = candidate;
+      break;
+    }
+  if (python.empty()) GTEST_SKIP() << "no python3 with h5py (Debian python3-h5py)";
+  std::ifstream doc(fs::path(PACFLOW_SOURCE_DIR) / "docs" / "formats.md");
+  const std::string text((std::istreambuf_iterator<char>(doc)), std::istreambuf_iterator<char>());
+  const auto marker = text.find("<!-- h5py-example");
+  ASSERT_NE(marker, std::string::npos) << "docs/formats.md lost its h5py example";
+  const auto begin = text.find("```python\n", marker) + 10;
+  const auto end = text.find("```", begin);
+  const ExampleInputs inputs;
+  inputs.dir.write("read_back.py", text.substr(begin, end - begin));
+  ASSERT_EQ(run_example(inputs, "edf").exit_code, 0);
+  const auto r = testing::run_program(python, "read_back.py", inputs.dir.path());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("pac_z (29, 6, 5, 5) channels ['Fz', 'Cz', 'Pz', 'Oz', 'C3', 'C4'] surrogates 40"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("Fz: peak z"), std::string::npos) << r.out;
 }
 
 TEST(FormatExamples, HostileRecordingsExitWithCode2NamingTheFile) {
