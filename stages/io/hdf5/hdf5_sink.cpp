@@ -4,6 +4,8 @@
 
 #include "engine/atomic_file.hpp"
 #include "engine/errors.hpp"
+#include "stages/io/common/epoch_runs.hpp"
+#include "stages/io/common/output_paths.hpp"
 #include "stages/io/hdf5/hdf5_attributes.hpp"
 
 namespace pacflow::stages {
@@ -29,17 +31,11 @@ void Hdf5Sink::plan(const PlanContext& ctx) {
   if (fs::is_directory(path_, ec)) throw ParamError("path", fmt::format("\"{}\" is a directory", path_.string()));
   leading_ = ctx.stream().leading_dims;
   outputs_.clear();
-  for (const auto& decl : ctx.results()) outputs_.push_back({decl, {}});
-  if (outputs_.empty()) throw InputError("no stage before this sink produces a result to write");
+  for (const auto& decl : results_to_write(ctx)) outputs_.push_back({decl, {}});
 }
 
 void Hdf5Sink::create_file() {
-  if (path_.has_parent_path()) {
-    std::error_code ec;
-    fs::create_directories(path_.parent_path(), ec);
-    if (ec)
-      throw InputError(fmt::format("{}: cannot create directory: {}", path_.parent_path().string(), ec.message()));
-  }
+  create_parent_directories(path_);
   temp_ = temp_path_for(path_);
   file_ = hdf5::create_file(temp_);
   for (auto& out : outputs_) {
@@ -56,18 +52,15 @@ void Hdf5Sink::create_file() {
   }
 }
 
-// Rows are series (flattened epochs x channels); a run within one epoch is one hyperslab.
 void Hdf5Sink::write_rows(Output& out, const float* values, std::int64_t first, std::int64_t count) {
-  const std::int64_t channels = leading_.at(1);
   const std::int64_t per_series = element_count(out.decl.per_series);
   const std::string where = fmt::format("{}:/{}", temp_.string(), out.decl.name);
   const hdf5::Id file_space = hdf5::check(H5Dget_space(out.dataset.get()), H5Sclose, where, "cannot read the shape");
   const std::size_t rank = leading_.size() + out.decl.per_series.size();
-  for (std::int64_t s = first; s < first + count;) {
-    const std::int64_t channel = s % channels;
-    const std::int64_t n = std::min(channels - channel, first + count - s);
+  for_each_epoch_run(first, count, leading_.at(1), [&](std::int64_t epoch, std::int64_t channel, std::int64_t n,
+                                                       std::int64_t offset) {
     std::vector<hsize_t> start(rank, 0), extent(rank);
-    start[0] = static_cast<hsize_t>(s / channels);
+    start[0] = static_cast<hsize_t>(epoch);
     start[1] = static_cast<hsize_t>(channel);
     extent[0] = 1;
     extent[1] = static_cast<hsize_t>(n);
@@ -77,10 +70,9 @@ void Hdf5Sink::write_rows(Output& out, const float* values, std::int64_t first, 
     const hdf5::Id memory_space = hdf5::check(H5Screate_simple(static_cast<int>(rank), extent.data(), nullptr),
                                               H5Sclose, where, "cannot make a dataspace");
     hdf5::check(H5Dwrite(out.dataset.get(), H5T_NATIVE_FLOAT, memory_space.get(), file_space.get(), H5P_DEFAULT,
-                         values + (s - first) * per_series),
+                         values + offset * per_series),
                 where, "cannot write (disk full?)");
-    s += n;
-  }
+  });
 }
 
 void Hdf5Sink::consume(const Batch& batch) {

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "engine/errors.hpp"
+#include "stages/io/common/epoch_runs.hpp"
 #include "stages/io/common/file_sha256.hpp"
 #include "stages/io/common/finite_samples.hpp"
 #include "stages/io/hdf5/hdf5_attributes.hpp"
@@ -182,12 +183,8 @@ void Hdf5Source::read_run(std::int64_t epoch, std::int64_t channel, std::int64_t
 
 void Hdf5Source::read(std::int64_t first, std::int64_t count, float* dst) {
   const hdf5::QuietErrors quiet;
-  for (std::int64_t s = first; s < first + count;) {
-    const std::int64_t channel = s % channels_;
-    const std::int64_t n = std::min(channels_ - channel, first + count - s);
-    read_run(s / channels_, channel, n, dst + (s - first) * length_);
-    s += n;
-  }
+  for_each_epoch_run(first, count, channels_, [&](std::int64_t epoch, std::int64_t channel, std::int64_t n,
+                                                   std::int64_t offset) { read_run(epoch, channel, n, dst + offset * length_); });
   require_finite_samples(path_, dst, first, count, length_, channels_);
 }
 

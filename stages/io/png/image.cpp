@@ -8,24 +8,12 @@
 
 #include "engine/atomic_file.hpp"
 
-// Third-party single-header libraries: silence their warnings, keep ours.
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wconversion"
-#pragma GCC diagnostic ignored "-Wsign-conversion"
-#pragma GCC diagnostic ignored "-Wshadow"
-#pragma GCC diagnostic ignored "-Wunused-function"
-#pragma GCC diagnostic ignored "-Wunused-parameter"
-#pragma GCC diagnostic ignored "-Wmissing-field-initializers"
-#pragma GCC diagnostic ignored "-Wdouble-promotion"
-#pragma GCC diagnostic ignored "-Wold-style-cast"
-#pragma GCC diagnostic ignored "-Wcast-qual"
-#pragma GCC diagnostic ignored "-Wpedantic"
-// Static linkage so another translation unit may embed its own copy; no stdio API needed.
+// stb is included as a system header (tools/setup.sh installs it under /usr/include), so its own
+// warnings stay out of ours. Static linkage so another translation unit may embed its own copy; no stdio API needed.
 #define STB_IMAGE_WRITE_STATIC
 #define STBI_WRITE_NO_STDIO
 #define STB_IMAGE_WRITE_IMPLEMENTATION
 #include <stb/stb_image_write.h>
-#pragma GCC diagnostic pop
 
 namespace pacflow::plot {
 namespace {

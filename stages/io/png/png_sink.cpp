@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "engine/errors.hpp"
+#include "stages/io/common/output_paths.hpp"
 #include "stages/io/png/comodulogram_plot.hpp"
 
 namespace pacflow::stages {
@@ -129,11 +130,7 @@ void PngSink::finish(const json& /*report*/) {
   map.x_label = "phase frequency (Hz)";
   map.y_label = "amplitude frequency (Hz)";
   map.colorbar_label = tensor_ == "pac_z" ? "z-score" : "MI";
-  if (path_.has_parent_path()) {
-    std::error_code ec;
-    std::filesystem::create_directories(path_.parent_path(), ec);
-    if (ec) throw InputError(fmt::format("{}: cannot create directory: {}", path_.parent_path().string(), ec.message()));
-  }
+  create_parent_directories(path_);
   plot::write_png(plot::render_heatmap(map), path_);
   if (!grid_) return;
 
