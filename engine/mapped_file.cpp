@@ -1,5 +1,6 @@
 #include "engine/mapped_file.hpp"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <fcntl.h>

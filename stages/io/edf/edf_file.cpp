@@ -54,7 +54,7 @@ EdfFile::EdfFile(std::string path, bool read_annotations) : path_(std::move(path
                               read_annotations ? EDFLIB_READ_ALL_ANNOTATIONS : EDFLIB_DO_NOT_READ_ANNOTATIONS) != 0)
       throw InputError(fmt::format("{}: {}", path_, open_error(path_, header->filetype)));
   }
-  handle_ = header->handle;
+  handle_.id = header->handle;
   static constexpr const char* kFormats[] = {"EDF", "EDF+", "BDF", "BDF+"};
   format_ = kFormats[header->filetype & 3];
   const double record_s = static_cast<double>(header->datarecord_duration) / EDFLIB_TIME_DIMENSION;
@@ -65,20 +65,23 @@ EdfFile::EdfFile(std::string path, bool read_annotations) : path_(std::move(path
   }
   for (long long i = 0; i < header->annotations_in_file; ++i) {
     edf_annotation_struct a{};
-    if (edf_get_annotation(handle_, static_cast<int>(i), &a) != 0) continue;
+    if (edf_get_annotation(handle_.id, static_cast<int>(i), &a) != 0) continue;
     annotations_.push_back({static_cast<double>(a.onset) / EDFLIB_TIME_DIMENSION, trim(a.annotation)});
   }
 }
 
-EdfFile::~EdfFile() {
+EdfFile::~EdfFile() = default;
+
+EdfFile::Handle::~Handle() {
+  if (id < 0) return;
   const std::lock_guard lock(edflib_table_mutex());
-  edfclose_file(handle_);
+  edfclose_file(id);
 }
 
 void EdfFile::read_physical(int signal, std::int64_t start, int count, double* dst) const {
-  if (edfseek(handle_, signal, start, EDFSEEK_SET) != start)
+  if (edfseek(handle_.id, signal, start, EDFSEEK_SET) != start)
     throw InputError(fmt::format("{}: cannot seek to sample {} of signal \"{}\"", path_, start, signals_.at(signal).label));
-  const int got = edfread_physical_samples(handle_, signal, count, dst);
+  const int got = edfread_physical_samples(handle_.id, signal, count, dst);
   if (got != count)
     throw InputError(fmt::format("{}: read {} of {} samples of signal \"{}\" from sample {} (file damaged?)", path_,
                                  got < 0 ? 0 : got, count, signals_.at(signal).label, start));

@@ -44,8 +44,18 @@ class EdfFile {
   void read_physical(int signal, std::int64_t start, int count, double* dst) const;
 
  private:
+  // EDFlib's handle, closed (under the table lock) when the file goes away, a throwing constructor
+  // included.
+  struct Handle {
+    int id = -1;
+    Handle() = default;
+    Handle(const Handle&) = delete;
+    Handle& operator=(const Handle&) = delete;
+    ~Handle();
+  };
+
   std::string path_;
-  int handle_ = -1;
+  Handle handle_;
   std::string format_;
   std::vector<EdfSignal> signals_;
   std::vector<EdfAnnotation> annotations_;

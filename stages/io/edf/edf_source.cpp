@@ -59,64 +59,79 @@ std::vector<std::size_t> EdfSource::selected_channels() const {
   }
 }
 
+namespace {
+// A duration in samples, rounded; absurd values are refused before they can overflow.
+std::int64_t to_samples(const char* param, double exact) {
+  if (!(std::abs(exact) < 0x1p62)) throw ParamError(param, "is too long");
+  return static_cast<std::int64_t>(std::llround(exact));
+}
+}  // namespace
+
+Epochs EdfSource::fixed_epochs(std::int64_t total, double fs, json& description) const {
+  const std::int64_t length = to_samples("epoch", epoch_->samples_exact(fs));
+  const std::int64_t step = step_ ? to_samples("step", step_->samples_exact(fs)) : length;
+  if (length < 2) throw ParamError("epoch", fmt::format("{} samples at {} Hz; an epoch needs at least 2", length, fs));
+  if (step < 1) throw ParamError("step", "must be at least one sample");
+  if (length > total)
+    throw ParamError("epoch", fmt::format("{}: an epoch of {} samples is longer than the recording ({} samples, "
+                                          "{:g} s)", path_, length, total, static_cast<double>(total) / fs));
+  Epochs epochs = fixed_windows(total, length, step);
+  description["epoching"] = {{"method", "fixed windows"}, {"epoch_samples", length}, {"step_samples", step},
+                             {"unused_trailing_samples", total - (epochs.starts.back() + length)}};
+  return epochs;
+}
+
+Epochs EdfSource::event_epochs(std::int64_t total, double fs, json& description,
+                               std::vector<std::string>& warnings) const {
+  if (!file_->plus())
+    throw ParamError("events", fmt::format("{}: events= needs EDF+ or BDF+ annotations; this file is plain {}", path_,
+                                           file_->format()));
+  std::vector<std::int64_t> onsets;
+  std::vector<double> onset_s;
+  std::map<std::string, int> seen;
+  for (const auto& a : file_->annotations()) {
+    ++seen[a.text];
+    if (a.text != events_) continue;
+    onsets.push_back(std::llround(a.onset_s * fs));
+    onset_s.push_back(a.onset_s);
+  }
+  if (onsets.empty()) {
+    std::vector<std::string> names;
+    for (const auto& [text, n] : seen) names.push_back(fmt::format("\"{}\" ({}x)", text, n));
+    throw ParamError("events", fmt::format("{}: no annotation \"{}\"; the file has {}", path_, events_,
+                                           names.empty() ? "none" : fmt::format("{}", fmt::join(names, ", "))));
+  }
+  const std::int64_t start = to_samples("window", window_->start.samples_exact(fs));
+  const std::int64_t end = to_samples("window", window_->end.samples_exact(fs));
+  if (end - start < 2)
+    throw ParamError("window", fmt::format("{} to {} samples at {} Hz; END must lie at least 2 samples after START",
+                                           start, end, fs));
+  std::vector<std::size_t> skipped;  // ascending
+  Epochs epochs = event_windows(onsets, start, end, total, skipped);
+  std::vector<double> used_s, skipped_s;
+  for (std::size_t i = 0, k = 0; i < onsets.size(); ++i) {
+    const bool skip = k < skipped.size() && skipped[k] == i;
+    (skip ? skipped_s : used_s).push_back(onset_s[i]);
+    k += skip ? 1 : 0;
+  }
+  description["epoching"] = {{"method", "event windows"}, {"event", events_},
+                             {"window_start_samples", start}, {"window_end_samples", end},
+                             {"onsets_s", used_s}, {"skipped_onsets_s", skipped_s}};
+  if (!skipped.empty())
+    warnings.push_back(fmt::format("{}: {} of {} \"{}\" events skipped: their windows reach outside the recording "
+                                   "(onsets {} s)", path_, skipped.size(), onsets.size(), events_,
+                                   fmt::join(skipped_s, ", ")));
+  if (epochs.starts.empty())
+    throw ParamError("window", fmt::format("{}: every \"{}\" window reaches outside the recording", path_, events_));
+  return epochs;
+}
+
 Epochs EdfSource::cut(std::int64_t total, double fs, json& description, std::vector<std::string>& warnings) const {
-  const auto samples = [&](const char* param, double exact) {
-    if (!(std::abs(exact) < 0x1p62)) throw ParamError(param, "is too long");
-    return static_cast<std::int64_t>(std::llround(exact));
-  };
   Epochs epochs;
   if (epoch_) {
-    const std::int64_t length = samples("epoch", epoch_->samples_exact(fs));
-    const std::int64_t step = step_ ? samples("step", step_->samples_exact(fs)) : length;
-    if (length < 2) throw ParamError("epoch", fmt::format("{} samples at {} Hz; an epoch needs at least 2", length, fs));
-    if (step < 1) throw ParamError("step", "must be at least one sample");
-    if (length > total)
-      throw ParamError("epoch", fmt::format("{}: an epoch of {} samples is longer than the recording ({} samples, "
-                                            "{:g} s)", path_, length, total, static_cast<double>(total) / fs));
-    epochs = fixed_windows(total, length, step);
-    description["epoching"] = {{"method", "fixed windows"}, {"epoch_samples", length}, {"step_samples", step},
-                               {"unused_trailing_samples", total - (epochs.starts.back() + length)}};
+    epochs = fixed_epochs(total, fs, description);
   } else if (!events_.empty()) {
-    if (!file_->plus())
-      throw ParamError("events", fmt::format("{}: events= needs EDF+ or BDF+ annotations; this file is plain {}", path_,
-                                             file_->format()));
-    std::vector<std::int64_t> onsets;
-    std::vector<double> onset_s;
-    std::map<std::string, int> seen;
-    for (const auto& a : file_->annotations()) {
-      ++seen[a.text];
-      if (a.text != events_) continue;
-      onsets.push_back(std::llround(a.onset_s * fs));
-      onset_s.push_back(a.onset_s);
-    }
-    if (onsets.empty()) {
-      std::vector<std::string> names;
-      for (const auto& [text, n] : seen) names.push_back(fmt::format("\"{}\" ({}x)", text, n));
-      throw ParamError("events", fmt::format("{}: no annotation \"{}\"; the file has {}", path_, events_,
-                                             names.empty() ? "none" : fmt::format("{}", fmt::join(names, ", "))));
-    }
-    const std::int64_t start = samples("window", window_->start.samples_exact(fs));
-    const std::int64_t end = samples("window", window_->end.samples_exact(fs));
-    if (end - start < 2)
-      throw ParamError("window", fmt::format("{} to {} samples at {} Hz; END must lie at least 2 samples after START",
-                                             start, end, fs));
-    std::vector<std::size_t> skipped;
-    epochs = event_windows(onsets, start, end, total, skipped);
-    std::vector<double> used_s, skipped_s;  // skipped is ascending
-    for (std::size_t i = 0, k = 0; i < onsets.size(); ++i) {
-      const bool skip = k < skipped.size() && skipped[k] == i;
-      (skip ? skipped_s : used_s).push_back(onset_s[i]);
-      k += skip ? 1 : 0;
-    }
-    description["epoching"] = {{"method", "event windows"}, {"event", events_},
-                               {"window_start_samples", start}, {"window_end_samples", end},
-                               {"onsets_s", used_s}, {"skipped_onsets_s", skipped_s}};
-    if (!skipped.empty())
-      warnings.push_back(fmt::format("{}: {} of {} \"{}\" events skipped: their windows reach outside the recording "
-                                     "(onsets {} s)", path_, skipped.size(), onsets.size(), events_,
-                                     fmt::join(skipped_s, ", ")));
-    if (epochs.starts.empty())
-      throw ParamError("window", fmt::format("{}: every \"{}\" window reaches outside the recording", path_, events_));
+    epochs = event_epochs(total, fs, description, warnings);
   } else {
     epochs = {{0}, total};
     description["epoching"] = {{"method", "whole recording"}};
@@ -128,6 +143,7 @@ Epochs EdfSource::cut(std::int64_t total, double fs, json& description, std::vec
 
 StreamInfo EdfSource::open() {
   try {
+    file_.reset();  // EDFlib opens a file once at a time: close it before opening it again
     file_ = std::make_unique<EdfFile>(path_, !events_.empty());
   } catch (const InputError& e) {
     throw ParamError("path", e.bare_message());  // located at path=… in the .pipe file

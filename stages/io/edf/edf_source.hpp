@@ -25,6 +25,8 @@ class EdfSource final : public Source {
   std::vector<std::size_t> selected_channels() const;
   // Cuts the recording's `total` samples at `fs` into epochs; fills the epoching description.
   Epochs cut(std::int64_t total, double fs, json& description, std::vector<std::string>& warnings) const;
+  Epochs fixed_epochs(std::int64_t total, double fs, json& description) const;
+  Epochs event_epochs(std::int64_t total, double fs, json& description, std::vector<std::string>& warnings) const;
 
   std::string path_;
   json channels_;  // null: every channel

@@ -30,6 +30,9 @@ void Hdf5Sink::plan(const PlanContext& ctx) {
   std::error_code ec;
   if (fs::is_directory(path_, ec)) throw ParamError("path", fmt::format("\"{}\" is a directory", path_.string()));
   leading_ = ctx.stream().leading_dims;
+  if (leading_.size() != 2)
+    throw InputError(fmt::format("the hdf5 sink writes [epochs][channels][...] results; the stream has {} leading "
+                                 "dimensions", leading_.size()));
   outputs_.clear();
   for (const auto& decl : results_to_write(ctx)) outputs_.push_back({decl, {}});
 }
@@ -42,7 +45,7 @@ void Hdf5Sink::create_file() {
     Shape shape = leading_;
     shape.insert(shape.end(), out.decl.per_series.begin(), out.decl.per_series.end());
     const std::vector<hsize_t> dims(shape.begin(), shape.end());
-    const std::string where = fmt::format("{}:/{}", temp_.string(), out.decl.name);
+    const std::string where = fmt::format("{}:/{}", path_.string(), out.decl.name);
     const hdf5::Id space = hdf5::check(H5Screate_simple(static_cast<int>(dims.size()), dims.data(), nullptr), H5Sclose,
                                        where, "cannot make a dataspace");
     out.dataset = hdf5::check(H5Dcreate2(file_.get(), out.decl.name.c_str(), H5T_IEEE_F32LE, space.get(), H5P_DEFAULT,
@@ -54,7 +57,7 @@ void Hdf5Sink::create_file() {
 
 void Hdf5Sink::write_rows(Output& out, const float* values, std::int64_t first, std::int64_t count) {
   const std::int64_t per_series = element_count(out.decl.per_series);
-  const std::string where = fmt::format("{}:/{}", temp_.string(), out.decl.name);
+  const std::string where = fmt::format("{}:/{}", path_.string(), out.decl.name);
   const hdf5::Id file_space = hdf5::check(H5Dget_space(out.dataset.get()), H5Sclose, where, "cannot read the shape");
   const std::size_t rank = leading_.size() + out.decl.per_series.size();
   for_each_epoch_run(first, count, leading_.at(1), [&](std::int64_t epoch, std::int64_t channel, std::int64_t n,
@@ -86,7 +89,8 @@ void Hdf5Sink::consume(const Batch& batch) {
 
 void Hdf5Sink::finish(const json& report) {
   const hdf5::QuietErrors quiet;
-  const std::string where = temp_.string();
+  if (!file_) create_file();  // no batch arrived (cannot happen in a run, which has at least one)
+  const std::string where = path_.string();
   for (auto& out : outputs_) out.dataset.reset();
   for (const auto& [key, value] : report.items()) {
     if (key == "pipeline") continue;
