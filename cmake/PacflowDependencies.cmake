@@ -7,6 +7,15 @@ find_package(OpenSSL REQUIRED COMPONENTS Crypto)
 find_package(PkgConfig REQUIRED)
 pkg_check_modules(FFTW3F REQUIRED IMPORTED_TARGET fftw3f)
 find_path(STB_INCLUDE_DIR stb_image_write.h PATH_SUFFIXES stb REQUIRED)
+# HDF5 C library (serial build: Debian's hdf5.pc is an alternative pointing at hdf5-serial.pc).
+pkg_search_module(HDF5 REQUIRED IMPORTED_TARGET hdf5 hdf5-serial)
+# EDFlib (EDF, EDF+, BDF, BDF+): Debian's libedf-dev ships a header and a library, no CMake or
+# pkg-config file.
+find_path(EDFLIB_INCLUDE_DIR edflib.h REQUIRED)
+find_library(EDFLIB_LIBRARY edf REQUIRED)
+add_library(EDFlib::edf UNKNOWN IMPORTED)
+set_target_properties(EDFlib::edf PROPERTIES IMPORTED_LOCATION "${EDFLIB_LIBRARY}"
+                                             INTERFACE_INCLUDE_DIRECTORIES "${EDFLIB_INCLUDE_DIR}")
 if(PACFLOW_BUILD_TESTS)
   find_package(GTest REQUIRED)
 endif()

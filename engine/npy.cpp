@@ -1,6 +1,7 @@
 #include "engine/npy.hpp"
 
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <cstring>
 #include <fmt/format.h>
@@ -41,6 +42,17 @@ void convert_to_float(const std::byte* src, std::size_t count, float* dst) {
     From v;
     std::memcpy(&v, src + i * sizeof(From), sizeof(From));
     dst[i] = static_cast<float>(v);
+  }
+}
+
+// Values in host byte order to float32.
+void convert_to_float(DType dtype, const std::byte* src, std::size_t count, float* dst) {
+  switch (dtype) {
+    case DType::Float32: std::memcpy(dst, src, count * sizeof(float)); return;
+    case DType::Float64: convert_to_float<double>(src, count, dst); return;
+    case DType::Int16: convert_to_float<std::int16_t>(src, count, dst); return;
+    case DType::Int32: convert_to_float<std::int32_t>(src, count, dst); return;
+    default: throw std::logic_error("convert_to_float: unsupported dtype");
   }
 }
 
@@ -121,26 +133,36 @@ Tensor read_npy(const std::filesystem::path& path) {
   return tensor;
 }
 
-void read_npy_rows_as_float(const std::filesystem::path& path, const NpyHeader& header,
-                            std::int64_t first, std::int64_t count, std::int64_t row_elements,
-                            float* dst) {
-  const std::size_t width = dtype_size(header.dtype);
-  const std::size_t n = static_cast<std::size_t>(count * row_elements);
-  std::vector<std::byte> raw(n * width);
-  std::ifstream in(path, std::ios::binary);
-  in.seekg(static_cast<std::streamoff>(header.data_offset +
-                                       static_cast<std::uint64_t>(first * row_elements) * width));
-  in.read(reinterpret_cast<char*>(raw.data()), static_cast<std::streamsize>(raw.size()));
-  if (!in) bad(path, fmt::format("could not read rows {}..{}", first, first + count - 1));
-  if (header.big_endian != (std::endian::native == std::endian::big))
-    byteswap_in_place(raw.data(), n, width);
-  switch (header.dtype) {
-    case DType::Float32: std::memcpy(dst, raw.data(), raw.size()); break;
-    case DType::Float64: convert_to_float<double>(raw.data(), n, dst); break;
-    case DType::Int16: convert_to_float<std::int16_t>(raw.data(), n, dst); break;
-    case DType::Int32: convert_to_float<std::int32_t>(raw.data(), n, dst); break;
-    default: bad(path, "unsupported dtype");
+NpyRowReader::NpyRowReader(std::filesystem::path path)
+    : path_(std::move(path)), header_(read_npy_header(path_)), map_(path_) {
+  // read_npy_header checked the size, but the file may have changed in between.
+  const auto need = header_.data_offset +
+                    static_cast<std::uint64_t>(element_count(header_.shape)) * dtype_size(header_.dtype);
+  if (map_.bytes().size() < need) bad(path_, "the file shrank while it was being opened");
+}
+
+void NpyRowReader::read_as_float(std::int64_t first, std::int64_t count, std::int64_t row_elements, float* dst,
+                                 bool release_read) const {
+  if (first < 0 || count < 0 || row_elements < 0 || (first + count) * row_elements > element_count(header_.shape))
+    throw std::out_of_range(fmt::format("{}: rows {}..{} are outside the array", path_.string(), first, first + count));
+  const std::size_t width = dtype_size(header_.dtype);
+  const auto n = static_cast<std::size_t>(count * row_elements);
+  const std::size_t offset = header_.data_offset + static_cast<std::size_t>(first * row_elements) * width;
+  const std::byte* src = map_.bytes().data() + offset;
+  if (header_.big_endian != (std::endian::native == std::endian::big)) {
+    // Swap through a small stack buffer, so the map stays read-only and no batch-sized copy is made.
+    std::array<std::byte, 4096> chunk{};
+    const std::size_t per_chunk = chunk.size() / width;
+    for (std::size_t done = 0; done < n; done += per_chunk) {
+      const std::size_t k = std::min(per_chunk, n - done);
+      std::memcpy(chunk.data(), src + done * width, k * width);
+      byteswap_in_place(chunk.data(), k, width);
+      convert_to_float(header_.dtype, chunk.data(), k, dst + done);
+    }
+  } else {
+    convert_to_float(header_.dtype, src, n, dst);
   }
+  if (release_read) map_.release(offset, n * width);
 }
 
 namespace {

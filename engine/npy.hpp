@@ -1,12 +1,13 @@
 #pragma once
-// NumPy `.npy` files (format 1.0–3.0 read, 1.0 written): headers, whole-array reads, row reads and
-// an atomic streaming writer.
+// NumPy `.npy` files (format 1.0–3.0 read, 1.0 written): headers, whole-array reads, memory-mapped
+// row reads and an atomic streaming writer.
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
 #include <string>
 
 #include "engine/atomic_file.hpp"
+#include "engine/mapped_file.hpp"
 #include "engine/tensor.hpp"
 
 namespace pacflow {
@@ -25,10 +26,25 @@ NpyHeader read_npy_header(const std::filesystem::path& path);
 // Reads a whole array in its own dtype (converted to host byte order).
 Tensor read_npy(const std::filesystem::path& path);
 
-// Reads `count` rows of `row_elements` elements from row `first` on, converting to float32.
-void read_npy_rows_as_float(const std::filesystem::path& path, const NpyHeader& header,
-                            std::int64_t first, std::int64_t count, std::int64_t row_elements,
-                            float* dst);
+// Rows of an .npy array through a memory map: a read touches only the pages of the rows it asks for,
+// so files far larger than memory stream batch by batch.
+class NpyRowReader {
+ public:
+  // Reads and checks the header (read_npy_header: throws InputError), then maps the file.
+  explicit NpyRowReader(std::filesystem::path path);
+  const NpyHeader& header() const { return header_; }
+  // Writes rows [first, first + count) to dst as float32, converted from the file's dtype and byte
+  // order; a row is a run of `row_elements` consecutive values (e.g. one series of the last axis).
+  // With `release_read`, the pages of these rows are handed back afterwards (for readers that go
+  // forward and never return).
+  void read_as_float(std::int64_t first, std::int64_t count, std::int64_t row_elements, float* dst,
+                     bool release_read = false) const;
+
+ private:
+  std::filesystem::path path_;
+  NpyHeader header_;
+  MappedFile map_;
+};
 
 // Writes a float32 array row by row into a temporary file beside `path`; commit() renames it into
 // place, so readers see a complete file or none. Destroying an uncommitted writer removes it.

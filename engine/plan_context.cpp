@@ -7,7 +7,7 @@
 
 namespace pacflow {
 
-PlanContext::PlanContext(StreamInfo stream) : stream_(std::move(stream)) {
+PlanContext::PlanContext(StreamInfo stream) : stream_(std::move(stream)), warnings_(stream_.warnings) {
   tensors_.push_back(TensorDecl{stream_.tensor, {stream_.series_length}, DType::Float32, false,
                                 "source samples"});
 }

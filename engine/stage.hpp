@@ -24,6 +24,11 @@ struct StreamInfo {
   double sample_rate = 0;
   std::string tensor = "signal";  // name of the float32 [n][series_length] tensor it writes
   json description = json::object();  // shown in result.json (path, dtype, checksum, …)
+  // Names along each leading dimension when the input has them (e.g. channel names): labels[d] is
+  // empty or holds leading_dims[d] names; labels may also be shorter than leading_dims.
+  std::vector<std::vector<std::string>> labels;
+  // Facts about the input the user should hear (e.g. events skipped); reported with the warnings.
+  std::vector<std::string> warnings;
 
   std::int64_t series_count() const { return element_count(leading_dims); }
 };

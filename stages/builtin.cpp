@@ -2,6 +2,9 @@
 
 #include "stages/bandpass/bandpass_stage.hpp"
 #include "stages/hilbert/hilbert_stage.hpp"
+#include "stages/io/edf/edf_source.hpp"
+#include "stages/io/hdf5/hdf5_sink.hpp"
+#include "stages/io/hdf5/hdf5_source.hpp"
 #include "stages/io/npy/npy_sink.hpp"
 #include "stages/io/npy/npy_source.hpp"
 #include "stages/io/png/png_sink.hpp"
@@ -16,11 +19,14 @@ const Registry& builtin_registry() {
     Registry r;
     r.add(SyntheticSource::info());
     r.add(NpySource::info());
+    r.add(EdfSource::info());
+    r.add(Hdf5Source::info());
     r.add(BandpassStage::info());
     r.add(HilbertStage::info());
     r.add(ModulationIndexStage::info());
     r.add(SurrogatesStage::info());
     r.add(NpySink::info());
+    r.add(Hdf5Sink::info());
     r.add(PngSink::info());
     return r;
   }();

@@ -20,10 +20,13 @@ packages=(
   nlohmann-json3-dev    # JSON (parameters, result.json)
   libstb-dev            # PNG writer and bitmap font
   libssl-dev            # SHA-256 of input files (libcrypto)
+  libedf-dev            # EDFlib: EDF/EDF+/BDF/BDF+ recordings (source edf)
+  libhdf5-dev           # HDF5 C library (source and sink hdf5)
   libgtest-dev libgmock-dev googletest
   libbenchmark-dev
   time                  # /usr/bin/time: peak RSS in bench/run_workloads.sh
   python3-matplotlib    # bench/plot_engine_bench.py: the scaling plot in bench/README.md
+  python3-h5py          # docs/formats.md: reading the hdf5 sink's file from Python (its test skips without)
 )
 
 missing=()

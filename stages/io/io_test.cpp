@@ -26,6 +26,32 @@ TEST(NpySource, ReadsFixtureShapeAndRowsExactly) {
   for (std::size_t i = 0; i < rows.size(); ++i) ASSERT_EQ(rows[i], all[3 * 1024 + i]);
 }
 
+// A file of many batches through the memory map: every batch equals the same rows of the array.
+TEST(NpySource, ReadsAFileOfManyBatchesThroughTheMapExactly) {
+  const auto path = std::filesystem::temp_directory_path() / ("pacflow_batches_" + std::to_string(::getpid()) + ".npy");
+  constexpr std::int64_t E = 6, C = 7, T = 3001;  // rows of 12004 bytes: batches straddle pages
+  std::vector<float> all(static_cast<std::size_t>(E * C * T));
+  for (std::size_t i = 0; i < all.size(); ++i) all[i] = static_cast<float>(i % 9973) * 0.25f - 100.0f;
+  {
+    NpyWriter w(path, {E, C, T});
+    w.append(all.data(), static_cast<std::int64_t>(all.size()));
+    w.commit();
+  }
+  const ElementInfo info = NpySource::info();
+  NpySource source(Params({{"path", path.string()}, {"fs", 1000}}, info.params));
+  const StreamInfo s = source.open();
+  EXPECT_EQ(s.leading_dims, (Shape{E, C}));
+  constexpr std::int64_t kBatch = 5;
+  std::vector<float> rows(static_cast<std::size_t>(kBatch * T));
+  for (std::int64_t first = 0; first < E * C; first += kBatch) {
+    const std::int64_t count = std::min(kBatch, E * C - first);
+    source.read(first, count, rows.data());
+    for (std::int64_t i = 0; i < count * T; ++i)
+      ASSERT_EQ(rows[static_cast<std::size_t>(i)], all[static_cast<std::size_t>(first * T + i)]) << "batch at " << first;
+  }
+  std::filesystem::remove(path);
+}
+
 TEST(NpySource, RejectsNanNamingTheSeries) {
   const auto path = std::filesystem::temp_directory_path() / ("pacflow_nan_" + std::to_string(::getpid()) + ".npy");
   {

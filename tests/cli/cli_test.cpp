@@ -201,16 +201,22 @@ TEST(Cli, DevicesCpuForcesACpuOnlyRunWhateverTheFileSays) {
   EXPECT_TRUE(fs::exists(dir / "out" / "pac.npy"));
 }
 
+// From a directory laid out like the repository root after `make_example_inputs`: tests/data for
+// the npy example, out/example_inputs for the EDF, BDF and HDF5 examples.
 TEST(Cli, EveryShippedPipelineValidates) {
   const fs::path source = PACFLOW_SOURCE_DIR;
+  const ScratchDir root("cli_examples");
+  fs::create_directory_symlink(source / "tests", root / "tests");
+  const auto made = testing::run_program(PACFLOW_MAKE_EXAMPLE_INPUTS, "out/example_inputs", root.path());
+  ASSERT_EQ(made.exit_code, 0) << made.err;
   int checked = 0;
   for (const auto& entry : fs::recursive_directory_iterator(source / "pipelines")) {
     if (entry.path().extension() != ".pipe") continue;
-    const auto r = run_cli("validate '" + entry.path().string() + "'", source);
+    const auto r = run_cli("validate '" + entry.path().string() + "'", root.path());
     EXPECT_EQ(r.exit_code, 0) << entry.path() << ": " << r.err;
     ++checked;
   }
-  EXPECT_GE(checked, 7);  // pac, npy_example, placement, sim_scaling, bench/w1-w3
+  EXPECT_GE(checked, 10);  // pac, npy/edf/bdf/hdf5 examples, placement, sim_scaling, bench/w1-w3
 }
 
 TEST(Cli, DevicesListsTheCpu) {

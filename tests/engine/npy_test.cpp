@@ -1,9 +1,12 @@
+#include <algorithm>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <gtest/gtest.h>
 #include <unistd.h>
 
 #include "engine/errors.hpp"
+#include "engine/mapped_file.hpp"
 #include "engine/npy.hpp"
 
 namespace pacflow {
@@ -58,16 +61,67 @@ TEST(Npy, UncommittedWriterLeavesNoFile) {
 TEST(Npy, ReadsInt16AndBigEndianAsFloat) {
   const auto path = scratch("i2.npy");
   write_raw(path, "{'descr': '<i2', 'fortran_order': False, 'shape': (3,), }", std::string("\x01\x00\xff\xff\x00\x01", 6));
-  const auto h = read_npy_header(path);
   float out[3];
-  read_npy_rows_as_float(path, h, 0, 1, 3, out);
+  NpyRowReader(path).read_as_float(0, 1, 3, out);
   EXPECT_EQ(out[0], 1.0f);
   EXPECT_EQ(out[1], -1.0f);
   EXPECT_EQ(out[2], 256.0f);
   const auto big = scratch("be.npy");
   write_raw(big, "{'descr': '>i4', 'fortran_order': False, 'shape': (1,), }", std::string("\x00\x00\x01\x02", 4));
-  read_npy_rows_as_float(big, read_npy_header(big), 0, 1, 1, out);
+  NpyRowReader(big).read_as_float(0, 1, 1, out);
   EXPECT_EQ(out[0], 258.0f);
+}
+
+// A big-endian float64 array of 37 rows x 1000 values, read through the map in batches of 5 rows
+// (batches straddle page boundaries), each value converted exactly as a per-element formula says.
+TEST(Npy, RowReaderReadsEveryBatchOfAMappedBigEndianFileExactly) {
+  constexpr int kRows = 37, kRow = 1000;
+  const auto value = [](int r, int i) { return (r * 1000.0 + i) / 8.0 - 2000.0; };  // exact in float32
+  std::string data;
+  for (int r = 0; r < kRows; ++r)
+    for (int i = 0; i < kRow; ++i) {
+      const double v = value(r, i);
+      char bytes[8];
+      std::memcpy(bytes, &v, 8);
+      std::reverse(bytes, bytes + 8);  // the host is little-endian (static_assert in npy.cpp)
+      data.append(bytes, 8);
+    }
+  const auto path = scratch("be_rows.npy");
+  write_raw(path, "{'descr': '>f8', 'fortran_order': False, 'shape': (37, 1000), }", data);
+  const NpyRowReader reader(path);
+  EXPECT_EQ(reader.header().shape, (Shape{kRows, kRow}));
+  std::vector<float> out(5 * kRow);
+  for (int first = 0; first < kRows; first += 5) {
+    const int count = std::min(5, kRows - first);
+    reader.read_as_float(first, count, kRow, out.data(), /*release_read=*/true);
+    for (int r = 0; r < count; ++r)
+      for (int i = 0; i < kRow; ++i)
+        ASSERT_EQ(out[static_cast<std::size_t>(r * kRow + i)], static_cast<float>(value(first + r, i)));
+  }
+  // Released pages are read again from the file when touched later.
+  reader.read_as_float(0, 1, kRow, out.data());
+  EXPECT_EQ(out[999], static_cast<float>(value(0, 999)));
+  EXPECT_THROW(reader.read_as_float(36, 2, kRow, out.data()), std::out_of_range);
+}
+
+TEST(MappedFile, MapsBytesReleasesPagesAsAHintAndNamesMissingFiles) {
+  const auto path = scratch("mapped.bin");
+  std::string bytes(3 * 4096 + 17, '\0');
+  for (std::size_t i = 0; i < bytes.size(); ++i) bytes[i] = static_cast<char>(i * 7);
+  std::ofstream(path, std::ios::binary) << bytes;
+  const MappedFile map(path);
+  ASSERT_EQ(map.bytes().size(), bytes.size());
+  EXPECT_EQ(std::memcmp(map.bytes().data(), bytes.data(), bytes.size()), 0);
+  map.release(0, bytes.size());
+  EXPECT_EQ(std::memcmp(map.bytes().data(), bytes.data(), bytes.size()), 0);
+  std::ofstream(scratch("empty.bin"));
+  EXPECT_TRUE(MappedFile(scratch("empty.bin")).bytes().empty());
+  try {
+    MappedFile missing(scratch("missing.bin"));
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("missing.bin: cannot open for reading"), std::string::npos) << e.what();
+  }
 }
 
 TEST(Npy, RejectsMalformedFilesNamingTheProblem) {

@@ -18,12 +18,14 @@ std::string slurp(const std::filesystem::path& path) {
 }
 }  // namespace
 
-CliResult run_cli(const std::string& args, const std::filesystem::path& cwd) {
+CliResult run_cli(const std::string& args, const std::filesystem::path& cwd) { return run_program(PACFLOW_CLI, args, cwd); }
+
+CliResult run_program(const std::string& program, const std::string& args, const std::filesystem::path& cwd) {
   const ScratchDir capture("cli_capture");
   const auto out = capture / "stdout";
   const auto err = capture / "stderr";
   const std::string command =
-      fmt::format("cd '{}' && '{}' {} > '{}' 2> '{}' < /dev/null", cwd.string(), PACFLOW_CLI, args, out.string(), err.string());
+      fmt::format("cd '{}' && '{}' {} > '{}' 2> '{}' < /dev/null", cwd.string(), program, args, out.string(), err.string());
   const int status = std::system(command.c_str());
   CliResult r;
   r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;

@@ -1,5 +1,5 @@
 #pragma once
-// Runs pipeline_cli as a user would and captures its exit code, stdout and stderr.
+// Runs pipeline_cli (and the other tools) as a user would and captures its exit code, stdout and stderr.
 #include <filesystem>
 #include <string>
 
@@ -13,6 +13,8 @@ struct CliResult {
 
 // `args` is appended to the CLI path verbatim (shell syntax); runs in `cwd`.
 CliResult run_cli(const std::string& args, const std::filesystem::path& cwd);
+// The same for another program built with the project (e.g. PACFLOW_MAKE_EXAMPLE_INPUTS).
+CliResult run_program(const std::string& program, const std::string& args, const std::filesystem::path& cwd);
 
 // A fresh, empty scratch directory under the system temp dir, removed on destruction.
 class ScratchDir {

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "engine/errors.hpp"
+#include "stages/io/common/output_paths.hpp"
 
 namespace pacflow::stages {
 
@@ -27,8 +28,7 @@ void NpySink::plan(const PlanContext& ctx) {
     throw ParamError("dir", fmt::format("\"{}\" exists and is not a directory", dir_));
   leading_ = ctx.stream().leading_dims;
   outputs_.clear();
-  for (const auto& decl : ctx.results()) outputs_.push_back({decl, nullptr});
-  if (outputs_.empty()) throw InputError("no stage before this sink produces a result to write");
+  for (const auto& decl : results_to_write(ctx)) outputs_.push_back({decl, nullptr});
 }
 
 void NpySink::consume(const Batch& batch) {

@@ -1,13 +1,10 @@
 #include "stages/io/npy/npy_source.hpp"
 
-#include <array>
-#include <cmath>
 #include <fmt/format.h>
-#include <fstream>
-#include <memory>
-#include <openssl/evp.h>
 
 #include "engine/errors.hpp"
+#include "stages/io/common/file_sha256.hpp"
+#include "stages/io/common/finite_samples.hpp"
 
 namespace pacflow::stages {
 
@@ -30,11 +27,12 @@ NpySource::NpySource(const Params& params) : path_(params.string("path")), fs_(p
 
 StreamInfo NpySource::open() {
   try {
-    header_ = read_npy_header(path_);
+    reader_.emplace(path_);
   } catch (const InputError& e) {
     throw ParamError("path", e.bare_message());  // located at path=… in the .pipe file
   }
-  const Shape& s = header_.shape;
+  const NpyHeader& header = reader_->header();
+  const Shape& s = header.shape;
   if (s.empty() || s.size() > 3)
     throw InputError(fmt::format("{}: array of shape {} is not supported; expected [T], [C][T] or [E][C][T]",
                                  path_, shape_string(s)));
@@ -51,42 +49,15 @@ StreamInfo NpySource::open() {
   info.description = {{"source", "npy"},
                       {"path", path_},
                       {"file_shape", s},
-                      {"dtype", dtype_name(header_.dtype)},
+                      {"dtype", dtype_name(header.dtype)},
                       {"fs", fs_},
                       {"sha256", sha256_file(path_)}};
   return info;
 }
 
 void NpySource::read(std::int64_t first, std::int64_t count, float* dst) {
-  read_npy_rows_as_float(path_, header_, first, count, length_, dst);
-  for (std::int64_t i = 0; i < count * length_; ++i) {
-    if (!std::isfinite(dst[i])) {
-      const std::int64_t series = first + i / length_;
-      throw InputError(fmt::format("{}: {} at epoch {}, channel {}, sample {}", path_,
-                                   std::isnan(dst[i]) ? "NaN" : "infinite value", series / leading_[1],
-                                   series % leading_[1], i % length_));
-    }
-  }
-}
-
-std::string sha256_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(fmt::format("{}: cannot open for reading", path));
-  const std::unique_ptr<EVP_MD_CTX, decltype(&EVP_MD_CTX_free)> ctx(EVP_MD_CTX_new(), &EVP_MD_CTX_free);
-  if (!ctx || EVP_DigestInit_ex(ctx.get(), EVP_sha256(), nullptr) != 1) throw std::runtime_error("SHA-256 unavailable");
-  std::array<char, 1 << 16> chunk{};
-  while (in) {
-    in.read(chunk.data(), chunk.size());
-    if (in.gcount() > 0 && EVP_DigestUpdate(ctx.get(), chunk.data(), static_cast<std::size_t>(in.gcount())) != 1)
-      throw std::runtime_error("SHA-256 update failed");
-  }
-  if (in.bad()) throw InputError(fmt::format("{}: read error while computing its checksum", path));
-  std::array<unsigned char, EVP_MAX_MD_SIZE> digest{};
-  unsigned int size = 0;
-  if (EVP_DigestFinal_ex(ctx.get(), digest.data(), &size) != 1) throw std::runtime_error("SHA-256 failed");
-  std::string hex;
-  for (unsigned int i = 0; i < size; ++i) hex += fmt::format("{:02x}", digest[i]);
-  return hex;
+  reader_->read_as_float(first, count, length_, dst, /*release_read=*/true);  // batches come in order, once each
+  require_finite_samples(path_, dst, first, count, length_, leading_[1]);
 }
 
 }  // namespace pacflow::stages

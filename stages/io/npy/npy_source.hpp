@@ -1,6 +1,9 @@
 #pragma once
 // Source `npy`: a NumPy array [E][C][T], [C][T] or [T] (float32, float64, int16, int32, C order),
-// read batch by batch and converted to float32. Rejects NaN and Inf samples, naming the series.
+// memory-mapped and read batch by batch (only the pages of the batch are touched, and handed back
+// after it), converted to float32. Rejects NaN and Inf samples, naming the series.
+#include <optional>
+
 #include "engine/npy.hpp"
 #include "engine/registry.hpp"
 
@@ -17,12 +20,9 @@ class NpySource final : public Source {
  private:
   std::string path_;
   double fs_;
-  NpyHeader header_;
+  std::optional<NpyRowReader> reader_;
   Shape leading_;
   std::int64_t length_ = 0;
 };
-
-// SHA-256 of a file's bytes, lowercase hex.
-std::string sha256_file(const std::string& path);
 
 }  // namespace pacflow::stages

@@ -1,10 +1,11 @@
-// Comodulogram heat-map rendering to PNG (viridis colour map, axes, colour bar).
+// Comodulogram heat maps rendered to PNG (viridis colour map, axes, colour bar): one map, or a grid
+// of small maps (one per channel) on a shared colour scale.
 #pragma once
 
-#include <cstdint>
-#include <filesystem>
 #include <string>
 #include <vector>
+
+#include "stages/io/png/image.hpp"
 
 namespace pacflow::plot {
 
@@ -16,44 +17,46 @@ struct Heatmap {
   std::string x_label;            // e.g. "phase frequency (Hz)"
   std::string y_label;            // e.g. "amplitude frequency (Hz)"
   std::string colorbar_label;     // e.g. "z-score"
+  std::vector<bool> outlined;     // empty, or like `values`: cells framed in kSignificant
 };
-
-struct Rgb {
-  std::uint8_t r, g, b;
-  friend bool operator==(const Rgb&, const Rgb&) = default;
-};
-
-// 8-bit RGB raster, row-major, origin at the top-left.
-class Image {
- public:
-  // Throws std::invalid_argument unless width and height are positive.
-  Image(int width, int height, Rgb fill);
-
-  int width() const { return width_; }
-  int height() const { return height_; }
-  // Precondition: 0 <= x < width(), 0 <= y < height().
-  Rgb at(int x, int y) const;
-  // Out-of-range pixels are ignored, so callers may draw partially off-canvas.
-  void set(int x, int y, Rgb c);
-  // Tightly packed RGB bytes, width() * height() * 3.
-  const std::vector<std::uint8_t>& rgb() const { return rgb_; }
-
- private:
-  int width_;
-  int height_;
-  std::vector<std::uint8_t> rgb_;
-};
-
-// Viridis colour map; t is clamped to [0, 1] (NaN maps to 0).
-Rgb viridis(double t);
 
 // Renders the heat map with axes, ticks, labels, title and a colour bar.
 // Colours span [min, max] of the finite values. Throws std::invalid_argument
 // for inconsistent sizes, empty axes or an image too small for the layout.
 Image render_heatmap(const Heatmap& map, int width = 900, int height = 700);
 
-// Encodes `image` as PNG and writes it atomically (temp file in the same
-// directory, then rename). Throws std::runtime_error naming `path` on failure.
-void write_png(const Image& image, const std::filesystem::path& path);
+// Small multiples: one panel per entry, all on the colour scale of every panel's finite values.
+struct HeatmapGrid {
+  struct Panel {
+    std::string label;           // drawn above the panel, e.g. the channel name
+    std::vector<double> values;  // [x_count][y_count] as in Heatmap
+    std::vector<bool> outlined;  // empty, or like `values`
+  };
+  std::vector<Panel> panels;
+  std::vector<double> x_centres;
+  std::vector<double> y_centres;
+  std::string title;     // first line at the top
+  std::string subtitle;  // second line, smaller (e.g. what the outlines mean)
+  std::string x_label;
+  std::string y_label;
+  std::string colorbar_label;
+};
+
+// Where render_grid puts things: panels fill `columns` x `rows` in reading order.
+struct GridLayout {
+  struct Box {
+    int x0, y0, x1, y1;   // the panel's plot area, half-open
+    int label_x, label_y; // the label's anchor: centred on label_x, capitals from label_y down
+  };
+  int columns = 0, rows = 0, width = 0, height = 0;
+  std::vector<Box> panels;
+};
+
+// Throws std::invalid_argument for no panels, empty axes or inconsistent sizes.
+GridLayout layout_grid(const HeatmapGrid& grid, int panel_width = 180, int panel_height = 140);
+Image render_grid(const HeatmapGrid& grid, int panel_width = 180, int panel_height = 140);
+
+// Tick labels for centre frequencies in Hz ("6", "82.2", "150").
+std::vector<std::string> hz_labels(const std::vector<double>& centres);
 
 }  // namespace pacflow::plot

@@ -1,6 +1,13 @@
 #pragma once
 // Sink `png`: the comodulogram (mean over epochs and channels) as a heat map with axes in Hz and a
-// colour bar. Plots z-scores when surrogates ran, else the modulation index.
+// colour bar, plus (grid=true) STEM_channels.png beside it: one panel per channel, labelled with the
+// channel's name, averaged over epochs, on a shared colour scale. Plots z-scores when surrogates
+// ran, else the modulation index. With surrogates, a panel's cell is outlined when its family-wise
+// p-value (pvalues_maxstat) is below alpha in at least k of the E epochs, k the smallest count with
+// P[Binomial(E, alpha) >= k] <= alpha: each epoch's max-statistic test has family-wise level alpha,
+// so for independent epochs the chance of outlining any cell of an uncoupled channel is at most
+// alpha (with one epoch: p < alpha).
+#include <filesystem>
 #include <vector>
 
 #include "engine/registry.hpp"
@@ -15,15 +22,30 @@ class PngSink final : public Sink {
   void finish(const json& report) override;
 
   static ElementInfo info();
+  // Where the per-channel grid goes for a plot at `path`: comodulogram.png -> comodulogram_channels.png.
+  static std::filesystem::path grid_path(const std::filesystem::path& path);
+  // The smallest k with P[Binomial(epochs, alpha) >= k] <= alpha.
+  static std::int64_t epochs_needed(std::int64_t epochs, double alpha);
 
  private:
-  std::string path_;
+  std::vector<bool> significant_cells(std::int64_t channel) const;
+
+  std::filesystem::path path_;
+  bool grid_;
+  double alpha_;
   std::string tensor_;
   std::vector<double> x_centres_;
   std::vector<double> y_centres_;
-  std::vector<double> sum_;
-  std::vector<std::int64_t> count_;
-  std::string title_;
+  std::int64_t epochs_ = 0;
+  std::int64_t channels_ = 0;
+  std::vector<std::string> channel_labels_;
+  std::vector<double> sum_;          // [channel][cell], finite values only
+  std::vector<std::int64_t> count_;  // [channel][cell]
+  bool significance_ = false;        // pvalues_maxstat is available
+  std::vector<std::int64_t> hits_;   // [channel][cell]: epochs whose family-wise p < alpha
+  std::int64_t needed_ = 1;          // epochs_needed(epochs_, alpha_)
+  std::string what_;                 // "PAC z-score against surrogates" or "Tort modulation index"
+  std::size_t surrogates_ = 0;
 };
 
 }  // namespace pacflow::stages

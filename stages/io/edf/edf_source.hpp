@@ -1,0 +1,43 @@
+#pragma once
+// Source `edf`: EDF, EDF+, BDF or BDF+ recordings through EDFlib, in physical units. Selected
+// channels (by label or index) must share one sample rate; the recording is read whole as one
+// epoch, cut into fixed windows (epoch=, step=) or into windows around EDF+ annotation onsets
+// (events=, window=). Each batch reads only the samples of its series.
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "engine/registry.hpp"
+#include "stages/io/edf/edf_file.hpp"
+#include "stages/io/edf/epochs.hpp"
+
+namespace pacflow::stages {
+
+class EdfSource final : public Source {
+ public:
+  explicit EdfSource(const Params& params);
+  StreamInfo open() override;
+  void read(std::int64_t first, std::int64_t count, float* dst) override;
+
+  static ElementInfo info();
+
+ private:
+  std::vector<std::size_t> selected_channels() const;
+  // Cuts the recording's `total` samples at `fs` into epochs; fills the epoching description.
+  Epochs cut(std::int64_t total, double fs, json& description, std::vector<std::string>& warnings) const;
+  Epochs fixed_epochs(std::int64_t total, double fs, json& description) const;
+  Epochs event_epochs(std::int64_t total, double fs, json& description, std::vector<std::string>& warnings) const;
+
+  std::string path_;
+  json channels_;  // null: every channel
+  std::optional<Duration> epoch_;
+  std::optional<Duration> step_;
+  std::string events_;
+  std::optional<EventWindow> window_;
+  std::unique_ptr<EdfFile> file_;
+  std::vector<int> signals_;  // EDFlib signal index of each selected channel
+  Epochs epochs_;
+  std::vector<double> buffer_;  // one series in double, as EDFlib delivers it
+};
+
+}  // namespace pacflow::stages

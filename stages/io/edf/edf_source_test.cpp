@@ -1,0 +1,312 @@
+// The edf source against recordings the tests write with EDFlib (EDF+, BDF+) or by hand (plain
+// EDF): physical values within one digital step of what was written, channel selection, fixed and
+// event epochs, and one clear error naming the file for each hostile file.
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <gtest/gtest.h>
+#include <numbers>
+
+#include <fmt/format.h>
+
+#include "engine/errors.hpp"
+#include "stages/io/edf/edf_source.hpp"
+#include "stages/io/edf/edf_writer.hpp"
+#include "tests/support/cli_runner.hpp"
+
+namespace pacflow::stages {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr int kRate = 128;
+constexpr int kSeconds = 10;
+
+// The physical value written for channel c at sample t (uV), well inside +-500 uV.
+double written(std::size_t c, std::int64_t t) {
+  return 200.0 * std::sin(2 * std::numbers::pi * 3.0 * static_cast<double>(t) / kRate + static_cast<double>(c)) +
+         25.0 * static_cast<double>(c) + static_cast<double>(t % 11);
+}
+
+std::vector<EdfSignalSpec> specs(const std::vector<std::string>& labels, bool bdf, std::vector<int> rates = {}) {
+  std::vector<EdfSignalSpec> out;
+  for (std::size_t i = 0; i < labels.size(); ++i) {
+    EdfSignalSpec s;
+    s.label = labels[i];
+    s.sample_rate = rates.empty() ? kRate : rates[i];
+    if (bdf) s.digital_min = -8388608, s.digital_max = 8388607;
+    out.push_back(s);
+  }
+  return out;
+}
+
+struct Annotation {
+  double onset_s;
+  std::string text;
+};
+
+fs::path write_recording(const fs::path& path, bool bdf, const std::vector<std::string>& labels = {"Fz", "Cz", "Pz", "Oz"},
+                         const std::vector<Annotation>& annotations = {}, std::vector<int> rates = {}) {
+  const auto signals = specs(labels, bdf, rates);
+  EdfWriter writer(path.string(), bdf, signals);
+  for (int r = 0; r < kSeconds; ++r) {
+    std::vector<std::vector<double>> record(signals.size());
+    for (std::size_t c = 0; c < signals.size(); ++c)
+      for (int i = 0; i < signals[c].sample_rate; ++i)
+        record[c].push_back(written(c, std::int64_t{r} * signals[c].sample_rate + i));
+    writer.write_record(record);
+  }
+  for (const auto& a : annotations) writer.annotate(a.onset_s, a.text);
+  writer.close();
+  return path;
+}
+
+EdfSource make_source(const fs::path& path, json params = json::object()) {
+  params["path"] = path.string();
+  return EdfSource(Params(params, EdfSource::info().params));
+}
+
+std::vector<float> read_all(EdfSource& source, const StreamInfo& s, std::int64_t batch = 3) {
+  std::vector<float> out(static_cast<std::size_t>(s.series_count() * s.series_length));
+  for (std::int64_t first = 0; first < s.series_count(); first += batch)
+    source.read(first, std::min(batch, s.series_count() - first), out.data() + first * s.series_length);
+  return out;
+}
+
+// Every sample of epoch e, channel c equals written(file channel, epoch start + t) within one
+// digital step (plus float32 rounding).
+void expect_samples(const std::vector<float>& got, const StreamInfo& s, const std::vector<std::size_t>& file_channels,
+                    const std::vector<std::int64_t>& starts, double step) {
+  const std::int64_t C = s.leading_dims[1], T = s.series_length;
+  ASSERT_EQ(s.leading_dims[0], static_cast<std::int64_t>(starts.size()));
+  for (std::int64_t e = 0; e < s.leading_dims[0]; ++e)
+    for (std::int64_t c = 0; c < C; ++c)
+      for (std::int64_t t = 0; t < T; ++t) {
+        const double expected = written(file_channels[static_cast<std::size_t>(c)], starts[static_cast<std::size_t>(e)] + t);
+        const float value = got[static_cast<std::size_t>((e * C + c) * T + t)];
+        ASSERT_NEAR(value, expected, step + std::abs(expected) * 0x1p-23) << "epoch " << e << " channel " << c << " t " << t;
+      }
+}
+
+std::string open_error(const fs::path& path, json params = json::object()) {
+  try {
+    make_source(path, std::move(params)).open();
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+TEST(EdfSource, ReadsEdfPlusAndBdfPlusInPhysicalUnitsWithinOneDigitalStep) {
+  testing::ScratchDir dir("edf_values");
+  for (const bool bdf : {false, true}) {
+    SCOPED_TRACE(bdf ? "BDF+" : "EDF+");
+    const auto path = write_recording(dir / (bdf ? "a.bdf" : "a.edf"), bdf);
+    EdfSource source = make_source(path);
+    const StreamInfo s = source.open();
+    EXPECT_EQ(s.description["format"], bdf ? "BDF+" : "EDF+");
+    EXPECT_EQ(s.leading_dims, (Shape{1, 4}));
+    EXPECT_EQ(s.series_length, kRate * kSeconds);
+    EXPECT_EQ(s.sample_rate, kRate);
+    EXPECT_EQ(s.labels.at(1), (std::vector<std::string>{"Fz", "Cz", "Pz", "Oz"}));
+    EXPECT_EQ(s.description["units"][0], "uV");
+    const double step = 1000.0 / (bdf ? 16777215.0 : 65535.0);  // physical range / digital steps
+    EXPECT_DOUBLE_EQ(s.description["resolution_per_step"][0].get<double>(), step);
+    expect_samples(read_all(source, s), s, {0, 1, 2, 3}, {0}, step);
+  }
+}
+
+TEST(EdfSource, SelectsChannelsByLabelAndIndexInTheOrderGiven) {
+  testing::ScratchDir dir("edf_channels");
+  const auto path = write_recording(dir / "a.edf", false);
+  const double step = 1000.0 / 65535.0;
+  const std::vector<std::pair<json, std::vector<std::size_t>>> cases = {
+      {"Pz,Fz", {2, 0}}, {"1-2", {1, 2}}, {json::array({3, "Fz"}), {3, 0}}, {"0-1,Oz", {0, 1, 3}}, {2, {2}}};
+  for (const auto& [spec, expected] : cases) {
+    SCOPED_TRACE(spec.dump());
+    EdfSource source = make_source(path, {{"channels", spec}});
+    const StreamInfo s = source.open();
+    ASSERT_EQ(s.leading_dims[1], static_cast<std::int64_t>(expected.size()));
+    EXPECT_EQ(s.description["channel_indices"].get<std::vector<std::size_t>>(), expected);
+    expect_samples(read_all(source, s), s, expected, {0}, step);
+  }
+  const std::string unknown = open_error(path, {{"channels", "Fz,Cx"}});
+  EXPECT_NE(unknown.find(path.string() + ": no channel labelled \"Cx\""), std::string::npos) << unknown;
+  EXPECT_NE(unknown.find("did you mean"), std::string::npos) << unknown;
+  EXPECT_NE(open_error(path, {{"channels", "0-4"}}).find("index 4 is out of range"), std::string::npos);
+  EXPECT_NE(open_error(path, {{"channels", "Fz,0"}}).find("selected twice"), std::string::npos);
+}
+
+TEST(EdfSource, CutsFixedWindowsWithAStep) {
+  testing::ScratchDir dir("edf_windows");
+  const auto path = write_recording(dir / "a.edf", false);
+  {
+    EdfSource overlapping = make_source(path, {{"epoch", "2s"}, {"step", "1s"}, {"channels", "Cz,Oz"}});
+    const StreamInfo s = overlapping.open();
+    std::vector<std::int64_t> starts;
+    for (int k = 0; k < 9; ++k) starts.push_back(k * kRate);  // 0 s .. 8 s: the last window ends at 10 s
+    EXPECT_EQ(s.series_length, 2 * kRate);
+    expect_samples(read_all(overlapping, s, 5), s, {1, 3}, starts, 1000.0 / 65535.0);
+  }  // EDFlib opens a file once at a time
+
+  const StreamInfo t = make_source(path, {{"epoch", "3s"}}).open();
+  EXPECT_EQ(t.leading_dims, (Shape{3, 4}));
+  EXPECT_EQ(t.description["epoching"]["unused_trailing_samples"], kRate);
+  EXPECT_EQ(t.description["epoching"]["epoch_starts_samples"], json::array({0, 3 * kRate, 6 * kRate}));
+  EXPECT_EQ(make_source(path, {{"epoch", 256}, {"step", 128}}).open().leading_dims, (Shape{9, 4}));
+  EXPECT_NE(open_error(path, {{"epoch", "11s"}}).find("longer than the recording"), std::string::npos);
+}
+
+TEST(EdfSource, CutsWindowsAroundAnnotationOnsetsAndWarnsAboutThoseThatDoNotFit) {
+  testing::ScratchDir dir("edf_events");
+  for (const bool bdf : {false, true}) {
+    SCOPED_TRACE(bdf ? "BDF+" : "EDF+");
+    const auto path = write_recording(dir / (bdf ? "a.bdf" : "a.edf"), bdf, {"Fz", "Cz"},
+                                      {{2.0, "stim"}, {3.0, "other"}, {5.5, "stim"}, {9.5, "stim"}});
+    const double step = 1000.0 / (bdf ? 16777215.0 : 65535.0);
+    {
+      EdfSource source = make_source(path, {{"events", "stim"}, {"window", "-1s:3s"}});
+      const StreamInfo s = source.open();
+      EXPECT_EQ(s.series_length, 4 * kRate);
+      // 9.5 s + 3 s runs past the end (10 s): skipped, with a warning naming it.
+      ASSERT_EQ(s.warnings.size(), 1u);
+      EXPECT_NE(s.warnings[0].find("1 of 3 \"stim\" events skipped"), std::string::npos) << s.warnings[0];
+      EXPECT_NE(s.warnings[0].find("9.5"), std::string::npos) << s.warnings[0];
+      expect_samples(read_all(source, s), s, {0, 1}, {1 * kRate, static_cast<std::int64_t>(4.5 * kRate)}, step);
+    }
+    {
+      EdfSource in_samples = make_source(path, {{"events", "other"}, {"window", "-64:64"}});
+      const StreamInfo o = in_samples.open();
+      expect_samples(read_all(in_samples, o), o, {0, 1}, {3 * kRate - 64}, step);
+    }
+    const std::string missing = open_error(path, {{"events", "stimulus"}, {"window", "0s:1s"}});
+    EXPECT_NE(missing.find("no annotation \"stimulus\"; the file has \"other\" (1x), \"stim\" (3x)"), std::string::npos)
+        << missing;
+  }
+}
+
+TEST(EdfSource, RefusesChannelsOfDifferentRatesListingThem) {
+  testing::ScratchDir dir("edf_rates");
+  const auto path = write_recording(dir / "a.edf", false, {"Fz", "ECG", "Cz"}, {}, {128, 256, 128});
+  const std::string message = open_error(path);
+  EXPECT_NE(message.find(path.string()), std::string::npos) << message;
+  EXPECT_NE(message.find("different sample rates (128 Hz: Fz, Cz; 256 Hz: ECG)"), std::string::npos) << message;
+  EdfSource ecg = make_source(path, {{"channels", "ECG"}});
+  const StreamInfo s = ecg.open();
+  EXPECT_EQ(s.sample_rate, 256);
+  expect_samples(read_all(ecg, s), s, {1}, {0}, 1000.0 / 65535.0);
+}
+
+TEST(EdfSource, RefusesContradictoryEpochingParameters) {
+  const auto schema = EdfSource::info().params;
+  const auto param_of = [&](json params) {
+    params["path"] = "x.edf";
+    try {
+      EdfSource source(Params(params, schema));
+    } catch (const ParamError& e) {
+      return e.param();
+    }
+    return std::string("(accepted)");
+  };
+  EXPECT_EQ(param_of({{"step", "1s"}}), "step");
+  EXPECT_EQ(param_of({{"events", "stim"}}), "window");
+  EXPECT_EQ(param_of({{"window", "-1s:1s"}}), "window");
+  EXPECT_EQ(param_of({{"events", "stim"}, {"window", "-1s:1s"}, {"epoch", "2s"}}), "events");
+  EXPECT_EQ(param_of({{"events", "stim"}, {"window", "1s"}}), "window");
+  EXPECT_EQ(param_of({{"events", "stim"}, {"window", "-1s:3s"}}), "(accepted)");
+}
+
+// A plain EDF (no annotations signal) written field by field as the EDF specification lays it out:
+// 2 signals, 3 one-second records at 8 Hz, digital value d stored, physical = d * 0.5 - 10.
+fs::path write_plain_edf(const fs::path& path) {
+  const auto field = [](const std::string& text, std::size_t width) {
+    std::string f = text.substr(0, width);
+    return f + std::string(width - f.size(), ' ');
+  };
+  std::string header = field("0", 8) + field("X X X X", 80) + field("Startdate X X X X", 80) + field("01.02.20", 8) +
+                       field("10.11.12", 8) + field(std::to_string(256 * 3), 8) + field("", 44) + field("3", 8) +
+                       field("1", 8) + field("2", 4);
+  for (const char* label : {"C3", "C4"}) header += field(label, 16);
+  for (int s = 0; s < 2; ++s) header += field("AgAgCl", 80);
+  for (int s = 0; s < 2; ++s) header += field("uV", 8);
+  for (int s = 0; s < 2; ++s) header += field("-10", 8);    // physical minimum at digital 0
+  for (int s = 0; s < 2; ++s) header += field("117.5", 8);  // physical maximum at digital 255
+  for (int s = 0; s < 2; ++s) header += field("0", 8);
+  for (int s = 0; s < 2; ++s) header += field("255", 8);
+  for (int s = 0; s < 2; ++s) header += field("", 80);
+  for (int s = 0; s < 2; ++s) header += field("8", 8);
+  for (int s = 0; s < 2; ++s) header += field("", 32);
+  std::ofstream out(path, std::ios::binary);
+  out << header;
+  for (int r = 0; r < 3; ++r)
+    for (int s = 0; s < 2; ++s)
+      for (int i = 0; i < 8; ++i) {
+        const int d = 10 * s + 8 * r + i;  // little-endian int16
+        out.put(static_cast<char>(d & 0xff)).put(static_cast<char>((d >> 8) & 0xff));
+      }
+  return path;
+}
+
+TEST(EdfSource, ReadsPlainEdfFromAnotherWriter) {
+  testing::ScratchDir dir("edf_plain");
+  const auto path = write_plain_edf(dir / "plain.edf");
+  EdfSource source = make_source(path);
+  const StreamInfo s = source.open();
+  EXPECT_EQ(s.description["format"], "EDF");
+  EXPECT_EQ(s.labels.at(1), (std::vector<std::string>{"C3", "C4"}));
+  EXPECT_EQ(s.sample_rate, 8);
+  const auto got = read_all(source, s);
+  for (int c = 0; c < 2; ++c)
+    for (int t = 0; t < 24; ++t) EXPECT_DOUBLE_EQ(got[static_cast<std::size_t>(c * 24 + t)], (10 * c + t) * 0.5 - 10.0);
+}
+
+TEST(EdfSource, RefusesEventsInPlainEdf) {
+  testing::ScratchDir dir("edf_plain_events");
+  const auto path = write_plain_edf(dir / "plain.edf");
+  const std::string message = open_error(path, {{"events", "x"}, {"window", "0:4"}});
+  EXPECT_NE(message.find("events= needs EDF+ or BDF+ annotations; this file is plain EDF"), std::string::npos)
+      << message;
+}
+
+// Copies `from` to `to` with `text` written over bytes [offset, offset + text.size()).
+fs::path patched(const fs::path& from, const fs::path& to, std::size_t offset, const std::string& text) {
+  fs::copy_file(from, to, fs::copy_options::overwrite_existing);
+  std::fstream f(to, std::ios::in | std::ios::out | std::ios::binary);
+  f.seekp(static_cast<std::streamoff>(offset));
+  f.write(text.data(), static_cast<std::streamsize>(text.size()));
+  return to;
+}
+
+fs::path truncated(const fs::path& from, const fs::path& to, std::uintmax_t size) {
+  fs::copy_file(from, to, fs::copy_options::overwrite_existing);
+  fs::resize_file(to, size);
+  return to;
+}
+
+TEST(EdfSource, GivesOneClearErrorNamingTheFileForEachHostileFile) {
+  testing::ScratchDir dir("edf_hostile");
+  const auto good = write_recording(dir / "good.edf", false, {"Fz", "Cz"});
+  const auto size = fs::file_size(good);
+  const std::size_t header = 256 * 4;  // 2 signals + the EDF+ annotations signal
+  std::ofstream(dir / "text.edf") << "this is not a recording\n";
+  const std::vector<std::pair<fs::path, std::string>> cases = {
+      {dir / "missing.edf", "no such file"},
+      {dir / "text.edf", "fewer than the 256-byte fixed EDF/BDF header"},
+      {truncated(good, dir / "short_header.edf", 300), "truncated header: 3 signals need a 1024-byte header"},
+      {patched(good, dir / "records.edf", 236, "15      "), "declares 15 data records"},
+      {truncated(good, dir / "short_data.edf", size - 100), "the file is truncated or its record count is wrong"},
+      {patched(good, dir / "digital.edf", 256 + 3 * 120, "32767   "), "signal 0 (\"Fz\"): its digital minimum 32767 is not below its maximum 32767"},
+      {patched(good, dir / "physical.edf", 256 + 3 * 104, "500     "), "signal 0 (\"Fz\"): its physical minimum equals its maximum (500)"},
+      {patched(good, dir / "garbage.edf", 0, "GARBAGE!"), "not a valid EDF/BDF file: it starts with neither"},
+  };
+  ASSERT_GT(size, header);
+  for (const auto& [path, part] : cases) {
+    SCOPED_TRACE(path.filename().string());
+    const std::string message = open_error(path);
+    EXPECT_EQ(message.rfind(path.string() + ": ", 0), 0u) << message;  // starts with the file
+    EXPECT_NE(message.find(part), std::string::npos) << message;
+  }
+}
+
+}  // namespace
+}  // namespace pacflow::stages

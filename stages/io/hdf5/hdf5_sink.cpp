@@ -1,0 +1,137 @@
+#include "stages/io/hdf5/hdf5_sink.hpp"
+
+#include <fmt/format.h>
+
+#include "engine/atomic_file.hpp"
+#include "engine/errors.hpp"
+#include "stages/io/common/epoch_runs.hpp"
+#include "stages/io/common/output_paths.hpp"
+#include "stages/io/hdf5/hdf5_attributes.hpp"
+
+namespace pacflow::stages {
+
+namespace fs = std::filesystem;
+
+ElementInfo Hdf5Sink::info() {
+  ElementInfo info;
+  info.kind = ElementKind::Sink;
+  info.name = "hdf5";
+  info.summary = "result arrays /<name> [E][C][...] float32 in one HDF5 file, report and parameters as attributes";
+  info.params = {{"path", ParamType::OutputFile, "out/pac/result.h5", "", "HDF5 file to write (replaced if it exists)"}};
+  info.make_sink = [](const Params& p) { return std::make_unique<Hdf5Sink>(p); };
+  return info;
+}
+
+Hdf5Sink::Hdf5Sink(const Params& params) : path_(params.string("path")) {}
+
+Hdf5Sink::~Hdf5Sink() { abort(); }
+
+void Hdf5Sink::plan(const PlanContext& ctx) {
+  std::error_code ec;
+  if (fs::is_directory(path_, ec)) throw ParamError("path", fmt::format("\"{}\" is a directory", path_.string()));
+  leading_ = ctx.stream().leading_dims;
+  if (leading_.size() != 2)
+    throw InputError(fmt::format("the hdf5 sink writes [epochs][channels][...] results; the stream has {} leading "
+                                 "dimensions", leading_.size()));
+  outputs_.clear();
+  for (const auto& decl : results_to_write(ctx)) outputs_.push_back({decl, {}});
+}
+
+void Hdf5Sink::create_file() {
+  create_parent_directories(path_);
+  temp_ = temp_path_for(path_);
+  file_ = hdf5::create_file(temp_);
+  for (auto& out : outputs_) {
+    Shape shape = leading_;
+    shape.insert(shape.end(), out.decl.per_series.begin(), out.decl.per_series.end());
+    const std::vector<hsize_t> dims(shape.begin(), shape.end());
+    const std::string where = fmt::format("{}:/{}", path_.string(), out.decl.name);
+    const hdf5::Id space = hdf5::check(H5Screate_simple(static_cast<int>(dims.size()), dims.data(), nullptr), H5Sclose,
+                                       where, "cannot make a dataspace");
+    out.dataset = hdf5::check(H5Dcreate2(file_.get(), out.decl.name.c_str(), H5T_IEEE_F32LE, space.get(), H5P_DEFAULT,
+                                         H5P_DEFAULT, H5P_DEFAULT),
+                              H5Dclose, where, "cannot create the dataset");
+    hdf5::write_attribute(out.dataset.get(), "doc", out.decl.doc, where);
+  }
+}
+
+void Hdf5Sink::write_rows(Output& out, const float* values, std::int64_t first, std::int64_t count) {
+  const std::int64_t per_series = element_count(out.decl.per_series);
+  const std::string where = fmt::format("{}:/{}", path_.string(), out.decl.name);
+  const hdf5::Id file_space = hdf5::check(H5Dget_space(out.dataset.get()), H5Sclose, where, "cannot read the shape");
+  const std::size_t rank = leading_.size() + out.decl.per_series.size();
+  for_each_epoch_run(first, count, leading_.at(1), [&](std::int64_t epoch, std::int64_t channel, std::int64_t n,
+                                                       std::int64_t offset) {
+    std::vector<hsize_t> start(rank, 0), extent(rank);
+    start[0] = static_cast<hsize_t>(epoch);
+    start[1] = static_cast<hsize_t>(channel);
+    extent[0] = 1;
+    extent[1] = static_cast<hsize_t>(n);
+    for (std::size_t k = 2; k < rank; ++k) extent[k] = static_cast<hsize_t>(out.decl.per_series[k - 2]);
+    hdf5::check(H5Sselect_hyperslab(file_space.get(), H5S_SELECT_SET, start.data(), nullptr, extent.data(), nullptr),
+                where, "cannot select a hyperslab");
+    const hdf5::Id memory_space = hdf5::check(H5Screate_simple(static_cast<int>(rank), extent.data(), nullptr),
+                                              H5Sclose, where, "cannot make a dataspace");
+    hdf5::check(H5Dwrite(out.dataset.get(), H5T_NATIVE_FLOAT, memory_space.get(), file_space.get(), H5P_DEFAULT,
+                         values + offset * per_series),
+                where, "cannot write (disk full?)");
+  });
+}
+
+void Hdf5Sink::consume(const Batch& batch) {
+  const hdf5::QuietErrors quiet;
+  if (batch.index == 0) create_file();
+  for (auto& out : outputs_) {
+    const Tensor& t = batch.at(out.decl.name);
+    write_rows(out, t.values<float>().data(), batch.first_series, batch.series_count);
+  }
+}
+
+void Hdf5Sink::finish(const json& report) {
+  const hdf5::QuietErrors quiet;
+  if (!file_) create_file();  // no batch arrived (cannot happen in a run, which has at least one)
+  const std::string where = path_.string();
+  for (auto& out : outputs_) out.dataset.reset();
+  for (const auto& [key, value] : report.items()) {
+    if (key == "pipeline") continue;
+    if (value.is_object()) {
+      const hdf5::Id group = hdf5::check(H5Gcreate2(file_.get(), key.c_str(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
+                                         H5Gclose, where, fmt::format("cannot create group /{}", key));
+      hdf5::write_attributes(group.get(), value, fmt::format("{}:/{}", where, key));
+    } else {
+      hdf5::write_attribute(file_.get(), key, value, where);
+    }
+  }
+  const hdf5::Id pipeline = hdf5::check(H5Gcreate2(file_.get(), "pipeline", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
+                                        H5Gclose, where, "cannot create group /pipeline");
+  const json& elements = report.value("pipeline", json::array());
+  for (std::size_t i = 0; i < elements.size(); ++i) {
+    const json& e = elements[i];
+    const std::string name = fmt::format("{:02}_{}_{}", i, e.value("kind", ""), e.value("name", ""));
+    const hdf5::Id group = hdf5::check(H5Gcreate2(pipeline.get(), name.c_str(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
+                                       H5Gclose, where, fmt::format("cannot create group /pipeline/{}", name));
+    json attributes = e.value("params", json::object());
+    for (const auto& [key, value] : e.items())
+      if (key != "params") attributes["element_" + key] = value;
+    hdf5::write_attributes(group.get(), attributes, fmt::format("{}:/pipeline/{}", where, name));
+  }
+  hdf5::write_attribute(file_.get(), "result_json", report.dump(2), where);
+  hdf5::check(H5Fflush(file_.get(), H5F_SCOPE_GLOBAL), where, "cannot flush (disk full?)");
+  if (!file_.reset()) hdf5::fail(where, "cannot close (disk full?)");
+  std::error_code ec;
+  fs::rename(temp_, path_, ec);
+  if (ec) throw std::runtime_error(fmt::format("{}: cannot move the finished file into place: {}", path_.string(),
+                                               ec.message()));
+  temp_.clear();
+}
+
+void Hdf5Sink::abort() noexcept {
+  for (auto& out : outputs_) out.dataset.reset();
+  file_.reset();
+  if (temp_.empty()) return;
+  std::error_code ec;
+  fs::remove(temp_, ec);
+  temp_.clear();
+}
+
+}  // namespace pacflow::stages

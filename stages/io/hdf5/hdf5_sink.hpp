@@ -1,0 +1,41 @@
+#pragma once
+// Sink `hdf5`: every result tensor as a float32 dataset /<name> [E][C][...] in one HDF5 file, with
+// the run's report as attributes (stage facts such as band edges on the root, the input under
+// /input, every element's resolved parameters under /pipeline/NN_kind_name, and the complete
+// result.json text as /@result_json). Written to a temporary file beside PATH and renamed into place
+// only when the run succeeds. Layout: docs/formats.md.
+#include <filesystem>
+#include <vector>
+
+#include "engine/registry.hpp"
+#include "stages/io/hdf5/hdf5_handle.hpp"
+
+namespace pacflow::stages {
+
+class Hdf5Sink final : public Sink {
+ public:
+  explicit Hdf5Sink(const Params& params);
+  ~Hdf5Sink() override;
+  void plan(const PlanContext& ctx) override;
+  void consume(const Batch& batch) override;
+  void finish(const json& report) override;
+  void abort() noexcept override;
+
+  static ElementInfo info();
+
+ private:
+  struct Output {
+    TensorDecl decl;
+    hdf5::Id dataset;
+  };
+  void create_file();
+  void write_rows(Output& out, const float* values, std::int64_t first, std::int64_t count);
+
+  std::filesystem::path path_;
+  std::filesystem::path temp_;
+  Shape leading_;
+  std::vector<Output> outputs_;
+  hdf5::Id file_;
+};
+
+}  // namespace pacflow::stages

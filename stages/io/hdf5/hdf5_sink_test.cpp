@@ -1,0 +1,142 @@
+// The hdf5 sink read back with libhdf5: the same arrays as the npy sink of the same run, the band
+// edges and every resolved parameter as attributes, and no file at all when the run fails.
+#include <filesystem>
+#include <fstream>
+#include <gtest/gtest.h>
+
+#include "engine/errors.hpp"
+#include "engine/npy.hpp"
+#include "engine/pipeline.hpp"
+#include "stages/builtin.hpp"
+#include "stages/io/hdf5/hdf5_attributes.hpp"
+#include "stages/io/hdf5/hdf5_handle.hpp"
+#include "tests/support/cli_runner.hpp"
+#include "tests/support/fixtures.hpp"
+
+namespace pacflow::stages {
+namespace {
+
+namespace fs = std::filesystem;
+using hdf5::Id;
+
+std::vector<float> read_dataset(hid_t file, const std::string& name, Shape& shape) {
+  const Id dataset(H5Dopen2(file, name.c_str(), H5P_DEFAULT), H5Dclose);
+  EXPECT_TRUE(dataset) << name;
+  const Id space(H5Dget_space(dataset.get()), H5Sclose);
+  std::vector<hsize_t> dims(static_cast<std::size_t>(H5Sget_simple_extent_ndims(space.get())));
+  H5Sget_simple_extent_dims(space.get(), dims.data(), nullptr);
+  shape.assign(dims.begin(), dims.end());
+  const Id type(H5Dget_type(dataset.get()), H5Tclose);
+  EXPECT_TRUE(H5Tequal(type.get(), H5T_IEEE_F32LE) > 0) << name << " is not float32";
+  std::vector<float> values(static_cast<std::size_t>(element_count(shape)));
+  EXPECT_GE(H5Dread(dataset.get(), H5T_NATIVE_FLOAT, H5S_ALL, H5S_ALL, H5P_DEFAULT, values.data()), 0);
+  return values;
+}
+
+// Reads an attribute of any shape as doubles.
+std::vector<double> read_numbers(hid_t object, const std::string& name) {
+  const Id attribute(H5Aopen(object, name.c_str(), H5P_DEFAULT), H5Aclose);
+  EXPECT_TRUE(attribute) << name;
+  const Id space(H5Aget_space(attribute.get()), H5Sclose);
+  std::vector<double> values(static_cast<std::size_t>(H5Sget_simple_extent_npoints(space.get())));
+  EXPECT_GE(H5Aread(attribute.get(), H5T_NATIVE_DOUBLE, values.data()), 0);
+  return values;
+}
+
+std::vector<double> flat(const json& nested) {
+  std::vector<double> out;
+  for (const auto& row : nested)
+    for (const auto& v : row) out.push_back(v.get<double>());
+  return out;
+}
+
+Pipeline pac_chain(const fs::path& dir) {
+  Pipeline p(builtin_registry());
+  p.source("synthetic", {{"fs", 256}, {"epochs", 2}, {"channels", 3}, {"n_times", 512}, {"seed", 4}})
+      .stage("bandpass", {{"pha", "4:10:3"}, {"amp", "60:90:2"}})
+      .stage("hilbert")
+      .stage("mi")
+      .stage("surrogates", {{"n", 20}, {"seed", 9}})
+      .sink("npy", {{"dir", (dir / "npy").string()}})
+      .sink("hdf5", {{"path", (dir / "h5" / "result.h5").string()}});
+  return p;
+}
+
+TEST(Hdf5Sink, WritesTheNpySinksArraysWithBandEdgesAndParametersAsAttributes) {
+  testing::ScratchDir dir("h5_sink");
+  RunOptions options;
+  options.batch_size = 2;  // batches of 2 series cross the epochs of 3 channels
+  const json report = pac_chain(dir.path()).run(options);
+  const hdf5::QuietErrors quiet;
+  const auto path = dir / "h5" / "result.h5";
+  const Id file(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose);
+  ASSERT_TRUE(file);
+  std::ifstream result_json(dir / "npy" / "result.json");
+  const json npy_result = json::parse(result_json);
+  for (const auto& [file_name, entry] : npy_result["outputs"].items()) {
+    const std::string name = file_name.substr(0, file_name.size() - 4);
+    SCOPED_TRACE(name);
+    Shape h5_shape, npy_shape;
+    const auto h5 = read_dataset(file.get(), name, h5_shape);
+    const auto npy = testing::load_floats(dir / "npy" / file_name, &npy_shape);
+    EXPECT_EQ(h5_shape, npy_shape);
+    EXPECT_EQ(h5_shape, (Shape{2, 3, 3, 2}));
+    ASSERT_EQ(h5.size(), npy.size());
+    for (std::size_t i = 0; i < h5.size(); ++i)
+      ASSERT_TRUE(h5[i] == npy[i] || (std::isnan(h5[i]) && std::isnan(npy[i]))) << "element " << i;
+    const Id dataset(H5Dopen2(file.get(), name.c_str(), H5P_DEFAULT), H5Dclose);
+    EXPECT_EQ(hdf5::read_string_attribute(dataset.get(), "doc", name).value().at(0), entry["doc"]);
+  }
+  EXPECT_EQ(read_numbers(file.get(), "pha_bands_hz"), flat(report["pha_bands_hz"]));
+  EXPECT_EQ(read_numbers(file.get(), "amp_bands_hz"), flat(report["amp_bands_hz"]));
+  EXPECT_EQ(read_numbers(file.get(), "mi_bins"), (std::vector<double>{18}));
+
+  // Every element's resolved parameters, each as an attribute of /pipeline/NN_kind_name.
+  const json& elements = report["pipeline"];
+  ASSERT_EQ(elements.size(), 7u);
+  const Id surrogates(H5Gopen2(file.get(), "/pipeline/04_stage_surrogates", H5P_DEFAULT), H5Gclose);
+  ASSERT_TRUE(surrogates);
+  EXPECT_EQ(read_numbers(surrogates.get(), "n"), (std::vector<double>{20}));
+  EXPECT_EQ(read_numbers(surrogates.get(), "seed"), (std::vector<double>{9}));
+  const auto shifts = read_numbers(surrogates.get(), "shifts");
+  EXPECT_EQ(shifts, elements[4]["params"]["shifts"].get<std::vector<double>>());
+  const Id bandpass(H5Gopen2(file.get(), "/pipeline/01_stage_bandpass", H5P_DEFAULT), H5Gclose);
+  EXPECT_EQ(hdf5::read_string_attribute(bandpass.get(), "pha", "bandpass").value().at(0), "4:10:3");
+  const Id source(H5Gopen2(file.get(), "/pipeline/00_source_synthetic", H5P_DEFAULT), H5Gclose);
+  EXPECT_EQ(read_numbers(source.get(), "n_times"), (std::vector<double>{512}));
+  const Id input(H5Gopen2(file.get(), "/input", H5P_DEFAULT), H5Gclose);
+  EXPECT_EQ(read_numbers(input.get(), "sample_rate_hz"), (std::vector<double>{256}));
+
+  // The whole report, as result.json holds it (less the npy sink's list of its own files).
+  json from_h5 = json::parse(hdf5::read_string_attribute(file.get(), "result_json", "root").value().at(0));
+  json expected = npy_result;
+  expected.erase("outputs");
+  EXPECT_EQ(from_h5, expected);
+}
+
+TEST(Hdf5Sink, LeavesNoFileWhenTheRunFails) {
+  testing::ScratchDir dir("h5_sink_fail");
+  const auto input = dir / "x.npy";
+  {
+    NpyWriter w(input, {4, 2, 256});
+    std::vector<float> v(4 * 2 * 256, 0.25f);
+    v[3 * 512 + 7] = NAN;  // the last batch fails
+    w.append(v.data(), static_cast<std::int64_t>(v.size()));
+    w.commit();
+  }
+  Pipeline p(builtin_registry());
+  p.source("npy", {{"path", input.string()}, {"fs", 128}})
+      .stage("bandpass", {{"pha", "4:8:2"}, {"amp", "40:60:2"}})
+      .stage("hilbert")
+      .stage("mi")
+      .sink("hdf5", {{"path", (dir / "out" / "result.h5").string()}});
+  RunOptions options;
+  options.batch_size = 2;
+  EXPECT_ANY_THROW(p.run(options));
+  EXPECT_FALSE(fs::exists(dir / "out" / "result.h5"));
+  if (fs::exists(dir / "out"))
+    for (const auto& e : fs::directory_iterator(dir / "out")) ADD_FAILURE() << "left behind: " << e.path();
+}
+
+}  // namespace
+}  // namespace pacflow::stages

@@ -1,0 +1,42 @@
+#pragma once
+// Source `hdf5`: one numeric dataset of an HDF5 file whose axes are epochs (E), channels (C) and
+// time (T) in any order named by `layout` (ECT, CTE, TCE, …; CT or TC for 2-D, T for 1-D). Each
+// batch is read as hyperslabs of the series it holds, so the file is never read whole; HDF5
+// converts any integer or float type, either byte order, to float32. The sample rate comes from
+// `fs=` or from an attribute; channel names from an optional string attribute.
+#include <optional>
+#include <vector>
+
+#include "engine/registry.hpp"
+#include "stages/io/hdf5/hdf5_handle.hpp"
+
+namespace pacflow::stages {
+
+class Hdf5Source final : public Source {
+ public:
+  explicit Hdf5Source(const Params& params);
+  StreamInfo open() override;
+  void read(std::int64_t first, std::int64_t count, float* dst) override;
+
+  static ElementInfo info();
+
+ private:
+  double sample_rate(hid_t dataset, json& description) const;
+  std::vector<std::string> channel_labels(hid_t dataset) const;
+  // Reads channels [channel, channel + n) of one epoch into dst ([n][T]).
+  void read_run(std::int64_t epoch, std::int64_t channel, std::int64_t n, float* dst);
+
+  std::string path_;
+  std::string dataset_path_;
+  std::string layout_;  // the file's axes in order, e.g. "ECT"
+  std::optional<double> fs_;
+  std::string fs_attribute_;
+  std::string labels_attribute_;
+  hdf5::Id file_;
+  hdf5::Id dataset_;
+  std::int64_t channels_ = 1;
+  std::int64_t length_ = 0;
+  std::vector<float> scratch_;  // one run in file order, for layouts with time before channels
+};
+
+}  // namespace pacflow::stages

@@ -1,0 +1,94 @@
+#include "stages/io/png/comodulogram_plot.hpp"
+
+#include <cmath>
+#include <stdexcept>
+
+#include "stages/io/png/heatmap_panel.hpp"
+
+namespace pacflow::plot {
+
+namespace {
+
+constexpr int kCap = kCapHeight * kScale;
+constexpr int kRotated = kDescent * kScale;  // width of a vertical label incl. descenders
+constexpr int kLabelBand = kCap + 10;        // above each panel: its label
+constexpr int kTickBand = kTick + kGap + kCap + 14;  // below each panel: x tick labels
+constexpr int kPanelGap = 16;
+
+void check(const HeatmapGrid& grid) {
+  const std::size_t cells = grid.x_centres.size() * grid.y_centres.size();
+  if (grid.panels.empty()) throw std::invalid_argument("render_grid: no panels");
+  if (cells == 0) throw std::invalid_argument("render_grid: empty axis");
+  for (const auto& p : grid.panels)
+    if (p.values.size() != cells || (!p.outlined.empty() && p.outlined.size() != cells))
+      throw std::invalid_argument("render_grid: a panel's size differs from x_count * y_count");
+}
+
+// One colour scale for every panel.
+ColourRange shared_range(const HeatmapGrid& grid) {
+  std::vector<double> all;
+  for (const auto& p : grid.panels) all.insert(all.end(), p.values.begin(), p.values.end());
+  return colour_range(all);
+}
+
+int top_margin(const HeatmapGrid& grid) {
+  return 16 + (grid.title.empty() ? 0 : kCap + 10) + (grid.subtitle.empty() ? 0 : kCapHeight + 10) + 8;
+}
+
+}  // namespace
+
+GridLayout layout_grid(const HeatmapGrid& grid, int panel_width, int panel_height) {
+  check(grid);
+  if (panel_width < 8 || panel_height < 8) throw std::invalid_argument("render_grid: panels too small");
+  const auto n = static_cast<int>(grid.panels.size());
+  GridLayout layout;
+  layout.columns = static_cast<int>(std::ceil(std::sqrt(static_cast<double>(n))));
+  layout.rows = (n + layout.columns - 1) / layout.columns;
+  const int y_ticks = kGap + kTick + widest(hz_labels(grid.y_centres)) + 8;
+  const int block_width = y_ticks + panel_width + kPanelGap;
+  const int block_height = kLabelBand + panel_height + kTickBand;
+  const int left = 16 + kRotated + 4, top = top_margin(grid);
+  const int right = colour_bar_margin(colour_bar_labels(shared_range(grid)));
+  layout.width = left + layout.columns * block_width + right;
+  layout.height = top + layout.rows * block_height + kRotated + 14;
+  for (int i = 0; i < n; ++i) {
+    const int x0 = left + (i % layout.columns) * block_width + y_ticks;
+    const int y0 = top + (i / layout.columns) * block_height + kLabelBand;
+    layout.panels.push_back({x0, y0, x0 + panel_width, y0 + panel_height, x0 + panel_width / 2, y0 - kLabelBand + 2});
+  }
+  return layout;
+}
+
+Image render_grid(const HeatmapGrid& grid, int panel_width, int panel_height) {
+  const GridLayout layout = layout_grid(grid, panel_width, panel_height);
+  const ColourRange range = shared_range(grid);
+  const std::vector<std::string> x_labels = hz_labels(grid.x_centres), y_labels = hz_labels(grid.y_centres);
+
+  Image img(layout.width, layout.height, kWhite);
+  for (std::size_t i = 0; i < grid.panels.size(); ++i) {
+    const GridLayout::Box& box = layout.panels[i];
+    const PanelArea area{box.x0, box.y0, box.x1, box.y1, grid.x_centres.size(), grid.y_centres.size()};
+    draw_cells(img, area, grid.panels[i].values, range, grid.panels[i].outlined);
+    draw_x_ticks(img, area, x_labels);
+    draw_y_ticks(img, area, y_labels);
+    const std::string& label = grid.panels[i].label;
+    draw_text(img, label, box.label_x, box.label_y, Align::kCentre, Align::kStart,
+              text_width(label) <= panel_width ? kScale : 1);
+  }
+  const int first_y = layout.panels.front().y0, last_y = layout.panels.back().y1;
+  const int grid_x1 = layout.panels[static_cast<std::size_t>(layout.columns - 1)].x1;
+  draw_text(img, grid.x_label, (layout.panels.front().x0 + grid_x1) / 2, layout.height - 14 - kRotated,
+            Align::kCentre, Align::kStart);
+  draw_vertical_text(img, grid.y_label, 16, (first_y + last_y) / 2);
+  int y = 16;
+  if (!grid.title.empty()) {
+    draw_text(img, grid.title, layout.width / 2, y, Align::kCentre, Align::kStart,
+              text_width(grid.title) <= layout.width - 8 ? kScale : 1);
+    y += kCap + 10;
+  }
+  if (!grid.subtitle.empty()) draw_text(img, grid.subtitle, layout.width / 2, y, Align::kCentre, Align::kStart, 1);
+  draw_colour_bar(img, grid_x1 + 28, first_y, last_y, colour_bar_labels(range), grid.colorbar_label);
+  return img;
+}
+
+}  // namespace pacflow::plot

@@ -1,0 +1,134 @@
+// The per-channel grid: panel placement for any count, each panel's label drawn above it, one
+// colour scale for all panels, and outlines on exactly the cells asked for.
+#include <gtest/gtest.h>
+
+#include "stages/io/png/comodulogram_plot.hpp"
+#include "stages/io/png/heatmap_panel.hpp"
+
+namespace pacflow::plot {
+namespace {
+
+HeatmapGrid grid_of(const std::vector<std::string>& labels, std::size_t nx = 3, std::size_t ny = 2) {
+  HeatmapGrid g;
+  for (std::size_t i = 0; i < nx; ++i) g.x_centres.push_back(4.0 + 2.0 * static_cast<double>(i));
+  for (std::size_t i = 0; i < ny; ++i) g.y_centres.push_back(60.0 + 20.0 * static_cast<double>(i));
+  for (std::size_t p = 0; p < labels.size(); ++p) {
+    std::vector<double> values(nx * ny);
+    for (std::size_t k = 0; k < values.size(); ++k) values[k] = static_cast<double>(p * 10 + k);
+    g.panels.push_back({labels[p], values, {}});
+  }
+  g.title = "PAC per channel";
+  g.subtitle = "outlined: p < 0.05";
+  g.x_label = "phase frequency (Hz)";
+  g.y_label = "amplitude frequency (Hz)";
+  g.colorbar_label = "z-score";
+  return g;
+}
+
+std::vector<std::string> names(std::size_t n) {
+  std::vector<std::string> out;
+  for (std::size_t i = 0; i < n; ++i) out.push_back("ch " + std::to_string(i));
+  return out;
+}
+
+TEST(ComodulogramGrid, PlacesPanelsInANearSquareGridInsideTheImageWithoutOverlap) {
+  const std::vector<std::tuple<std::size_t, int, int>> cases = {{1, 1, 1}, {3, 2, 2}, {4, 2, 2}, {5, 3, 2}, {16, 4, 4}, {17, 5, 4}};
+  for (const auto& [n, columns, rows] : cases) {
+    SCOPED_TRACE(n);
+    const HeatmapGrid grid = grid_of(names(n));
+    const GridLayout layout = layout_grid(grid);
+    EXPECT_EQ(layout.columns, columns);
+    EXPECT_EQ(layout.rows, rows);
+    ASSERT_EQ(layout.panels.size(), n);
+    const Image img = render_grid(grid);
+    EXPECT_EQ(img.width(), layout.width);
+    EXPECT_EQ(img.height(), layout.height);
+    for (std::size_t i = 0; i < n; ++i) {
+      const auto& a = layout.panels[i];
+      EXPECT_EQ(a.x1 - a.x0, 180);
+      EXPECT_EQ(a.y1 - a.y0, 140);
+      EXPECT_GT(a.x0, 0);
+      EXPECT_LT(a.x1, layout.width);
+      EXPECT_GT(a.label_y, 0);
+      EXPECT_LT(a.y1, layout.height);
+      for (std::size_t j = 0; j < i; ++j) {
+        const auto& b = layout.panels[j];
+        EXPECT_TRUE(a.x0 >= b.x1 || b.x0 >= a.x1 || a.y0 >= b.y1 || b.y0 >= a.y1) << i << " overlaps " << j;
+      }
+      if (i > 0) {  // reading order
+        EXPECT_TRUE(a.y0 > layout.panels[i - 1].y0 || a.x0 > layout.panels[i - 1].x0);
+      }
+    }
+  }
+}
+
+// The pixels above each panel are exactly the rendering of its label and nothing else.
+TEST(ComodulogramGrid, DrawsEachPanelsLabelAboveIt) {
+  const std::vector<std::string> labels = {"Fz", "Cz", "Pz", "C3 A2", "EEG T7"};
+  const HeatmapGrid grid = grid_of(labels);
+  const GridLayout layout = layout_grid(grid);
+  const Image img = render_grid(grid);
+  for (std::size_t i = 0; i < labels.size(); ++i) {
+    SCOPED_TRACE(labels[i]);
+    const auto& box = layout.panels[i];
+    Image expected(img.width(), img.height(), kWhite);
+    draw_text(expected, labels[i], box.label_x, box.label_y, Align::kCentre, Align::kStart);
+    int ink = 0;
+    for (int y = box.label_y - 2; y < box.y0 - 2; ++y)
+      for (int x = box.x0; x < box.x1; ++x) {
+        ASSERT_EQ(img.at(x, y), expected.at(x, y)) << "at " << x << "," << y;
+        ink += expected.at(x, y) == kBlack ? 1 : 0;
+      }
+    EXPECT_GT(ink, 20);
+  }
+}
+
+TEST(ComodulogramGrid, ColoursEveryPanelOnOneSharedScale) {
+  HeatmapGrid grid = grid_of({"low", "high"}, 2, 2);
+  grid.panels[0].values = {0, 0, 0, 0};
+  grid.panels[1].values = {1, 1, 1, 1};
+  const GridLayout layout = layout_grid(grid);
+  const Image img = render_grid(grid);
+  for (int p = 0; p < 2; ++p) {
+    const auto& box = layout.panels[static_cast<std::size_t>(p)];
+    EXPECT_EQ(img.at((box.x0 + box.x1) / 2 - 20, (box.y0 + box.y1) / 2 - 20), viridis(p));
+  }
+}
+
+TEST(ComodulogramGrid, OutlinesExactlyTheCellsMarked) {
+  HeatmapGrid grid = grid_of({"a", "b"}, 3, 2);
+  grid.panels[0].outlined = {false, false, false, true, false, false};  // ix = 1, iy = 1
+  grid.panels[1].outlined = {true, false, false, false, false, true};   // (0, 0) and (2, 1)
+  const GridLayout layout = layout_grid(grid);
+  const Image img = render_grid(grid);
+  for (std::size_t p = 0; p < 2; ++p) {
+    const auto& box = layout.panels[p];
+    const PanelArea area{box.x0, box.y0, box.x1, box.y1, 3, 2};
+    for (std::size_t ix = 0; ix < 3; ++ix)
+      for (std::size_t iy = 0; iy < 2; ++iy) {
+        int framed = 0;
+        for (int y = area.y_edge(iy + 1); y < area.y_edge(iy); ++y)
+          for (int x = area.x_edge(ix); x < area.x_edge(ix + 1); ++x) framed += img.at(x, y) == kSignificant ? 1 : 0;
+        const bool marked = grid.panels[p].outlined[ix * 2 + iy];
+        EXPECT_EQ(framed > 0, marked) << "panel " << p << " cell " << ix << "," << iy;
+        if (marked) {
+          // A frame kSignificantWidth wide just inside the cell edges: its perimeter, never its middle.
+          const int w = area.x_edge(ix + 1) - area.x_edge(ix), h = area.y_edge(iy) - area.y_edge(iy + 1);
+          EXPECT_EQ(framed, w * h - (w - 2 * kSignificantWidth) * (h - 2 * kSignificantWidth));
+        }
+      }
+  }
+}
+
+TEST(ComodulogramGrid, RejectsPanelsOfTheWrongSize) {
+  HeatmapGrid grid = grid_of({"a"}, 2, 2);
+  grid.panels[0].values.pop_back();
+  EXPECT_THROW(render_grid(grid), std::invalid_argument);
+  EXPECT_THROW(render_grid(grid_of({})), std::invalid_argument);
+  HeatmapGrid outlines = grid_of({"a"}, 2, 2);
+  outlines.panels[0].outlined = {true};
+  EXPECT_THROW(render_grid(outlines), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace pacflow::plot

@@ -1,0 +1,61 @@
+#pragma once
+// Drawing on an Image: filled and outlined rectangles, text in stb_easy_font's bitmap font, tick
+// and number formatting, and the colour bar the comodulogram plots share.
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "stages/io/png/image.hpp"
+
+namespace pacflow::plot {
+
+inline constexpr Rgb kWhite{255, 255, 255};
+inline constexpr Rgb kBlack{0, 0, 0};
+inline constexpr Rgb kNanGrey{211, 211, 211};  // matplotlib "lightgrey"
+inline constexpr int kScale = 2;               // font pixels per stb_easy_font unit
+inline constexpr int kCapHeight = 7;           // font units: digits and capitals span y in [0, 7)
+inline constexpr int kDescent = 9;             // font units: lowest descender ("g", "y")
+inline constexpr int kTick = 6;
+inline constexpr int kGap = 6;
+inline constexpr int kColourBarWidth = 24;
+
+// Fills [x0, x1) x [y0, y1), clipped to the image.
+void fill(Image& img, int x0, int y0, int x1, int y1, Rgb c);
+// A frame `width` pixels wide just outside [x0, x1) x [y0, y1).
+void outline(Image& img, int x0, int y0, int x1, int y1, Rgb c = kBlack, int width = 1);
+
+enum class Align { kStart, kCentre, kEnd };
+
+int text_width(std::string_view text, int scale = kScale);
+// Horizontal text; (x, y) is the anchor of the cap-height box.
+void draw_text(Image& img, std::string_view text, int x, int y, Align ax, Align ay, int scale = kScale);
+// Text rotated 90 degrees counter-clockwise (reads bottom to top), centred
+// vertically on y_centre; x_left is where the tops of the capitals lie.
+void draw_vertical_text(Image& img, std::string_view text, int x_left, int y_centre);
+
+// "6", "82.2", "4.25", "150"
+std::string format_hz(double hz);
+// About 3 significant digits, more if needed to keep neighbouring labels distinct.
+std::vector<std::string> format_values(const std::vector<double>& values);
+// Indices of the cells that get a tick label: all of them when there are few,
+// otherwise ~8 evenly spaced, thinned further if the labels would collide.
+std::vector<std::size_t> tick_cells(std::size_t n, double cell_px, int label_px);
+// Widest of `labels` in pixels.
+int widest(const std::vector<std::string>& labels);
+
+// Colour range [lo, hi] over the finite values (never empty: a constant maps mid-range).
+struct ColourRange {
+  double lo, hi;
+};
+ColourRange colour_range(const std::vector<double>& values);
+
+// The colour bar's five tick labels for `range`.
+std::vector<std::string> colour_bar_labels(ColourRange range);
+// Pixels a colour bar with `labels` and its rotated label takes right of the plot.
+int colour_bar_margin(const std::vector<std::string>& labels);
+// Draws a vertical viridis bar from y0 to y1 starting at x0 (left edge), ticks, labels and the
+// rotated `label`.
+void draw_colour_bar(Image& img, int x0, int y0, int y1, const std::vector<std::string>& labels,
+                     const std::string& label);
+
+}  // namespace pacflow::plot

@@ -1,0 +1,170 @@
+// The png sink's per-channel grid: panels named from the source's labels (or "ch k"), means over
+// epochs, and outlines where the family-wise p-value beats alpha in enough epochs.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <iterator>
+
+#include "engine/errors.hpp"
+#include "engine/stage.hpp"
+#include "stages/io/png/comodulogram_plot.hpp"
+#include "stages/io/png/heatmap_panel.hpp"
+#include "stages/io/png/png_sink.hpp"
+#include "tests/support/cli_runner.hpp"
+
+#define STB_IMAGE_STATIC
+#define STBI_ONLY_PNG
+#define STB_IMAGE_IMPLEMENTATION
+#include <stb/stb_image.h>
+
+namespace pacflow::stages {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr std::int64_t kEpochs = 2, kChannels = 3, kCells = 4;
+
+plot::Image decode(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  const std::vector<unsigned char> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  int w = 0, h = 0, comp = 0;
+  unsigned char* pixels = stbi_load_from_memory(bytes.data(), static_cast<int>(bytes.size()), &w, &h, &comp, 3);
+  if (!pixels) throw std::runtime_error("cannot decode " + path.string());
+  plot::Image img(w, h, plot::kWhite);
+  for (int y = 0; y < h; ++y)
+    for (int x = 0; x < w; ++x) {
+      const unsigned char* p = pixels + (static_cast<std::size_t>(y) * w + x) * 3;
+      img.set(x, y, {p[0], p[1], p[2]});
+    }
+  stbi_image_free(pixels);
+  return img;
+}
+
+double z_of(std::int64_t epoch, std::int64_t channel, std::int64_t cell) {
+  return static_cast<double>(channel * 10 + cell) + static_cast<double>(epoch);
+}
+
+struct SinkOutput {
+  plot::Image grid;
+  plot::GridLayout layout;
+};
+
+// Feeds the sink kEpochs x kChannels series of 2 x 2 cells in two batches; p gives each series'
+// family-wise p-values.
+SinkOutput run_sink(const fs::path& dir, std::vector<std::vector<std::string>> labels,
+             const std::function<float(std::int64_t, std::int64_t, std::int64_t)>& p) {
+  StreamInfo stream;
+  stream.leading_dims = {kEpochs, kChannels};
+  stream.leading_names = {"epochs", "channels"};
+  stream.series_length = 128;
+  stream.sample_rate = 128;
+  stream.labels = std::move(labels);
+  PlanContext ctx(stream);
+  ctx.attributes()["pha_centres_hz"] = {4.0, 6.0};
+  ctx.attributes()["amp_centres_hz"] = {60.0, 80.0};
+  ctx.attributes()["surrogate_shifts"] = std::vector<int>(19, 1);
+  ctx.declare({"pac_z", {2, 2}, DType::Float32, true, ""});
+  ctx.declare({"pvalues_maxstat", {2, 2}, DType::Float32, true, ""});
+  PngSink sink(Params({{"path", (dir / "comodulogram.png").string()}, {"alpha", 0.05}}, PngSink::info().params));
+  sink.plan(ctx);
+  for (const auto& [first, count] : std::vector<std::pair<std::int64_t, std::int64_t>>{{0, 4}, {4, 2}}) {
+    Batch batch;
+    batch.index = first == 0 ? 0 : 1;
+    batch.first_series = first;
+    batch.series_count = count;
+    auto z = batch.emplace("pac_z", {2, 2}, DType::Float32).values<float>();
+    auto pv = batch.emplace("pvalues_maxstat", {2, 2}, DType::Float32).values<float>();
+    for (std::int64_t i = 0; i < count; ++i)
+      for (std::int64_t k = 0; k < kCells; ++k) {
+        const std::int64_t s = first + i;
+        z[static_cast<std::size_t>(i * kCells + k)] = static_cast<float>(z_of(s / kChannels, s % kChannels, k));
+        pv[static_cast<std::size_t>(i * kCells + k)] = p(s / kChannels, s % kChannels, k);
+      }
+    sink.consume(batch);
+  }
+  sink.finish(json::object());
+  EXPECT_TRUE(fs::exists(dir / "comodulogram.png"));
+  // The layout the sink's grid must have: the same panels, values (epoch means) and text lines.
+  plot::HeatmapGrid expected;
+  expected.x_centres = {4.0, 6.0};
+  expected.y_centres = {60.0, 80.0};
+  expected.title = expected.subtitle = "x";
+  for (std::int64_t c = 0; c < kChannels; ++c) {
+    plot::HeatmapGrid::Panel panel{"", {}, {}};
+    for (std::int64_t k = 0; k < kCells; ++k) panel.values.push_back((z_of(0, c, k) + z_of(1, c, k)) / 2);
+    expected.panels.push_back(panel);
+  }
+  return {decode(PngSink::grid_path(dir / "comodulogram.png")), plot::layout_grid(expected)};
+}
+
+bool outlined(const SinkOutput& run, std::int64_t channel, std::int64_t cell) {
+  const auto& box = run.layout.panels[static_cast<std::size_t>(channel)];
+  const plot::PanelArea area{box.x0, box.y0, box.x1, box.y1, 2, 2};
+  const auto ix = static_cast<std::size_t>(cell / 2), iy = static_cast<std::size_t>(cell % 2);
+  for (int y = area.y_edge(iy + 1); y < area.y_edge(iy); ++y)
+    for (int x = area.x_edge(ix); x < area.x_edge(ix + 1); ++x)
+      if (run.grid.at(x, y) == plot::kSignificant) return true;
+  return false;
+}
+
+bool label_drawn(const SinkOutput& run, std::int64_t channel, const std::string& label) {
+  const auto& box = run.layout.panels[static_cast<std::size_t>(channel)];
+  plot::Image expected(run.grid.width(), run.grid.height(), plot::kWhite);
+  plot::draw_text(expected, label, box.label_x, box.label_y, plot::Align::kCentre, plot::Align::kStart);
+  for (int y = box.label_y - 2; y < box.y0 - 2; ++y)
+    for (int x = box.x0; x < box.x1; ++x)
+      if (run.grid.at(x, y) != expected.at(x, y)) return false;
+  return true;
+}
+
+TEST(PngSink, OutlinesCellsWhoseFamilyWisePBeatsAlphaInEnoughEpochs) {
+  testing::ScratchDir dir("png_significance");
+  // With 2 epochs and alpha = 0.05: P[Bin(2, 0.05) >= 1] = 0.0975 > alpha, P[>= 2] = 0.0025, so a
+  // cell needs p < 0.05 in both epochs.
+  const auto p = [](std::int64_t e, std::int64_t c, std::int64_t k) -> float {
+    if (c == 0 && k == 0) return 0.02f;                   // both epochs: outlined
+    if (c == 0 && k == 1) return e == 0 ? 0.001f : 0.9f;  // one epoch only: not outlined
+    if (c == 2 && k == 3) return e == 1 ? 0.01f : 0.04f;  // both: outlined
+    if (c == 1 && k == 2) return 0.05f;                   // not below alpha: not outlined
+    return 1.0f;
+  };
+  const SinkOutput run = run_sink(dir.path(), {{}, {"Fz", "Cz", "Pz"}}, p);
+  EXPECT_EQ(run.grid.width(), run.layout.width);
+  EXPECT_EQ(run.grid.height(), run.layout.height);
+  for (std::int64_t c = 0; c < kChannels; ++c)
+    for (std::int64_t k = 0; k < kCells; ++k)
+      EXPECT_EQ(outlined(run, c, k), (c == 0 && k == 0) || (c == 2 && k == 3)) << "channel " << c << " cell " << k;
+  EXPECT_TRUE(label_drawn(run, 0, "Fz"));
+  EXPECT_TRUE(label_drawn(run, 1, "Cz"));
+  EXPECT_TRUE(label_drawn(run, 2, "Pz"));
+}
+
+TEST(PngSink, NamesPanelsChKWhenTheSourceHasNoLabels) {
+  testing::ScratchDir dir("png_unlabelled");
+  const SinkOutput run = run_sink(dir.path(), {}, [](std::int64_t, std::int64_t, std::int64_t) { return 1.0f; });
+  for (std::int64_t c = 0; c < kChannels; ++c) EXPECT_TRUE(label_drawn(run, c, "ch " + std::to_string(c)));
+  for (std::int64_t k = 0; k < kCells; ++k) EXPECT_FALSE(outlined(run, 0, k));
+}
+
+// P[Binomial(E, alpha) >= k] by hand: E = 10, alpha = 0.05: P[>= 2] = 1 - 0.95^10 - 10 * 0.05 * 0.95^9
+// = 0.0861 > 0.05, P[>= 3] = 0.0861 - 45 * 0.05^2 * 0.95^8 = 0.0115, so 3 epochs.
+TEST(PngSink, NeedsTheEpochCountWhoseBinomialTailIsBelowAlpha) {
+  EXPECT_EQ(PngSink::epochs_needed(1, 0.05), 1);
+  EXPECT_EQ(PngSink::epochs_needed(2, 0.05), 2);
+  EXPECT_EQ(PngSink::epochs_needed(10, 0.05), 3);
+  EXPECT_EQ(PngSink::epochs_needed(10, 0.01), 2);  // P[>= 1] = 0.0956, P[>= 2] = 0.0043
+  const std::int64_t many = PngSink::epochs_needed(1000, 0.05);
+  EXPECT_GT(many, 50);  // above the mean of 50
+  EXPECT_LT(many, 70);
+}
+
+TEST(PngSink, PutsTheGridBesideThePlot) {
+  EXPECT_EQ(PngSink::grid_path("out/pac/comodulogram.png"), fs::path("out/pac/comodulogram_channels.png"));
+  EXPECT_EQ(PngSink::grid_path("plot.png"), fs::path("plot_channels.png"));
+  EXPECT_THROW(PngSink(Params({{"alpha", 1.5}}, PngSink::info().params)), ParamError);
+}
+
+}  // namespace
+}  // namespace pacflow::stages
