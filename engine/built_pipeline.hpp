@@ -53,6 +53,10 @@ struct BuiltPipeline {
   json attributes;
   json tensors;  // declared tensors, for the report
   std::vector<std::string> warnings;
+  // Every batch holds a multiple of this many series (PlanContext::require_batch_multiple), first
+  // asked for by the stage named here.
+  std::int64_t batch_multiple = 1;
+  std::string batch_multiple_by;
 };
 
 // Instantiates and plans; errors carry the location of the element or parameter at fault.
@@ -63,7 +67,7 @@ BuiltPipeline build(const Registry& registry, const std::vector<ElementSpec>& el
 
 // The stages cut at their rings. Each segment has its own batch size and its own bound on the
 // batches alive in it: the in-flight limit for the first (fed by the source), the ring's capacity
-// for the others.
+// for the others. Every batch size, chosen or given, is rounded up to the pipeline's batch multiple.
 struct Segment {
   std::size_t first_stage = 0, end_stage = 0;  // stages [first, end)
   std::int64_t batch_series = 0;

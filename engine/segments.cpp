@@ -35,13 +35,17 @@ std::vector<Segment> plan_segments(const BuiltPipeline& built, std::int64_t batc
     const auto by_memory = static_cast<std::int64_t>(0x1p28 / std::max(bytes_per_series, 1.0));
     batch = std::clamp<std::int64_t>(std::min(series / (4 * threads), by_memory), 1, 16);
   }
+  // Stages that combine the series of a group see whole groups: every batch size is a multiple.
+  const std::int64_t multiple = built.batch_multiple;
+  const auto whole_groups = [multiple](std::int64_t b) { return (b + multiple - 1) / multiple * multiple; };
+  batch = whole_groups(batch);
   // The first segment starts at the source (it may hold no stage); each ring starts another.
   std::vector<Segment> segments{Segment{0, 0, batch, 0, 0, false, Overflow::Block}};
   for (std::size_t s = 0; s < built.stages.size(); ++s) {
     if (built.stages[s].ring_before) {
       const EdgeSettings& edge = built.stages[s].input;
-      segments.push_back(Segment{s, s, edge.batch ? edge.batch : segments.back().batch_series, 0, 0, true,
-                                 edge.overflow});
+      segments.push_back(Segment{s, s, edge.batch ? whole_groups(edge.batch) : segments.back().batch_series, 0, 0,
+                                 true, edge.overflow});
     }
     segments.back().end_stage = s + 1;
   }

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <limits>
 
 #include "engine/errors.hpp"
@@ -30,12 +31,18 @@ void PngSink::plan(const PlanContext& ctx) {
     throw InputError("the png sink plots a [phase band][amplitude band] result; it needs bandpass and mi before it");
   x_centres_ = attrs["pha_centres_hz"].get<std::vector<double>>();
   y_centres_ = attrs["amp_centres_hz"].get<std::vector<double>>();
+  colorbar_ = attrs.value("mi_measure", std::string("MI"));
   sum_.assign(x_centres_.size() * y_centres_.size(), 0.0);
   count_.assign(sum_.size(), 0);
-  const Shape& lead = ctx.stream().leading_dims;
-  title_ = fmt::format("{}, mean over {} epochs x {} channels",
-                       tensor_ == "pac_z" ? "PAC z-score against surrogates" : "Tort modulation index",
-                       lead.at(0), lead.at(1));
+  // Mean over every leading dim: the stream's, or the result's own (e.g. channel pairs).
+  const bool own = !decl.rows.leading.empty();
+  const Shape& lead = own ? decl.rows.leading : ctx.stream().leading_dims;
+  const auto& names = own ? decl.rows.leading_names : ctx.stream().leading_names;
+  std::vector<std::string> over;
+  for (std::size_t i = 0; i < lead.size(); ++i) over.push_back(fmt::format("{} {}", lead[i], names.at(i)));
+  const std::string measure = attrs.value("mi_method_name", std::string("modulation index"));
+  title_ = fmt::format("{}, mean over {}", tensor_ == "pac_z" ? "PAC z-score against surrogates" : measure,
+                       fmt::join(over, " x "));
 }
 
 void PngSink::consume(const Batch& batch) {
@@ -57,7 +64,7 @@ void PngSink::finish(const json& /*report*/) {
   map.title = title_;
   map.x_label = "phase frequency (Hz)";
   map.y_label = "amplitude frequency (Hz)";
-  map.colorbar_label = tensor_ == "pac_z" ? "z-score" : "MI";
+  map.colorbar_label = tensor_ == "pac_z" ? "z-score" : colorbar_;
   const std::filesystem::path path(path_);
   if (path.has_parent_path()) {
     std::error_code ec;

@@ -1,6 +1,6 @@
 #pragma once
-// Sink `png`: the comodulogram (mean over epochs and channels) as a heat map with axes in Hz and a
-// colour bar. Plots z-scores when surrogates ran, else the modulation index.
+// Sink `png`: the comodulogram (mean over every leading dim: epochs and channels, or pairs) as a
+// heat map with axes in Hz and a colour bar. Plots z-scores when surrogates ran, else the PAC.
 #include <vector>
 
 #include "engine/registry.hpp"
@@ -24,6 +24,7 @@ class PngSink final : public Sink {
   std::vector<double> sum_;
   std::vector<std::int64_t> count_;
   std::string title_;
+  std::string colorbar_;
 };
 
 }  // namespace pacflow::stages
