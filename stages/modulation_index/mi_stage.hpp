@@ -1,7 +1,14 @@
 #pragma once
-// Stage `mi`: Tort's modulation index per series and (phase band, amplitude band) cell (spec §5).
-// Reads `phase` [n_pha][T] and `amplitude` [n_amp][T]; writes the result `pac` [n_pha][n_amp].
+// Stage `mi`: a PAC measure per series, or per (phase channel, amplitude channel) pair, and
+// (phase band, amplitude band) cell: Tort's MI (spec §5) or the other measures of docs/methods.md.
+// Reads `phase` [n_pha][T] and `amplitude` [n_amp][T] (plv also `envelope_phase`); writes the
+// result `pac` [n_pha][n_amp] and, on request, `amplitude_distribution` [n_pha][n_amp][bins] and
+// `preferred_phase` [n_pha][n_amp].
+#include <memory>
+
 #include "engine/registry.hpp"
+#include "stages/modulation_index/methods/method.hpp"
+#include "stages/modulation_index/pairs.hpp"
 
 namespace pacflow::stages {
 
@@ -16,10 +23,18 @@ class ModulationIndexStage final : public Stage {
   static ElementInfo info();
 
  private:
-  int bins_ = 18;
+  // Amplitude distribution over the phase bins and preferred phase of one output row.
+  void write_distributions(const mi::PairView& in, float* distribution, float* preferred) const;
+
+  mi::MethodSettings settings_;
+  json pairs_spec_;
+  bool distributions_ = false;
+  bool preferred_phase_ = false;
   std::int64_t length_ = 0;
   std::int64_t n_pha_ = 0;
   std::int64_t n_amp_ = 0;
+  mi::PairPlan pairs_;
+  std::unique_ptr<const mi::Method> method_;
 };
 
 }  // namespace pacflow::stages
