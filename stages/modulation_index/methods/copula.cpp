@@ -16,8 +16,19 @@ CopulaNormaliser::CopulaNormaliser(std::int64_t length) : quantiles_(static_cast
 void CopulaNormaliser::apply(const double* x, double* out) const {
   std::vector<std::int64_t> order(quantiles_.size());
   std::iota(order.begin(), order.end(), std::int64_t{0});
-  std::stable_sort(order.begin(), order.end(), [x](std::int64_t a, std::int64_t b) { return x[a] < x[b]; });
-  for (std::size_t r = 0; r < order.size(); ++r) out[order[r]] = quantiles_[r];
+  std::sort(order.begin(), order.end(), [x](std::int64_t a, std::int64_t b) { return x[a] < x[b]; });
+  for (std::size_t first = 0; first < order.size();) {
+    std::size_t end = first + 1;
+    while (end < order.size() && x[order[end]] == x[order[first]]) ++end;
+    double value = quantiles_[first];
+    if (end - first > 1) {  // a tie: the mean quantile of its ranks
+      value = 0;
+      for (std::size_t r = first; r < end; ++r) value += quantiles_[r];
+      value /= static_cast<double>(end - first);
+    }
+    for (std::size_t r = first; r < end; ++r) out[order[r]] = value;
+    first = end;
+  }
 }
 
 }  // namespace pacflow::mi

@@ -1,7 +1,9 @@
 #pragma once
 // Copula normalisation (Ince et al. 2017, TensorPAC's copnorm): each value is replaced by the
-// standard normal quantile of its rank, Φ⁻¹(r / (T + 1)) for ranks r = 1 … T. Ties are ranked in
-// time order (TensorPAC's argsort is not stable, so exact ties may rank differently there).
+// standard normal quantile of its rank, Φ⁻¹(r / (T + 1)) for ranks r = 1 … T. Equal values share
+// the mean of the quantiles of the ranks they span, so the result depends on the values only: the
+// normalised circular shift of a series is the circular shift of the normalised series, and
+// surrogates need no new ranking. (TensorPAC ranks ties in argsort's arbitrary order.)
 #include <cstdint>
 #include <vector>
 
@@ -10,7 +12,7 @@ namespace pacflow::mi {
 class CopulaNormaliser {
  public:
   explicit CopulaNormaliser(std::int64_t length);  // tabulates the T quantiles once
-  // out[t] = Φ⁻¹(rank of x[t] / (T + 1)); x must hold no NaN.
+  // out[t] = Φ⁻¹(rank of x[t] / (T + 1)), ties averaged; x must hold no NaN.
   void apply(const double* x, double* out) const;
 
  private:
