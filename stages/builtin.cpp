@@ -1,6 +1,7 @@
 #include "stages/builtin.hpp"
 
 #include "stages/bandpass/bandpass_stage.hpp"
+#include "stages/envelope_phase/envelope_phase_stage.hpp"
 #include "stages/hilbert/hilbert_stage.hpp"
 #include "stages/io/npy/npy_sink.hpp"
 #include "stages/io/npy/npy_source.hpp"
@@ -18,6 +19,7 @@ const Registry& builtin_registry() {
     r.add(NpySource::info());
     r.add(BandpassStage::info());
     r.add(HilbertStage::info());
+    r.add(EnvelopePhaseStage::info());
     r.add(ModulationIndexStage::info());
     r.add(SurrogatesStage::info());
     r.add(NpySink::info());
