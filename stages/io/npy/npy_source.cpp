@@ -15,7 +15,7 @@ ElementInfo NpySource::info() {
   ElementInfo info;
   info.kind = ElementKind::Source;
   info.name = "npy";
-  info.summary = "NumPy .npy array [E][C][T], [C][T] or [T]; float32/float64/int16/int32";
+  info.summary = "NumPy .npy array [E][C][S][T], [E][C][T], [C][T] or [T]; float32/float64/int16/int32";
   info.params = {
       {"path", ParamType::InputFile, nullptr, "", "the .npy file"},
       {"fs", ParamType::Number, nullptr, "Hz", "sample rate"},
@@ -35,17 +35,19 @@ StreamInfo NpySource::open() {
     throw ParamError("path", e.bare_message());  // located at path=… in the .pipe file
   }
   const Shape& s = header_.shape;
-  if (s.empty() || s.size() > 3)
-    throw InputError(fmt::format("{}: array of shape {} is not supported; expected [T], [C][T] or [E][C][T]",
+  if (s.empty() || s.size() > 4)
+    throw InputError(fmt::format("{}: array of shape {} is not supported; expected [T], [C][T], [E][C][T] or "
+                                 "[E][C][S][T] (S segments per series)",
                                  path_, shape_string(s)));
   length_ = s.back();
-  leading_ = s.size() == 3 ? Shape{s[0], s[1]} : s.size() == 2 ? Shape{1, s[0]} : Shape{1, 1};
+  leading_ = s.size() >= 3 ? Shape(s.begin(), s.end() - 1) : s.size() == 2 ? Shape{1, s[0]} : Shape{1, 1};
   if (length_ < 2 || element_count(leading_) < 1)
     throw InputError(fmt::format("{}: array of shape {} holds no series of at least 2 samples", path_,
                                  shape_string(s)));
   StreamInfo info;
   info.leading_dims = leading_;
   info.leading_names = {"epochs", "channels"};
+  if (leading_.size() == 3) info.leading_names.push_back("segments");
   info.series_length = length_;
   info.sample_rate = fs_;
   info.description = {{"source", "npy"},
@@ -62,9 +64,11 @@ void NpySource::read(std::int64_t first, std::int64_t count, float* dst) {
   for (std::int64_t i = 0; i < count * length_; ++i) {
     if (!std::isfinite(dst[i])) {
       const std::int64_t series = first + i / length_;
-      throw InputError(fmt::format("{}: {} at epoch {}, channel {}, sample {}", path_,
-                                   std::isnan(dst[i]) ? "NaN" : "infinite value", series / leading_[1],
-                                   series % leading_[1], i % length_));
+      const std::int64_t segments = leading_.size() == 3 ? leading_[2] : 1;
+      const std::int64_t row = series / segments;  // epoch × channels + channel
+      throw InputError(fmt::format("{}: {} at epoch {}, channel {}{}, sample {}", path_,
+                                   std::isnan(dst[i]) ? "NaN" : "infinite value", row / leading_[1], row % leading_[1],
+                                   segments > 1 ? fmt::format(", segment {}", series % segments) : "", i % length_));
     }
   }
 }

@@ -1,6 +1,7 @@
 #pragma once
 // Source `npy`: a NumPy array [E][C][T], [C][T] or [T] (float32, float64, int16, int32, C order),
-// read batch by batch and converted to float32. Rejects NaN and Inf samples, naming the series.
+// or [E][C][S][T] with S segments per series (PAC per segment, as gPAC), read batch by batch and
+// converted to float32. Rejects NaN and Inf samples, naming the series.
 #include "engine/npy.hpp"
 #include "engine/registry.hpp"
 
