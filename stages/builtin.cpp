@@ -2,6 +2,7 @@
 
 #include "stages/bandpass/bandpass_stage.hpp"
 #include "stages/envelope_phase/envelope_phase_stage.hpp"
+#include "stages/erpac/erpac_stage.hpp"
 #include "stages/hilbert/hilbert_stage.hpp"
 #include "stages/io/npy/npy_sink.hpp"
 #include "stages/io/npy/npy_source.hpp"
@@ -22,6 +23,7 @@ const Registry& builtin_registry() {
     r.add(EnvelopePhaseStage::info());
     r.add(ModulationIndexStage::info());
     r.add(SurrogatesStage::info());
+    r.add(ErpacStage::info());
     r.add(NpySink::info());
     r.add(PngSink::info());
     return r;
