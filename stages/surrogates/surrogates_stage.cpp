@@ -108,6 +108,9 @@ void SurrogatesStage::plan(PlanContext& ctx) {
   if (envelope_) ctx.require("envelope_phase", "surrogates");
   method_ = mi::make_method(settings, length_);
   pairs_ = mi::PairPlan(attrs["mi_pairs"], ctx.stream());
+  if (settings.kind == mi::MethodKind::Ndpac)
+    ctx.warn("ndpac is already thresholded at its own significance level (ndpac_p); TensorPAC runs no surrogates "
+             "with it");
   if (kind_ == Kind::SwapTrials)
     plan_swaps(ctx);
   else
@@ -212,17 +215,26 @@ void SurrogatesStage::alignments(const mi::BatchInputs& in, std::int64_t row, st
     method_->evaluate(in.pair(phase_series, amplitude_series), shifts, values);
     return;
   }
-  // swap_trials: the amplitude of the same channel (and segment) in epoch perm_k(e).
+  // swap_trials: the amplitude of the same channel (and segment) in epoch perm_k(e). There are at
+  // most E distinct pairings however many permutations, so each is evaluated once and copied.
   const std::int64_t per_epoch = series / epochs_;
   const std::int64_t epoch = amplitude_series / per_epoch;
-  const std::int64_t cells = n_pha_ * n_amp_;
+  const auto cells = static_cast<std::size_t>(n_pha_ * n_amp_);
   const std::int64_t observed[1] = {0};
-  method_->evaluate(in.pair(phase_series, amplitude_series), observed, values);
-  for (std::int64_t k = 0; k < n_perm_; ++k) {
-    const std::int64_t other = permutations_[static_cast<std::size_t>(k * epochs_ + epoch)];
-    method_->evaluate(in.pair(phase_series, amplitude_series + (other - epoch) * per_epoch), observed,
-                      values + (k + 1) * cells);
-  }
+  std::vector<double> by_epoch(static_cast<std::size_t>(epochs_) * cells);
+  std::vector<bool> done(static_cast<std::size_t>(epochs_), false);
+  const auto pairing = [&](std::int64_t other) {
+    double* at = by_epoch.data() + static_cast<std::size_t>(other) * cells;
+    if (!done[static_cast<std::size_t>(other)]) {
+      method_->evaluate(in.pair(phase_series, amplitude_series + (other - epoch) * per_epoch), observed, at);
+      done[static_cast<std::size_t>(other)] = true;
+    }
+    return at;
+  };
+  std::copy_n(pairing(epoch), cells, values);
+  for (std::int64_t k = 0; k < n_perm_; ++k)
+    std::copy_n(pairing(permutations_[static_cast<std::size_t>(k * epochs_ + epoch)]), cells,
+                values + static_cast<std::size_t>(k + 1) * cells);
 }
 
 void SurrogatesStage::write_statistics(const double* values, std::vector<float*>& out, std::int64_t row) const {
