@@ -52,7 +52,7 @@ ElementInfo ModulationIndexStage::info() {
        "envelope_phase), hr (Lakatos 2005) or gc (Ince 2017)"},
       {"bins", ParamType::Integer, 18, "bins", "phase bins over (-pi, pi] (tort, hr, outputs)"},
       {"ndpac_p", ParamType::Number, 0.05, "", "ndpac: values with |S|^2 <= 2 T erfinv(1 - p)^2 are set to 0; 1 disables"},
-      {"gc_bias_correct", ParamType::Boolean, false, "", "gc: subtract the Gaussian estimator's bias (TensorPAC's MI_BIASCORRECT)"},
+      {"gc_unbiased", ParamType::Boolean, false, "", "gc: subtract the Gaussian estimator's bias (TensorPAC's MI_BIASCORRECT)"},
       {"pairs", ParamType::Spec, "diag", "",
        "channel pairs (phase channel, amplitude channel): diag (each channel with itself), all, or [[i,j],...]; "
        "other than diag the outputs are [E][pair][...]"},
@@ -71,7 +71,7 @@ ModulationIndexStage::ModulationIndexStage(const Params& params) : pairs_spec_(p
   settings_.ndpac_p = params.number("ndpac_p");
   if (!(settings_.ndpac_p > 0 && settings_.ndpac_p <= 1))
     throw ParamError("ndpac_p", fmt::format("must be in (0, 1], got {}", settings_.ndpac_p));
-  settings_.gc_bias_correct = params.boolean("gc_bias_correct");
+  settings_.gc_unbiased = params.boolean("gc_unbiased");
   if (params.has("outputs"))
     for (const auto& name : output_names(params.raw("outputs"))) (name == "distributions" ? distributions_ : preferred_phase_) = true;
 }

@@ -60,7 +60,7 @@ std::string method_measure(MethodKind kind) { return info_of(kind).measure; }
 bool needs_envelope_phase(MethodKind kind) { return kind == MethodKind::Plv; }
 
 json MethodSettings::to_json() const {
-  return {{"method", method_name(kind)}, {"bins", bins}, {"ndpac_p", ndpac_p}, {"gc_bias_correct", gc_bias_correct}};
+  return {{"method", method_name(kind)}, {"bins", bins}, {"ndpac_p", ndpac_p}, {"gc_unbiased", gc_unbiased}};
 }
 
 MethodSettings MethodSettings::from_json(const json& j) {
@@ -68,7 +68,7 @@ MethodSettings MethodSettings::from_json(const json& j) {
   s.kind = parse_method(j.at("method").get<std::string>());
   s.bins = j.at("bins").get<int>();
   s.ndpac_p = j.at("ndpac_p").get<double>();
-  s.gc_bias_correct = j.at("gc_bias_correct").get<bool>();
+  s.gc_unbiased = j.at("gc_unbiased").get<bool>();
   return s;
 }
 
@@ -90,7 +90,7 @@ std::unique_ptr<Method> make_method(const MethodSettings& settings, std::int64_t
       // Bias of the Gaussian entropy estimates (Ince et al. 2017, TensorPAC's nd_mi_gg with
       // MI_BIASCORRECT): for 2 + 1 variables it sums to ψ((T − 3)/2)/2 − ψ((T − 1)/2)/2 nats.
       const auto n = static_cast<double>(length);
-      const double bias = settings.gc_bias_correct
+      const double bias = settings.gc_unbiased
                               ? (boost::math::digamma((n - 3.0) / 2.0) - boost::math::digamma((n - 1.0) / 2.0)) /
                                     (2.0 * std::numbers::ln2)
                               : 0.0;

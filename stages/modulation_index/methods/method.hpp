@@ -18,7 +18,7 @@ struct MethodSettings {
   MethodKind kind = MethodKind::Tort;
   int bins = 18;                 // tort, hr
   double ndpac_p = 0.05;         // ndpac: significance level of the threshold
-  bool gc_bias_correct = false;  // gc: subtract the estimator's bias (TensorPAC's MI_BIASCORRECT)
+  bool gc_unbiased = false;  // gc: subtract the estimator's bias (TensorPAC's MI_BIASCORRECT)
 
   json to_json() const;
   static MethodSettings from_json(const json& j);

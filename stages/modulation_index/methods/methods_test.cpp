@@ -13,7 +13,9 @@
 
 #include "engine/errors.hpp"
 #include "stages/modulation_index/methods/method.hpp"
+#include "stages/common/lanes.hpp"
 #include "stages/modulation_index/methods/pac_math.hpp"
+#include "stages/modulation_index/methods/shifted_sums.hpp"
 #include "stages/modulation_index/mi_math.hpp"
 
 namespace pacflow {
@@ -276,7 +278,7 @@ TEST(Methods, EveryMethodEqualsItsDirectDefinitionForEveryCellAndShift) {
       mi::MethodSettings s = with(kind);
       s.bins = 15;
       s.ndpac_p = variant ? 1.0 : 0.05;
-      s.gc_bias_correct = variant;
+      s.gc_unbiased = variant;
       const auto out = evaluate(s, sig.phase, sig.amplitude, 2, 3, shifts, sig.envelope.data());
       for (std::size_t k = 0; k < shifts.size(); ++k) {
         const auto amp = shifted(sig.amplitude, t, shifts[k]);
@@ -290,7 +292,7 @@ TEST(Methods, EveryMethodEqualsItsDirectDefinitionForEveryCellAndShift) {
               case mi::MethodKind::Mvl: expected = std::abs(sum_amplitude_vector(ph, am, t)) / t; break;
               case mi::MethodKind::Ndpac: expected = direct_ndpac(ph, am, t, s.ndpac_p); break;
               case mi::MethodKind::Hr: expected = direct_hr(ph, am, t, s.bins); break;
-              case mi::MethodKind::Gc: expected = direct_gc(ph, am, t, s.gc_bias_correct); break;
+              case mi::MethodKind::Gc: expected = direct_gc(ph, am, t, s.gc_unbiased); break;
               case mi::MethodKind::Plv: {
                 std::complex<double> z = 0;
                 const float* psi = env.data() + (p * 3 + a) * t;
@@ -339,6 +341,32 @@ TEST(Methods, UnknownMethodListsTheValidOnes) {
     EXPECT_EQ(e.param(), "method");
     for (const char* name : {"tort", "mvl", "ndpac", "plv", "hr", "gc"})
       EXPECT_NE(std::string(e.what()).find(name), std::string::npos) << e.what();
+  }
+}
+
+// The circular dot products behind mvl, ndpac, plv and gc: the direct sum for every shift, and the
+// same bits on every vector width (lengths around the 16-term blocks).
+TEST(Methods, ShiftedDotEqualsDirectSumAndIsIdenticalOnEveryVectorWidth) {
+  for (std::int64_t t : {1, 15, 16, 17, 100, 1001}) {
+    std::vector<double> u(static_cast<std::size_t>(t)), v(u.size());
+    for (std::size_t i = 0; i < u.size(); ++i) {
+      u[i] = std::sin(0.37 * static_cast<double>(i)) + 0.1;
+      v[i] = std::cos(0.11 * static_cast<double>(i * i % 97));
+    }
+    std::vector<std::int64_t> shifts = {0, t / 2, t - 1};
+    std::vector<double> out(shifts.size());
+    mi::shifted_dot(u.data(), v.data(), t, shifts, out.data());
+    for (std::size_t k = 0; k < shifts.size(); ++k) {
+      double expected = 0;
+      for (std::int64_t i = 0; i < t; ++i) expected += u[static_cast<std::size_t>(i)] * v[static_cast<std::size_t>((i + shifts[k]) % t)];
+      EXPECT_NEAR(out[k], expected, 1e-12 * static_cast<double>(t)) << t << " shift " << shifts[k];
+    }
+    for (int width : {16, 32, 64}) {
+      if (width > simd::simd_width()) continue;
+      std::vector<double> other(shifts.size());
+      mi::shifted_dot(u.data(), v.data(), t, shifts, other.data(), 1, width);
+      EXPECT_EQ(other, out) << width << "-byte vectors, length " << t;
+    }
   }
 }
 

@@ -85,8 +85,9 @@ struct GaussianMoments {
 
 // Mutual information in bits between the bivariate x and y under the Gaussian model:
 // I = ½ log2(det C_xx · C_yy / det C) = −½ log2(1 − c_xyᵀ C_xx⁻¹ c_xy / C_yy); the 1/(T − 1)
-// normalisation of the covariances cancels. `bias_bits` is added (0, or the negative
-// Panzeri-Treves-like correction of gaussian_copula_bias). Degenerate moments give 0.
+// normalisation of the covariances cancels. `bias_bits` is added: 0, or the (negative) bias
+// correction of the Gaussian entropy estimates that make_method computes from T. Degenerate
+// moments give 0, and y exactly linear in x infinity.
 PACFLOW_HD inline double gaussian_copula_mi(const GaussianMoments& m, double bias_bits) {
   const double det_xx = m.x1x1 * m.x2x2 - m.x1x2 * m.x1x2;
   if (!(det_xx > 0) || !(m.yy > 0)) return 0.0;

@@ -2,31 +2,57 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
+#include <stdexcept>
 
+#include "stages/common/lanes.hpp"
 #include "stages/modulation_index/mi_math.hpp"
 
 namespace pacflow::mi {
 
 namespace {
 
-// Σ a[i] · b[i] over n terms, four partial sums (i mod 4) added pairwise at the end.
-double dot(const double* a, const double* b, std::int64_t n) {
-  double s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+// Σ a[i] · b[i] split into 16 partial sums by i mod 16, then added in a fixed pairwise tree. The
+// split does not depend on the vector width (16 / lanes accumulators of `lanes` doubles), and the
+// build has no fused multiply-adds, so every width gives the same bits.
+constexpr int kPartials = 16;
+
+template <int Bytes>
+__attribute__((always_inline)) inline double dot_lanes(const double* a, const double* b, std::int64_t n) {
+  using Double = typename simd::Simd<Bytes>::Double;
+  constexpr int kLanes = simd::Simd<Bytes>::doubles;
+  constexpr int kVectors = kPartials / kLanes;
+  Double acc[kVectors];
+  for (auto& v : acc) v = Double{} + 0.0;
   std::int64_t i = 0;
-  for (; i + 4 <= n; i += 4) {
-    s0 += a[i] * b[i];
-    s1 += a[i + 1] * b[i + 1];
-    s2 += a[i + 2] * b[i + 2];
-    s3 += a[i + 3] * b[i + 3];
-  }
-  for (; i < n; ++i) s0 += a[i] * b[i];
-  return (s0 + s1) + (s2 + s3);
+  for (; i + kPartials <= n; i += kPartials)
+    for (int v = 0; v < kVectors; ++v) {
+      Double x, y;
+      std::memcpy(&x, a + i + v * kLanes, sizeof(x));
+      std::memcpy(&y, b + i + v * kLanes, sizeof(y));
+      acc[v] += x * y;
+    }
+  double partial[kPartials];
+  for (int v = 0; v < kVectors; ++v)
+    for (int l = 0; l < kLanes; ++l) partial[v * kLanes + l] = acc[v][l];
+  for (std::int64_t j = 0; i + j < n; ++j) partial[j] += a[i + j] * b[i + j];
+  for (int half = kPartials / 2; half >= 1; half /= 2)
+    for (int j = 0; j < half; ++j) partial[j] += partial[j + half];
+  return partial[0];
 }
+
+PACFLOW_TARGET_64 double dot_64(const double* a, const double* b, std::int64_t n) { return dot_lanes<64>(a, b, n); }
+PACFLOW_TARGET_32 double dot_32(const double* a, const double* b, std::int64_t n) { return dot_lanes<32>(a, b, n); }
+double dot_16(const double* a, const double* b, std::int64_t n) { return dot_lanes<16>(a, b, n); }
 
 }  // namespace
 
 void shifted_dot(const double* u, const double* v, std::int64_t length, std::span<const std::int64_t> shifts,
-                 double* out, std::int64_t out_stride) {
+                 double* out, std::int64_t out_stride, int simd_bytes) {
+  const int width = simd_bytes == 0 ? simd::simd_width() : simd_bytes;
+  if (width != 16 && width != 32 && width != 64)
+    throw std::invalid_argument("shifted_dot: vector width must be 16, 32 or 64 bytes");
+  const auto dot = width == 64 ? dot_64 : (width == 32 ? dot_32 : dot_16);
   for (std::size_t k = 0; k < shifts.size(); ++k) {
     const std::int64_t s = shifts[k];
     // t in [0, T − s) pairs with v[t + s]; t in [T − s, T) with v[t + s − T].

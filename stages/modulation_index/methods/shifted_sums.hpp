@@ -11,9 +11,11 @@
 namespace pacflow::mi {
 
 // out[k · out_stride] = Σ_t u[t] · v[(t + shifts[k]) mod T] with 0 <= shifts[k] < T, summed in
-// double with four interleaved partial sums (a fixed order: the same bits for any caller).
+// double as two dot products (before and after the wrap), each split into 16 partial sums by index
+// and added in a fixed order. simd_bytes picks the vector width (16, 32 or 64 bytes; 0 = the
+// widest this CPU has); every width gives the same bits.
 void shifted_dot(const double* u, const double* v, std::int64_t length, std::span<const std::int64_t> shifts,
-                 double* out, std::int64_t out_stride = 1);
+                 double* out, std::int64_t out_stride = 1, int simd_bytes = 0);
 
 // cos and sin of n angles, in double.
 void cos_sin(const float* angle, std::int64_t n, double* cos_out, double* sin_out);
