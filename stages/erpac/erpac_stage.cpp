@@ -48,6 +48,9 @@ void ErpacStage::plan(PlanContext& ctx) {
                "circular-linear correlation across epochs of phase and amplitude", rows});
   ctx.declare({"erpac_pvalues", {n_pha_, n_amp_, length_}, DType::Float32, true,
                "p = exp(-E rho^2 / 2), corrected over each channel's cells", rows});
+  const double bytes = static_cast<double>(series * (n_pha_ + n_amp_) * length_) * 4.0;
+  if (bytes > 0x1p30)
+    ctx.warn(fmt::format("erpac holds the whole input in one batch: {:.1f} GiB of phase and amplitude", bytes / 0x1p30));
   if (epochs_ < 10)
     ctx.warn(fmt::format("erpac with {} epochs: the chi-squared p-values assume many epochs", epochs_));
 }

@@ -1,7 +1,7 @@
 #include "stages/modulation_index/mi_stage.hpp"
 
+#include <algorithm>
 #include <fmt/format.h>
-#include <fmt/ranges.h>
 #include <oneapi/tbb/parallel_for.h>
 #include <vector>
 

@@ -185,6 +185,10 @@ void SurrogatesStage::plan_swaps(PlanContext& ctx) {
                                            "but the input has {} epoch; use timeshift or timelag", epochs_));
   // Every epoch's amplitude must be at hand: the whole input in one batch.
   ctx.require_batch_multiple(stream.series_count());
+  const double bytes = static_cast<double>(stream.series_count() * (n_pha_ + n_amp_) * length_) * 4.0;
+  if (bytes > 0x1p30)
+    ctx.warn(fmt::format("swap_trials holds the whole input in one batch: {:.1f} GiB of phase and amplitude",
+                         bytes / 0x1p30));
   double distinct = 1;
   for (std::int64_t e = 2; e <= epochs_ && distinct <= static_cast<double>(n_perm_); ++e) distinct *= static_cast<double>(e);
   if (distinct <= static_cast<double>(n_perm_))
