@@ -12,8 +12,12 @@ Batch::Batch(Batch&&) noexcept = default;
 Batch& Batch::operator=(Batch&&) noexcept = default;
 
 Tensor& Batch::emplace(const std::string& name, const Shape& per_series, DType dtype) {
-  Shape shape{series_count};
-  shape.insert(shape.end(), per_series.begin(), per_series.end());
+  return emplace_rows(name, series_count, per_series, dtype);
+}
+
+Tensor& Batch::emplace_rows(const std::string& name, std::int64_t rows, const Shape& per_row, DType dtype) {
+  Shape shape{rows};
+  shape.insert(shape.end(), per_row.begin(), per_row.end());
   auto [it, inserted] = tensors.insert_or_assign(name, Tensor(std::move(shape), dtype));
   return it->second;
 }

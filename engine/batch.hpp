@@ -1,7 +1,8 @@
 #pragma once
 // A batch: a contiguous slice of series (rows of the flattened leading dimensions) with its dense
 // index and the named tensors the stages have written for it. Every tensor's first dimension is
-// the batch's series count.
+// the batch's series count, except for tensors declared with rows per group of series
+// (RowLayout, engine/stage.hpp), which have their rows for the batch's whole groups.
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -40,6 +41,8 @@ struct Batch {
 
   // Adds a zeroed tensor of shape [series_count, per_series...].
   Tensor& emplace(const std::string& name, const Shape& per_series, DType dtype);
+  // Adds a zeroed tensor of shape [rows, per_row...] (a tensor with rows per group of series).
+  Tensor& emplace_rows(const std::string& name, std::int64_t rows, const Shape& per_row, DType dtype);
   Tensor& at(const std::string& name);
   const Tensor& at(const std::string& name) const;
   bool has(const std::string& name) const { return tensors.count(name) != 0; }

@@ -59,6 +59,10 @@ struct BuiltPipeline {
   json tensors;  // declared tensors, for the report
   std::vector<std::string> warnings;
   MemoryBudget vram;  // the run's GPU memory budget (--vram), if given
+  // Every batch holds a multiple of this many series (PlanContext::require_batch_multiple), first
+  // asked for by the stage named here.
+  std::int64_t batch_multiple = 1;
+  std::string batch_multiple_by;
 };
 
 // Run-wide placement settings (the CLI's --devices, --fallback and --vram; the DSL's setters).
@@ -78,7 +82,7 @@ std::map<int, std::size_t> gpu_budgets(const BuiltPipeline& built);
 
 // The stages cut at their rings. Each segment has its own batch size and its own bound on the
 // batches alive in it: the in-flight limit for the first (fed by the source), the ring's capacity
-// for the others.
+// for the others. Every batch size, chosen or given, is rounded up to the pipeline's batch multiple.
 struct Segment {
   std::size_t first_stage = 0, end_stage = 0;  // stages [first, end)
   std::int64_t batch_series = 0;

@@ -204,7 +204,8 @@ json Pipeline::run(const RunOptions& options) const {
           [&stage, &timing, &options, &sim_devices, &due, devices, flops_per_series, next_on_sim](
               BatchPtr batch, SimNode::gateway_type& gateway) {
             guarded("stage", stage.name, batch->index, [&] {
-              for (const auto& out : stage.outputs) batch->emplace(out.name, out.per_series, out.dtype);
+              for (const auto& out : stage.outputs)
+                batch->emplace_rows(out.name, out.rows.rows(batch->series_count), out.per_series, out.dtype);
               for (const auto& name : stage.drop_after) batch->tensors.erase(name);
             });
             const auto n = static_cast<double>(batch->series_count);

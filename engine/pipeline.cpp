@@ -141,8 +141,13 @@ Params checked_params(const ElementInfo& info, const ElementSpec& spec) {
   }
 }
 
-std::int64_t bytes_per_series(const TensorDecl& t) {
+std::int64_t bytes_per_row(const TensorDecl& t) {
   return element_count(t.per_series) * static_cast<std::int64_t>(dtype_size(t.dtype));
+}
+
+// A tensor with rows per group of series spreads their bytes over the group's series.
+double bytes_per_series(const TensorDecl& t) {
+  return static_cast<double>(bytes_per_row(t) * t.rows.rows_per_group) / static_cast<double>(t.rows.group);
 }
 
 // `ring=`, `batch=` and `overflow=` of a stage: the edge into it.
@@ -183,8 +188,9 @@ void place_rings(BuiltPipeline& built, const std::vector<TensorDecl>& decls) {
     if (stage.ring_before)
       for (const auto& name : alive) {
         const TensorDecl& decl = decl_of(name);
-        stage.crossing.push_back(
-            SlotTensor{name, decl.per_series, decl.dtype, static_cast<std::size_t>(bytes_per_series(decl)), 0});
+        stage.crossing.push_back(SlotTensor{name, decl.per_series, decl.dtype,
+                                            static_cast<std::size_t>(bytes_per_row(decl)), 0, decl.rows.group,
+                                            decl.rows.rows_per_group});
       }
     for (const auto& w : stage.writes) alive.push_back(w);
     stage.alive_bytes_per_series = 0;
@@ -327,6 +333,10 @@ BuiltPipeline build(const Registry& registry, const std::vector<ElementSpec>& el
           stage.devices = {DeviceRef{}};
         }
         stage.device = device_list_name(stage.devices);
+        if (ctx.batch_multiple() > built.batch_multiple) {
+          built.batch_multiple = ctx.batch_multiple();
+          built.batch_multiple_by = spec.name;
+        }
         stage.resolved = params.all();
         stage.resolved["on"] = stage.device;
         stage.resolved.update(ctx.take_resolved());
@@ -334,7 +344,7 @@ BuiltPipeline build(const Registry& registry, const std::vector<ElementSpec>& el
         stage.reads = ctx.reads_of_current();
         stage.writes = declared_since();
         for (const auto& t : ctx.tensors()) {
-          const auto bytes = static_cast<double>(bytes_per_series(t));
+          const double bytes = bytes_per_series(t);
           if (std::find(stage.reads.begin(), stage.reads.end(), t.name) != stage.reads.end()) stage.bytes_in_per_series += bytes;
           if (std::find(stage.writes.begin(), stage.writes.end(), t.name) != stage.writes.end()) {
             stage.bytes_out_per_series += bytes;
@@ -385,13 +395,20 @@ BuiltPipeline build(const Registry& registry, const std::vector<ElementSpec>& el
         "zeros standing in for data, and the timings are the model's",
         fmt::join(simulated, ", ")));
   built.tensors = json::array();
-  for (const auto& t : ctx.tensors())
-    built.tensors.push_back({{"name", t.name},
-                             {"per_series_shape", t.per_series},
-                             {"dtype", dtype_name(t.dtype)},
-                             {"bytes_per_series", bytes_per_series(t)},
-                             {"result", t.result},
-                             {"doc", t.doc}});
+  for (const auto& t : ctx.tensors()) {
+    json entry = {{"name", t.name},
+                  {"per_series_shape", t.per_series},
+                  {"dtype", dtype_name(t.dtype)},
+                  {"bytes_per_series", bytes_per_series(t)},
+                  {"result", t.result},
+                  {"doc", t.doc}};
+    if (!t.rows.per_series())
+      entry["rows"] = {{"group_series", t.rows.group},
+                       {"rows_per_group", t.rows.rows_per_group},
+                       {"leading_shape", t.rows.leading},
+                       {"leading_dims", t.rows.leading_names}};
+    built.tensors.push_back(std::move(entry));
+  }
   return built;
 }
 
@@ -458,6 +475,8 @@ json describe(const BuiltPipeline& built, std::int64_t batch_option, int in_flig
     segments.push_back(entry);
   }
   report["segments"] = segments;
+  if (built.batch_multiple > 1)
+    report["batch_multiple"] = {{"series", built.batch_multiple}, {"required_by", built.batch_multiple_by}};
   return report;
 }
 

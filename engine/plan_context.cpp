@@ -1,6 +1,8 @@
 #include "engine/stage.hpp"
 
 #include <algorithm>
+#include <numeric>
+#include <stdexcept>
 #include <fmt/format.h>
 
 #include "engine/errors.hpp"
@@ -16,7 +18,20 @@ void PlanContext::declare(TensorDecl decl) {
   if (provides(decl.name))
     throw InputError(fmt::format("it writes \"{}\", which an earlier element already wrote; a stage may "
                                  "appear only once in a chain", decl.name));
+  const RowLayout& rows = decl.rows;
+  if (rows.group < 1 || rows.rows_per_group < 1 || rows.leading_names.size() != rows.leading.size() ||
+      (!rows.leading.empty() && element_count(rows.leading) != stream_.series_count() / rows.group * rows.rows_per_group))
+    throw std::logic_error(fmt::format("tensor \"{}\": row layout inconsistent with the stream", decl.name));
+  if (rows.group > 1) require_batch_multiple(rows.group);
   tensors_.push_back(std::move(decl));
+}
+
+void PlanContext::require_batch_multiple(std::int64_t series) {
+  if (series < 1) throw std::logic_error("a batch multiple must be at least one series");
+  if (stream_.series_count() % series != 0)
+    throw InputError(fmt::format("it needs batches of whole groups of {} series, but the input has {} series",
+                                 series, stream_.series_count()));
+  batch_multiple_ = std::lcm(batch_multiple_, series);
 }
 
 bool PlanContext::provides(const std::string& name) const {

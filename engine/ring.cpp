@@ -33,7 +33,7 @@ std::size_t lay_out_slot(std::vector<SlotTensor>& tensors, std::int64_t batch_se
   std::size_t offset = 0;
   for (auto& t : tensors) {
     t.offset = offset;
-    offset += aligned(t.bytes_per_series * static_cast<std::size_t>(batch_series));
+    offset += aligned(t.bytes_per_row * static_cast<std::size_t>(t.rows(batch_series)));
   }
   return offset;
 }
@@ -50,13 +50,13 @@ RingSlot::~RingSlot() {
 }
 
 Tensor RingSlot::lend(const SlotTensor& t, std::int64_t series, const std::string& device) const {
-  Shape shape{series};
-  shape.insert(shape.end(), t.per_series.begin(), t.per_series.end());
+  Shape shape{t.rows(series)};
+  shape.insert(shape.end(), t.per_row.begin(), t.per_row.end());
   const bool grown = overflow_ != nullptr;
   std::byte* base = grown ? overflow_->data() : ring_->slots_[index_].memory.data();
   const auto& generation = grown ? overflow_generation_ : ring_->slots_[index_].generation;
   return Tensor(std::move(shape), t.dtype,
-                BorrowedMemory{base + t.offset, t.bytes_per_series * static_cast<std::size_t>(series), &generation,
+                BorrowedMemory{base + t.offset, t.bytes_per_row * static_cast<std::size_t>(t.rows(series)), &generation,
                                grown ? 0 : generation_},
                 device);
 }

@@ -28,13 +28,18 @@ enum class Overflow {
 Overflow parse_overflow(const std::string& text);  // throws std::invalid_argument
 std::string overflow_name(Overflow overflow);
 
-// One tensor's place in every slot.
+// One tensor's place in every slot. A tensor has one row per series, or `rows_per_group` rows per
+// `group` consecutive series (RowLayout, engine/stage.hpp); batches then hold whole groups.
 struct SlotTensor {
   std::string name;
-  Shape per_series;
+  Shape per_row;
   DType dtype = DType::Float32;
-  std::size_t bytes_per_series = 0;
+  std::size_t bytes_per_row = 0;
   std::size_t offset = 0;  // from the slot's start, for a full batch; 64-byte aligned
+  std::int64_t group = 1;
+  std::int64_t rows_per_group = 1;
+  // Rows of `series` consecutive series starting on a group boundary.
+  std::int64_t rows(std::int64_t series) const { return series / group * rows_per_group; }
 };
 
 class Ring;
@@ -47,7 +52,7 @@ class RingSlot {
   RingSlot(const RingSlot&) = delete;
   RingSlot& operator=(const RingSlot&) = delete;
 
-  // A tensor of `series` rows over this slot's memory for `t`.
+  // A tensor over this slot's memory for `t`, holding the rows of `series` series.
   Tensor lend(const SlotTensor& t, std::int64_t series, const std::string& device) const;
   void give_back();
 

@@ -43,11 +43,12 @@ RingEdge::Step RingEdge::feed(BatchPtr upstream) {
       open_->resident_device = from.resident_device;
     else if (open_->resident_device != from.resident_device)
       open_->resident_device = -1;
+    // Batches hold whole groups, so every boundary here falls on one and series map to rows exactly.
     for (const auto& t : ring_.tensors()) {
-      const std::size_t row_bytes = t.bytes_per_series;
-      std::memcpy(open_->at(t.name).raw() + static_cast<std::size_t>(open_rows_) * row_bytes,
-                  from.at(t.name).raw() + static_cast<std::size_t>(pending_row_) * row_bytes,
-                  static_cast<std::size_t>(rows) * row_bytes);
+      const std::size_t row_bytes = t.bytes_per_row;
+      std::memcpy(open_->at(t.name).raw() + static_cast<std::size_t>(t.rows(open_rows_)) * row_bytes,
+                  from.at(t.name).raw() + static_cast<std::size_t>(t.rows(pending_row_)) * row_bytes,
+                  static_cast<std::size_t>(t.rows(rows)) * row_bytes);
     }
     pending_row_ += rows;
     open_rows_ += rows;

@@ -79,13 +79,17 @@ std::vector<Segment> plan_segments(const BuiltPipeline& built, std::int64_t batc
     const auto by_memory = static_cast<std::int64_t>(0x1p28 / std::max(bytes_per_series, 1.0));
     batch = std::clamp<std::int64_t>(std::min(series / (4 * threads), by_memory), 1, 16);
   }
+  // Stages that combine the series of a group see whole groups: every batch size is a multiple.
+  const std::int64_t multiple = built.batch_multiple;
+  const auto whole_groups = [multiple](std::int64_t b) { return (b + multiple - 1) / multiple * multiple; };
+  batch = whole_groups(batch);
   // The first segment starts at the source (it may hold no stage); each ring starts another.
   std::vector<Segment> segments{Segment{0, 0, batch, 0, 0, false, Overflow::Block}};
   for (std::size_t s = 0; s < built.stages.size(); ++s) {
     if (built.stages[s].ring_before) {
       const EdgeSettings& edge = built.stages[s].input;
-      segments.push_back(Segment{s, s, edge.batch ? edge.batch : segments.back().batch_series, 0, 0, true,
-                                 edge.overflow});
+      segments.push_back(Segment{s, s, edge.batch ? whole_groups(edge.batch) : segments.back().batch_series, 0, 0,
+                                 true, edge.overflow});
     }
     segments.back().end_stage = s + 1;
   }
@@ -97,7 +101,8 @@ std::vector<Segment> plan_segments(const BuiltPipeline& built, std::int64_t batc
     if (gpu.devices > 0 && !batch_given) {
       // GPUs want big batches: about four per device, at most 256 series each (on an H100, W2 ran
       // 10% faster in batches of 256 than of 512: smaller batches overlap the host's work more).
-      seg.batch_series = std::clamp<std::int64_t>(series / static_cast<std::int64_t>(4 * gpu.devices), 1, 256);
+      seg.batch_series =
+          whole_groups(std::clamp<std::int64_t>(series / static_cast<std::int64_t>(4 * gpu.devices), 1, 256));
     }
     seg.batch_count = (series + seg.batch_series - 1) / seg.batch_series;
     if (!seg.ring) {
@@ -112,19 +117,23 @@ std::vector<Segment> plan_segments(const BuiltPipeline& built, std::int64_t batc
     if (gpu.devices == 0) continue;
     // Every batch alive in the segment may sit on one GPU at once: they must fit in its budget.
     const auto slots = static_cast<double>(seg.slots);
-    const auto fits = [&](std::int64_t b) { return slots * gpu.bytes_per_batch(b) <= static_cast<double>(gpu.budget); };
+    // Batch sizes stay whole multiples of the groups some stage needs: count in multiples.
+    const auto fits = [&](std::int64_t groups) {
+      return slots * gpu.bytes_per_batch(groups * multiple) <= static_cast<double>(gpu.budget);
+    };
     if (!fits(1))
-      throw InputError(fmt::format("the GPU stages need {:.1f} MiB for a batch of one series and up to {} batches "
+      throw InputError(fmt::format("the GPU stages need {:.1f} MiB for a batch of {} series and up to {} batches "
                                    "may be in flight, but the memory budget on cuda:{} is {:.1f} MiB; raise vram= "
                                    "(or --vram), or lower --in-flight / ring=",
-                                   gpu.bytes_per_batch(1) / 0x1p20, seg.slots, gpu.tightest,
+                                   gpu.bytes_per_batch(multiple) / 0x1p20, multiple, seg.slots, gpu.tightest,
                                    static_cast<double>(gpu.budget) / 0x1p20));
-    if (!fits(seg.batch_series)) {
-      std::int64_t lo = 1, hi = seg.batch_series;  // the largest batch that fits: fits(lo), !fits(hi)
+    if (!fits(seg.batch_series / multiple)) {
+      std::int64_t lo = 1, hi = seg.batch_series / multiple;  // the most groups that fit: fits(lo), !fits(hi)
       while (hi - lo > 1) {
         const std::int64_t mid = lo + (hi - lo) / 2;
         (fits(mid) ? lo : hi) = mid;
       }
+      lo *= multiple;
       if (batch_given)
         throw InputError(fmt::format("batches of {} series need {:.1f} MiB each on a GPU; with up to {} in flight "
                                      "the memory budget on cuda:{} ({:.1f} MiB) allows at most {} series per batch",

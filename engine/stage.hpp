@@ -33,13 +33,29 @@ struct StreamInfo {
   std::int64_t series_count() const { return element_count(leading_dims); }
 };
 
-// A tensor a stage promises to write, with its per-series shape.
+// How a tensor's rows map onto series. Most tensors have one row per series (the default). A
+// tensor may instead have `rows_per_group` rows for every group of `group` consecutive series (a
+// value per group, or per combination of a group's series), laid out in `leading` dims of its own
+// (named `leading_names`) rather than the stream's. Batches then always hold whole groups.
+struct RowLayout {
+  std::int64_t group = 1;
+  std::int64_t rows_per_group = 1;
+  Shape leading;                           // empty: the stream's leading dims
+  std::vector<std::string> leading_names;  // empty: the stream's names
+  bool per_series() const { return group == 1 && rows_per_group == 1 && leading.empty(); }
+  // Rows of a run of `series` consecutive series that starts and ends on group boundaries.
+  std::int64_t rows(std::int64_t series) const { return series / group * rows_per_group; }
+};
+
+// A tensor a stage promises to write, with its shape per row (per series unless `rows` says
+// otherwise).
 struct TensorDecl {
   std::string name;
   Shape per_series;
   DType dtype = DType::Float32;
   bool result = false;  // a final result that sinks persist
   std::string doc;
+  RowLayout rows{};
 };
 
 // Planning state threaded through the chain in order.
@@ -60,6 +76,12 @@ class PlanContext {
   const TensorDecl& require(const std::string& name, const std::string& reader) const;
   bool provides(const std::string& name) const;
   const std::vector<TensorDecl>& tensors() const { return tensors_; }
+  // Every batch of the run must hold a whole multiple of `series` consecutive series (e.g. a stage
+  // that combines the series of one group). Batch sizes, the run's and each ring's, are rounded up
+  // to the least common multiple of all such requests; a tensor declared per group requests its
+  // group itself. Throws InputError when the stream's series count is not a multiple.
+  void require_batch_multiple(std::int64_t series);
+  std::int64_t batch_multiple() const { return batch_multiple_; }
   // A warning for the user (printed by the CLI, kept in result.json).
   void warn(const std::string& message) { warnings_.push_back(message); }
   const std::vector<std::string>& warnings() const { return warnings_; }
@@ -76,6 +98,7 @@ class PlanContext {
   json resolved_ = json::object();
   std::vector<TensorDecl> tensors_;
   std::vector<std::string> warnings_;
+  std::int64_t batch_multiple_ = 1;
   mutable std::vector<std::string> reads_;
 };
 

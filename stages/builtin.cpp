@@ -1,6 +1,8 @@
 #include "stages/builtin.hpp"
 
 #include "stages/bandpass/bandpass_stage.hpp"
+#include "stages/envelope_phase/envelope_phase_stage.hpp"
+#include "stages/erpac/erpac_stage.hpp"
 #include "stages/hilbert/hilbert_stage.hpp"
 #include "stages/io/edf/edf_source.hpp"
 #include "stages/io/hdf5/hdf5_sink.hpp"
@@ -23,8 +25,10 @@ const Registry& builtin_registry() {
     r.add(Hdf5Source::info());
     r.add(BandpassStage::info());
     r.add(HilbertStage::info());
+    r.add(EnvelopePhaseStage::info());
     r.add(ModulationIndexStage::info());
     r.add(SurrogatesStage::info());
+    r.add(ErpacStage::info());
     r.add(NpySink::info());
     r.add(Hdf5Sink::info());
     r.add(PngSink::info());

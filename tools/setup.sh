@@ -13,7 +13,7 @@ cd "$(dirname "$0")/.."
 packages=(
   build-essential cmake ninja-build pkg-config
   libtbb-dev            # oneTBB: flow graph, parallel algorithms
-  libboost-dev          # Boost.Lockfree, for the ring buffers between devices (placement work)
+  libboost-dev          # Boost.Lockfree (ring buffers between devices); Boost.Math (erf_inv, digamma, normal quantile: ndpac, gc)
   libfftw3-dev          # CPU FFT (single precision)
   libcli11-dev          # command line
   libfmt-dev            # formatting

@@ -81,6 +81,7 @@ void BandpassStage::plan(PlanContext& ctx) {
   ctx.attributes()["amp_bands_hz"] = bands::to_json(amp_.bands);
   ctx.attributes()["pha_centres_hz"] = bands::centres_json(pha_.bands);
   ctx.attributes()["amp_centres_hz"] = bands::centres_json(amp_.bands);
+  ctx.attributes()["pha_filter_orders"] = pha_.orders;  // envelope_phase filters with the same bank
   ctx.resolved()["pha_bands_hz"] = bands::to_json(pha_.bands);
   ctx.resolved()["amp_bands_hz"] = bands::to_json(amp_.bands);
   ctx.resolved()["pha_filter_orders"] = pha_.orders;

@@ -39,6 +39,7 @@ void HilbertStage::plan(PlanContext& ctx) {
   ctx.declare({"phase", {n_pha_, length_}, DType::Float32, false, "instantaneous phase in (-pi, pi]"});
   ctx.declare({"amplitude", {n_amp_, length_}, DType::Float32, false, "instantaneous amplitude"});
   ctx.resolved()["fft_length"] = n;
+  ctx.attributes()["hilbert_fft_length"] = n;  // envelope_phase uses the same transform
 }
 
 void HilbertStage::process(Batch& batch) {

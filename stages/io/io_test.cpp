@@ -74,17 +74,37 @@ TEST(NpySource, RejectsNanNamingTheSeries) {
   std::filesystem::remove(path);
 }
 
-TEST(NpySource, RejectsFourDimensionalArrays) {
+// [E][C][S][T]: segments are a third leading dim, and errors name the segment.
+TEST(NpySource, ReadsFourDimensionalArraysAsSegmentsAndRejectsFive) {
   const auto path = std::filesystem::temp_directory_path() / ("pacflow_4d_" + std::to_string(::getpid()) + ".npy");
   {
-    NpyWriter w(path, {1, 1, 2, 4});
-    std::vector<float> v(8, 0.0f);
-    w.append(v.data(), 8);
+    NpyWriter w(path, {2, 3, 2, 4});
+    std::vector<float> v(48, 0.0f);
+    v[((1 * 3 + 2) * 2 + 1) * 4 + 3] = INFINITY;  // epoch 1, channel 2, segment 1, sample 3
+    w.append(v.data(), 48);
     w.commit();
   }
   const ElementInfo info = NpySource::info();
   NpySource source(Params({{"path", path.string()}, {"fs", 100}}, info.params));
-  EXPECT_THROW(source.open(), InputError);
+  const StreamInfo s = source.open();
+  EXPECT_EQ(s.leading_dims, (Shape{2, 3, 2}));
+  EXPECT_EQ(s.leading_names, (std::vector<std::string>{"epochs", "channels", "segments"}));
+  std::vector<float> out(12 * 4);
+  try {
+    source.read(0, 12, out.data());
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("infinite value at epoch 1, channel 2, segment 1, sample 3"), std::string::npos)
+        << e.what();
+  }
+  {
+    NpyWriter w(path, {1, 1, 1, 2, 4});
+    std::vector<float> v(8, 0.0f);
+    w.append(v.data(), 8);
+    w.commit();
+  }
+  NpySource five(Params({{"path", path.string()}, {"fs", 100}}, info.params));
+  EXPECT_THROW(five.open(), InputError);
   std::filesystem::remove(path);
 }
 

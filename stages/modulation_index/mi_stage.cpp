@@ -1,37 +1,84 @@
 #include "stages/modulation_index/mi_stage.hpp"
 
+#include <algorithm>
 #include <fmt/format.h>
 #include <oneapi/tbb/parallel_for.h>
 #include <vector>
 
 #include "engine/errors.hpp"
-#include "stages/modulation_index/shifted_mi.hpp"
+#include "stages/modulation_index/methods/pac_math.hpp"
+#include "stages/modulation_index/methods/shifted_sums.hpp"
 #ifdef PACFLOW_HAVE_CUDA
 #include "stages/common/narrow_cuda.hpp"
+#include "stages/modulation_index/gpu_support.hpp"
 #include "stages/modulation_index/shifted_mi_cuda.hpp"
 #endif
 
 namespace pacflow::stages {
 
+namespace {
+
+// `outputs=distributions,preferred_phase` or a list of the same words.
+std::vector<std::string> output_names(const json& spec) {
+  std::vector<std::string> names;
+  const auto add = [&](const std::string& word) {
+    if (word != "distributions" && word != "preferred_phase")
+      throw ParamError("outputs", fmt::format("unknown output \"{}\"; valid: distributions, preferred_phase", word));
+    names.push_back(word);
+  };
+  if (spec.is_string()) {
+    std::string text = spec.get<std::string>();
+    for (std::size_t start = 0; start <= text.size();) {
+      const std::size_t comma = std::min(text.find(',', start), text.size());
+      add(text.substr(start, comma - start));
+      start = comma + 1;
+    }
+  } else if (spec.is_array()) {
+    for (const auto& word : spec) {
+      if (!word.is_string()) throw ParamError("outputs", fmt::format("{} is not an output name", word.dump()));
+      add(word.get<std::string>());
+    }
+  } else {
+    throw ParamError("outputs", "expected names such as distributions,preferred_phase");
+  }
+  return names;
+}
+
+}  // namespace
+
 ElementInfo ModulationIndexStage::info() {
   ElementInfo info;
   info.kind = ElementKind::Stage;
   info.name = "mi";
-  info.summary = "Tort modulation index per series and band pair (spec §5)";
+  info.summary = "PAC per series (or channel pair) and band pair: tort, mvl, ndpac, plv, hr or gc (docs/methods.md)";
   info.params = {
-      {"bins", ParamType::Integer, 18, "bins", "phase bins over (-pi, pi]"},
-      {"method", ParamType::String, "tort", "", "PAC measure: tort (Tort et al. 2010)"},
+      {"method", ParamType::String, "tort", "",
+       "PAC measure: tort (Tort 2010), mvl (Canolty 2006), ndpac (Ozkurt 2012), plv (Penny 2008; needs stage "
+       "envelope_phase), hr (Lakatos 2005) or gc (Ince 2017)"},
+      {"bins", ParamType::Integer, 18, "bins", "phase bins over (-pi, pi] (tort, hr, outputs)"},
+      {"ndpac_p", ParamType::Number, 0.05, "", "ndpac: values with |S|^2 <= 2 T erfinv(1 - p)^2 are set to 0; 1 disables"},
+      {"gc_unbiased", ParamType::Boolean, false, "", "gc: subtract the Gaussian estimator's bias (TensorPAC's MI_BIASCORRECT)"},
+      {"pairs", ParamType::Spec, "diag", "",
+       "channel pairs (phase channel, amplitude channel): diag (each channel with itself), all, or [[i,j],...]; "
+       "other than diag the outputs are [E][pair][...]"},
+      {"outputs", ParamType::Spec, nullptr, "",
+       "extra results: distributions (amplitude_distribution [n_pha][n_amp][bins]), preferred_phase (radians)", true},
   };
   info.make_stage = [](const Params& p) { return std::make_unique<ModulationIndexStage>(p); };
   return info;
 }
 
-ModulationIndexStage::ModulationIndexStage(const Params& params)
-    : bins_(static_cast<int>(params.integer("bins"))) {
+ModulationIndexStage::ModulationIndexStage(const Params& params) : pairs_spec_(params.raw("pairs")) {
   if (params.integer("bins") < 2 || params.integer("bins") > 1024)
     throw ParamError("bins", fmt::format("must be from 2 to 1024, got {}", params.integer("bins")));
-  if (params.string("method") != "tort")
-    throw ParamError("method", fmt::format("unknown method \"{}\"; this version computes tort", params.string("method")));
+  settings_.kind = mi::parse_method(params.string("method"));
+  settings_.bins = static_cast<int>(params.integer("bins"));
+  settings_.ndpac_p = params.number("ndpac_p");
+  if (!(settings_.ndpac_p > 0 && settings_.ndpac_p <= 1))
+    throw ParamError("ndpac_p", fmt::format("must be in (0, 1], got {}", settings_.ndpac_p));
+  settings_.gc_unbiased = params.boolean("gc_unbiased");
+  if (params.has("outputs"))
+    for (const auto& name : output_names(params.raw("outputs"))) (name == "distributions" ? distributions_ : preferred_phase_) = true;
 }
 
 void ModulationIndexStage::plan(PlanContext& ctx) {
@@ -42,29 +89,75 @@ void ModulationIndexStage::plan(PlanContext& ctx) {
   n_amp_ = amplitude.per_series.at(0);
   if (length_ > (std::int64_t{1} << 30))
     throw InputError(fmt::format("series of {} samples are longer than mi supports (2^30)", length_));
-  ctx.declare({"pac", {n_pha_, n_amp_}, DType::Float32, true, "Tort modulation index"});
-  ctx.attributes()["mi_bins"] = bins_;
-  ctx.attributes()["mi_method"] = "tort";
+  if (mi::needs_envelope_phase(settings_.kind) && !ctx.provides("envelope_phase"))
+    throw ParamError("method", "plv compares the phase with the phase of each amplitude envelope in the phase bands; "
+                               "add \"stage envelope_phase\" between hilbert and mi");
+  if (mi::needs_envelope_phase(settings_.kind)) ctx.require("envelope_phase", "mi");
+  pairs_ = mi::PairPlan(pairs_spec_, ctx.stream());
+  method_ = mi::make_method(settings_, length_);
+  const RowLayout rows = pairs_.rows();
+  const std::string name = mi::method_title(settings_.kind);
+  ctx.declare({"pac", {n_pha_, n_amp_}, DType::Float32, true, name, rows});
+  if (distributions_)
+    ctx.declare({"amplitude_distribution", {n_pha_, n_amp_, settings_.bins}, DType::Float32, true,
+                 "normalised mean amplitude per phase bin (sums to 1)", rows});
+  if (preferred_phase_)
+    ctx.declare({"preferred_phase", {n_pha_, n_amp_}, DType::Float32, true,
+                 "centre of the phase bin with the largest mean amplitude (radians)", rows});
+  ctx.attributes()["mi_bins"] = settings_.bins;
+  ctx.attributes()["mi_method"] = mi::method_name(settings_.kind);
+  ctx.attributes()["mi_method_name"] = name;
+  ctx.attributes()["mi_measure"] = mi::method_measure(settings_.kind);
+  ctx.attributes()["mi_settings"] = settings_.to_json();
+  ctx.attributes()["mi_pairs"] = pairs_spec_;
+  if (!pairs_.diagonal()) ctx.attributes()["channel_pairs"] = pairs_.pairs_json();
+  ctx.resolved()["pairs_resolved"] = pairs_.pairs_json();
+}
+
+void ModulationIndexStage::write_distributions(const mi::PairView& in, float* distribution, float* preferred) const {
+  const int bins = settings_.bins;
+  const mi::PhaseRuns runs(in.phase, in.n_pha, in.length, bins);
+  std::vector<double> sums(static_cast<std::size_t>(bins)), p(sums.size());
+  for (std::int64_t a = 0; a < in.n_amp; ++a) {
+    const std::vector<double> prefix = mi::wrapped_prefix(in.amplitude + a * in.length, in.length);
+    for (std::int64_t band = 0; band < in.n_pha; ++band) {
+      runs.bin_sums(band, prefix.data(), 0, sums.data());
+      const std::int64_t cell = band * in.n_amp + a;
+      if (distribution) {
+        mi::amplitude_distribution(sums.data(), runs.counts(band), bins, p.data());
+        for (int j = 0; j < bins; ++j) distribution[cell * bins + j] = static_cast<float>(p[static_cast<std::size_t>(j)]);
+      }
+      if (preferred) preferred[cell] = static_cast<float>(mi::preferred_phase(sums.data(), runs.counts(band), bins));
+    }
+  }
 }
 
 void ModulationIndexStage::process(Batch& batch) {
-  const float* phase = batch.at("phase").values<float>().data();
-  const float* amplitude = batch.at("amplitude").values<float>().data();
-  float* pac = batch.emplace("pac", {n_pha_, n_amp_}, DType::Float32).values<float>().data();
-  const auto t = static_cast<std::size_t>(length_);
+  const mi::BatchInputs inputs =
+      mi::inputs_of(batch, n_pha_, n_amp_, length_, mi::needs_envelope_phase(settings_.kind));
+  const std::int64_t rows = pairs_.row_count(batch.series_count);
+  const std::int64_t cells = n_pha_ * n_amp_;
+  float* pac = batch.emplace_rows("pac", rows, {n_pha_, n_amp_}, DType::Float32).values<float>().data();
+  float* distribution = distributions_ ? batch.emplace_rows("amplitude_distribution", rows, {n_pha_, n_amp_, settings_.bins},
+                                                            DType::Float32).values<float>().data()
+                                       : nullptr;
+  float* preferred =
+      preferred_phase_ ? batch.emplace_rows("preferred_phase", rows, {n_pha_, n_amp_}, DType::Float32).values<float>().data()
+                       : nullptr;
   const std::int64_t observed[1] = {0};
-  oneapi::tbb::parallel_for(std::int64_t{0}, batch.series_count, [&](std::int64_t i) {
-    const auto s = static_cast<std::size_t>(i);
-    std::vector<double> cells(static_cast<std::size_t>(n_pha_ * n_amp_));
-    const mi::SeriesBands series{phase + s * static_cast<std::size_t>(n_pha_) * t,
-                                 amplitude + s * static_cast<std::size_t>(n_amp_) * t, n_pha_, n_amp_, length_};
-    mi::shifted_modulation_index(series, bins_, observed, cells.data());
-    for (std::size_t c = 0; c < cells.size(); ++c) pac[s * cells.size() + c] = static_cast<float>(cells[c]);
+  oneapi::tbb::parallel_for(std::int64_t{0}, rows, [&](std::int64_t r) {
+    const mi::PairView in = inputs.pair(pairs_.phase_series(r), pairs_.amplitude_series(r));
+    std::vector<double> values(static_cast<std::size_t>(cells));
+    method_->evaluate(in, observed, values.data());
+    for (std::int64_t c = 0; c < cells; ++c) pac[r * cells + c] = static_cast<float>(values[static_cast<std::size_t>(c)]);
+    if (distribution || preferred)
+      write_distributions(in, distribution ? distribution + r * cells * settings_.bins : nullptr,
+                          preferred ? preferred + r * cells : nullptr);
   });
 }
 
 double ModulationIndexStage::flops_per_series() const {
-  return static_cast<double>(n_pha_ * n_amp_) * (static_cast<double>(length_) + 60.0 * bins_);
+  return static_cast<double>(n_pha_ * n_amp_) * (static_cast<double>(length_) + 60.0 * settings_.bins);
 }
 
 }  // namespace pacflow::stages
@@ -73,7 +166,8 @@ double ModulationIndexStage::flops_per_series() const {
 namespace pacflow::stages {
 
 std::string ModulationIndexStage::why_not_on_gpu() const {
-  return bins_ <= mi::kMaxGpuBins ? "" : fmt::format("bins={} is above the GPU kernel's {}", bins_, mi::kMaxGpuBins);
+  if (distributions_ || preferred_phase_) return "outputs=distributions,preferred_phase are computed on the CPU only";
+  return mi::why_not_on_gpu(settings_, pairs_);
 }
 
 void ModulationIndexStage::process_cuda(Batch& batch, cuda::StageContext& ctx) {
@@ -84,14 +178,14 @@ void ModulationIndexStage::process_cuda(Batch& batch, cuda::StageContext& ctx) {
   const std::int64_t cells = batch.series_count * n_pha_ * n_amp_;
   const SharedMemory values = ctx.scratch(static_cast<std::size_t>(cells) * sizeof(double));
   auto* mi_values = reinterpret_cast<double*>(values.data);
-  mi::shifted_mi_on_gpu(bands, bins_, observed_shift_.on(ctx.device()), 1, mi_values, ctx);
+  mi::shifted_mi_on_gpu(bands, settings_.bins, observed_shift_.on(ctx.device()), 1, mi_values, ctx);
   float* pac = StageContext::data<float>(ctx.emplace(batch, "pac", {n_pha_, n_amp_}, DType::Float32));
   cuda::narrow_to_float(mi_values, cells, pac, ctx);
 }
 
 double ModulationIndexStage::device_workspace_bytes(std::int64_t series) const {
-  return static_cast<double>(series) *
-         (static_cast<double>(n_pha_ * n_amp_) * 8.0 + mi::shifted_mi_scratch_bytes_per_series(n_pha_, length_, bins_));
+  return static_cast<double>(series) * (static_cast<double>(n_pha_ * n_amp_) * 8.0 +
+                                        mi::shifted_mi_scratch_bytes_per_series(n_pha_, length_, settings_.bins));
 }
 
 }  // namespace pacflow::stages

@@ -1,9 +1,14 @@
 #pragma once
-// Stage `mi`: Tort's modulation index per series and (phase band, amplitude band) cell (spec §5).
-// Reads `phase` [n_pha][T] and `amplitude` [n_amp][T]; writes the result `pac` [n_pha][n_amp].
-#include <optional>
+// Stage `mi`: a PAC measure per series, or per (phase channel, amplitude channel) pair, and
+// (phase band, amplitude band) cell: Tort's MI (spec §5) or the other measures of docs/methods.md.
+// Reads `phase` [n_pha][T] and `amplitude` [n_amp][T] (plv also `envelope_phase`); writes the
+// result `pac` [n_pha][n_amp] and, on request, `amplitude_distribution` [n_pha][n_amp][bins] and
+// `preferred_phase` [n_pha][n_amp].
+#include <memory>
 
 #include "engine/registry.hpp"
+#include "stages/modulation_index/methods/method.hpp"
+#include "stages/modulation_index/pairs.hpp"
 #ifdef PACFLOW_HAVE_CUDA
 #include "stages/common/device_constants.hpp"
 #endif
@@ -18,6 +23,7 @@ class ModulationIndexStage final : public Stage {
   // One add per sample and cell (what a per-sample GPU kernel does) plus the bin evaluations.
   double flops_per_series() const override;
 #ifdef PACFLOW_HAVE_CUDA
+  // Tort's MI per series (pairs=diag), without the optional outputs, bins <= 256.
   std::string why_not_on_gpu() const override;
   void process_cuda(Batch& batch, cuda::StageContext& ctx) override;
   double device_workspace_bytes(std::int64_t series) const override;
@@ -26,10 +32,18 @@ class ModulationIndexStage final : public Stage {
   static ElementInfo info();
 
  private:
-  int bins_ = 18;
+  // Amplitude distribution over the phase bins and preferred phase of one output row.
+  void write_distributions(const mi::PairView& in, float* distribution, float* preferred) const;
+
+  mi::MethodSettings settings_;
+  json pairs_spec_;
+  bool distributions_ = false;
+  bool preferred_phase_ = false;
   std::int64_t length_ = 0;
   std::int64_t n_pha_ = 0;
   std::int64_t n_amp_ = 0;
+  mi::PairPlan pairs_;
+  std::unique_ptr<const mi::Method> method_;
 #ifdef PACFLOW_HAVE_CUDA
   cuda::DeviceConstants<std::int64_t> observed_shift_{std::vector<std::int64_t>{0}};
 #endif

@@ -1,5 +1,6 @@
 #pragma once
-// Shift generation and per-cell surrogate statistics (spec §6), shared by CPU and CUDA.
+// Shift and permutation generation, per-cell surrogate statistics and normalisations (spec §6),
+// shared by CPU and CUDA.
 #include <cmath>
 #include <cstdint>
 
@@ -12,6 +13,20 @@ namespace pacflow::surrogates {
 PACFLOW_HD inline std::int64_t timeshift(std::uint64_t seed, std::uint64_t k, std::int64_t min_shift,
                                          std::int64_t length) {
   return rng::uniform_int(rng::key(seed, 0x7368696674ULL /* "shift" */), k, min_shift, length - min_shift);
+}
+
+// Permutation k of `epochs` epochs (swap_trials): out[e] is the epoch whose amplitude pairs with
+// epoch e's phase. Fisher–Yates driven by the counter-based generator keyed by (seed, k), so it
+// depends on nothing else. A permutation may leave an epoch in place (as TensorPAC's do).
+PACFLOW_HD inline void epoch_permutation(std::uint64_t seed, std::uint64_t k, std::int64_t epochs, std::int64_t* out) {
+  const std::uint64_t key = rng::key(rng::key(seed, 0x73776170ULL /* "swap" */), k);
+  for (std::int64_t e = 0; e < epochs; ++e) out[e] = e;
+  for (std::int64_t i = epochs - 1; i > 0; --i) {
+    const std::int64_t j = rng::uniform_int(key, static_cast<std::uint64_t>(i), 0, i);
+    const std::int64_t held = out[i];
+    out[i] = out[j];
+    out[j] = held;
+  }
 }
 
 struct CellStats {
@@ -39,6 +54,21 @@ PACFLOW_HD inline CellStats cell_stats(double observed, const double* surrogate,
   s.z = s.std > 0 ? (observed - s.mean) / s.std : NAN;
   s.p = static_cast<double>(1 + exceed) / static_cast<double>(n + 1);
   return s;
+}
+
+// How the observed value is corrected by its surrogates (TensorPAC's normalisations 1–4).
+enum class Norm { Subtract, Divide, Both, Z };
+
+// subtract: x − mean; divide: x / mean; both: (x − mean) / mean; z: (x − mean) / std. NaN where the
+// divisor is 0.
+PACFLOW_HD inline double normalised(double observed, const CellStats& s, Norm norm) {
+  switch (norm) {
+    case Norm::Subtract: return observed - s.mean;
+    case Norm::Divide: return s.mean != 0 ? observed / s.mean : NAN;
+    case Norm::Both: return s.mean != 0 ? (observed - s.mean) / s.mean : NAN;
+    case Norm::Z: return s.z;
+  }
+  return NAN;
 }
 
 }  // namespace pacflow::surrogates

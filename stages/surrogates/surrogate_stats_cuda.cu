@@ -23,7 +23,8 @@ __global__ void largest_per_permutation(const double* mi, std::int64_t series, s
 }
 
 __global__ void cell_statistics(const double* mi, const double* largest, std::int64_t series, std::int64_t n_perm,
-                                std::int64_t cells, float* z, float* mean, float* std_dev, float* p, float* p_max) {
+                                std::int64_t cells, float* z, float* mean, float* std_dev, float* p, float* p_max,
+                                float* corrected, Norm norm) {
   const std::int64_t total = series * cells;
   for (std::int64_t e = blockIdx.x * std::int64_t{blockDim.x} + threadIdx.x; e < total;
        e += std::int64_t{gridDim.x} * blockDim.x) {
@@ -38,20 +39,22 @@ __global__ void cell_statistics(const double* mi, const double* largest, std::in
     std_dev[e] = static_cast<float>(stats.std);
     p[e] = static_cast<float>(stats.p);
     p_max[e] = static_cast<float>(static_cast<double>(1 + exceed) / static_cast<double>(n_perm + 1));
+    if (corrected) corrected[e] = static_cast<float>(normalised(observed, stats, norm));
   }
 }
 
 }  // namespace
 
 void surrogate_stats_on_gpu(const double* mi, std::int64_t series, std::int64_t n_perm, std::int64_t cells,
-                            float* const outputs[5], const cuda::StageContext& ctx) {
+                            float* const statistics[5], float* normalised, Norm norm, const cuda::StageContext& ctx) {
   const SharedMemory largest = ctx.scratch(static_cast<std::size_t>(series * n_perm) * sizeof(double));
   auto* largest_data = reinterpret_cast<double*>(largest.data);
   largest_per_permutation<<<cuda::blocks_for(series * n_perm), cuda::kThreads, 0, ctx.stream()>>>(
       mi, series, n_perm, cells, largest_data);
   cuda::check_launch("surrogates largest_per_permutation");
   cell_statistics<<<cuda::blocks_for(series * cells), cuda::kThreads, 0, ctx.stream()>>>(
-      mi, largest_data, series, n_perm, cells, outputs[0], outputs[1], outputs[2], outputs[3], outputs[4]);
+      mi, largest_data, series, n_perm, cells, statistics[0], statistics[1], statistics[2], statistics[3], statistics[4],
+      normalised, norm);
   cuda::check_launch("surrogates cell_statistics");
 }
 

@@ -4,12 +4,14 @@
 #include <cstdint>
 
 #include "engine/cuda/stage_context.hpp"
+#include "stages/surrogates/surrogate_math.hpp"
 
 namespace pacflow::surrogates {
 
 // mi (device) [series][1 + n_perm][cells]: row 0 the observed MI, rows 1… the surrogates.
-// Writes the five device outputs [series][cells]: z, mean, std, p, maxstat p.
+// Writes the device outputs [series][cells]: z, mean, std, p, maxstat p and, when `normalised` is
+// not null, the observed value corrected by `norm`.
 void surrogate_stats_on_gpu(const double* mi, std::int64_t series, std::int64_t n_perm, std::int64_t cells,
-                            float* const outputs[5], const cuda::StageContext& ctx);
+                            float* const statistics[5], float* normalised, Norm norm, const cuda::StageContext& ctx);
 
 }  // namespace pacflow::surrogates

@@ -7,9 +7,8 @@
 #include <oneapi/tbb/parallel_for.h>
 
 #include "engine/errors.hpp"
-#include "stages/modulation_index/shifted_mi.hpp"
-#include "stages/surrogates/surrogate_math.hpp"
 #ifdef PACFLOW_HAVE_CUDA
+#include "stages/modulation_index/gpu_support.hpp"
 #include "stages/modulation_index/shifted_mi_cuda.hpp"
 #include "stages/surrogates/surrogate_stats_cuda.hpp"
 #endif
@@ -17,43 +16,76 @@
 namespace pacflow::stages {
 
 namespace {
-const char* const kOutputs[5] = {"pac_z", "surrogate_mean", "surrogate_std", "pvalues", "pvalues_maxstat"};
-const char* const kDocs[5] = {"(MI - mean) / std of the surrogates", "mean of surrogate MI",
-                              "population std of surrogate MI", "(1 + #{k: MI_k >= MI}) / (n + 1)",
-                              "family-wise: (1 + #{k: max over cells of MI_k >= MI}) / (n + 1)"};
+
+struct Output {
+  const char* name;
+  const char* doc;
+};
+constexpr Output kStatistics[5] = {
+    {"pac_z", "(PAC - mean) / std of the surrogates"},
+    {"surrogate_mean", "mean of the surrogate PAC"},
+    {"surrogate_std", "population std of the surrogate PAC"},
+    {"pvalues", "(1 + #{k: PAC_k >= PAC}) / (n + 1)"},
+    {"pvalues_maxstat", "family-wise: (1 + #{k: max over cells of PAC_k >= PAC}) / (n + 1)"},
+};
+
+surrogates::Norm parse_norm(const std::string& name) {
+  if (name == "z") return surrogates::Norm::Z;
+  if (name == "subtract") return surrogates::Norm::Subtract;
+  if (name == "divide") return surrogates::Norm::Divide;
+  if (name == "both") return surrogates::Norm::Both;
+  throw ParamError("norm", fmt::format("unknown normalisation \"{}\"; valid: z, subtract, divide, both", name));
+}
+
+const char* norm_doc(surrogates::Norm norm) {
+  switch (norm) {
+    case surrogates::Norm::Subtract: return "PAC - mean of the surrogates";
+    case surrogates::Norm::Divide: return "PAC / mean of the surrogates";
+    case surrogates::Norm::Both: return "(PAC - mean) / mean of the surrogates";
+    case surrogates::Norm::Z: break;
+  }
+  return "";
+}
+
 }  // namespace
 
 ElementInfo SurrogatesStage::info() {
   ElementInfo info;
   info.kind = ElementKind::Stage;
   info.name = "surrogates";
-  info.summary = "time-shift surrogates: mean, std, z-score and p-values per cell (spec §6)";
+  info.summary = "surrogate distribution of mi's measure: mean, std, z-score, p-values, normalisation (spec §6)";
   info.params = {
       {"n", ParamType::Integer, 200, "permutations", "number of surrogates (ignored when shifts is given)"},
-      {"seed", ParamType::Integer, 42, "", "key of the counter-based shift generator"},
+      {"seed", ParamType::Integer, 42, "", "key of the counter-based shift and permutation generators"},
       {"min_shift", ParamType::Duration, nullptr, "samples or s",
        "smallest shift; default one period of the lowest phase-band centre, at most T/4", true},
       {"shifts", ParamType::NumberList, nullptr, "samples", "explicit shifts [s_1, ...] replacing the generator",
        true},
       {"method", ParamType::String, "timeshift", "",
-       "timeshift (shift the amplitude by s_k) or timelag (shift the phase by s_k)"},
+       "timeshift (shift the amplitude by s_k), timelag (shift the phase by s_k) or swap_trials (pair each epoch's "
+       "phase with the amplitude of epoch perm_k(e); needs the whole input in one batch)"},
+      {"norm", ParamType::String, "z", "",
+       "correction of the PAC by its surrogates: z (pac_z only), subtract, divide or both (also writes pac_norm)"},
   };
   info.make_stage = [](const Params& p) { return std::make_unique<SurrogatesStage>(p); };
   return info;
 }
 
 SurrogatesStage::SurrogatesStage(const Params& params)
-    : n_perm_(params.integer("n")), explicit_min_shift_(params.has("min_shift")) {
+    : norm_(parse_norm(params.string("norm"))), n_perm_(params.integer("n")), explicit_min_shift_(params.has("min_shift")) {
   const std::string method = params.string("method");
   if (method == "timelag") {
-    timelag_ = true;
+    kind_ = Kind::Timelag;
+  } else if (method == "swap_trials") {
+    kind_ = Kind::SwapTrials;
   } else if (method != "timeshift") {
-    throw ParamError("method", fmt::format("unknown method \"{}\"; this version implements timeshift and timelag{}",
-                                           method, method == "swap_trials" ? " (swap_trials is not built yet)" : ""));
+    throw ParamError("method", fmt::format("unknown method \"{}\"; valid: timeshift, timelag, swap_trials", method));
   }
   if (params.integer("seed") < 0) throw ParamError("seed", "must be >= 0");
   seed_ = static_cast<std::uint64_t>(params.integer("seed"));
   if (explicit_min_shift_) min_shift_ = params.duration("min_shift");
+  if (kind_ == Kind::SwapTrials && (params.has("shifts") || explicit_min_shift_))
+    throw ParamError(params.has("shifts") ? "shifts" : "min_shift", "swap_trials permutes epochs and shifts nothing");
   if (params.has("shifts")) {
     for (double s : params.number_list("shifts")) {
       if (s != std::floor(s)) throw ParamError("shifts", fmt::format("shift {} is not a whole number of samples", s));
@@ -69,17 +101,52 @@ SurrogatesStage::SurrogatesStage(const Params& params)
 void SurrogatesStage::plan(PlanContext& ctx) {
   const TensorDecl& phase = ctx.require("phase", "surrogates");
   const TensorDecl& amplitude = ctx.require("amplitude", "surrogates");
-  if (!ctx.provides("pac") || !ctx.attributes().contains("mi_bins"))
-    throw InputError("surrogates must come after the mi stage (it reuses its bins and definition)");
+  const json& attrs = ctx.attributes();
+  if (!ctx.provides("pac") || !attrs.contains("mi_settings"))
+    throw InputError("surrogates must come after the mi stage (it computes the same measure, bins and pairs)");
   n_pha_ = phase.per_series.at(0);
   length_ = phase.per_series.at(1);
   n_amp_ = amplitude.per_series.at(0);
-  bins_ = ctx.attributes()["mi_bins"].get<int>();
+  settings_ = mi::MethodSettings::from_json(attrs["mi_settings"]);
+  const mi::MethodSettings& settings = settings_;
+  bins_ = settings.bins;
+  envelope_ = mi::needs_envelope_phase(settings.kind);
+  if (envelope_) ctx.require("envelope_phase", "surrogates");
+  method_ = mi::make_method(settings, length_);
+  pairs_ = mi::PairPlan(attrs["mi_pairs"], ctx.stream());
+  if (settings.kind == mi::MethodKind::Ndpac)
+    ctx.warn("ndpac is already thresholded at its own significance level (ndpac_p); TensorPAC runs no surrogates "
+             "with it");
+  if (kind_ == Kind::SwapTrials)
+    plan_swaps(ctx);
+  else
+    plan_shifts(ctx);
+  const double workspace = static_cast<double>(n_perm_) * static_cast<double>(n_pha_ * n_amp_) * 8.0;
+  if (workspace > 0x1p30)
+    throw ParamError(given_shifts_.empty() ? "n" : "shifts",
+                     fmt::format("{} permutations x {} cells need {:.1f} GiB per series; use fewer", n_perm_,
+                                 n_pha_ * n_amp_, workspace / 0x1p30));
+  if (n_perm_ < 2)
+    ctx.warn("surrogates with a single permutation have no spread: every z-score is NaN and every p-value 1");
+  const RowLayout rows = pairs_.rows();
+  outputs_.clear();
+  for (const auto& out : kStatistics) {
+    ctx.declare({out.name, {n_pha_, n_amp_}, DType::Float32, true, out.doc, rows});
+    outputs_.emplace_back(out.name);
+  }
+  if (norm_ != surrogates::Norm::Z) {
+    ctx.declare({"pac_norm", {n_pha_, n_amp_}, DType::Float32, true, norm_doc(norm_), rows});
+    outputs_.emplace_back("pac_norm");
+  }
+  ctx.resolved()["n_perm"] = n_perm_;
+  ctx.resolved()["measure"] = settings.to_json();
+}
+
+void SurrogatesStage::plan_shifts(PlanContext& ctx) {
   if (ctx.stream().description.value("model", "") == "tort")
     ctx.warn("the tort signal model has a pure-sine slow rhythm: every circular shift keeps the coupling, so "
              "time-shift surrogates cannot reject the null (TensorPAC issue 20); use model=driven");
   const double fs = ctx.stream().sample_rate;
-
   if (!given_shifts_.empty()) {
     for (auto s : given_shifts_)
       if (s <= 0 || s >= length_)
@@ -108,74 +175,117 @@ void SurrogatesStage::plan(PlanContext& ctx) {
       shifts_.push_back(surrogates::timeshift(seed_, static_cast<std::uint64_t>(k), min_shift, length_));
     ctx.resolved()["min_shift_samples"] = min_shift;
   }
-  const double workspace = static_cast<double>(n_perm_) * static_cast<double>(n_pha_ * n_amp_) * 8.0;
-  if (workspace > 0x1p30)
-    throw ParamError(given_shifts_.empty() ? "n" : "shifts",
-                     fmt::format("{} permutations x {} cells need {:.1f} GiB per series; use fewer", n_perm_,
-                                 n_pha_ * n_amp_, workspace / 0x1p30));
-  if (n_perm_ < 2)
-    ctx.warn("surrogates with a single permutation have no spread: every z-score is NaN and every p-value 1");
-  for (int i = 0; i < 5; ++i) ctx.declare({kOutputs[i], {n_pha_, n_amp_}, DType::Float32, true, kDocs[i]});
-  ctx.resolved()["n_perm"] = n_perm_;
-  ctx.resolved()["shifted"] = timelag_ ? "phase (timelag)" : "amplitude (timeshift)";
+  ctx.resolved()["shifted"] = kind_ == Kind::Timelag ? "phase (timelag)" : "amplitude (timeshift)";
   ctx.resolved()["shifts"] = shifts_;
   ctx.resolved()["shift_generator"] = "splitmix64 counter-based, keyed by (seed, k)";
   ctx.attributes()["surrogate_shifts"] = shifts_;
+  // Row 0 the observed alignment, row k + 1 surrogate k. Shifting the phase by s (timelag) pairs
+  // phi(t + s) with A(t), which is A shifted by T - s against phi.
+  alignment_shifts_.assign(shifts_.size() + 1, 0);
+  for (std::size_t k = 0; k < shifts_.size(); ++k)
+    alignment_shifts_[k + 1] = kind_ == Kind::Timelag ? (length_ - shifts_[k]) % length_ : shifts_[k];
 #ifdef PACFLOW_HAVE_CUDA
-  shifts_on_gpu_.emplace(amplitude_shifts());
+  shifts_on_gpu_.emplace(alignment_shifts_);
 #endif
 }
 
-void SurrogatesStage::process_series(const float* phase, const float* amplitude, float* const outputs[5]) const {
+void SurrogatesStage::plan_swaps(PlanContext& ctx) {
+  const StreamInfo& stream = ctx.stream();
+  if (stream.leading_names.empty() || stream.leading_names[0] != "epochs")
+    throw InputError("swap_trials needs an input laid out [epochs]…[time]");
+  epochs_ = stream.leading_dims[0];
+  if (epochs_ < 2)
+    throw ParamError("method", fmt::format("swap_trials pairs each epoch's phase with the amplitude of another epoch, "
+                                           "but the input has {} epoch; use timeshift or timelag", epochs_));
+  // Every epoch's amplitude must be at hand: the whole input in one batch.
+  ctx.require_batch_multiple(stream.series_count());
+  const double bytes = static_cast<double>(stream.series_count() * (n_pha_ + n_amp_) * length_) * 4.0;
+  if (bytes > 0x1p30)
+    ctx.warn(fmt::format("swap_trials holds the whole input in one batch: {:.1f} GiB of phase and amplitude",
+                         bytes / 0x1p30));
+  double distinct = 1;
+  for (std::int64_t e = 2; e <= epochs_ && distinct <= static_cast<double>(n_perm_); ++e) distinct *= static_cast<double>(e);
+  if (distinct <= static_cast<double>(n_perm_))
+    ctx.warn(fmt::format("swap_trials: {} epochs have only {:g} orderings, fewer than the {} permutations drawn", epochs_,
+                         distinct, n_perm_));
+  permutations_.assign(static_cast<std::size_t>(n_perm_ * epochs_), 0);
+  json listed = json::array();
+  for (std::int64_t k = 0; k < n_perm_; ++k) {
+    std::int64_t* perm = permutations_.data() + k * epochs_;
+    surrogates::epoch_permutation(seed_, static_cast<std::uint64_t>(k), epochs_, perm);
+    listed.push_back(std::vector<std::int64_t>(perm, perm + epochs_));
+  }
+  ctx.resolved()["shifted"] = "amplitude of epoch perm_k(e) (swap_trials)";
+  ctx.resolved()["epoch_permutations"] = listed;
+  ctx.resolved()["permutation_generator"] = "Fisher-Yates on splitmix64 counter-based draws, keyed by (seed, k)";
+}
+
+void SurrogatesStage::alignments(const mi::BatchInputs& in, std::int64_t row, std::int64_t series,
+                                 double* values) const {
+  const std::int64_t phase_series = pairs_.phase_series(row), amplitude_series = pairs_.amplitude_series(row);
+  if (kind_ != Kind::SwapTrials) {
+    method_->evaluate(in.pair(phase_series, amplitude_series), alignment_shifts_, values);
+    return;
+  }
+  // swap_trials: the amplitude of the same channel (and segment) in epoch perm_k(e). There are at
+  // most E distinct pairings however many permutations, so each is evaluated once and copied.
+  const std::int64_t per_epoch = series / epochs_;
+  const std::int64_t epoch = amplitude_series / per_epoch;
+  const auto cells = static_cast<std::size_t>(n_pha_ * n_amp_);
+  const std::int64_t observed[1] = {0};
+  std::vector<double> by_epoch(static_cast<std::size_t>(epochs_) * cells);
+  std::vector<bool> done(static_cast<std::size_t>(epochs_), false);
+  const auto pairing = [&](std::int64_t other) {
+    double* at = by_epoch.data() + static_cast<std::size_t>(other) * cells;
+    if (!done[static_cast<std::size_t>(other)]) {
+      method_->evaluate(in.pair(phase_series, amplitude_series + (other - epoch) * per_epoch), observed, at);
+      done[static_cast<std::size_t>(other)] = true;
+    }
+    return at;
+  };
+  std::copy_n(pairing(epoch), cells, values);
+  for (std::int64_t k = 0; k < n_perm_; ++k)
+    std::copy_n(pairing(permutations_[static_cast<std::size_t>(k * epochs_ + epoch)]), cells,
+                values + static_cast<std::size_t>(k + 1) * cells);
+}
+
+void SurrogatesStage::write_statistics(const double* values, std::vector<float*>& out, std::int64_t row) const {
   const auto cells = static_cast<std::size_t>(n_pha_ * n_amp_);
   const auto n = static_cast<std::size_t>(n_perm_);
-  const std::vector<std::int64_t> shifts = amplitude_shifts();
-  std::vector<double> mi_values((n + 1) * cells);  // [row][cell]
-  mi::shifted_modulation_index({phase, amplitude, n_pha_, n_amp_, length_}, bins_, shifts, mi_values.data());
-  const double* observed = mi_values.data();
-  const double* surrogate = mi_values.data() + cells;
+  const double* observed = values;
+  const double* surrogate = values + cells;
   std::vector<double> max_per_k(n);
-  for (std::size_t k = 0; k < n; ++k)
-    max_per_k[k] = *std::max_element(surrogate + k * cells, surrogate + (k + 1) * cells);
+  for (std::size_t k = 0; k < n; ++k) max_per_k[k] = *std::max_element(surrogate + k * cells, surrogate + (k + 1) * cells);
+  const std::size_t at = static_cast<std::size_t>(row) * cells;
   for (std::size_t c = 0; c < cells; ++c) {
     const auto s = surrogates::cell_stats(observed[c], surrogate + c, n_perm_, static_cast<std::int64_t>(cells));
     const auto exceed = std::count_if(max_per_k.begin(), max_per_k.end(), [&](double m) { return m >= observed[c]; });
-    outputs[0][c] = static_cast<float>(s.z);
-    outputs[1][c] = static_cast<float>(s.mean);
-    outputs[2][c] = static_cast<float>(s.std);
-    outputs[3][c] = static_cast<float>(s.p);
-    outputs[4][c] = static_cast<float>(static_cast<double>(1 + exceed) / static_cast<double>(n + 1));
+    out[0][at + c] = static_cast<float>(s.z);
+    out[1][at + c] = static_cast<float>(s.mean);
+    out[2][at + c] = static_cast<float>(s.std);
+    out[3][at + c] = static_cast<float>(s.p);
+    out[4][at + c] = static_cast<float>(static_cast<double>(1 + exceed) / static_cast<double>(n + 1));
+    if (out.size() > 5) out[5][at + c] = static_cast<float>(surrogates::normalised(observed[c], s, norm_));
   }
 }
 
-std::vector<std::int64_t> SurrogatesStage::amplitude_shifts() const {
-  // Shifting the phase by s (timelag) pairs phi(t + s) with A(t), which is A shifted by T - s
-  // against phi.
-  std::vector<std::int64_t> shifts(shifts_.size() + 1, 0);
-  for (std::size_t k = 0; k < shifts_.size(); ++k)
-    shifts[k + 1] = timelag_ ? (length_ - shifts_[k]) % length_ : shifts_[k];
-  return shifts;
-}
-
 void SurrogatesStage::process(Batch& batch) {
-  const float* phase = batch.at("phase").values<float>().data();
-  const float* amplitude = batch.at("amplitude").values<float>().data();
-  float* out[5];
-  for (int i = 0; i < 5; ++i) out[i] = batch.emplace(kOutputs[i], {n_pha_, n_amp_}, DType::Float32).values<float>().data();
-  const auto t = static_cast<std::size_t>(length_);
+  const mi::BatchInputs inputs = mi::inputs_of(batch, n_pha_, n_amp_, length_, envelope_);
+  const std::int64_t rows = pairs_.row_count(batch.series_count);
+  std::vector<float*> out;
+  for (const auto& name : outputs_)
+    out.push_back(batch.emplace_rows(name, rows, {n_pha_, n_amp_}, DType::Float32).values<float>().data());
   const auto cells = static_cast<std::size_t>(n_pha_ * n_amp_);
-  oneapi::tbb::parallel_for(std::int64_t{0}, batch.series_count, [&](std::int64_t i) {
-    const auto s = static_cast<std::size_t>(i);
-    float* const series_out[5] = {out[0] + s * cells, out[1] + s * cells, out[2] + s * cells, out[3] + s * cells,
-                                  out[4] + s * cells};
-    process_series(phase + s * static_cast<std::size_t>(n_pha_) * t,
-                   amplitude + s * static_cast<std::size_t>(n_amp_) * t, series_out);
+  oneapi::tbb::parallel_for(std::int64_t{0}, rows, [&](std::int64_t r) {
+    std::vector<double> values((static_cast<std::size_t>(n_perm_) + 1) * cells);  // [alignment][cell]
+    alignments(inputs, r, batch.series_count, values.data());
+    write_statistics(values.data(), out, r);
   });
 }
 
 double SurrogatesStage::flops_per_series() const {
   return static_cast<double>(n_perm_ + 1) * static_cast<double>(n_pha_ * n_amp_) *
-         (static_cast<double>(length_) + 60.0 * bins_);
+         (static_cast<double>(length_) + 60.0 * static_cast<double>(bins_));
 }
 
 }  // namespace pacflow::stages
@@ -184,7 +294,8 @@ double SurrogatesStage::flops_per_series() const {
 namespace pacflow::stages {
 
 std::string SurrogatesStage::why_not_on_gpu() const {
-  return bins_ <= mi::kMaxGpuBins ? "" : fmt::format("bins={} is above the GPU kernel's {}", bins_, mi::kMaxGpuBins);
+  if (kind_ == Kind::SwapTrials) return "swap_trials surrogates are computed on the CPU only";
+  return mi::why_not_on_gpu(settings_, pairs_);
 }
 
 void SurrogatesStage::process_cuda(Batch& batch, cuda::StageContext& ctx) {
@@ -196,17 +307,18 @@ void SurrogatesStage::process_cuda(Batch& batch, cuda::StageContext& ctx) {
   const SharedMemory values =
       ctx.scratch(static_cast<std::size_t>(batch.series_count * (n_perm_ + 1) * cells) * sizeof(double));
   auto* mi_values = reinterpret_cast<double*>(values.data);  // [series][1 + n_perm][cells]
-  mi::shifted_mi_on_gpu(bands, bins_, shifts_on_gpu_->on(ctx.device()), n_perm_ + 1, mi_values, ctx);
-  float* out[5];
-  for (int i = 0; i < 5; ++i)
-    out[i] = StageContext::data<float>(ctx.emplace(batch, kOutputs[i], {n_pha_, n_amp_}, DType::Float32));
-  surrogates::surrogate_stats_on_gpu(mi_values, batch.series_count, n_perm_, cells, out, ctx);
+  mi::shifted_mi_on_gpu(bands, settings_.bins, shifts_on_gpu_->on(ctx.device()), n_perm_ + 1, mi_values, ctx);
+  float* out[6] = {};
+  for (std::size_t i = 0; i < outputs_.size(); ++i)
+    out[i] = StageContext::data<float>(ctx.emplace(batch, outputs_[i], {n_pha_, n_amp_}, DType::Float32));
+  surrogates::surrogate_stats_on_gpu(mi_values, batch.series_count, n_perm_, cells, out, out[5], norm_, ctx);
 }
 
 double SurrogatesStage::device_workspace_bytes(std::int64_t series) const {
   const auto cells = static_cast<double>(n_pha_ * n_amp_);
-  return static_cast<double>(series) * (static_cast<double>(n_perm_ + 1) * cells * 8.0 + static_cast<double>(n_perm_) * 8.0 +
-                                        mi::shifted_mi_scratch_bytes_per_series(n_pha_, length_, bins_));
+  return static_cast<double>(series) *
+         (static_cast<double>(n_perm_ + 1) * cells * 8.0 + static_cast<double>(n_perm_) * 8.0 +
+          mi::shifted_mi_scratch_bytes_per_series(n_pha_, length_, settings_.bins));
 }
 
 }  // namespace pacflow::stages

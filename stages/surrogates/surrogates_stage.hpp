@@ -1,10 +1,17 @@
 #pragma once
-// Stage `surrogates`: time-shift surrogate distribution of the modulation index and its
-// statistics per cell (spec §6). Reads `phase`, `amplitude`; writes the results `pac_z`,
-// `surrogate_mean`, `surrogate_std`, `pvalues`, `pvalues_maxstat`, each [n_pha][n_amp].
+// Stage `surrogates`: the surrogate distribution of the mi stage's measure (same method, bins and
+// channel pairs) and its statistics per cell (spec §6). Surrogates shift the amplitude
+// (timeshift), shift the phase (timelag) or pair each epoch's phase with another epoch's amplitude
+// (swap_trials). Reads `phase`, `amplitude` (plv also `envelope_phase`); writes the results
+// `pac_z`, `surrogate_mean`, `surrogate_std`, `pvalues`, `pvalues_maxstat` and, for norm other
+// than z, `pac_norm`, each [n_pha][n_amp] per mi output row.
+#include <memory>
 #include <vector>
 
 #include "engine/registry.hpp"
+#include "stages/modulation_index/methods/method.hpp"
+#include "stages/modulation_index/pairs.hpp"
+#include "stages/surrogates/surrogate_math.hpp"
 #ifdef PACFLOW_HAVE_CUDA
 #include <optional>
 
@@ -21,6 +28,7 @@ class SurrogatesStage final : public Stage {
   // As mi, once per alignment (observed + n_perm).
   double flops_per_series() const override;
 #ifdef PACFLOW_HAVE_CUDA
+  // Time-shift and time-lag surrogates of Tort's MI per series (pairs=diag), bins <= 256.
   std::string why_not_on_gpu() const override;
   void process_cuda(Batch& batch, cuda::StageContext& ctx) override;
   double device_workspace_bytes(std::int64_t series) const override;
@@ -30,21 +38,34 @@ class SurrogatesStage final : public Stage {
   const std::vector<std::int64_t>& shifts() const { return shifts_; }
 
  private:
-  void process_series(const float* phase, const float* amplitude, float* const outputs[5]) const;
-  // Row 0 the observed alignment (shift 0), row k + 1 permutation k's shift of the amplitude.
-  std::vector<std::int64_t> amplitude_shifts() const;
+  enum class Kind { Timeshift, Timelag, SwapTrials };
+  void plan_shifts(PlanContext& ctx);
+  void plan_swaps(PlanContext& ctx);
+  // The measure of output row `row` for the observed alignment (row 0) and each surrogate: values
+  // [n_perm + 1][cells].
+  void alignments(const mi::BatchInputs& in, std::int64_t row, std::int64_t series, double* values) const;
+  void write_statistics(const double* values, std::vector<float*>& out, std::int64_t row) const;
 
+  Kind kind_ = Kind::Timeshift;
+  surrogates::Norm norm_ = surrogates::Norm::Z;
   std::int64_t n_perm_ = 200;
   std::uint64_t seed_ = 42;
-  bool timelag_ = false;  // shift the phase instead of the amplitude
   bool explicit_min_shift_ = false;
   Duration min_shift_;
   std::vector<std::int64_t> given_shifts_;
-  std::vector<std::int64_t> shifts_;
-  int bins_ = 18;
+  std::vector<std::int64_t> shifts_;        // timeshift / timelag
+  std::vector<std::int64_t> alignment_shifts_;  // of the amplitude: 0 (observed), then each surrogate's
+  std::vector<std::int64_t> permutations_;  // swap_trials: [k][epoch]
+  std::int64_t epochs_ = 1;
   std::int64_t length_ = 0;
   std::int64_t n_pha_ = 0;
   std::int64_t n_amp_ = 0;
+  std::int64_t bins_ = 18;
+  bool envelope_ = false;
+  mi::PairPlan pairs_;
+  std::unique_ptr<const mi::Method> method_;
+  std::vector<std::string> outputs_;
+  mi::MethodSettings settings_;
 #ifdef PACFLOW_HAVE_CUDA
   std::optional<cuda::DeviceConstants<std::int64_t>> shifts_on_gpu_;
 #endif

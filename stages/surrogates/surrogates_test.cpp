@@ -149,15 +149,5 @@ TEST_P(SurrogatesOn, TimelagShiftsThePhaseInsteadOfTheAmplitude) {
   }
 }
 
-TEST(Surrogates, RefusesSwapTrialsByName) {
-  const ElementInfo info = stages::SurrogatesStage::info();
-  try {
-    stages::SurrogatesStage stage(Params({{"method", "swap_trials"}}, info.params));
-    FAIL();
-  } catch (const ParamError& e) {
-    EXPECT_NE(std::string(e.what()).find("swap_trials is not built yet"), std::string::npos);
-  }
-}
-
 }  // namespace
 }  // namespace pacflow

@@ -216,7 +216,7 @@ TEST(Cli, EveryShippedPipelineValidates) {
     EXPECT_EQ(r.exit_code, 0) << entry.path() << ": " << r.err;
     ++checked;
   }
-  EXPECT_GE(checked, 10);  // pac, npy/edf/bdf/hdf5 examples, placement, sim_scaling, bench/w1-w3
+  EXPECT_GE(checked, 13);  // pac, gpu, npy/edf/bdf/hdf5 examples, placement, sim_scaling, methods, erpac, bench/w1-w3
 }
 
 TEST(Cli, DevicesListsTheCpu) {
@@ -345,6 +345,30 @@ TEST(Cli, EmptyPipeFileIsNamed) {
   const auto r = testing::run_cli("run empty.pipe", dir.path());
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("empty.pipe: no pipeline elements"), std::string::npos) << r.err;
+}
+
+}  // namespace
+}  // namespace pacflow
+
+namespace pacflow {
+namespace {
+
+// Choices the PAC stages refuse, each with one message naming the parameter and what would work.
+TEST(Cli, BadMethodPairsAndSurrogateChoicesExitTwoExplaining) {
+  const testing::ScratchDir dir("cli");
+  const std::string pipe = (fs::path(PACFLOW_SOURCE_DIR) / "pipelines" / "pac.pipe").string();
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"--set mi.method=kl", "unknown method \"kl\"; valid: tort, mvl, ndpac, plv, hr, gc"},
+      {"--set mi.method=plv", "add \"stage envelope_phase\" between hilbert and mi"},
+      {"--set 'mi.pairs=[[0,1],[2,16]]'", "pair [2,16] names channel 16, but the input has 16 channels"},
+      {"--set surrogates.method=swap_trials --set source.epochs=1", "the input has 1 epoch"},
+      {"--set surrogates.norm=percent", "valid: z, subtract, divide, both"},
+  };
+  for (const auto& [args, message] : cases) {
+    const auto r = testing::run_cli("validate '" + pipe + "' " + args, dir.path());
+    EXPECT_EQ(r.exit_code, 2) << args << ": " << r.err;
+    EXPECT_NE(r.err.find(message), std::string::npos) << args << ": " << r.err;
+  }
 }
 
 }  // namespace

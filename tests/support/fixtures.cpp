@@ -69,6 +69,8 @@ StageHarness::StageHarness(StreamInfo stream, std::string device) : ctx_(std::mo
 }
 
 StageHarness::~StageHarness() = default;
+StageHarness::StageHarness(StageHarness&&) noexcept = default;
+StageHarness& StageHarness::operator=(StageHarness&&) noexcept = default;
 
 StageHarness& StageHarness::add(const std::string& name, json params) {
   const ElementInfo* info = stages::builtin_registry().find(ElementKind::Stage, name);

@@ -28,6 +28,8 @@ class StageHarness {
  public:
   explicit StageHarness(StreamInfo stream, std::string device = "cpu");
   ~StageHarness();
+  StageHarness(StageHarness&&) noexcept;
+  StageHarness& operator=(StageHarness&&) noexcept;
   // Instantiates a built-in stage with validated params and plans it.
   StageHarness& add(const std::string& name, json params = json::object());
   // Runs every stage on series [first, first + count) of `signal` ([n][T] floats).

@@ -7,9 +7,9 @@
 namespace pacflow::stages {
 
 // Checks series [first, first + count) held in `samples` ([count][length], series index =
-// epoch * channels + channel). Throws InputError "FILE: NaN at epoch E, channel C, sample T" for the
-// first sample that is not finite.
+// (epoch * channels + channel) * segments + segment). Throws InputError "FILE: NaN at epoch E,
+// channel C[, segment S], sample T" for the first sample that is not finite.
 void require_finite_samples(const std::string& file, const float* samples, std::int64_t first, std::int64_t count,
-                            std::int64_t length, std::int64_t channels);
+                            std::int64_t length, std::int64_t channels, std::int64_t segments = 1);
 
 }  // namespace pacflow::stages

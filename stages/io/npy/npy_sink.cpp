@@ -27,8 +27,16 @@ void NpySink::plan(const PlanContext& ctx) {
   if (fs::exists(dir_, ec) && !fs::is_directory(dir_, ec))
     throw ParamError("dir", fmt::format("\"{}\" exists and is not a directory", dir_));
   leading_ = ctx.stream().leading_dims;
+  leading_names_ = ctx.stream().leading_names;
   outputs_.clear();
   for (const auto& decl : results_to_write(ctx)) outputs_.push_back({decl, nullptr});
+}
+
+// The stream's leading dims (or the tensor's own, for one with rows per group), then its per-row shape.
+Shape NpySink::shape_of(const TensorDecl& decl) const {
+  Shape shape = decl.rows.leading.empty() ? leading_ : decl.rows.leading;
+  shape.insert(shape.end(), decl.per_series.begin(), decl.per_series.end());
+  return shape;
 }
 
 void NpySink::consume(const Batch& batch) {
@@ -36,11 +44,7 @@ void NpySink::consume(const Batch& batch) {
     std::error_code ec;
     fs::create_directories(dir_, ec);
     if (ec) throw InputError(fmt::format("{}: cannot create output directory: {}", dir_, ec.message()));
-    for (auto& out : outputs_) {
-      Shape shape = leading_;
-      shape.insert(shape.end(), out.decl.per_series.begin(), out.decl.per_series.end());
-      out.writer = std::make_unique<NpyWriter>(fs::path(dir_) / (out.decl.name + ".npy"), shape);
-    }
+    for (auto& out : outputs_) out.writer = std::make_unique<NpyWriter>(fs::path(dir_) / (out.decl.name + ".npy"), shape_of(out.decl));
   }
   for (auto& out : outputs_) {
     const Tensor& t = batch.at(out.decl.name);
@@ -53,9 +57,10 @@ void NpySink::finish(const json& report) {
   json result = report;
   result["outputs"] = json::object();
   for (const auto& out : outputs_) {
-    Shape shape = leading_;
-    shape.insert(shape.end(), out.decl.per_series.begin(), out.decl.per_series.end());
-    result["outputs"][out.decl.name + ".npy"] = {{"shape", shape}, {"dtype", "float32"}, {"doc", out.decl.doc}};
+    const RowLayout& rows = out.decl.rows;
+    result["outputs"][out.decl.name + ".npy"] = {
+        {"shape", shape_of(out.decl)}, {"leading_dims", rows.leading.empty() ? leading_names_ : rows.leading_names},
+        {"dtype", "float32"}, {"doc", out.decl.doc}};
   }
   write_file_atomically(fs::path(dir_) / "result.json", result.dump(2) + "\n");
 }

@@ -1,5 +1,5 @@
 #pragma once
-// Sink `npy`: every result tensor as DIR/<name>.npy [E][C][...] float32, plus DIR/result.json
+// Sink `npy`: every result tensor as DIR/<name>.npy [E][C][...] (or its own leading dims) float32, plus DIR/result.json
 // (spec §8). Files stream into temporaries and are renamed into place only when the run succeeds.
 #include <memory>
 #include <vector>
@@ -24,8 +24,11 @@ class NpySink final : public Sink {
     TensorDecl decl;
     std::unique_ptr<NpyWriter> writer;
   };
+  Shape shape_of(const TensorDecl& decl) const;
+
   std::string dir_;
   Shape leading_;
+  std::vector<std::string> leading_names_;
   std::vector<Output> outputs_;
 };
 

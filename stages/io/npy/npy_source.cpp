@@ -12,7 +12,7 @@ ElementInfo NpySource::info() {
   ElementInfo info;
   info.kind = ElementKind::Source;
   info.name = "npy";
-  info.summary = "NumPy .npy array [E][C][T], [C][T] or [T]; float32/float64/int16/int32";
+  info.summary = "NumPy .npy array [E][C][S][T], [E][C][T], [C][T] or [T]; float32/float64/int16/int32";
   info.params = {
       {"path", ParamType::InputFile, nullptr, "", "the .npy file"},
       {"fs", ParamType::Number, nullptr, "Hz", "sample rate"},
@@ -33,17 +33,19 @@ StreamInfo NpySource::open() {
   }
   const NpyHeader& header = reader_->header();
   const Shape& s = header.shape;
-  if (s.empty() || s.size() > 3)
-    throw InputError(fmt::format("{}: array of shape {} is not supported; expected [T], [C][T] or [E][C][T]",
+  if (s.empty() || s.size() > 4)
+    throw InputError(fmt::format("{}: array of shape {} is not supported; expected [T], [C][T], [E][C][T] or "
+                                 "[E][C][S][T] (S segments per series)",
                                  path_, shape_string(s)));
   length_ = s.back();
-  leading_ = s.size() == 3 ? Shape{s[0], s[1]} : s.size() == 2 ? Shape{1, s[0]} : Shape{1, 1};
+  leading_ = s.size() >= 3 ? Shape(s.begin(), s.end() - 1) : s.size() == 2 ? Shape{1, s[0]} : Shape{1, 1};
   if (length_ < 2 || element_count(leading_) < 1)
     throw InputError(fmt::format("{}: array of shape {} holds no series of at least 2 samples", path_,
                                  shape_string(s)));
   StreamInfo info;
   info.leading_dims = leading_;
   info.leading_names = {"epochs", "channels"};
+  if (leading_.size() == 3) info.leading_names.push_back("segments");
   info.series_length = length_;
   info.sample_rate = fs_;
   info.description = {{"source", "npy"},
@@ -57,7 +59,7 @@ StreamInfo NpySource::open() {
 
 void NpySource::read(std::int64_t first, std::int64_t count, float* dst) {
   reader_->read_as_float(first, count, length_, dst, /*release_read=*/true);  // batches come in order, once each
-  require_finite_samples(path_, dst, first, count, length_, leading_[1]);
+  require_finite_samples(path_, dst, first, count, length_, leading_[1], leading_.size() == 3 ? leading_[2] : 1);
 }
 
 }  // namespace pacflow::stages

@@ -1,7 +1,8 @@
 #pragma once
 // Source `npy`: a NumPy array [E][C][T], [C][T] or [T] (float32, float64, int16, int32, C order),
-// memory-mapped and read batch by batch (only the pages of the batch are touched, and handed back
-// after it), converted to float32. Rejects NaN and Inf samples, naming the series.
+// or [E][C][S][T] with S segments per series (PAC per segment, as gPAC), memory-mapped and read
+// batch by batch (only the pages of the batch are touched, and handed back after it), converted to
+// float32. Rejects NaN and Inf samples, naming the series.
 #include <optional>
 
 #include "engine/npy.hpp"

@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <limits>
 
 #include "engine/errors.hpp"
@@ -62,53 +63,80 @@ void PngSink::plan(const PlanContext& ctx) {
     throw InputError("the png sink plots a [phase band][amplitude band] result; it needs bandpass and mi before it");
   x_centres_ = attrs["pha_centres_hz"].get<std::vector<double>>();
   y_centres_ = attrs["amp_centres_hz"].get<std::vector<double>>();
-  const Shape& lead = ctx.stream().leading_dims;
+  // The result's leading dims: the stream's [epochs][channels][segments…], or its own
+  // [epochs][pairs][segments…] (cross-channel PAC). Panels are the second; the rest are averaged.
+  layout_ = decl.rows;
+  const bool pairs = !layout_.leading.empty();
+  const StreamInfo& stream = ctx.stream();
+  const Shape& lead = pairs ? layout_.leading : stream.leading_dims;
+  const auto& names = pairs ? layout_.leading_names : stream.leading_names;
   epochs_ = lead.at(0);
-  channels_ = lead.at(1);
-  const auto& labels = ctx.stream().labels;
-  channel_labels_.clear();
-  for (std::int64_t c = 0; c < channels_; ++c)
-    channel_labels_.push_back(labels.size() > 1 && static_cast<std::int64_t>(labels[1].size()) == channels_
-                                  ? labels[1][static_cast<std::size_t>(c)]
-                                  : fmt::format("ch {}", c));
+  panels_ = lead.size() > 1 ? lead[1] : 1;
+  inner_ = 1;
+  std::vector<std::string> over;
+  for (std::size_t i = 0; i < lead.size(); ++i) {
+    if (i >= 2) inner_ *= lead[i];
+    over.push_back(fmt::format("{} {}", lead[i], names.at(i)));
+  }
+  over_ = fmt::format("{}", fmt::join(over, " x "));
+  const auto channel_label = [&](std::int64_t c) {
+    const auto& labels = stream.labels;
+    return labels.size() > 1 && static_cast<std::int64_t>(labels[1].size()) > c ? labels[1][static_cast<std::size_t>(c)]
+                                                                                  : fmt::format("ch {}", c);
+  };
+  panel_kind_ = pairs ? "pair" : "channel";
+  panel_labels_.clear();
+  if (pairs) {
+    for (const auto& pair : attrs.at("channel_pairs"))
+      panel_labels_.push_back(fmt::format("{} -> {}", channel_label(pair.at(0).get<std::int64_t>()),
+                                          channel_label(pair.at(1).get<std::int64_t>())));
+  } else {
+    for (std::int64_t c = 0; c < panels_; ++c) panel_labels_.push_back(channel_label(c));
+  }
   const std::size_t cells = x_centres_.size() * y_centres_.size();
-  sum_.assign(static_cast<std::size_t>(channels_) * cells, 0.0);
+  sum_.assign(static_cast<std::size_t>(panels_) * cells, 0.0);
   count_.assign(sum_.size(), 0);
   significance_ = grid_ && ctx.provides(kSignificance);
   if (significance_) ctx.require(kSignificance, "png");
   hits_.assign(significance_ ? sum_.size() : 0, 0);
-  needed_ = epochs_needed(epochs_, alpha_);
+  needed_ = epochs_needed(epochs_ * inner_, alpha_);
   surrogates_ = attrs.value("surrogate_shifts", json::array()).size();
-  what_ = tensor_ == "pac_z" ? "PAC z-score against surrogates" : "Tort modulation index";
+  what_ = tensor_ == "pac_z" ? "PAC z-score against surrogates"
+                             : attrs.value("mi_method_name", std::string("Tort modulation index"));
+  colorbar_ = tensor_ == "pac_z" ? "z-score" : attrs.value("mi_measure", std::string("MI"));
 }
+
+std::size_t PngSink::panel_of(std::int64_t row) const { return static_cast<std::size_t>((row / inner_) % panels_); }
 
 void PngSink::consume(const Batch& batch) {
   const auto values = batch.at(tensor_).values<float>();
   const std::size_t cells = x_centres_.size() * y_centres_.size();
-  for (std::int64_t i = 0; i < batch.series_count; ++i) {
-    const auto channel = static_cast<std::size_t>((batch.first_series + i) % channels_);
+  const auto rows = static_cast<std::int64_t>(values.size() / cells);
+  const std::int64_t first_row = layout_.rows(batch.first_series);  // batches start on group boundaries
+  for (std::int64_t i = 0; i < rows; ++i) {
+    const std::size_t panel = panel_of(first_row + i);
     for (std::size_t k = 0; k < cells; ++k) {
       const float v = values[static_cast<std::size_t>(i) * cells + k];
       if (!std::isfinite(v)) continue;  // z is NaN where the surrogates had no spread
-      sum_[channel * cells + k] += v;
-      ++count_[channel * cells + k];
+      sum_[panel * cells + k] += v;
+      ++count_[panel * cells + k];
     }
   }
   if (!significance_) return;
   const auto p = batch.at(kSignificance).values<float>();
-  for (std::int64_t i = 0; i < batch.series_count; ++i) {
-    const auto channel = static_cast<std::size_t>((batch.first_series + i) % channels_);
+  for (std::int64_t i = 0; i < rows; ++i) {
+    const std::size_t panel = panel_of(first_row + i);
     for (std::size_t k = 0; k < cells; ++k)
-      hits_[channel * cells + k] += double{p[static_cast<std::size_t>(i) * cells + k]} < alpha_ ? 1 : 0;
+      hits_[panel * cells + k] += double{p[static_cast<std::size_t>(i) * cells + k]} < alpha_ ? 1 : 0;
   }
 }
 
-std::vector<bool> PngSink::significant_cells(std::int64_t channel) const {
+std::vector<bool> PngSink::significant_cells(std::int64_t panel) const {
   if (!significance_) return {};
   const std::size_t cells = x_centres_.size() * y_centres_.size();
   std::vector<bool> out(cells);
   for (std::size_t k = 0; k < cells; ++k)
-    out[k] = hits_[static_cast<std::size_t>(channel) * cells + k] >= needed_;
+    out[k] = hits_[static_cast<std::size_t>(panel) * cells + k] >= needed_;
   return out;
 }
 
@@ -118,7 +146,7 @@ void PngSink::finish(const json& /*report*/) {
   for (std::size_t k = 0; k < cells; ++k) {
     double sum = 0;
     std::int64_t count = 0;
-    for (std::size_t c = 0; c < static_cast<std::size_t>(channels_); ++c) {
+    for (std::size_t c = 0; c < static_cast<std::size_t>(panels_); ++c) {
       sum += sum_[c * cells + k];
       count += count_[c * cells + k];
     }
@@ -126,17 +154,17 @@ void PngSink::finish(const json& /*report*/) {
   }
   map.x_centres = x_centres_;
   map.y_centres = y_centres_;
-  map.title = fmt::format("{}, mean over {} epochs x {} channels", what_, epochs_, channels_);
+  map.title = fmt::format("{}, mean over {}", what_, over_);
   map.x_label = "phase frequency (Hz)";
   map.y_label = "amplitude frequency (Hz)";
-  map.colorbar_label = tensor_ == "pac_z" ? "z-score" : "MI";
+  map.colorbar_label = colorbar_;
   create_parent_directories(path_);
   plot::write_png(plot::render_heatmap(map), path_);
   if (!grid_) return;
 
   plot::HeatmapGrid grid;
-  for (std::int64_t c = 0; c < channels_; ++c) {
-    plot::HeatmapGrid::Panel panel{channel_labels_[static_cast<std::size_t>(c)], {}, significant_cells(c)};
+  for (std::int64_t c = 0; c < panels_; ++c) {
+    plot::HeatmapGrid::Panel panel{panel_labels_[static_cast<std::size_t>(c)], {}, significant_cells(c)};
     for (std::size_t k = 0; k < cells; ++k) {
       const auto at = static_cast<std::size_t>(c) * cells + k;
       panel.values.push_back(count_[at] ? sum_[at] / static_cast<double>(count_[at]) : kNan);
@@ -145,13 +173,16 @@ void PngSink::finish(const json& /*report*/) {
   }
   grid.x_centres = x_centres_;
   grid.y_centres = y_centres_;
-  grid.title = fmt::format("{} per channel, mean over {} epochs", what_, epochs_);
+  const std::int64_t tests = epochs_ * inner_;  // one family-wise test per epoch (and segment)
+  grid.title = fmt::format("{} per {}, mean over {} epochs{}", what_, panel_kind_, epochs_,
+                           inner_ > 1 ? fmt::format(" and {} segments", inner_) : "");
   grid.subtitle = !significance_ ? "no surrogates ran: no significance outlines"
-                  : epochs_ == 1
+                  : tests == 1
                       ? fmt::format("outlined: family-wise p (max over cells, {} surrogates) < {:g}", surrogates_, alpha_)
                       : fmt::format("outlined: family-wise p (max over cells, {} surrogates) < {:g} in at least {} of "
-                                    "{} epochs (binomial test at {:g})",
-                                    surrogates_, alpha_, needed_, epochs_, alpha_);
+                                    "{} {} (binomial test at {:g})",
+                                    surrogates_, alpha_, needed_, tests, inner_ > 1 ? "epoch-segments" : "epochs",
+                                    alpha_);
   grid.x_label = map.x_label;
   grid.y_label = map.y_label;
   grid.colorbar_label = map.colorbar_label;

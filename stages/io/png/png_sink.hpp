@@ -1,8 +1,9 @@
 #pragma once
-// Sink `png`: the comodulogram (mean over epochs and channels) as a heat map with axes in Hz and a
-// colour bar, plus (grid=true) STEM_channels.png beside it: one panel per channel, labelled with the
-// channel's name, averaged over epochs, on a shared colour scale. Plots z-scores when surrogates
-// ran, else the modulation index. With surrogates, a panel's cell is outlined when its family-wise
+// Sink `png`: the comodulogram (mean over every leading dim: epochs and channels, or epochs and
+// channel pairs, and segments) as a heat map with axes in Hz and a colour bar, plus (grid=true)
+// STEM_channels.png beside it: one panel per channel (or channel pair), labelled with its name,
+// averaged over epochs (and segments), on a shared colour scale. Plots z-scores when surrogates
+// ran, else the PAC measure. With surrogates, a panel's cell is outlined when its family-wise
 // p-value (pvalues_maxstat) is below alpha in at least k of the E epochs, k the smallest count with
 // P[Binomial(E, alpha) >= k] <= alpha: each epoch's max-statistic test has family-wise level alpha,
 // so for independent epochs the chance of outlining any cell of an uncoupled channel is at most
@@ -28,7 +29,9 @@ class PngSink final : public Sink {
   static std::int64_t epochs_needed(std::int64_t epochs, double alpha);
 
  private:
-  std::vector<bool> significant_cells(std::int64_t channel) const;
+  std::vector<bool> significant_cells(std::int64_t panel) const;
+  // The panel (channel or pair) of global result row `row`.
+  std::size_t panel_of(std::int64_t row) const;
 
   std::filesystem::path path_;
   bool grid_;
@@ -36,15 +39,20 @@ class PngSink final : public Sink {
   std::string tensor_;
   std::vector<double> x_centres_;
   std::vector<double> y_centres_;
+  RowLayout layout_;                 // of the plotted result: per series, or per channel pair
   std::int64_t epochs_ = 0;
-  std::int64_t channels_ = 0;
-  std::vector<std::string> channel_labels_;
-  std::vector<double> sum_;          // [channel][cell], finite values only
-  std::vector<std::int64_t> count_;  // [channel][cell]
+  std::int64_t panels_ = 0;          // channels, or channel pairs
+  std::int64_t inner_ = 1;           // rows per panel and epoch (segments)
+  std::string over_;                 // "8 epochs x 16 channels"
+  std::string panel_kind_;           // "channel" or "pair"
+  std::vector<std::string> panel_labels_;
+  std::vector<double> sum_;          // [panel][cell], finite values only
+  std::vector<std::int64_t> count_;  // [panel][cell]
   bool significance_ = false;        // pvalues_maxstat is available
-  std::vector<std::int64_t> hits_;   // [channel][cell]: epochs whose family-wise p < alpha
-  std::int64_t needed_ = 1;          // epochs_needed(epochs_, alpha_)
-  std::string what_;                 // "PAC z-score against surrogates" or "Tort modulation index"
+  std::vector<std::int64_t> hits_;   // [panel][cell]: epochs (and segments) whose family-wise p < alpha
+  std::int64_t needed_ = 1;          // epochs_needed(epochs_ * inner_, alpha_)
+  std::string what_;                 // "PAC z-score against surrogates", or the measure's name
+  std::string colorbar_;             // "z-score", or the measure ("MI", "MVL", …)
   std::size_t surrogates_ = 0;
 };
 

@@ -1,0 +1,41 @@
+#pragma once
+// Stage `envelope_phase`: the phase of each amplitude envelope in each phase band, the intermediate
+// of the phase-locking value (mi method=plv, Penny et al. 2008). Each amplitude A_a is filtered with
+// the phase band p's filter (the bandpass stage's fir1 bank, same orders) and its analytic signal's
+// phase taken with the hilbert stage's transform. Reads `amplitude` [n_amp][T]; writes
+// `envelope_phase` [n_pha][n_amp][T].
+#include <memory>
+#include <optional>
+
+#include <oneapi/tbb/enumerable_thread_specific.h>
+
+#include "engine/registry.hpp"
+#include "stages/bandpass/filtfilt_fft.hpp"
+#include "stages/hilbert/analytic_signal.hpp"
+
+namespace pacflow::stages {
+
+class EnvelopePhaseStage final : public Stage {
+ public:
+  explicit EnvelopePhaseStage(const Params& params);
+  void plan(PlanContext& ctx) override;
+  void process(Batch& batch) override;
+  // Per amplitude band, the phase-band filters and one analytic signal per phase band.
+  double flops_per_series() const override;
+
+  static ElementInfo info();
+
+ private:
+  struct Workspace {
+    fir::FiltFiltBank::Workspace filter;
+    hilbert::AnalyticSignal::Workspace transform;
+  };
+  std::int64_t length_ = 0;
+  std::int64_t n_pha_ = 0;
+  std::int64_t n_amp_ = 0;
+  std::optional<fir::FiltFiltBank> filters_;
+  std::optional<hilbert::AnalyticSignal> transform_;
+  std::unique_ptr<oneapi::tbb::enumerable_thread_specific<Workspace>> workspaces_;
+};
+
+}  // namespace pacflow::stages

@@ -1,0 +1,141 @@
+#include "stages/erpac/erpac_stage.hpp"
+
+#include <cmath>
+#include <fmt/format.h>
+#include <oneapi/tbb/parallel_for.h>
+#include <vector>
+
+#include "engine/errors.hpp"
+#include "stages/erpac/erpac_math.hpp"
+
+namespace pacflow::stages {
+
+ElementInfo ErpacStage::info() {
+  ElementInfo info;
+  info.kind = ElementKind::Stage;
+  info.name = "erpac";
+  info.summary = "event-related PAC (Voytek 2013): circular-linear correlation across epochs per time point";
+  info.params = {
+      {"mcp", ParamType::String, "fdr", "",
+       "correction of the p-values over each channel's cells: fdr (Benjamini-Hochberg, TensorPAC's default), "
+       "bonferroni or none"},
+  };
+  info.make_stage = [](const Params& p) { return std::make_unique<ErpacStage>(p); };
+  return info;
+}
+
+ErpacStage::ErpacStage(const Params& params) : correction_(erpac::parse_correction(params.string("mcp"))) {}
+
+void ErpacStage::plan(PlanContext& ctx) {
+  const TensorDecl& phase = ctx.require("phase", "erpac");
+  const TensorDecl& amplitude = ctx.require("amplitude", "erpac");
+  const StreamInfo& stream = ctx.stream();
+  if (stream.leading_names.empty() || stream.leading_names[0] != "epochs")
+    throw InputError("erpac correlates across epochs: it needs an input laid out [epochs]…[time]");
+  epochs_ = stream.leading_dims[0];
+  if (epochs_ < 3)
+    throw InputError(fmt::format("erpac correlates phase and amplitude across epochs, but the input has {} epoch{}; "
+                                 "it needs at least 3 (with 2, sin and cos of the phase are always collinear)",
+                                 epochs_, epochs_ == 1 ? "" : "s"));
+  n_pha_ = phase.per_series.at(0);
+  length_ = phase.per_series.at(1);
+  n_amp_ = amplitude.per_series.at(0);
+  const std::int64_t series = stream.series_count();
+  // One row per channel (and segment): the stream's leading dims without the epochs.
+  RowLayout rows{series, series / epochs_, Shape(stream.leading_dims.begin() + 1, stream.leading_dims.end()),
+                 std::vector<std::string>(stream.leading_names.begin() + 1, stream.leading_names.end())};
+  ctx.declare({"erpac", {n_pha_, n_amp_, length_}, DType::Float32, true,
+               "circular-linear correlation across epochs of phase and amplitude", rows});
+  ctx.declare({"erpac_pvalues", {n_pha_, n_amp_, length_}, DType::Float32, true,
+               "p = exp(-E rho^2 / 2), corrected over each channel's cells", rows});
+  const double bytes = static_cast<double>(series * (n_pha_ + n_amp_) * length_) * 4.0;
+  if (bytes > 0x1p30)
+    ctx.warn(fmt::format("erpac holds the whole input in one batch: {:.1f} GiB of phase and amplitude", bytes / 0x1p30));
+  if (epochs_ < 10)
+    ctx.warn(fmt::format("erpac with {} epochs: the chi-squared p-values assume many epochs", epochs_));
+}
+
+void ErpacStage::correlate(const float* phase, const float* amplitude, std::int64_t row, std::int64_t p,
+                           std::int64_t rows, float* rho, double* pvalues) const {
+  const auto t = static_cast<std::size_t>(length_);
+  const auto e_count = static_cast<double>(epochs_);
+  // Series of epoch e for this row: e · rows + row. Two passes over the epochs: means, then centred
+  // sums of products.
+  const auto phase_of = [&](std::int64_t e) { return phase + ((e * rows + row) * n_pha_ + p) * length_; };
+  const auto amplitude_of = [&](std::int64_t e, std::int64_t a) { return amplitude + ((e * rows + row) * n_amp_ + a) * length_; };
+  std::vector<double> mean_s(t, 0), mean_c(t, 0), ss(t, 0), cc(t, 0), sc(t, 0);
+  for (std::int64_t e = 0; e < epochs_; ++e) {
+    const float* ph = phase_of(e);
+    for (std::size_t i = 0; i < t; ++i) {
+      mean_s[i] += std::sin(static_cast<double>(ph[i]));
+      mean_c[i] += std::cos(static_cast<double>(ph[i]));
+    }
+  }
+  for (std::size_t i = 0; i < t; ++i) {
+    mean_s[i] /= e_count;
+    mean_c[i] /= e_count;
+  }
+  std::vector<double> ds(t * static_cast<std::size_t>(epochs_)), dc(ds.size());  // centred, [e][t]
+  for (std::int64_t e = 0; e < epochs_; ++e) {
+    const float* ph = phase_of(e);
+    for (std::size_t i = 0; i < t; ++i) {
+      const std::size_t at = static_cast<std::size_t>(e) * t + i;
+      ds[at] = std::sin(static_cast<double>(ph[i])) - mean_s[i];
+      dc[at] = std::cos(static_cast<double>(ph[i])) - mean_c[i];
+      ss[i] += ds[at] * ds[at];
+      cc[i] += dc[at] * dc[at];
+      sc[i] += ds[at] * dc[at];
+    }
+  }
+  std::vector<double> mean_x(t), xx(t), xs(t), xc(t);
+  for (std::int64_t a = 0; a < n_amp_; ++a) {
+    std::fill(mean_x.begin(), mean_x.end(), 0.0);
+    std::fill(xx.begin(), xx.end(), 0.0);
+    std::fill(xs.begin(), xs.end(), 0.0);
+    std::fill(xc.begin(), xc.end(), 0.0);
+    for (std::int64_t e = 0; e < epochs_; ++e) {
+      const float* x = amplitude_of(e, a);
+      for (std::size_t i = 0; i < t; ++i) mean_x[i] += static_cast<double>(x[i]);
+    }
+    for (std::size_t i = 0; i < t; ++i) mean_x[i] /= e_count;
+    for (std::int64_t e = 0; e < epochs_; ++e) {
+      const float* x = amplitude_of(e, a);
+      for (std::size_t i = 0; i < t; ++i) {
+        const std::size_t at = static_cast<std::size_t>(e) * t + i;
+        const double dx = static_cast<double>(x[i]) - mean_x[i];
+        xx[i] += dx * dx;
+        xs[i] += dx * ds[at];
+        xc[i] += dx * dc[at];
+      }
+    }
+    for (std::size_t i = 0; i < t; ++i) {
+      const double r = erpac::circular_linear_correlation({xx[i], ss[i], cc[i], xs[i], xc[i], sc[i]});
+      const std::size_t cell = static_cast<std::size_t>(p * n_amp_ + a) * t + i;
+      rho[cell] = static_cast<float>(r);
+      pvalues[cell] = std::isnan(r) ? NAN : erpac::correlation_pvalue(r, epochs_);
+    }
+  }
+}
+
+void ErpacStage::process(Batch& batch) {
+  const float* phase = batch.at("phase").values<float>().data();
+  const float* amplitude = batch.at("amplitude").values<float>().data();
+  const std::int64_t rows = batch.series_count / epochs_;
+  const std::int64_t cells = n_pha_ * n_amp_ * length_;
+  float* rho = batch.emplace_rows("erpac", rows, {n_pha_, n_amp_, length_}, DType::Float32).values<float>().data();
+  float* p_out = batch.emplace_rows("erpac_pvalues", rows, {n_pha_, n_amp_, length_}, DType::Float32).values<float>().data();
+  oneapi::tbb::parallel_for(std::int64_t{0}, rows, [&](std::int64_t row) {
+    std::vector<double> pvalues(static_cast<std::size_t>(cells));
+    oneapi::tbb::parallel_for(std::int64_t{0}, n_pha_, [&](std::int64_t p) {
+      correlate(phase, amplitude, row, p, rows, rho + row * cells, pvalues.data());
+    });
+    erpac::correct(pvalues, correction_);  // the family: every cell of this channel
+    for (std::int64_t c = 0; c < cells; ++c) p_out[row * cells + c] = static_cast<float>(pvalues[static_cast<std::size_t>(c)]);
+  });
+}
+
+double ErpacStage::flops_per_series() const {
+  return static_cast<double>(length_) * (static_cast<double>(n_pha_) * 40.0 + static_cast<double>(n_pha_ * n_amp_) * 12.0);
+}
+
+}  // namespace pacflow::stages

@@ -1,0 +1,36 @@
+#pragma once
+// Stage `erpac`: event-related PAC (Voytek et al. 2013), the circular-linear correlation across
+// epochs between phase and amplitude at every time point, per channel (and segment) and band pair,
+// with its p-values corrected per channel (TensorPAC's EventRelatedPac, method "circular").
+// Reads `phase`, `amplitude`; writes the results `erpac` and `erpac_pvalues`, [C][n_pha][n_amp][T].
+//
+// It reduces across epochs, and the series of one channel lie E·C apart in the stream ([E][C]
+// order), so it asks for the whole input in one batch (PlanContext::require_batch_multiple): memory
+// grows with the input, E·C·T·(n_pha + n_amp) floats for phase and amplitude.
+#include "engine/registry.hpp"
+#include "stages/erpac/multiple_comparisons.hpp"
+
+namespace pacflow::stages {
+
+class ErpacStage final : public Stage {
+ public:
+  explicit ErpacStage(const Params& params);
+  void plan(PlanContext& ctx) override;
+  void process(Batch& batch) override;
+  double flops_per_series() const override;
+
+  static ElementInfo info();
+
+ private:
+  // ρ and p of one output row (channel, segment) and phase band, every amplitude band and time.
+  void correlate(const float* phase, const float* amplitude, std::int64_t row, std::int64_t p, std::int64_t rows,
+                 float* rho, double* pvalues) const;
+
+  erpac::Correction correction_ = erpac::Correction::Fdr;
+  std::int64_t epochs_ = 0;
+  std::int64_t length_ = 0;
+  std::int64_t n_pha_ = 0;
+  std::int64_t n_amp_ = 0;
+};
+
+}  // namespace pacflow::stages

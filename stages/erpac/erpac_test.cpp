@@ -1,0 +1,151 @@
+// erpac against closed forms and TensorPAC's formulas computed here (pearson, circ_corrcc, the
+// chi-squared p-value, MNE's FDR and Bonferroni corrections).
+#include <algorithm>
+#include <cmath>
+#include <gtest/gtest.h>
+#include <numbers>
+
+#include "engine/errors.hpp"
+#include "engine/registry.hpp"
+#include "stages/builtin.hpp"
+#include "stages/erpac/multiple_comparisons.hpp"
+
+namespace pacflow {
+namespace {
+
+constexpr std::int64_t kT = 50;
+
+struct Dims {
+  std::int64_t epochs, channels, n_pha, n_amp;
+};
+
+// Plans erpac on phase and amplitude tensors given directly ([E·C][n][T]) and runs one batch.
+Batch run_erpac(const Dims& s, const std::vector<float>& phase, const std::vector<float>& amplitude,
+                const std::string& mcp) {
+  StreamInfo stream;
+  stream.leading_dims = {s.epochs, s.channels};
+  stream.leading_names = {"epochs", "channels"};
+  stream.series_length = kT;
+  stream.sample_rate = 100;
+  PlanContext ctx(stream);
+  ctx.declare({"phase", {s.n_pha, kT}, DType::Float32, false, "given"});
+  ctx.declare({"amplitude", {s.n_amp, kT}, DType::Float32, false, "given"});
+  const ElementInfo* info = stages::builtin_registry().find(ElementKind::Stage, "erpac");
+  auto stage = info->make_stage(Params({{"mcp", mcp}}, info->params));
+  stage->plan(ctx);
+  EXPECT_EQ(ctx.batch_multiple(), s.epochs * s.channels);
+  Batch batch;
+  batch.series_count = s.epochs * s.channels;
+  std::copy(phase.begin(), phase.end(), batch.emplace("phase", {s.n_pha, kT}, DType::Float32).values<float>().begin());
+  std::copy(amplitude.begin(), amplitude.end(), batch.emplace("amplitude", {s.n_amp, kT}, DType::Float32).values<float>().begin());
+  stage->process(batch);
+  return batch;
+}
+
+// Deterministic, irregular values.
+double wobble(double x) { return std::sin(12.9898 * x + 4.1414 * std::sin(78.233 * x)); }
+
+// TensorPAC's pearson: (Σxy − n μx μy) / (sqrt Σ(x − μx)² · sqrt Σ(y − μy)²).
+double pearson(const std::vector<double>& x, const std::vector<double>& y) {
+  const auto n = static_cast<double>(x.size());
+  double mx = 0, my = 0, sxy = 0, vx = 0, vy = 0;
+  for (std::size_t i = 0; i < x.size(); ++i) mx += x[i] / n, my += y[i] / n, sxy += x[i] * y[i];
+  for (std::size_t i = 0; i < x.size(); ++i) vx += (x[i] - mx) * (x[i] - mx), vy += (y[i] - my) * (y[i] - my);
+  return (sxy - n * mx * my) / (std::sqrt(vx) * std::sqrt(vy));
+}
+
+// An amplitude that is an affine function of cos φ and sin φ correlates perfectly: ρ = 1, p = e^{−E/2}.
+TEST(Erpac, AmplitudeLinearInTheCosineOfThePhaseCorrelatesPerfectly) {
+  const Dims s{12, 2, 1, 1};
+  std::vector<float> phase(static_cast<std::size_t>(s.epochs * s.channels * kT)), amplitude(phase.size());
+  for (std::size_t i = 0; i < phase.size(); ++i) {
+    phase[i] = static_cast<float>(std::remainder(3.0 * wobble(0.37 * static_cast<double>(i)), 2 * std::numbers::pi));
+    amplitude[i] = static_cast<float>(2.0 + std::cos(static_cast<double>(phase[i]) - 0.8));
+  }
+  const Batch batch = run_erpac(s, phase, amplitude, "none");
+  ASSERT_EQ(batch.at("erpac").shape(), (Shape{2, 1, 1, kT}));
+  for (float rho : batch.at("erpac").values<float>()) EXPECT_NEAR(rho, 1.0, 1e-5);
+  for (float p : batch.at("erpac_pvalues").values<float>()) EXPECT_NEAR(p, std::exp(-6.0), 1e-6);
+}
+
+// Arbitrary signals: ρ from TensorPAC's three Pearson correlations, p = 1 − χ²₂(E ρ²), then the
+// corrections, for every channel, band pair and time.
+TEST(Erpac, EqualsCircularLinearCorrelationAcrossEpochsWithCorrectedPValues) {
+  const Dims s{9, 2, 2, 3};
+  std::vector<float> phase(static_cast<std::size_t>(s.epochs * s.channels * s.n_pha * kT));
+  std::vector<float> amplitude(static_cast<std::size_t>(s.epochs * s.channels * s.n_amp * kT));
+  for (std::size_t i = 0; i < phase.size(); ++i)
+    phase[i] = static_cast<float>(std::remainder(3.2 * wobble(0.113 * static_cast<double>(i)), 2 * std::numbers::pi));
+  for (std::size_t i = 0; i < amplitude.size(); ++i) {
+    const std::size_t series = i / static_cast<std::size_t>(s.n_amp * kT), t = i % kT;
+    const float ph = phase[(series * static_cast<std::size_t>(s.n_pha)) * kT + t];
+    amplitude[i] = static_cast<float>(1.5 + 0.3 * std::cos(static_cast<double>(ph)) * static_cast<double>(i % 3) +
+                                      0.5 * wobble(0.71 * static_cast<double>(i)));
+  }
+  for (const std::string mcp : {"none", "fdr", "bonferroni"}) {
+    const Batch batch = run_erpac(s, phase, amplitude, mcp);
+    const auto rho = batch.at("erpac").values<float>();
+    const auto pv = batch.at("erpac_pvalues").values<float>();
+    for (std::int64_t c = 0; c < s.channels; ++c) {
+      std::vector<double> raw;
+      for (std::int64_t p = 0; p < s.n_pha; ++p)
+        for (std::int64_t a = 0; a < s.n_amp; ++a)
+          for (std::int64_t t = 0; t < kT; ++t) {
+            std::vector<double> x, sn, cs;
+            for (std::int64_t e = 0; e < s.epochs; ++e) {
+              const std::int64_t series = e * s.channels + c;
+              const double ph = phase[static_cast<std::size_t>((series * s.n_pha + p) * kT + t)];
+              sn.push_back(std::sin(ph));
+              cs.push_back(std::cos(ph));
+              x.push_back(amplitude[static_cast<std::size_t>((series * s.n_amp + a) * kT + t)]);
+            }
+            const double rxs = pearson(x, sn), rxc = pearson(x, cs), rcs = pearson(sn, cs);
+            const double expected = std::sqrt((rxc * rxc + rxs * rxs - 2 * rxc * rxs * rcs) / (1 - rcs * rcs));
+            const std::size_t cell = static_cast<std::size_t>(((c * s.n_pha + p) * s.n_amp + a) * kT + t);
+            ASSERT_NEAR(rho[cell], expected, 1e-5) << "cell " << cell;
+            raw.push_back(std::exp(-0.5 * static_cast<double>(s.epochs) * expected * expected));
+          }
+      // The corrections over this channel's family, written out: BH p_i = min over p_j >= p_i of
+      // p_j m / rank_j; Bonferroni p m; both capped at 1.
+      const auto m = static_cast<double>(raw.size());
+      for (std::size_t i = 0; i < raw.size(); ++i) {
+        double expected = raw[i];
+        if (mcp == "bonferroni") expected = std::min(1.0, raw[i] * m);
+        if (mcp == "fdr") {
+          expected = 1.0;
+          for (double pj : raw)
+            if (pj >= raw[i]) {
+              const auto rank = static_cast<double>(std::count_if(raw.begin(), raw.end(), [&](double v) { return v <= pj; }));
+              expected = std::min(expected, pj * m / rank);
+            }
+        }
+        ASSERT_NEAR(pv[static_cast<std::size_t>(c) * raw.size() + i], expected, 1e-5 * std::max(expected, 1e-3))
+            << mcp << " channel " << c << " cell " << i;
+      }
+    }
+  }
+}
+
+TEST(Erpac, NeedsAtLeastThreeEpochsAndAKnownCorrection) {
+  const Dims two{2, 1, 1, 1};
+  const std::vector<float> v(static_cast<std::size_t>(2 * kT), 0.5f);
+  try {
+    run_erpac(two, v, v, "fdr");
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("2 epochs"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(erpac::parse_correction("holm"), ParamError);
+}
+
+TEST(Erpac, FdrKeepsNanOutOfTheFamily) {
+  std::vector<double> p = {0.01, NAN, 0.04, 0.03};
+  erpac::correct(p, erpac::Correction::Fdr);
+  EXPECT_NEAR(p[0], 0.03, 1e-15);  // 0.01 · 3 / 1
+  EXPECT_TRUE(std::isnan(p[1]));
+  EXPECT_NEAR(p[2], 0.04, 1e-15);  // 0.04 · 3 / 3
+  EXPECT_NEAR(p[3], 0.04, 1e-15);  // min(0.03 · 3 / 2, 0.04)
+}
+
+}  // namespace
+}  // namespace pacflow

@@ -1,0 +1,69 @@
+#pragma once
+// The PAC measures of the `mi` stage (docs/methods.md), behind one interface used by `mi` (the
+// observed alignment) and `surrogates` (shifted or swapped alignments), so both always compute the
+// same measure with the same parameters.
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "engine/params.hpp"
+
+namespace pacflow::mi {
+
+enum class MethodKind { Tort, Mvl, Ndpac, Plv, Hr, Gc };
+
+struct MethodSettings {
+  MethodKind kind = MethodKind::Tort;
+  int bins = 18;                 // tort, hr
+  double ndpac_p = 0.05;         // ndpac: significance level of the threshold
+  bool gc_unbiased = false;  // gc: subtract the estimator's bias (TensorPAC's MI_BIASCORRECT)
+
+  json to_json() const;
+  static MethodSettings from_json(const json& j);
+};
+
+// "tort" -> MethodKind::Tort, …; throws ParamError("method") listing the valid names.
+MethodKind parse_method(const std::string& name);
+const std::vector<std::string>& method_names();
+std::string method_name(MethodKind kind);     // "tort"
+std::string method_title(MethodKind kind);    // "Tort modulation index"
+std::string method_measure(MethodKind kind);  // the colour-bar label: "MI", "MVL", …
+// PLV compares the phase with the phase of the amplitude envelope in each phase band.
+bool needs_envelope_phase(MethodKind kind);
+
+// One evaluation's inputs: the phases of one series, and the amplitudes (and, for plv, the
+// envelope phases) of the same series or of another one (cross-channel pairs, swapped epochs).
+struct PairView {
+  const float* phase = nullptr;           // [n_pha][T]
+  const float* amplitude = nullptr;       // [n_amp][T]
+  const float* envelope_phase = nullptr;  // [n_pha][n_amp][T], plv only
+  std::int64_t n_pha = 0;
+  std::int64_t n_amp = 0;
+  std::int64_t length = 0;
+};
+
+class Method {
+ public:
+  virtual ~Method() = default;
+  // out[k · n_pha · n_amp + p · n_amp + a] = the measure of phase band p against amplitude band a
+  // circularly shifted by shifts[k]: A((t + shifts[k]) mod T), 0 <= shifts[k] < T (for plv the
+  // envelope phase is shifted with its amplitude). Each shift's value equals an evaluation of the
+  // shifted data with shift 0, up to the order of the floating-point sums.
+  virtual void evaluate(const PairView& in, std::span<const std::int64_t> shifts, double* out) const = 0;
+};
+
+// The method for series of `length` samples; throws ParamError for settings out of range.
+std::unique_ptr<Method> make_method(const MethodSettings& settings, std::int64_t length);
+
+namespace detail {
+std::unique_ptr<Method> make_tort(int bins);
+std::unique_ptr<Method> make_heights_ratio(int bins);
+std::unique_ptr<Method> make_mean_vector_length();
+std::unique_ptr<Method> make_normalised_direct_pac(double threshold);
+std::unique_ptr<Method> make_phase_locking_value();
+std::unique_ptr<Method> make_gaussian_copula(std::int64_t length, double bias_bits);
+}  // namespace detail
+
+}  // namespace pacflow::mi

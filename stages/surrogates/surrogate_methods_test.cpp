@@ -1,0 +1,200 @@
+// The surrogates stage for every method, swapped epochs and normalisation, against values computed
+// here from the batch's own phases and amplitudes.
+#include <algorithm>
+#include <cmath>
+#include <complex>
+#include <gtest/gtest.h>
+#include <set>
+
+#include "engine/errors.hpp"
+#include "stages/modulation_index/methods/method.hpp"
+#include "stages/modulation_index/mi_math.hpp"
+#include "stages/surrogates/surrogate_math.hpp"
+#include "tests/support/fixtures.hpp"
+
+namespace pacflow {
+namespace {
+
+using testing::data_dir;
+
+constexpr std::size_t kT = 1024, kPha = 3, kAmp = 4;
+
+testing::StageHarness small_harness(const json& mi_params, const json& surrogate_params, bool envelope = false) {
+  const json m = testing::manifest("small");
+  testing::StageHarness h(testing::fixture_stream("small"));
+  h.add("bandpass", {{"pha", m["pha_bands_hz"]}, {"amp", m["amp_bands_hz"]}}).add("hilbert");
+  if (envelope) h.add("envelope_phase");
+  h.add("mi", mi_params);
+  h.context().begin_element();
+  h.add("surrogates", surrogate_params);
+  return h;
+}
+
+// Tort's MI of one phase band against one amplitude band, per sample (spec §5).
+double direct_mi(const float* phase, const float* amplitude, int bins) {
+  std::vector<double> sums(static_cast<std::size_t>(bins), 0.0);
+  std::vector<std::int64_t> counts(sums.size(), 0);
+  for (std::size_t i = 0; i < kT; ++i) {
+    const auto j = static_cast<std::size_t>(mi::phase_bin(phase[i], bins));
+    sums[j] += amplitude[i];
+    ++counts[j];
+  }
+  return mi::tort_mi(sums.data(), counts.data(), bins);
+}
+
+struct MeanStd {
+  double mean, std;
+};
+MeanStd mean_std(const std::vector<double>& v) {
+  double sum = 0, squares = 0;
+  for (double x : v) sum += x;
+  const double mean = sum / static_cast<double>(v.size());
+  for (double x : v) squares += (x - mean) * (x - mean);
+  return {mean, std::sqrt(squares / static_cast<double>(v.size()))};
+}
+
+TEST(SurrogateMethods, EpochPermutationsArePermutationsDependingOnlyOnSeedAndIndex) {
+  std::set<std::vector<std::int64_t>> seen;
+  for (std::uint64_t k = 0; k < 200; ++k) {
+    std::vector<std::int64_t> perm(7), again(7);
+    surrogates::epoch_permutation(42, k, 7, perm.data());
+    surrogates::epoch_permutation(42, k, 7, again.data());
+    EXPECT_EQ(perm, again);
+    std::vector<std::int64_t> sorted = perm;
+    std::sort(sorted.begin(), sorted.end());
+    EXPECT_EQ(sorted, (std::vector<std::int64_t>{0, 1, 2, 3, 4, 5, 6}));
+    seen.insert(perm);
+  }
+  EXPECT_GT(seen.size(), 150u);  // 5040 orderings: few repeats in 200 draws
+  std::vector<std::int64_t> a(7), b(7);
+  surrogates::epoch_permutation(42, 0, 7, a.data());
+  surrogates::epoch_permutation(43, 0, 7, b.data());
+  EXPECT_NE(a, b);
+}
+
+// Surrogate k of series (e, c) is the MI of (e, c)'s phase with (perm_k(e), c)'s amplitude.
+TEST(SurrogateMethods, SwapTrialsPairsEachEpochsPhaseWithThePermutedEpochsAmplitude) {
+  const auto x = testing::load_floats(data_dir() / "small" / "x.npy");
+  auto h = small_harness(json::object(), {{"method", "swap_trials"}, {"n", 6}, {"seed", 3}});
+  EXPECT_EQ(h.context().batch_multiple(), 6);  // the whole input in one batch
+  const Batch batch = h.run(x, 0, 6);
+  std::vector<std::vector<std::int64_t>> perms;
+  for (std::uint64_t k = 0; k < 6; ++k) {
+    std::vector<std::int64_t> perm(2);
+    surrogates::epoch_permutation(3, k, 2, perm.data());
+    perms.push_back(perm);
+  }
+  const auto phase = batch.at("phase").values<float>();
+  const auto amplitude = batch.at("amplitude").values<float>();
+  for (std::size_t e = 0; e < 2; ++e)
+    for (std::size_t c = 0; c < 3; ++c)
+      for (std::size_t p = 0; p < kPha; ++p)
+        for (std::size_t a = 0; a < kAmp; ++a) {
+          std::vector<double> values;
+          for (const auto& perm : perms) {
+            const std::size_t other = static_cast<std::size_t>(perm[e]) * 3 + c;
+            values.push_back(direct_mi(phase.data() + ((e * 3 + c) * kPha + p) * kT, amplitude.data() + (other * kAmp + a) * kT, 18));
+          }
+          const MeanStd ms = mean_std(values);
+          const std::size_t cell = (e * 3 + c) * kPha * kAmp + p * kAmp + a;
+          EXPECT_NEAR(batch.at("surrogate_mean").values<float>()[cell], ms.mean, 1e-6) << cell;
+          EXPECT_NEAR(batch.at("surrogate_std").values<float>()[cell], ms.std, 1e-6) << cell;
+        }
+}
+
+TEST(SurrogateMethods, SwapTrialsWithOneEpochExplainsWhyItCannotWork) {
+  StreamInfo one = testing::fixture_stream("small");
+  one.leading_dims = {1, 6};
+  testing::StageHarness h(one);
+  h.add("bandpass", {{"pha", "4:8:2"}, {"amp", "60:80:2"}}).add("hilbert").add("mi");
+  try {
+    h.add("surrogates", {{"method", "swap_trials"}});
+    FAIL();
+  } catch (const ParamError& e) {
+    EXPECT_EQ(e.param(), "method");
+    EXPECT_NE(std::string(e.what()).find("1 epoch"), std::string::npos) << e.what();
+  }
+  testing::StageHarness h2(testing::fixture_stream("small"));
+  h2.add("bandpass", {{"pha", "4:8:2"}, {"amp", "60:80:2"}}).add("hilbert").add("mi");
+  EXPECT_THROW(h2.add("surrogates", {{"method", "swap_trials"}, {"shifts", {3, 4}}}), ParamError);
+  EXPECT_THROW(h2.add("surrogates", {{"method", "shuffle"}}), ParamError);
+  EXPECT_THROW(h2.add("surrogates", {{"norm", "percent"}}), ParamError);
+}
+
+// TensorPAC's normalisations 1–3 (and 4, the z-score), from the same surrogate mean and std.
+TEST(SurrogateMethods, NormalisationsSubtractDivideOrBoth) {
+  const auto x = testing::load_floats(data_dir() / "small" / "x.npy");
+  for (const std::string norm : {"subtract", "divide", "both"}) {
+    auto h = small_harness(json::object(), {{"shifts", {100, 300, 555, 800}}, {"norm", norm}});
+    const Batch batch = h.run(x, 3, 2);
+    const auto pac = batch.at("pac").values<float>();
+    const auto mean = batch.at("surrogate_mean").values<float>();
+    const auto deviation = batch.at("surrogate_std").values<float>();
+    const auto z = batch.at("pac_z").values<float>();
+    const auto normed = batch.at("pac_norm").values<float>();
+    for (std::size_t i = 0; i < pac.size(); ++i) {
+      const double m = mean[i];
+      const double expected = norm == "subtract" ? pac[i] - m : norm == "divide" ? pac[i] / m : (pac[i] - m) / m;
+      EXPECT_NEAR(normed[i], expected, 1e-5 * std::max(1.0, std::abs(expected))) << norm << " cell " << i;
+      EXPECT_NEAR(z[i], (pac[i] - m) / deviation[i], 1e-3 * std::max(1.0, std::abs(static_cast<double>(z[i])))) << norm << " cell " << i;
+    }
+  }
+  auto h = small_harness(json::object(), {{"n", 4}});
+  EXPECT_FALSE(h.context().provides("pac_norm"));  // z: pac_z is the normalised PAC
+}
+
+// Surrogates compute the mi stage's own measure: for each method the surrogate mean is the mean of
+// the measure over the shifted amplitudes (the method is checked against its direct definition in
+// methods_test.cpp), and the observed value the pac the mi stage wrote.
+TEST(SurrogateMethods, EveryMethodsSurrogatesUseTheMiStagesMeasure) {
+  const auto x = testing::load_floats(data_dir() / "small" / "x.npy");
+  const std::vector<std::int64_t> shifts = {90, 400, 777};
+  for (const std::string method : {"tort", "mvl", "ndpac", "plv", "hr", "gc"}) {
+    const bool plv = method == "plv";
+    auto h = small_harness({{"method", method}, {"bins", 12}}, {{"shifts", shifts}}, plv);
+    const Batch batch = h.run(x, 1, 1);
+    mi::MethodSettings settings;
+    settings.kind = mi::parse_method(method);
+    settings.bins = 12;
+    const auto m = mi::make_method(settings, kT);
+    const float* phase = batch.at("phase").values<float>().data();
+    const float* amplitude = batch.at("amplitude").values<float>().data();
+    const float* envelope = plv ? batch.at("envelope_phase").values<float>().data() : nullptr;
+    std::vector<std::vector<double>> per_shift;
+    for (auto s : shifts) {
+      // The amplitude side shifted by s, then evaluated unshifted.
+      std::vector<float> amp(kAmp * kT), env(plv ? kPha * kAmp * kT : 0);
+      for (std::size_t i = 0; i < amp.size(); ++i) amp[i] = amplitude[i / kT * kT + (i % kT + static_cast<std::size_t>(s)) % kT];
+      for (std::size_t i = 0; i < env.size(); ++i) env[i] = envelope[i / kT * kT + (i % kT + static_cast<std::size_t>(s)) % kT];
+      std::vector<double> out(kPha * kAmp);
+      const std::int64_t zero[1] = {0};
+      m->evaluate({phase, amp.data(), plv ? env.data() : nullptr, kPha, kAmp, kT}, zero, out.data());
+      per_shift.push_back(out);
+    }
+    const auto mean = batch.at("surrogate_mean").values<float>();
+    const auto pvalues = batch.at("pvalues").values<float>();
+    const auto pac = batch.at("pac").values<float>();
+    for (std::size_t c = 0; c < kPha * kAmp; ++c) {
+      std::vector<double> v;
+      for (const auto& o : per_shift) v.push_back(o[c]);
+      const double expected = mean_std(v).mean;
+      EXPECT_NEAR(mean[c], expected, 1e-6 * std::max(1e-3, std::abs(expected))) << method << " cell " << c;
+      const auto exceed = std::count_if(v.begin(), v.end(), [&](double s) { return s >= pac[c]; });
+      EXPECT_NEAR(pvalues[c], (1.0 + static_cast<double>(exceed)) / 4.0, 1e-6) << method << " cell " << c;
+    }
+  }
+}
+
+// Cross-channel pairs: surrogates have the mi stage's rows; the pair (i, i) equals the diagonal run.
+TEST(SurrogateMethods, SurrogatesFollowTheMiStagesChannelPairs) {
+  const auto x = testing::load_floats(data_dir() / "small" / "x.npy");
+  auto pairs = small_harness({{"pairs", {{1, 1}, {0, 2}}}}, {{"n", 5}});
+  auto diag = small_harness(json::object(), {{"n", 5}});
+  const Batch a = pairs.run(x, 3, 3), d = diag.run(x, 3, 3);
+  ASSERT_EQ(a.at("pac_z").shape(), (Shape{2, kPha, kAmp}));
+  const auto za = a.at("surrogate_mean").values<float>(), zd = d.at("surrogate_mean").values<float>();
+  for (std::size_t c = 0; c < kPha * kAmp; ++c) EXPECT_EQ(za[c], zd[kPha * kAmp + c]);
+}
+
+}  // namespace
+}  // namespace pacflow
