@@ -23,7 +23,8 @@ class ModulationIndexStage final : public Stage {
   // One add per sample and cell (what a per-sample GPU kernel does) plus the bin evaluations.
   double flops_per_series() const override;
 #ifdef PACFLOW_HAVE_CUDA
-  // Tort's MI per series (pairs=diag), without the optional outputs, bins <= 256.
+  // tort, hr, mvl, ndpac and plv per series (pairs=diag), without the optional outputs
+  // (stages/modulation_index/gpu_support.hpp).
   std::string why_not_on_gpu() const override;
   void process_cuda(Batch& batch, cuda::StageContext& ctx) override;
   double device_workspace_bytes(std::int64_t series) const override;

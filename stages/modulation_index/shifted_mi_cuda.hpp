@@ -1,14 +1,19 @@
 #pragma once
-// Tort MI of every (shift, phase band, amplitude band) cell of every series of a batch on a GPU:
-// the GPU form of shifted_mi.hpp, used by the mi stage (one shift, 0) and the surrogates stage
-// (the observed alignment and every permutation's shift).
+// The PAC measures of every (shift, phase band, amplitude band) cell of every series of a batch on
+// a GPU: the GPU form of the methods' evaluate() (methods/method.hpp), used by the mi stage (one
+// shift, 0) and the surrogates stage (the observed alignment and every surrogate's shift).
 //
-// Each phase sample is binned once per phase band (phase_bin) and the bin counts taken once; they
-// do not depend on the shift. One warp then sums, for one cell and shift, the shifted amplitude of
-// every sample into its bin: each lane keeps its own per-bin sums (in double, in shared memory),
-// and the lanes' sums are added in a fixed order, so the result never depends on scheduling, batch
-// size or device count. The MI of the bin means comes from tort_mi_from_means, the same function the
-// CPU uses.
+// Binned measures (tort, hr): each phase sample is binned once per phase band (phase_bin) and the
+// bin counts taken once (a shift does not change them). One warp then sums, for one cell and shift,
+// the shifted amplitude of every sample into its bin: each lane keeps its own per-bin sums (double,
+// shared memory) and the lanes' sums are added in a fixed order. The value comes from
+// tort_mi_from_means or heights_ratio, the functions the CPU uses.
+// Complex-sum measures (mvl, ndpac, plv): cos and sin of each phase (and envelope phase) are taken
+// once; one warp sums Σ_t A(t + s) e^{iφ(t)} (or e^{i(φ(t) − ψ(t + s))}) for one cell and shift, the
+// lanes' partial sums added by a fixed shuffle tree; the value comes from vector_length or
+// normalised_direct_pac (pac_math.hpp).
+// No floating-point atomics anywhere: a series' numbers never depend on its batch, the GPU count or
+// the schedule.
 #include <cstdint>
 
 #include "engine/cuda/stage_context.hpp"
@@ -17,21 +22,32 @@ namespace pacflow::mi {
 
 inline constexpr int kMaxGpuBins = 256;
 
+enum class GpuMeasure { Tort, HeightsRatio, VectorLength, NormalisedDirect, PhaseLocking };
+
+struct GpuMeasureSpec {
+  GpuMeasure measure = GpuMeasure::Tort;
+  int bins = 18;                 // tort, hr
+  double ndpac_threshold = 0;    // ndpac: on |S|²
+};
+
 struct GpuBatchBands {
-  const float* phase = nullptr;      // device [series][n_pha][length]
-  const float* amplitude = nullptr;  // device [series][n_amp][length]
+  const float* phase = nullptr;           // device [series][n_pha][length]
+  const float* amplitude = nullptr;       // device [series][n_amp][length]
+  const float* envelope_phase = nullptr;  // device [series][n_pha][n_amp][length], plv only
   std::int64_t series = 0;
   std::int64_t n_pha = 0;
   std::int64_t n_amp = 0;
   std::int64_t length = 0;
 };
 
-// out (device) [series][shifts][n_pha][n_amp] = MI with the amplitude circularly shifted by
-// shifts[k] (device array, 0 <= shifts[k] < length), queued on ctx's stream.
-void shifted_mi_on_gpu(const GpuBatchBands& batch, int bins, const std::int64_t* shifts, std::int64_t shift_count,
-                       double* out, const cuda::StageContext& ctx);
+// out (device) [series][shifts][n_pha][n_amp] = the measure with the amplitude (and, for plv, the
+// envelope phase) circularly shifted by shifts[k] (device array, 0 <= shifts[k] < length), queued on
+// ctx's stream.
+void shifted_measure_on_gpu(const GpuBatchBands& batch, const GpuMeasureSpec& spec, const std::int64_t* shifts,
+                            std::int64_t shift_count, double* out, const cuda::StageContext& ctx);
 
-// Device scratch per series beside `out` (phase bins and counts).
-double shifted_mi_scratch_bytes_per_series(std::int64_t n_pha, std::int64_t length, int bins);
+// Device scratch per series beside `out` (bins and counts, or cosines and sines and moments).
+double shifted_measure_scratch_bytes_per_series(const GpuMeasureSpec& spec, std::int64_t n_pha, std::int64_t n_amp,
+                                                std::int64_t length);
 
 }  // namespace pacflow::mi

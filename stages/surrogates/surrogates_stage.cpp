@@ -301,13 +301,15 @@ std::string SurrogatesStage::why_not_on_gpu() const {
 void SurrogatesStage::process_cuda(Batch& batch, cuda::StageContext& ctx) {
   using cuda::StageContext;
   const mi::GpuBatchBands bands{StageContext::data<float>(batch.at("phase")),
-                                StageContext::data<float>(batch.at("amplitude")), batch.series_count, n_pha_, n_amp_,
-                                length_};
+                                StageContext::data<float>(batch.at("amplitude")),
+                                envelope_ ? StageContext::data<float>(batch.at("envelope_phase")) : nullptr,
+                                batch.series_count, n_pha_, n_amp_, length_};
   const std::int64_t cells = n_pha_ * n_amp_;
   const SharedMemory values =
       ctx.scratch(static_cast<std::size_t>(batch.series_count * (n_perm_ + 1) * cells) * sizeof(double));
   auto* mi_values = reinterpret_cast<double*>(values.data);  // [series][1 + n_perm][cells]
-  mi::shifted_mi_on_gpu(bands, settings_.bins, shifts_on_gpu_->on(ctx.device()), n_perm_ + 1, mi_values, ctx);
+  mi::shifted_measure_on_gpu(bands, *mi::gpu_measure(settings_, length_), shifts_on_gpu_->on(ctx.device()),
+                             n_perm_ + 1, mi_values, ctx);
   float* out[6] = {};
   for (std::size_t i = 0; i < outputs_.size(); ++i)
     out[i] = StageContext::data<float>(ctx.emplace(batch, outputs_[i], {n_pha_, n_amp_}, DType::Float32));
@@ -316,9 +318,10 @@ void SurrogatesStage::process_cuda(Batch& batch, cuda::StageContext& ctx) {
 
 double SurrogatesStage::device_workspace_bytes(std::int64_t series) const {
   const auto cells = static_cast<double>(n_pha_ * n_amp_);
+  const auto spec = mi::gpu_measure(settings_, length_);
   return static_cast<double>(series) *
          (static_cast<double>(n_perm_ + 1) * cells * 8.0 + static_cast<double>(n_perm_) * 8.0 +
-          mi::shifted_mi_scratch_bytes_per_series(n_pha_, length_, settings_.bins));
+          (spec ? mi::shifted_measure_scratch_bytes_per_series(*spec, n_pha_, n_amp_, length_) : 0.0));
 }
 
 }  // namespace pacflow::stages

@@ -28,7 +28,7 @@ class SurrogatesStage final : public Stage {
   // As mi, once per alignment (observed + n_perm).
   double flops_per_series() const override;
 #ifdef PACFLOW_HAVE_CUDA
-  // Time-shift and time-lag surrogates of Tort's MI per series (pairs=diag), bins <= 256.
+  // Time-shift and time-lag surrogates of the measures the GPU has (gpu_support.hpp), per series.
   std::string why_not_on_gpu() const override;
   void process_cuda(Batch& batch, cuda::StageContext& ctx) override;
   double device_workspace_bytes(std::int64_t series) const override;

@@ -86,6 +86,19 @@ TEST_F(GpuPipeline, ResultsAreIdenticalForAnyBatchSizeAndGpuCount) {
   if (cuda_availability().count < 2) std::printf("note: one GPU visible; cuda:* ran on it alone\n");
 }
 
+// Every measure with a GPU kernel is reproducible bit for bit whatever the batch size there.
+TEST_F(GpuPipeline, EveryGpuMeasureIsIdenticalForAnyBatchSize) {
+  const testing::ScratchDir dir("gpu_methods");
+  for (const char* method : {"hr", "mvl", "ndpac"}) {
+    for (std::int64_t batch : {2, 21}) {
+      Pipeline p = pac_pipeline(dir / fmt::format("{}_{}", method, batch), "cuda:0");
+      p.set("mi", "method", method);
+      p.run({batch, 0, {}});
+    }
+    expect_identical(dir / fmt::format("{}_21", method), dir / fmt::format("{}_2", method), method);
+  }
+}
+
 // GPU and CPU compute the same definitions: within spec §9 of each other.
 TEST_F(GpuPipeline, AgreesWithTheCpuWithinSpecTolerances) {
   const testing::ScratchDir dir("gpu_vs_cpu");
@@ -208,6 +221,18 @@ TEST_F(GpuPipeline, BadParametersForTheGpuAreRefusedBeforeRunning) {
     EXPECT_NE(std::string(e.what()).find("bins=300 is above the GPU kernel's 256"), std::string::npos) << e.what();
   }
   EXPECT_THROW(pac_pipeline(dir / "out", fmt::format("cuda:{}", cuda_availability().count)).validate(), InputError);
+  Pipeline gc = pac_pipeline(dir / "out", "cuda:0");
+  gc.set("mi", "method", "gc");
+  try {
+    gc.validate();
+    FAIL() << "method=gc accepted on a GPU";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("method=gc has no CUDA kernel"), std::string::npos) << e.what();
+  }
+  gc.set("mi", "fallback", "cpu").set("surrogates", "fallback", "cpu");
+  const json plan = gc.validate();
+  EXPECT_EQ(plan["pipeline"][3]["device"], "cpu");  // mi on the CPU, the filters still on the GPU
+  EXPECT_EQ(plan["pipeline"][1]["device"], "cuda:0");
 }
 
 // Copies `signal` to `copied` (device to device on a GPU), failing on a GPU at batch 3.

@@ -79,10 +79,6 @@ StageHarness& StageHarness::add(const std::string& name, json params) {
   stages_.push_back(info->make_stage(Params(params, info->params)));
   stages_.back()->plan(ctx_);
   reads_.push_back(ctx_.reads_of_current());
-  if (gpu_) {
-    const std::string why = stages_.back()->why_not_on_gpu();
-    if (!why.empty()) throw std::logic_error("stage " + name + " cannot run on a GPU: " + why);
-  }
   return *this;
 }
 
@@ -95,10 +91,22 @@ Batch StageHarness::run(const std::vector<float>& signal, std::int64_t first, st
   std::copy(signal.begin() + first * t, signal.begin() + (first + count) * t, in.values<float>().begin());
 #ifdef PACFLOW_HAVE_CUDA
   if (gpu_) {
-    for (std::size_t i = 0; i < stages_.size(); ++i) gpu_->runtime.run_stage(*stages_[i], batch, gpu_->device, reads_[i]);
-    const cuda::StageContext ctx = gpu_->runtime.enter(batch, gpu_->device);
-    gpu_->runtime.download(batch, ctx).wait();
-    cuda::Runtime::release(batch);
+    // Stages without CUDA code run on the CPU between, as with fallback=cpu: the batch comes back first.
+    const auto to_host = [&] {
+      if (!batch.residency) return;
+      const cuda::StageContext ctx = gpu_->runtime.enter(batch, gpu_->device);
+      gpu_->runtime.download(batch, ctx).wait();
+      cuda::Runtime::release(batch);
+    };
+    for (std::size_t i = 0; i < stages_.size(); ++i) {
+      if (stages_[i]->why_not_on_gpu().empty()) {
+        gpu_->runtime.run_stage(*stages_[i], batch, gpu_->device, reads_[i]);
+      } else {
+        to_host();
+        stages_[i]->process(batch);
+      }
+    }
+    to_host();
     return batch;
   }
 #endif

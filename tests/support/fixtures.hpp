@@ -23,7 +23,8 @@ double max_abs(const double* begin, const double* end);
 
 // Plans stages and runs them on one batch on a device ("cpu", or "cuda:K" in CUDA builds), the way
 // the executor does: on a GPU every tensor a stage reads is put on the device, the stage's CUDA code
-// queued, and the batch brought back to the host once all stages ran.
+// queued, and the batch brought back to the host once all stages ran (and before a stage without
+// CUDA code, which runs on the CPU as with fallback=cpu).
 class StageHarness {
  public:
   explicit StageHarness(StreamInfo stream, std::string device = "cpu");

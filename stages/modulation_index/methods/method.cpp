@@ -72,6 +72,11 @@ MethodSettings MethodSettings::from_json(const json& j) {
   return s;
 }
 
+double ndpac_threshold(double p, std::int64_t length) {
+  const double e = boost::math::erf_inv(1.0 - p);
+  return 2.0 * static_cast<double>(length) * e * e;
+}
+
 std::unique_ptr<Method> make_method(const MethodSettings& settings, std::int64_t length) {
   switch (settings.kind) {
     case MethodKind::Tort: return detail::make_tort(settings.bins);
@@ -80,9 +85,7 @@ std::unique_ptr<Method> make_method(const MethodSettings& settings, std::int64_t
     case MethodKind::Ndpac: {
       const double p = settings.ndpac_p;
       if (!(p > 0 && p <= 1)) throw ParamError("ndpac_p", fmt::format("must be in (0, 1], got {}", p));
-      // |S|² <= 2 T erfinv(1 − p)²: Özkurt's threshold, as TensorPAC applies it (p = 1: none).
-      const double e = boost::math::erf_inv(1.0 - p);
-      return detail::make_normalised_direct_pac(2.0 * static_cast<double>(length) * e * e);
+      return detail::make_normalised_direct_pac(ndpac_threshold(p, length));
     }
     case MethodKind::Plv: return detail::make_phase_locking_value();
     case MethodKind::Gc: {

@@ -57,6 +57,9 @@ class Method {
 // The method for series of `length` samples; throws ParamError for settings out of range.
 std::unique_ptr<Method> make_method(const MethodSettings& settings, std::int64_t length);
 
+// ndpac's threshold on |S|²: 2 T erfinv(1 − p)² (Özkurt's, as TensorPAC applies it; 0 for p = 1).
+double ndpac_threshold(double p, std::int64_t length);
+
 namespace detail {
 std::unique_ptr<Method> make_tort(int bins);
 std::unique_ptr<Method> make_heights_ratio(int bins);

@@ -32,8 +32,9 @@ PACFLOW_HD inline double normalised_direct_pac(double sum_ae_re, double sum_ae_i
 
 // Heights ratio (Lakatos et al. 2005): (max_j p_j − min_j p_j) / max_j p_j over the occupied bins,
 // p_j the normalised mean amplitude of bin j (the normalisation cancels). Empty bins are left out,
-// as in Tort's MI; an all-zero amplitude gives 0. bins <= 1024.
-PACFLOW_HD inline double heights_ratio(const double* sums, const std::int64_t* counts, int bins) {
+// as in Tort's MI; an all-zero amplitude gives 0. bins <= 1024. Count: any integer type.
+template <class Count>
+PACFLOW_HD inline double heights_ratio(const double* sums, const Count* counts, int bins) {
   double high = 0, low = 0;
   bool any = false;
   for (int j = 0; j < bins; ++j) {
