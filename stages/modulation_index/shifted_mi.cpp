@@ -28,11 +28,17 @@ struct DetrendedRows {
   alignas(64) double mean[kBands] = {};
 };
 
+// The sums of one alignment, per (phase band, bin) cell and amplitude band of the group: float sums
+// since the last flush and, for series longer than one flush, the double sums flushed so far.
+struct AlignmentSums {
+  simd::FloatRows partial;      // [cell][16]
+  std::vector<double> flushed;  // [cell][16]
+};
+
 struct GroupWork {
   DetrendedRows q;
-  simd::FloatRows partial;         // [cell][16]: float sums since the last flush
-  std::vector<double> sums;        // [cell][16]: double sums (series longer than one flush)
-  simd::FloatRows bin_means;       // [bin][dense] doubles: mean amplitude per bin of every (p, band) cell
+  AlignmentSums sums[2];     // two alignments accumulate in one pass over the runs
+  simd::FloatRows bin_means;  // [bin][dense] doubles: mean amplitude per bin of every (p, band) cell
 };
 
 struct GroupJob {
@@ -107,90 +113,133 @@ __attribute__((always_inline)) inline void detrended_rows(const GroupJob& job) {
   }
 }
 
-// Every shift of one group of amplitude bands with vectors of Bytes: accumulate the runs into
-// float sums per (phase band, bin) cell and amplitude band, then evaluate the MI.
+// Adds the runs of every segment into the sums of kShifts alignments at once (rows[s]: the rows
+// as seen under alignment s): the run table is read once for all of them. Each alignment's float
+// sums take the same values in the same order as in a pass of its own.
+template <int Bytes, int kShifts>
+__attribute__((always_inline)) inline void accumulate_runs(const RunTable& table,
+                                                           const typename simd::Simd<Bytes>::Float* const* rows,
+                                                           AlignmentSums* sums, std::size_t cells) {
+  using Float = typename simd::Simd<Bytes>::Float;
+  using Double = typename simd::Simd<Bytes>::Double;
+  constexpr int kChunks = 64 / Bytes;  // float vectors per row
+  constexpr int kPerDouble = simd::Simd<Bytes>::doubles;
+  const RunTable::Run* runs = table.runs.data();
+  Float* partial[kShifts];
+  for (int s = 0; s < kShifts; ++s) partial[s] = reinterpret_cast<Float*>(sums[s].partial.data());
+  for (const RunTable::Segment& segment : table.segments) {
+    Float previous[kShifts][kChunks];
+    for (int s = 0; s < kShifts; ++s)
+      for (int c = 0; c < kChunks; ++c) previous[s][c] = rows[s][segment.start_row * kChunks + c];
+    for (std::int32_t r = segment.first; r < segment.last; ++r) {
+      const RunTable::Run run = runs[r];
+      // Unrolled, so that `previous` stays in registers.
+#pragma GCC unroll 2
+      for (int s = 0; s < kShifts; ++s) {
+        const Float* row = rows[s] + run.end_row * kChunks;
+        Float* cell = partial[s] + run.cell_bin * kChunks;
+#pragma GCC unroll 4
+        for (int c = 0; c < kChunks; ++c) {
+          const Float current = row[c];
+          cell[c] += current - previous[s][c];
+          previous[s][c] = current;
+        }
+      }
+    }
+    if (segment.flush_after)
+      for (int s = 0; s < kShifts; ++s) {
+        float* floats = sums[s].partial.data();
+        double* flushed = sums[s].flushed.data();
+        for (std::size_t i = 0; i < cells * kBands; i += kPerDouble)
+          store(flushed + i, load<Double>(flushed + i) + widened<Bytes>(floats + i));
+        std::fill(floats, floats + cells * kBands, 0.0f);
+      }
+  }
+}
+
+// The MI of every cell of the group from one alignment's sums, written to out[p · n_amp + band]
+// (out: the alignment's first cell of the group), and the sums reset to zero for the next one.
 //
 // The evaluation packs the cells densely: bin_means[b][p · used + band] holds the mean amplitude in
 // bin b of every (phase band, amplitude band) cell of the group, so each vector of Bytes / 8 lanes
 // evaluates that many cells, whatever the number of bands per group (W1's 10 bands would leave 6
 // of 16 lanes idle in a [p][band] layout). The per-lane arithmetic is the same either way.
 template <int Bytes>
-__attribute__((always_inline)) inline void shifted_group(const GroupJob& job) {
-  using Float = typename simd::Simd<Bytes>::Float;
+__attribute__((always_inline)) inline void evaluate(const GroupJob& job, AlignmentSums& sums, double* out) {
   using Double = typename simd::Simd<Bytes>::Double;
   using Int64 = typename simd::Simd<Bytes>::Int64;
-  constexpr int kChunks = 64 / Bytes;  // float vectors per row
   constexpr int kPerDouble = simd::Simd<Bytes>::doubles;
-  detrended_rows<Bytes>(job);
   const RunTable& table = job.table;
   const int bins = job.bins;
   const std::int64_t n_pha = job.series.n_pha;
-  const std::int64_t n_amp = job.series.n_amp;
-  const auto cells = static_cast<std::size_t>(n_pha * bins);
-  const std::int64_t used = std::min<std::int64_t>(kBands, n_amp - job.first_band);
+  const std::int64_t used = std::min<std::int64_t>(kBands, job.series.n_amp - job.first_band);
   const std::int64_t dense = n_pha * used;
   const std::int64_t stride = (dense + kMaxDoubles - 1) / kMaxDoubles * kMaxDoubles;  // doubles per bin row
-  const double inv_log_bins = inverse_log_bins(bins);
-  GroupWork& work = job.work;
-  work.partial.resize(cells);
-  if (table.flushes) work.sums.assign(cells * kBands, 0.0);
-  // Rows of the last bin spill up to 16 lanes past their end (zeros: see below).
-  work.bin_means.resize(static_cast<std::size_t>((bins * stride + kBands) / kMaxDoubles));
-  auto* bin_means = reinterpret_cast<double*>(work.bin_means.data());
-  std::fill(bin_means, bin_means + work.bin_means.rows() * kMaxDoubles, 0.0);
-  const RunTable::Run* runs = table.runs.data();
-  float* partial_floats = work.partial.data();
-  auto* partial = reinterpret_cast<Float*>(partial_floats);
-  Double band_mean[kBands / kPerDouble];
-  for (int v = 0; v < kBands / kPerDouble; ++v) band_mean[v] = load<Double>(work.q.mean + v * kPerDouble);
   const int used_vectors = static_cast<int>((used + kPerDouble - 1) / kPerDouble);
-  for (std::size_t k = 0; k < job.shifts.size(); ++k) {
-    const Float* rows = reinterpret_cast<const Float*>(work.q.rows.data()) + job.shifts[k] * kChunks;
-    std::fill(partial_floats, partial_floats + cells * kBands, 0.0f);
-    if (table.flushes) std::fill(work.sums.begin(), work.sums.end(), 0.0);
-    for (const RunTable::Segment& segment : table.segments) {
-      Float previous[kChunks];
-      for (int c = 0; c < kChunks; ++c) previous[c] = rows[segment.start_row * kChunks + c];
-      for (std::int32_t r = segment.first; r < segment.last; ++r) {
-        const RunTable::Run run = runs[r];
-        const Float* row = rows + run.end_row * kChunks;
-        Float* cell = partial + run.cell_bin * kChunks;
-        for (int c = 0; c < kChunks; ++c) {
-          const Float current = row[c];
-          cell[c] += current - previous[c];
-          previous[c] = current;
-        }
+  auto* bin_means = reinterpret_cast<double*>(job.work.bin_means.data());
+  float* partial = sums.partial.data();
+  double* flushed = sums.flushed.data();
+  // mean_j = S_j / count_j = (Σ ΔQ) / count_j + μ for an occupied bin, 0 for an empty one. Each
+  // (p, bin) row is stored whole at its dense place: lanes past `used` hold zeros (zero rows and
+  // means) and are overwritten by the next phase band or left as zero padding.
+  for (int b = 0; b < bins; ++b)
+    for (std::int64_t p = 0; p < n_pha; ++p) {
+      const std::size_t cell = static_cast<std::size_t>(p * bins + b);
+      double* to = bin_means + b * stride + p * used;
+      for (int v = 0; v < used_vectors; ++v) {
+        const std::size_t at = cell * kBands + static_cast<std::size_t>(v * kPerDouble);
+        Double sum = widened<Bytes>(partial + at);
+        if (table.flushes) sum += load<Double>(flushed + at);
+        const Double mean = load<Double>(job.work.q.mean + v * kPerDouble);
+        store(to + v * kPerDouble, sum * table.inverse_counts[cell] + mean * table.occupied[cell]);
       }
-      if (segment.flush_after) {
-        for (std::size_t i = 0; i < cells * kBands; i += kPerDouble)
-          store(work.sums.data() + i, load<Double>(work.sums.data() + i) + widened<Bytes>(partial_floats + i));
-        std::fill(partial_floats, partial_floats + cells * kBands, 0.0f);
-      }
+      std::fill(partial + cell * kBands, partial + (cell + 1) * kBands, 0.0f);
+      if (table.flushes) std::fill(flushed + cell * kBands, flushed + (cell + 1) * kBands, 0.0);
     }
-    // mean_j = S_j / count_j = (Σ ΔQ) / count_j + μ for an occupied bin, 0 for an empty one. Each
-    // (p, bin) row is stored whole at its dense place: lanes past `used` hold zeros (zero rows and
-    // means) and are overwritten by the next phase band or left as zero padding.
-    for (int b = 0; b < bins; ++b)
-      for (std::int64_t p = 0; p < n_pha; ++p) {
-        const std::size_t cell = static_cast<std::size_t>(p * bins + b);
-        double* to = bin_means + b * stride + p * used;
-        for (int v = 0; v < used_vectors; ++v) {
-          const std::size_t at = cell * kBands + static_cast<std::size_t>(v * kPerDouble);
-          Double sum = widened<Bytes>(partial_floats + at);
-          if (table.flushes) sum += load<Double>(work.sums.data() + at);
-          store(to + v * kPerDouble, sum * table.inverse_counts[cell] + band_mean[v] * table.occupied[cell]);
-        }
-      }
-    double* out = job.out + static_cast<std::int64_t>(k) * n_pha * n_amp + job.first_band;
-    for (std::int64_t first = 0; first < dense; first += kPerDouble) {
-      const auto* means = reinterpret_cast<const Double*>(bin_means + first);
-      double mi[kPerDouble];
-      store(mi, tort_mi_from_means<Double, Int64>(means, bins, inv_log_bins, stride / kPerDouble));
-      for (std::int64_t lane = 0; lane < std::min<std::int64_t>(kPerDouble, dense - first); ++lane) {
-        const std::int64_t p = (first + lane) / used, band = (first + lane) % used;
-        out[p * n_amp + band] = mi[lane];
-      }
+  const double inv_log_bins = inverse_log_bins(bins);
+  for (std::int64_t first = 0; first < dense; first += kPerDouble) {
+    const auto* means = reinterpret_cast<const Double*>(bin_means + first);
+    double mi[kPerDouble];
+    store(mi, tort_mi_from_means<Double, Int64>(means, bins, inv_log_bins, stride / kPerDouble));
+    for (std::int64_t lane = 0; lane < std::min<std::int64_t>(kPerDouble, dense - first); ++lane) {
+      const std::int64_t p = (first + lane) / used, band = (first + lane) % used;
+      out[p * job.series.n_amp + band] = mi[lane];
     }
+  }
+}
+
+// Every shift of one group of amplitude bands with vectors of Bytes: the detrended rows, then the
+// runs accumulated for two shifts per pass and each shift's MI evaluated.
+template <int Bytes>
+__attribute__((always_inline)) inline void shifted_group(const GroupJob& job) {
+  using Float = typename simd::Simd<Bytes>::Float;
+  constexpr int kChunks = 64 / Bytes;  // float vectors per row
+  detrended_rows<Bytes>(job);
+  const auto cells = static_cast<std::size_t>(job.series.n_pha * job.bins);
+  const std::int64_t used = std::min<std::int64_t>(kBands, job.series.n_amp - job.first_band);
+  const std::int64_t stride = (job.series.n_pha * used + kMaxDoubles - 1) / kMaxDoubles * kMaxDoubles;
+  GroupWork& work = job.work;
+  for (AlignmentSums& sums : work.sums) {
+    sums.partial.resize(cells);
+    sums.flushed.assign(job.table.flushes ? cells * kBands : 0, 0.0);
+  }
+  // Rows of the last bin spill up to 16 lanes past their end (zeros, see evaluate).
+  work.bin_means.resize(static_cast<std::size_t>((job.bins * stride + kBands) / kMaxDoubles));
+  const auto* rows = reinterpret_cast<const Float*>(work.q.rows.data());
+  const auto out_of = [&](std::size_t k) {
+    return job.out + static_cast<std::int64_t>(k) * job.series.n_pha * job.series.n_amp + job.first_band;
+  };
+  std::size_t k = 0;
+  for (; k + 2 <= job.shifts.size(); k += 2) {
+    const Float* shifted[2] = {rows + job.shifts[k] * kChunks, rows + job.shifts[k + 1] * kChunks};
+    accumulate_runs<Bytes, 2>(job.table, shifted, work.sums, cells);
+    evaluate<Bytes>(job, work.sums[0], out_of(k));
+    evaluate<Bytes>(job, work.sums[1], out_of(k + 1));
+  }
+  if (k < job.shifts.size()) {
+    const Float* shifted[1] = {rows + job.shifts[k] * kChunks};
+    accumulate_runs<Bytes, 1>(job.table, shifted, work.sums, cells);
+    evaluate<Bytes>(job, work.sums[0], out_of(k));
   }
 }
 
