@@ -9,6 +9,7 @@
 // memory and be slower than scalar code).
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <vector>
 
 // Passing vectors by value between functions compiled for different instruction sets would change
@@ -38,6 +39,18 @@ PACFLOW_SIMD_TYPES(16)
 PACFLOW_SIMD_TYPES(32)
 PACFLOW_SIMD_TYPES(64)
 #undef PACFLOW_SIMD_TYPES
+
+// A vector from / to memory of any alignment (a memcpy the compiler turns into one unaligned move).
+template <class Vector>
+__attribute__((always_inline)) inline Vector load(const void* from) {
+  Vector v;
+  std::memcpy(&v, from, sizeof(v));
+  return v;
+}
+template <class Vector>
+__attribute__((always_inline)) inline void store(void* to, const Vector& v) {
+  std::memcpy(to, &v, sizeof(v));
+}
 
 // Rows of 16 floats (one 64-byte slot each), zero-filled, 64-byte aligned: a kernel of any width
 // reads a row as 64 / Bytes vectors.

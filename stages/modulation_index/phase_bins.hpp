@@ -2,7 +2,6 @@
 // The bin of every sample of a phase series (spec §5) on CPU vectors: phase_bin (mi_math.hpp) lane
 // by lane, with the same double arithmetic, so the bins are identical (tested).
 #include <cstdint>
-#include <cstring>
 #include <numbers>
 
 #include "stages/common/lanes.hpp"
@@ -24,14 +23,11 @@ __attribute__((always_inline)) inline void phase_bins(const float* phase, std::i
   const double last = static_cast<double>(bins - 1);
   std::int64_t i = 0;
   for (; i + kLanes <= length; i += kLanes) {
-    HalfFloat samples;
-    std::memcpy(&samples, phase + i, sizeof(samples));
-    const Double x = (__builtin_convertvector(samples, Double) + pi) * top / (2.0 * pi);
+    const Double x = (__builtin_convertvector(simd::load<HalfFloat>(phase + i), Double) + pi) * top / (2.0 * pi);
     // phase_bin's clamps before truncating: x >= bins gives bins − 1, x < 0 and NaN give 0.
     const Double zero{};
     const Double clamped = x >= 0.0 ? (x < top ? x : zero + last) : zero;
-    const HalfInt32 bin = __builtin_convertvector(clamped, HalfInt32);
-    std::memcpy(out + i, &bin, sizeof(bin));
+    simd::store(out + i, __builtin_convertvector(clamped, HalfInt32));
   }
   for (; i < length; ++i) out[i] = phase_bin(phase[i], bins);
 }

@@ -1,7 +1,6 @@
 #include "stages/modulation_index/shifted_mi.hpp"
 
 #include <algorithm>
-#include <cstring>
 #include <oneapi/tbb/parallel_for.h>
 #include <stdexcept>
 #include <vector>
@@ -13,6 +12,9 @@
 namespace pacflow::mi {
 
 namespace {
+
+using simd::load;
+using simd::store;
 
 constexpr int kBands = simd::FloatRows::kFloats;  // amplitude bands per group: one 64-byte row
 constexpr int kMaxDoubles = 8;                      // doubles in the widest vector
@@ -50,26 +52,17 @@ struct GroupJob {
   std::int64_t rows;  // detrended rows needed: T + the largest shift + 1
   GroupWork& work;
   double* out;
+
+  std::int64_t bands() const { return std::min<std::int64_t>(kBands, series.n_amp - first_band); }
+  // Doubles per bin in the packed bin means: one per (phase band, amplitude band) cell, rounded up
+  // to whole vectors of the widest width.
+  std::int64_t packed_stride() const { return (series.n_pha * bands() + kMaxDoubles - 1) / kMaxDoubles * kMaxDoubles; }
 };
 
 // Bytes / 8 floats starting at `from`, widened to a vector of doubles of width Bytes.
 template <int Bytes>
 __attribute__((always_inline)) inline typename simd::Simd<Bytes>::Double widened(const float* from) {
-  typename simd::Simd<Bytes>::HalfFloat half;
-  std::memcpy(&half, from, sizeof(half));
-  return __builtin_convertvector(half, typename simd::Simd<Bytes>::Double);
-}
-
-template <class Vector>
-__attribute__((always_inline)) inline Vector load(const void* from) {
-  Vector v;
-  std::memcpy(&v, from, sizeof(v));
-  return v;
-}
-
-template <class Vector>
-__attribute__((always_inline)) inline void store(void* to, const Vector& v) {
-  std::memcpy(to, &v, sizeof(v));
+  return __builtin_convertvector(load<typename simd::Simd<Bytes>::HalfFloat>(from), typename simd::Simd<Bytes>::Double);
 }
 
 // The detrended rows of the job's band group. The bands are first laid out [time][16] so the sums
@@ -81,7 +74,7 @@ __attribute__((always_inline)) inline void detrended_rows(const GroupJob& job) {
   constexpr int kPerDouble = simd::Simd<Bytes>::doubles;
   constexpr int kVectors = kBands / kPerDouble;
   const auto t = static_cast<std::size_t>(job.series.length);
-  const std::int64_t used = std::min<std::int64_t>(kBands, job.series.n_amp - job.first_band);
+  const std::int64_t used = job.bands();
   DetrendedRows& q = job.work.q;
   q.rows.resize(static_cast<std::size_t>(job.rows));
   simd::FloatRows by_time(t);
@@ -172,9 +165,9 @@ __attribute__((always_inline)) inline void evaluate(const GroupJob& job, Alignme
   const RunTable& table = job.table;
   const int bins = job.bins;
   const std::int64_t n_pha = job.series.n_pha;
-  const std::int64_t used = std::min<std::int64_t>(kBands, job.series.n_amp - job.first_band);
+  const std::int64_t used = job.bands();
   const std::int64_t dense = n_pha * used;
-  const std::int64_t stride = (dense + kMaxDoubles - 1) / kMaxDoubles * kMaxDoubles;  // doubles per bin row
+  const std::int64_t stride = job.packed_stride();
   const int used_vectors = static_cast<int>((used + kPerDouble - 1) / kPerDouble);
   auto* bin_means = reinterpret_cast<double*>(job.work.bin_means.data());
   float* partial = sums.partial.data();
@@ -216,15 +209,13 @@ __attribute__((always_inline)) inline void shifted_group(const GroupJob& job) {
   constexpr int kChunks = 64 / Bytes;  // float vectors per row
   detrended_rows<Bytes>(job);
   const auto cells = static_cast<std::size_t>(job.series.n_pha * job.bins);
-  const std::int64_t used = std::min<std::int64_t>(kBands, job.series.n_amp - job.first_band);
-  const std::int64_t stride = (job.series.n_pha * used + kMaxDoubles - 1) / kMaxDoubles * kMaxDoubles;
   GroupWork& work = job.work;
   for (AlignmentSums& sums : work.sums) {
     sums.partial.resize(cells);
     sums.flushed.assign(job.table.flushes ? cells * kBands : 0, 0.0);
   }
   // Rows of the last bin spill up to 16 lanes past their end (zeros, see evaluate).
-  work.bin_means.resize(static_cast<std::size_t>((job.bins * stride + kBands) / kMaxDoubles));
+  work.bin_means.resize(static_cast<std::size_t>((job.bins * job.packed_stride() + kBands) / kMaxDoubles));
   const auto* rows = reinterpret_cast<const Float*>(work.q.rows.data());
   const auto out_of = [&](std::size_t k) {
     return job.out + static_cast<std::int64_t>(k) * job.series.n_pha * job.series.n_amp + job.first_band;

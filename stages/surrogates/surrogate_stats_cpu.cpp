@@ -1,7 +1,6 @@
 #include "stages/surrogates/surrogate_stats_cpu.hpp"
 
 #include <algorithm>
-#include <cstring>
 #include <vector>
 
 #include "stages/common/lanes.hpp"
@@ -24,25 +23,22 @@ __attribute__((always_inline)) inline void moments(const double* values, std::in
   using Double = typename simd::Simd<Bytes>::Double;
   using Int64 = typename simd::Simd<Bytes>::Int64;
   constexpr std::int64_t kLanes = simd::Simd<Bytes>::doubles;
-  const auto load = [](const auto* from, auto& v) { std::memcpy(&v, from, sizeof(v)); };
-  const auto store = [](auto* to, const auto& v) { std::memcpy(to, &v, sizeof(v)); };
   const double* observed = values;
   std::int64_t c = 0;
   for (; c + kLanes <= cells; c += kLanes) {
-    Double mean{}, m2{}, seen;
+    Double mean{}, m2{};
     Int64 exceed{}, exceed_max{};
-    load(observed + c, seen);
+    const auto seen = simd::load<Double>(observed + c);
     for (std::int64_t k = 0; k < n; ++k) {
-      Double v;
-      load(values + (k + 1) * cells + c, v);
+      const auto v = simd::load<Double>(values + (k + 1) * cells + c);
       welford_step(v, k, mean, m2);
       exceed -= v >= seen;  // a true comparison is −1 in every bit
       exceed_max -= largest[k] >= seen;
     }
-    store(m.mean.data() + c, mean);
-    store(m.m2.data() + c, m2);
-    store(m.exceed.data() + c, exceed);
-    store(m.exceed_max.data() + c, exceed_max);
+    simd::store(m.mean.data() + c, mean);
+    simd::store(m.m2.data() + c, m2);
+    simd::store(m.exceed.data() + c, exceed);
+    simd::store(m.exceed_max.data() + c, exceed_max);
   }
   for (; c < cells; ++c) {
     double mean = 0, m2 = 0;
