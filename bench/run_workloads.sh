@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Times the reference workloads W1-W3 end to end as a user runs them (pipeline_cli run, loading and
-# writing included): the median and fastest wall time of N runs (default 5) and the largest peak
-# RSS, printed as the Markdown table of bench/README.md ("Workloads end to end"), preceded by the
-# conditions of the measurement. Each run writes into the same output directory, as repeated runs
-# of a user do.
+# writing included): the median and fastest wall time of N runs (default 5; bash's EPOCHREALTIME)
+# and the largest peak RSS (/usr/bin/time), printed as the Markdown table of bench/README.md
+# ("Workloads end to end") after a line giving the conditions of the measurement. Each run writes
+# into the same output directory, as a user's repeated runs do.
 # Usage: bench/run_workloads.sh [N] [w1 w2 w3 ...]   (from the repository root, after a build)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -25,8 +25,10 @@ echo "| --- | --- | --- | --- | --- |"
 for w in $workloads; do
   times=() peak=0
   for ((i = 0; i < runs; i++)); do
-    /usr/bin/time -f '%e %M' -o "$out/time" "$cli" run -q --out "$out/$w" "pipelines/bench/$w.pipe" 2>/dev/null
-    read -r seconds kib < "$out/time"
+    start=$EPOCHREALTIME
+    /usr/bin/time -f '%M' -o "$out/rss" "$cli" run -q --out "$out/$w" "pipelines/bench/$w.pipe" 2>/dev/null
+    seconds=$(awk -v a="$start" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.3f", b - a }')
+    read -r kib < "$out/rss"
     times+=("$seconds")
     ((kib > peak)) && peak=$kib
   done
