@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # Times the reference workloads W1-W3 end to end as a user runs them (pipeline_cli run, loading and
-# writing included): the median wall time of N runs (default 5) and the largest peak RSS.
+# writing included): the median and fastest wall time of N runs (default 5; bash's EPOCHREALTIME)
+# and the largest peak RSS (/usr/bin/time), printed as the Markdown table of bench/README.md
+# ("Workloads end to end") after a line giving the conditions of the measurement. Each run writes
+# into the same output directory, as a user's repeated runs do.
 # Usage: bench/run_workloads.sh [N] [w1 w2 w3 ...]   (from the repository root, after a build)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -11,16 +14,31 @@ cli=build/bin/pipeline_cli
 [[ -x $cli ]] || { echo "run tools/setup.sh first: $cli is missing" >&2; exit 2; }
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
-printf '%-4s %12s %12s %14s\n' workload "median s" "min s" "peak RSS MiB"
+
+# Issue 4's goals: wall seconds, and for W2 peak RSS under 1 GiB.
+declare -A goal=([w1]=0.25 [w2]=10 [w3]=60)
+
+cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)
+echo "<!-- $(date -I), $cpu, $(nproc) CPUs, load average before: $(cut -d' ' -f1-3 /proc/loadavg); medians of $runs runs -->"
+echo "| workload | median | fastest | peak RSS | goal (issue 4) |"
+echo "| --- | --- | --- | --- | --- |"
 for w in $workloads; do
   times=() peak=0
   for ((i = 0; i < runs; i++)); do
-    /usr/bin/time -f '%e %M' -o "$out/time" "$cli" run -q --out "$out/$w" "pipelines/bench/$w.pipe" 2>/dev/null
-    read -r seconds kib < "$out/time"
+    start=$EPOCHREALTIME
+    /usr/bin/time -f '%M' -o "$out/rss" "$cli" run -q --out "$out/$w" "pipelines/bench/$w.pipe" 2>/dev/null
+    seconds=$(awk -v a="$start" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.3f", b - a }')
+    read -r kib < "$out/rss"
     times+=("$seconds")
     ((kib > peak)) && peak=$kib
   done
   sorted=$(printf '%s\n' "${times[@]}" | sort -g)
   median=$(sed -n "$(((runs + 1) / 2))p" <<< "$sorted")
-  printf '%-4s %12s %12s %14d\n' "$w" "$median" "$(head -1 <<< "$sorted")" $((peak / 1024))
+  verdict="no goal"
+  if [[ -n ${goal[$w]:-} ]]; then
+    verdict="< ${goal[$w]} s: $(awk -v m="$median" -v g="${goal[$w]}" 'BEGIN { print (m < g) ? "met" : "**not met**" }')"
+    [[ $w == w2 ]] && verdict+="; RSS < 1 GiB: $( ((peak < 1048576)) && echo met || echo '**not met**')"
+  fi
+  printf '| %s | %s s | %s s | %d MiB | %s |\n' "${w^^}" "$median" "$(head -1 <<< "$sorted")" $((peak / 1024)) "$verdict"
 done
+echo "<!-- load average after: $(cut -d' ' -f1-3 /proc/loadavg) -->"

@@ -5,54 +5,21 @@
 
 #include <filesystem>
 
+#include "bench/w1_chain.hpp"
 #include "engine/pipeline.hpp"
 #include "pipelines/pipe_format.hpp"
 #include "stages/builtin.hpp"
-#include "stages/synthetic/synthetic_source.hpp"
 
 namespace pacflow {
 namespace {
 
-constexpr std::int64_t kSeries = 16;
-constexpr std::int64_t kLength = 2048;
-
-struct Chain {
-  PlanContext ctx;
-  std::vector<std::unique_ptr<Stage>> stages;
-  Batch batch;
-
-  Chain() : ctx(stream()) {
-    add("bandpass", {{"pha", "2:20:10"}, {"amp", "60:160:10"}});
-    add("hilbert", json::object());
-    add("mi", json::object());
-    add("surrogates", {{"n", 200}});
-    batch.series_count = kSeries;
-    auto signal = batch.emplace("signal", {kLength}, DType::Float32).values<float>();
-    stages::SyntheticConfig config;
-    config.n_times = kLength;
-    for (std::int64_t s = 0; s < kSeries; ++s) stages::synthesize_series(config, s, signal.data() + s * kLength);
-  }
-  static StreamInfo stream() {
-    StreamInfo s;
-    s.leading_dims = {1, kSeries};
-    s.series_length = kLength;
-    s.sample_rate = 512;
-    return s;
-  }
-  void add(const std::string& name, const json& params) {
-    const ElementInfo* info = stages::builtin_registry().find(ElementKind::Stage, name);
-    ctx.begin_element();
-    stages.push_back(info->make_stage(Params(params, info->params)));
-    stages.back()->plan(ctx);
-  }
-};
-
 void BM_Stage(benchmark::State& state) {
-  Chain chain;
+  bench::W1Chain chain;
   const auto target = static_cast<std::size_t>(state.range(0));
-  for (std::size_t i = 0; i < target; ++i) chain.stages[i]->process(chain.batch);  // inputs for the target
+  chain.run_first(target);  // inputs for the target
   for (auto _ : state) chain.stages[target]->process(chain.batch);
-  state.counters["series_per_s"] = benchmark::Counter(static_cast<double>(kSeries), benchmark::Counter::kIsIterationInvariantRate);
+  state.counters["series_per_s"] =
+      benchmark::Counter(static_cast<double>(bench::W1Chain::kSeries), benchmark::Counter::kIsIterationInvariantRate);
   state.SetLabel(std::vector<const char*>{"bandpass", "hilbert", "mi", "surrogates"}[target]);
 }
 BENCHMARK(BM_Stage)->DenseRange(0, 3)->Unit(benchmark::kMillisecond)->UseRealTime();

@@ -9,6 +9,7 @@
 // memory and be slower than scalar code).
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <vector>
 
 // Passing vectors by value between functions compiled for different instruction sets would change
@@ -29,7 +30,8 @@ struct Simd;
     using Float = float __attribute__((vector_size(BYTES), aligned(BYTES)));                    \
     using Double = double __attribute__((vector_size(BYTES), aligned(BYTES)));                  \
     using Int64 = std::int64_t __attribute__((vector_size(BYTES), aligned(BYTES)));             \
-    using HalfFloat = float __attribute__((vector_size(BYTES / 2))); /* widens to Double */    \
+    using HalfFloat = float __attribute__((vector_size(BYTES / 2)));  /* widens to Double */  \
+    using HalfInt32 = std::int32_t __attribute__((vector_size(BYTES / 2)));  /* Double's lanes */ \
     static constexpr int floats = BYTES / 4;                                                    \
     static constexpr int doubles = BYTES / 8;                                                   \
   };
@@ -37,6 +39,18 @@ PACFLOW_SIMD_TYPES(16)
 PACFLOW_SIMD_TYPES(32)
 PACFLOW_SIMD_TYPES(64)
 #undef PACFLOW_SIMD_TYPES
+
+// A vector from / to memory of any alignment (a memcpy the compiler turns into one unaligned move).
+template <class Vector>
+__attribute__((always_inline)) inline Vector load(const void* from) {
+  Vector v;
+  std::memcpy(&v, from, sizeof(v));
+  return v;
+}
+template <class Vector>
+__attribute__((always_inline)) inline void store(void* to, const Vector& v) {
+  std::memcpy(to, &v, sizeof(v));
+}
 
 // Rows of 16 floats (one 64-byte slot each), zero-filled, 64-byte aligned: a kernel of any width
 // reads a row as 64 / Bytes vectors.

@@ -29,19 +29,22 @@ PACFLOW_HD inline double inverse_log_bins(int bins) {
 }
 
 // MI = 1 + Σ p_j ln p_j / ln(bins) with p_j = mean_j / Σ_k mean_k and 0 · ln 0 = 0, from the mean
-// amplitude per bin (sum_j · inverse_count(count_j)). Real is double or a vector of doubles (one
-// cell per lane, Int its int64 counterpart). An all-zero amplitude gives 0 (a flat distribution).
+// amplitude per bin (sum_j · inverse_count(count_j)), bin j's at means[j · stride]. Real is double
+// or a vector of doubles (one cell per lane, Int its int64 counterpart). An all-zero amplitude
+// gives 0 (a flat distribution).
 template <class Real, class Int>
-PACFLOW_HD_INLINE Real tort_mi_from_means(const Real* means, int bins, double inv_log_bins) {
-  Real total = means[0];
-  for (int j = 1; j < bins; ++j) total += means[j];
+PACFLOW_HD_INLINE Real tort_mi_from_means(const Real* means, int bins, double inv_log_bins, std::int64_t stride = 1) {
   const Real zero{};
   const Real one = zero + 1.0;
+  // From zero rather than means[0]: the same sums (0 + x = x), and GCC 12 does not crash on it
+  // (an internal compiler error with AVX-512 vectors when bins is not known to be >= 2).
+  Real total = zero;
+  for (int j = 0; j < bins; ++j) total += means[j * stride];
   const auto any = total > 0.0;
   const Real inv_total = one / (any ? total : one);
   Real entropy = zero;
   for (int j = 0; j < bins; ++j) {
-    const Real p = means[j] * inv_total;
+    const Real p = means[j * stride] * inv_total;
     const auto positive = p > 0.0;
     entropy += positive ? p * math::positive_log<Real, Int>(positive ? p : one) : zero;
   }

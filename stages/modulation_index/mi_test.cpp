@@ -1,11 +1,13 @@
 #include <cmath>
 #include <gtest/gtest.h>
+#include <limits>
 #include <numbers>
 #include <vector>
 
 #include "stages/common/lanes.hpp"
 #include "stages/modulation_index/shifted_mi.hpp"
 #include "stages/modulation_index/mi_math.hpp"
+#include "stages/modulation_index/phase_bins.hpp"
 #include "tests/support/fixtures.hpp"
 
 namespace pacflow {
@@ -19,6 +21,37 @@ TEST(ModulationIndex, PhaseBinsFollowSpecFormulaAndClamp) {
   EXPECT_EQ(mi::phase_bin(pi, 18), 17);  // clamped
   EXPECT_EQ(mi::phase_bin(0.0f, 18), 9);
   EXPECT_EQ(mi::phase_bin(-0.01f, 18), 8);
+}
+
+PACFLOW_TARGET_64 void phase_bins_64(const float* phase, std::int64_t n, int bins, std::int32_t* out) {
+  mi::phase_bins<64>(phase, n, bins, out);
+}
+PACFLOW_TARGET_32 void phase_bins_32(const float* phase, std::int64_t n, int bins, std::int32_t* out) {
+  mi::phase_bins<32>(phase, n, bins, out);
+}
+void phase_bins_16(const float* phase, std::int64_t n, int bins, std::int32_t* out) { mi::phase_bins<16>(phase, n, bins, out); }
+
+// The vector binning of the kernels is phase_bin lane by lane: bin edges (and the floats on either
+// side of them), the clamps at ±π and beyond, infinities and NaN, at every width the CPU has.
+TEST(ModulationIndex, VectorPhaseBinsEqualPhaseBinAtEveryWidth) {
+  for (int bins : {2, 18, 100, 1024}) {
+    std::vector<float> phase = {-4.0f, 4.0f, std::numeric_limits<float>::infinity(),
+                                -std::numeric_limits<float>::infinity(), std::numeric_limits<float>::quiet_NaN()};
+    for (int j = 0; j <= bins; ++j) {
+      const auto edge = static_cast<float>(-std::numbers::pi + 2 * std::numbers::pi * j / bins);
+      for (float x : {edge, std::nextafter(edge, -10.0f), std::nextafter(edge, 10.0f)}) phase.push_back(x);
+    }
+    std::vector<std::int32_t> expected;
+    for (float x : phase) expected.push_back(mi::phase_bin(x, bins));
+    using BinPhases = void (*)(const float*, std::int64_t, int, std::int32_t*);
+    for (const auto& [width, bin_phases] :
+         {std::pair<int, BinPhases>{16, phase_bins_16}, {32, phase_bins_32}, {64, phase_bins_64}}) {
+      if (width > simd::simd_width()) continue;
+      std::vector<std::int32_t> ours(phase.size(), -1);
+      bin_phases(phase.data(), static_cast<std::int64_t>(phase.size()), bins, ours.data());
+      EXPECT_EQ(ours, expected) << bins << " bins, " << width << "-byte vectors";
+    }
+  }
 }
 
 TEST(ModulationIndex, UniformAmplitudeGivesZeroAndOneBinGivesOne) {

@@ -1,214 +1,236 @@
 #include "stages/modulation_index/shifted_mi.hpp"
 
 #include <algorithm>
-#include <cstring>
 #include <oneapi/tbb/parallel_for.h>
 #include <stdexcept>
 #include <vector>
 
 #include "stages/common/lanes.hpp"
 #include "stages/modulation_index/mi_math.hpp"
+#include "stages/modulation_index/run_table.hpp"
 
 namespace pacflow::mi {
 
 namespace {
 
+using simd::load;
+using simd::store;
+
 constexpr int kBands = simd::FloatRows::kFloats;  // amplitude bands per group: one 64-byte row
-constexpr std::int32_t kBlock = 256;                // samples per time block: 256 rows are 16 KiB
-constexpr std::int32_t kFlushBlocks = 16;           // float sums go into double every 4096 samples
+constexpr int kMaxDoubles = 8;                      // doubles in the widest vector
 
-// Runs of equal phase bin of every phase band, ordered by (time block, phase band). A segment is
-// the runs of one phase band that start in one block; a run may end past its block, which is fine
-// because rows are read wherever a run ends.
-struct RunTable {
-  struct Segment {
-    std::int32_t start_row;  // first sample of the segment's first run
-    std::int32_t first;      // runs [first, last)
-    std::int32_t last;
-    bool flush_after;        // move the float sums into the double ones after this segment
-  };
-  std::vector<Segment> segments;
-  std::vector<std::int32_t> end_row;   // one past each run's last sample
-  std::vector<std::int32_t> cell_bin;  // p · bins + bin: the run's accumulator
-  std::vector<double> inverse_counts;  // [p][bin]: 1 / count, 0 for an empty bin
-  std::vector<double> occupied;        // [p][bin]: 1 for a bin with samples, else 0
-  bool flushes = false;                // some segment flushes before the end (series > 4096 samples)
-};
-
-RunTable make_run_table(const SeriesBands& series, int bins) {
-  const auto t = static_cast<std::int32_t>(series.length);
-  const auto n_pha = static_cast<std::size_t>(series.n_pha);
-  const auto cells = n_pha * static_cast<std::size_t>(bins);
-  std::vector<std::vector<std::int32_t>> ends(n_pha), run_cells(n_pha);  // per phase band, in time order
-  std::vector<std::int64_t> counts(cells, 0);
-  std::vector<std::int32_t> sample_bins(static_cast<std::size_t>(t));
-  for (std::size_t p = 0; p < n_pha; ++p) {
-    const float* phase = series.phase + p * static_cast<std::size_t>(t);
-    for (std::int32_t i = 0; i < t; ++i) sample_bins[static_cast<std::size_t>(i)] = phase_bin(phase[i], bins);
-    ends[p].reserve(static_cast<std::size_t>(t));
-    run_cells[p].reserve(static_cast<std::size_t>(t));
-    int bin = sample_bins[0];
-    std::int32_t start = 0;
-    for (std::int32_t i = 1; i <= t; ++i) {
-      const int next = i < t ? sample_bins[static_cast<std::size_t>(i)] : -1;
-      if (next == bin) continue;
-      const auto cell = static_cast<std::int32_t>(p) * bins + bin;
-      ends[p].push_back(i);
-      run_cells[p].push_back(cell);
-      counts[static_cast<std::size_t>(cell)] += i - start;
-      start = i;
-      bin = next;
-    }
-  }
-  RunTable table;
-  table.end_row.reserve(n_pha * static_cast<std::size_t>(t));
-  table.cell_bin.reserve(n_pha * static_cast<std::size_t>(t));
-  for (std::int64_t count : counts) {
-    table.inverse_counts.push_back(inverse_count(count));
-    table.occupied.push_back(count > 0 ? 1.0 : 0.0);
-  }
-  std::vector<std::size_t> next(n_pha, 0);  // per phase band: first run not yet placed
-  const auto start_of = [&](std::size_t p, std::size_t r) { return r == 0 ? 0 : ends[p][r - 1]; };
-  for (std::int32_t block = 1;; ++block) {
-    const std::int32_t block_end = block * kBlock;
-    for (std::size_t p = 0; p < n_pha; ++p) {
-      RunTable::Segment segment{start_of(p, next[p]), static_cast<std::int32_t>(table.end_row.size()), 0, false};
-      for (; next[p] < ends[p].size() && start_of(p, next[p]) < block_end; ++next[p]) {
-        table.end_row.push_back(ends[p][next[p]]);
-        table.cell_bin.push_back(run_cells[p][next[p]]);
-      }
-      segment.last = static_cast<std::int32_t>(table.end_row.size());
-      if (segment.last > segment.first) table.segments.push_back(segment);
-    }
-    // The float sums of the last stretch are read directly by the evaluation, not flushed.
-    if (block_end >= t) break;
-    if (block % kFlushBlocks == 0 && !table.segments.empty()) table.flushes = table.segments.back().flush_after = true;
-  }
-  return table;
-}
-
-// One group of up to 16 amplitude bands as float rows Q[i] = P[i] − i·μ for i in [0, 2T], where
+// One group of up to 16 amplitude bands as float rows Q[i] = P[i] − i·μ for i in [0, rows), where
 // P[i] = Σ_{t<i} A[t mod T] (summed in double) and μ the band's mean amplitude. A run's amplitude
 // sum is then Q[e] − Q[a] + (e − a)·μ, and the (e − a)·μ part, summed over a bin, is count·μ: added
 // exactly at the end. Removing the trend keeps Q small (it only follows the amplitude's deviations
 // from its mean), so float rows lose nothing that matters (≈1e-7 relative on the MI, tested), and
-// 16 bands fit one 64-byte row.
+// 16 bands fit one 64-byte row. Lanes past the group's bands stay zero.
 struct DetrendedRows {
   simd::FloatRows rows;
   alignas(64) double mean[kBands] = {};
 };
 
-void detrended_rows(const SeriesBands& series, std::int64_t first, DetrendedRows& out) {
-  const auto t = static_cast<std::size_t>(series.length);
-  out.rows.resize(2 * t + 1);
-  const std::int64_t used = std::min<std::int64_t>(kBands, series.n_amp - first);
-  for (std::int64_t lane = 0; lane < used; ++lane) {
-    const float* a = series.amplitude + static_cast<std::size_t>(first + lane) * t;
-    double total = 0;
-    for (std::size_t i = 0; i < t; ++i) total += static_cast<double>(a[i]);
-    const double mu = total / static_cast<double>(t);
-    out.mean[lane] = mu;
-    double sum = 0;
-    for (std::size_t i = 0; i < 2 * t; ++i) {
-      sum += static_cast<double>(a[i < t ? i : i - t]);
-      out.rows.row(i + 1)[lane] = static_cast<float>(sum - static_cast<double>(i + 1) * mu);
-    }
-  }
-}
+// The sums of one alignment, per (phase band, bin) cell and amplitude band of the group: float sums
+// since the last flush and, for series longer than one flush, the double sums flushed so far.
+struct AlignmentSums {
+  simd::FloatRows partial;      // [cell][16]
+  std::vector<double> flushed;  // [cell][16]
+};
 
 struct GroupWork {
-  float* partial;  // [cell][16]: float sums since the last flush
-  double* sums;    // [cell][16]: double sums
-  double* means;   // [bin][lanes of one double vector]
+  DetrendedRows q;
+  AlignmentSums sums[2];     // two alignments accumulate in one pass over the runs
+  simd::FloatRows bin_means;  // [bin][dense] doubles: mean amplitude per bin of every (p, band) cell
 };
 
 struct GroupJob {
-  const DetrendedRows& q;
+  const SeriesBands& series;
   const RunTable& table;
   std::span<const std::int64_t> shifts;
   int bins;
-  std::int64_t n_pha;
-  std::int64_t n_amp;
   std::int64_t first_band;
-  GroupWork work;
+  std::int64_t rows;  // detrended rows needed: T + the largest shift + 1
+  GroupWork& work;
   double* out;
+
+  std::int64_t bands() const { return std::min<std::int64_t>(kBands, series.n_amp - first_band); }
+  // Doubles per bin in the packed bin means: one per (phase band, amplitude band) cell, rounded up
+  // to whole vectors of the widest width.
+  std::int64_t packed_stride() const { return (series.n_pha * bands() + kMaxDoubles - 1) / kMaxDoubles * kMaxDoubles; }
 };
 
 // Bytes / 8 floats starting at `from`, widened to a vector of doubles of width Bytes.
 template <int Bytes>
 __attribute__((always_inline)) inline typename simd::Simd<Bytes>::Double widened(const float* from) {
-  typename simd::Simd<Bytes>::HalfFloat half;
-  std::memcpy(&half, from, sizeof(half));
-  return __builtin_convertvector(half, typename simd::Simd<Bytes>::Double);
+  return __builtin_convertvector(load<typename simd::Simd<Bytes>::HalfFloat>(from), typename simd::Simd<Bytes>::Double);
 }
 
-// Every shift of one group of amplitude bands with vectors of Bytes: accumulate the runs, then
-// evaluate the MI of each cell from its bin means, Bytes / 8 cells per vector.
+// The detrended rows of the job's band group. The bands are first laid out [time][16] so the sums
+// of all bands advance together, Bytes / 8 lanes per vector; each lane adds its band's samples in
+// time order, so the bits are those of a plain per-band loop whatever the width.
 template <int Bytes>
-__attribute__((always_inline)) inline void shifted_group(const GroupJob& job) {
+__attribute__((always_inline)) inline void detrended_rows(const GroupJob& job) {
+  using Double = typename simd::Simd<Bytes>::Double;
+  constexpr int kPerDouble = simd::Simd<Bytes>::doubles;
+  constexpr int kVectors = kBands / kPerDouble;
+  const auto t = static_cast<std::size_t>(job.series.length);
+  const std::int64_t used = job.bands();
+  DetrendedRows& q = job.work.q;
+  q.rows.resize(static_cast<std::size_t>(job.rows));
+  simd::FloatRows by_time(t);
+  // In tiles of 64 samples (4 KiB of rows), so the scattered stores stay in L1.
+  for (std::size_t tile = 0; tile < t; tile += 64)
+    for (std::int64_t lane = 0; lane < used; ++lane) {
+      const float* a = job.series.amplitude + static_cast<std::size_t>(job.first_band + lane) * t;
+      for (std::size_t i = tile; i < std::min(t, tile + 64); ++i) by_time.row(i)[lane] = a[i];
+    }
+  const float* samples = by_time.data();
+  Double total[kVectors] = {};
+  for (std::size_t i = 0; i < t; ++i)
+    for (int v = 0; v < kVectors; ++v) total[v] += widened<Bytes>(samples + i * kBands + v * kPerDouble);
+  Double mean[kVectors];
+  for (int v = 0; v < kVectors; ++v) {
+    mean[v] = total[v] / static_cast<double>(t);
+    store(q.mean + v * kPerDouble, mean[v]);
+  }
+  Double sum[kVectors] = {};
+  std::fill(q.rows.row(0), q.rows.row(0) + kBands, 0.0f);
+  for (std::size_t i = 0; i + 1 < static_cast<std::size_t>(job.rows); ++i) {
+    const float* sample = samples + (i < t ? i : i - t) * kBands;
+    const double position = static_cast<double>(i + 1);
+    for (int v = 0; v < kVectors; ++v) {
+      sum[v] += widened<Bytes>(sample + v * kPerDouble);
+      const auto row = __builtin_convertvector(sum[v] - position * mean[v], typename simd::Simd<Bytes>::HalfFloat);
+      store(q.rows.row(i + 1) + v * kPerDouble, row);
+    }
+  }
+}
+
+// Adds the runs of every segment into the sums of kShifts alignments at once (rows[s]: the rows
+// as seen under alignment s): the run table is read once for all of them. Each alignment's float
+// sums take the same values in the same order as in a pass of its own.
+template <int Bytes, int kShifts>
+__attribute__((always_inline)) inline void accumulate_runs(const RunTable& table,
+                                                           const typename simd::Simd<Bytes>::Float* const* rows,
+                                                           AlignmentSums* sums, std::size_t cells) {
   using Float = typename simd::Simd<Bytes>::Float;
   using Double = typename simd::Simd<Bytes>::Double;
+  constexpr int kChunks = 64 / Bytes;  // float vectors per row
+  constexpr int kPerDouble = simd::Simd<Bytes>::doubles;
+  const RunTable::Run* runs = table.runs.data();
+  Float* partial[kShifts];
+  for (int s = 0; s < kShifts; ++s) partial[s] = reinterpret_cast<Float*>(sums[s].partial.data());
+  for (const RunTable::Segment& segment : table.segments) {
+    Float previous[kShifts][kChunks];
+    for (int s = 0; s < kShifts; ++s)
+      for (int c = 0; c < kChunks; ++c) previous[s][c] = rows[s][segment.start_row * kChunks + c];
+    for (std::int32_t r = segment.first; r < segment.last; ++r) {
+      const RunTable::Run run = runs[r];
+      // Unrolled, so that `previous` stays in registers.
+#pragma GCC unroll 2
+      for (int s = 0; s < kShifts; ++s) {
+        const Float* row = rows[s] + run.end_row * kChunks;
+        Float* cell = partial[s] + run.cell_bin * kChunks;
+#pragma GCC unroll 4
+        for (int c = 0; c < kChunks; ++c) {
+          const Float current = row[c];
+          cell[c] += current - previous[s][c];
+          previous[s][c] = current;
+        }
+      }
+    }
+    if (segment.flush_after)
+      for (int s = 0; s < kShifts; ++s) {
+        float* floats = sums[s].partial.data();
+        double* flushed = sums[s].flushed.data();
+        for (std::size_t i = 0; i < cells * kBands; i += kPerDouble)
+          store(flushed + i, load<Double>(flushed + i) + widened<Bytes>(floats + i));
+        std::fill(floats, floats + cells * kBands, 0.0f);
+      }
+  }
+}
+
+// The MI of every cell of the group from one alignment's sums, written to out[p · n_amp + band]
+// (out: the alignment's first cell of the group), and the sums reset to zero for the next one.
+//
+// The evaluation packs the cells densely: bin_means[b][p · used + band] holds the mean amplitude in
+// bin b of every (phase band, amplitude band) cell of the group, so each vector of Bytes / 8 lanes
+// evaluates that many cells, whatever the number of bands per group (W1's 10 bands would leave 6
+// of 16 lanes idle in a [p][band] layout). The per-lane arithmetic is the same either way.
+template <int Bytes>
+__attribute__((always_inline)) inline void evaluate(const GroupJob& job, AlignmentSums& sums, double* out) {
+  using Double = typename simd::Simd<Bytes>::Double;
   using Int64 = typename simd::Simd<Bytes>::Int64;
-  constexpr int kChunks = 64 / Bytes;                // float vectors per row
   constexpr int kPerDouble = simd::Simd<Bytes>::doubles;
   const RunTable& table = job.table;
   const int bins = job.bins;
-  const auto cells = static_cast<std::size_t>(job.n_pha * bins);
-  const std::int64_t used = std::min<std::int64_t>(kBands, job.n_amp - job.first_band);
+  const std::int64_t n_pha = job.series.n_pha;
+  const std::int64_t used = job.bands();
+  const std::int64_t dense = n_pha * used;
+  const std::int64_t stride = job.packed_stride();
+  const int used_vectors = static_cast<int>((used + kPerDouble - 1) / kPerDouble);
+  auto* bin_means = reinterpret_cast<double*>(job.work.bin_means.data());
+  float* partial = sums.partial.data();
+  double* flushed = sums.flushed.data();
+  // mean_j = S_j / count_j = (Σ ΔQ) / count_j + μ for an occupied bin, 0 for an empty one. Each
+  // (p, bin) row is stored whole at its dense place: lanes past `used` hold zeros (zero rows and
+  // means) and are overwritten by the next phase band or left as zero padding.
+  for (int b = 0; b < bins; ++b)
+    for (std::int64_t p = 0; p < n_pha; ++p) {
+      const std::size_t cell = static_cast<std::size_t>(p * bins + b);
+      double* to = bin_means + b * stride + p * used;
+      for (int v = 0; v < used_vectors; ++v) {
+        const std::size_t at = cell * kBands + static_cast<std::size_t>(v * kPerDouble);
+        Double sum = widened<Bytes>(partial + at);
+        if (table.flushes) sum += load<Double>(flushed + at);
+        const Double mean = load<Double>(job.work.q.mean + v * kPerDouble);
+        store(to + v * kPerDouble, sum * table.inverse_counts[cell] + mean * table.occupied[cell]);
+      }
+      std::fill(partial + cell * kBands, partial + (cell + 1) * kBands, 0.0f);
+      if (table.flushes) std::fill(flushed + cell * kBands, flushed + (cell + 1) * kBands, 0.0);
+    }
   const double inv_log_bins = inverse_log_bins(bins);
-  const std::int32_t* end_row = table.end_row.data();
-  const std::int32_t* cell_bin = table.cell_bin.data();
-  auto* partial = reinterpret_cast<Float*>(job.work.partial);
-  auto* means = reinterpret_cast<Double*>(job.work.means);
-  for (std::size_t k = 0; k < job.shifts.size(); ++k) {
-    const Float* rows = reinterpret_cast<const Float*>(job.q.rows.data()) + job.shifts[k] * kChunks;
-    std::fill(job.work.partial, job.work.partial + cells * kBands, 0.0f);
-    if (table.flushes) std::fill(job.work.sums, job.work.sums + cells * kBands, 0.0);
-    for (const RunTable::Segment& segment : table.segments) {
-      Float previous[kChunks];
-      for (int c = 0; c < kChunks; ++c) previous[c] = rows[segment.start_row * kChunks + c];
-      for (std::int32_t r = segment.first; r < segment.last; ++r) {
-        const Float* row = rows + end_row[r] * kChunks;
-        Float* cell = partial + cell_bin[r] * kChunks;
-        for (int c = 0; c < kChunks; ++c) {
-          const Float current = row[c];
-          cell[c] += current - previous[c];
-          previous[c] = current;
-        }
-      }
-      if (segment.flush_after) {
-        for (std::size_t i = 0; i < cells * kBands; i += kPerDouble) {
-          Double sum;
-          std::memcpy(&sum, job.work.sums + i, sizeof(sum));
-          sum += widened<Bytes>(job.work.partial + i);
-          std::memcpy(job.work.sums + i, &sum, sizeof(sum));
-        }
-        std::fill(job.work.partial, job.work.partial + cells * kBands, 0.0f);
-      }
+  for (std::int64_t first = 0; first < dense; first += kPerDouble) {
+    const auto* means = reinterpret_cast<const Double*>(bin_means + first);
+    double mi[kPerDouble];
+    store(mi, tort_mi_from_means<Double, Int64>(means, bins, inv_log_bins, stride / kPerDouble));
+    for (std::int64_t lane = 0; lane < std::min<std::int64_t>(kPerDouble, dense - first); ++lane) {
+      const std::int64_t p = (first + lane) / used, band = (first + lane) % used;
+      out[p * job.series.n_amp + band] = mi[lane];
     }
-    for (std::int64_t p = 0; p < job.n_pha; ++p) {
-      const double* inverse_counts = table.inverse_counts.data() + p * bins;
-      const double* occupied = table.occupied.data() + p * bins;
-      double* out = job.out + (static_cast<std::int64_t>(k) * job.n_pha + p) * job.n_amp + job.first_band;
-      for (std::int64_t band = 0; band < used; band += kPerDouble) {
-        Double mean;
-        std::memcpy(&mean, job.q.mean + band, sizeof(mean));
-        // mean_j = S_j / count_j = (Σ ΔQ) / count_j + μ for an occupied bin, 0 for an empty one.
-        for (int b = 0; b < bins; ++b) {
-          const std::size_t at = static_cast<std::size_t>(p * bins + b) * kBands + static_cast<std::size_t>(band);
-          Double sum = widened<Bytes>(job.work.partial + at);
-          if (table.flushes) {
-            Double flushed;
-            std::memcpy(&flushed, job.work.sums + at, sizeof(flushed));
-            sum += flushed;
-          }
-          means[b] = sum * inverse_counts[b] + mean * occupied[b];
-        }
-        const Double mi = tort_mi_from_means<Double, Int64>(means, bins, inv_log_bins);
-        for (std::int64_t lane = 0; lane < std::min<std::int64_t>(kPerDouble, used - band); ++lane)
-          out[band + lane] = mi[lane];
-      }
-    }
+  }
+}
+
+// Every shift of one group of amplitude bands with vectors of Bytes: the detrended rows, then the
+// runs accumulated for two shifts per pass and each shift's MI evaluated.
+template <int Bytes>
+__attribute__((always_inline)) inline void shifted_group(const GroupJob& job) {
+  using Float = typename simd::Simd<Bytes>::Float;
+  constexpr int kChunks = 64 / Bytes;  // float vectors per row
+  detrended_rows<Bytes>(job);
+  const auto cells = static_cast<std::size_t>(job.series.n_pha * job.bins);
+  GroupWork& work = job.work;
+  for (AlignmentSums& sums : work.sums) {
+    sums.partial.resize(cells);
+    sums.flushed.assign(job.table.flushes ? cells * kBands : 0, 0.0);
+  }
+  // Rows of the last bin spill up to 16 lanes past their end (zeros, see evaluate).
+  work.bin_means.resize(static_cast<std::size_t>((job.bins * job.packed_stride() + kBands) / kMaxDoubles));
+  const auto* rows = reinterpret_cast<const Float*>(work.q.rows.data());
+  const auto out_of = [&](std::size_t k) {
+    return job.out + static_cast<std::int64_t>(k) * job.series.n_pha * job.series.n_amp + job.first_band;
+  };
+  std::size_t k = 0;
+  for (; k + 2 <= job.shifts.size(); k += 2) {
+    const Float* shifted[2] = {rows + job.shifts[k] * kChunks, rows + job.shifts[k + 1] * kChunks};
+    accumulate_runs<Bytes, 2>(job.table, shifted, work.sums, cells);
+    evaluate<Bytes>(job, work.sums[0], out_of(k));
+    evaluate<Bytes>(job, work.sums[1], out_of(k + 1));
+  }
+  if (k < job.shifts.size()) {
+    const Float* shifted[1] = {rows + job.shifts[k] * kChunks};
+    accumulate_runs<Bytes, 1>(job.table, shifted, work.sums, cells);
+    evaluate<Bytes>(job, work.sums[0], out_of(k));
   }
 }
 
@@ -224,17 +246,12 @@ void shifted_modulation_index(const SeriesBands& series, int bins, std::span<con
   if (width != 16 && width != 32 && width != 64)
     throw std::invalid_argument("shifted_modulation_index: vector width must be 16, 32 or 64 bytes");
   const auto kernel = width == 64 ? shifted_group_64 : (width == 32 ? shifted_group_32 : shifted_group_16);
-  const RunTable table = make_run_table(series, bins);
+  const RunTable table = make_run_table(series, bins, width);
   const std::int64_t groups = (series.n_amp + kBands - 1) / kBands;
-  const auto cells = static_cast<std::size_t>(series.n_pha * bins);
+  const std::int64_t rows = series.length + 1 + (shifts.empty() ? 0 : *std::max_element(shifts.begin(), shifts.end()));
   oneapi::tbb::parallel_for(std::int64_t{0}, groups, [&](std::int64_t group) {
-    DetrendedRows q;
-    detrended_rows(series, group * kBands, q);
-    simd::FloatRows partial(cells);
-    std::vector<double> sums(table.flushes ? cells * kBands : 0);
-    simd::FloatRows means(static_cast<std::size_t>(bins));  // 64 bytes per bin: room for any width
-    kernel({q, table, shifts, bins, series.n_pha, series.n_amp, group * kBands,
-            {partial.data(), sums.data(), reinterpret_cast<double*>(means.data())}, out});
+    GroupWork work;
+    kernel({series, table, shifts, bins, group * kBands, rows, work, out});
   });
 }
 

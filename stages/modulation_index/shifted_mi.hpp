@@ -3,17 +3,18 @@
 // for circular shifts of the amplitude: the hot loop of the mi and surrogates stages.
 //
 // How it is fast without changing the definition (spec §5, §6):
-// - Each phase sample is binned once per phase band, and the series is cut into runs of equal bin.
-// - Amplitude prefix sums (wrapped to 2T + 1 rows, detrended to float, see DetrendedRows) are laid
-//   out [time][16 amplitude bands], so the amplitude over a run [a, e) shifted by s is
-//   Q[e + s] − Q[a + s] (+ a known term): one 16-lane subtraction per run, band group and shift,
-//   whatever the run's length. Consecutive runs share their boundary, so each run costs one row
-//   load and one 16-lane add into its bin.
+// - Each phase sample is binned once per phase band, and the series is cut into runs of equal bin
+//   (run_table.hpp).
+// - Amplitude prefix sums (wrapped to T + the largest shift + 1 rows, detrended to float, see
+//   DetrendedRows) are laid out [time][16 amplitude bands], so the amplitude over a run [a, e)
+//   shifted by s is Q[e + s] − Q[a + s] (+ a known term): one 16-lane subtraction per run, band
+//   group and shift, whatever the run's length. Consecutive runs share their boundary, so each run
+//   costs one row load and one 16-lane add into its bin; two shifts share each pass over the runs.
 // - Time goes in blocks of 256 samples, all phase bands per block, so the rows a block reads stay
 //   in L1 while every phase band uses them.
 // - The MI of several cells at a time comes from tort_mi_from_means on vectors (the same
-//   arithmetic as the scalar and CUDA forms), and the kernel is compiled per vector width and
-//   instruction set (stages/common/lanes.hpp).
+//   arithmetic as the scalar and CUDA forms) over the cells packed densely, and the kernel is
+//   compiled per vector width and instruction set (stages/common/lanes.hpp).
 #include <cstdint>
 #include <span>
 

@@ -36,24 +36,38 @@ struct CellStats {
   double p = 0;    // (1 + #{k: MI_k >= MI}) / (n + 1)
 };
 
-// Mean and population std (Welford's update, in double) over n surrogate values (stride apart in
-// memory), z and the per-cell p-value.
-PACFLOW_HD inline CellStats cell_stats(double observed, const double* surrogate, std::int64_t n, std::int64_t stride) {
+// One step of Welford's update of a running mean and sum of squared deviations m2 by value number
+// k (from 0), in double or a vector of doubles (one cell per lane, the same bits in each).
+template <class Real>
+PACFLOW_HD_INLINE void welford_step(Real value, std::int64_t k, Real& mean, Real& m2) {
+  const Real delta = value - mean;
+  mean += delta / static_cast<double>(k + 1);
+  m2 += delta * (value - mean);
+}
+
+// A cell's statistics from Welford's mean and m2 over n surrogate values, `exceed` of which are >=
+// the observed value.
+PACFLOW_HD inline CellStats finish_cell_stats(double observed, double mean, double m2, std::int64_t exceed,
+                                              std::int64_t n) {
   CellStats s;
-  double mean = 0, m2 = 0;
-  std::int64_t exceed = 0;
-  for (std::int64_t k = 0; k < n; ++k) {
-    const double v = surrogate[k * stride];
-    const double delta = v - mean;
-    mean += delta / static_cast<double>(k + 1);
-    m2 += delta * (v - mean);
-    exceed += v >= observed ? 1 : 0;
-  }
   s.mean = mean;
   s.std = std::sqrt(m2 / static_cast<double>(n));
   s.z = s.std > 0 ? (observed - s.mean) / s.std : NAN;
   s.p = static_cast<double>(1 + exceed) / static_cast<double>(n + 1);
   return s;
+}
+
+// Mean and population std (Welford's update, in double) over n surrogate values (stride apart in
+// memory), z and the per-cell p-value.
+PACFLOW_HD inline CellStats cell_stats(double observed, const double* surrogate, std::int64_t n, std::int64_t stride) {
+  double mean = 0, m2 = 0;
+  std::int64_t exceed = 0;
+  for (std::int64_t k = 0; k < n; ++k) {
+    const double v = surrogate[k * stride];
+    welford_step(v, k, mean, m2);
+    exceed += v >= observed ? 1 : 0;
+  }
+  return finish_cell_stats(observed, mean, m2, exceed, n);
 }
 
 // How the observed value is corrected by its surrogates (TensorPAC's normalisations 1–4).

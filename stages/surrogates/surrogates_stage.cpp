@@ -7,6 +7,7 @@
 #include <oneapi/tbb/parallel_for.h>
 
 #include "engine/errors.hpp"
+#include "stages/surrogates/surrogate_stats_cpu.hpp"
 #ifdef PACFLOW_HAVE_CUDA
 #include "stages/modulation_index/gpu_support.hpp"
 #include "stages/modulation_index/shifted_mi_cuda.hpp"
@@ -250,23 +251,9 @@ void SurrogatesStage::alignments(const mi::BatchInputs& in, std::int64_t row, st
 }
 
 void SurrogatesStage::write_statistics(const double* values, std::vector<float*>& out, std::int64_t row) const {
-  const auto cells = static_cast<std::size_t>(n_pha_ * n_amp_);
-  const auto n = static_cast<std::size_t>(n_perm_);
-  const double* observed = values;
-  const double* surrogate = values + cells;
-  std::vector<double> max_per_k(n);
-  for (std::size_t k = 0; k < n; ++k) max_per_k[k] = *std::max_element(surrogate + k * cells, surrogate + (k + 1) * cells);
-  const std::size_t at = static_cast<std::size_t>(row) * cells;
-  for (std::size_t c = 0; c < cells; ++c) {
-    const auto s = surrogates::cell_stats(observed[c], surrogate + c, n_perm_, static_cast<std::int64_t>(cells));
-    const auto exceed = std::count_if(max_per_k.begin(), max_per_k.end(), [&](double m) { return m >= observed[c]; });
-    out[0][at + c] = static_cast<float>(s.z);
-    out[1][at + c] = static_cast<float>(s.mean);
-    out[2][at + c] = static_cast<float>(s.std);
-    out[3][at + c] = static_cast<float>(s.p);
-    out[4][at + c] = static_cast<float>(static_cast<double>(1 + exceed) / static_cast<double>(n + 1));
-    if (out.size() > 5) out[5][at + c] = static_cast<float>(surrogates::normalised(observed[c], s, norm_));
-  }
+  const std::int64_t cells = n_pha_ * n_amp_;
+  surrogates::surrogate_stats_on_cpu(values, n_perm_, cells, std::span<float* const, 5>(out.data(), 5),
+                                     out.size() > 5 ? out[5] : nullptr, norm_, row * cells);
 }
 
 void SurrogatesStage::process(Batch& batch) {

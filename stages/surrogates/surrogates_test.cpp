@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <gtest/gtest.h>
 #include <set>
@@ -6,6 +7,7 @@
 #include "engine/errors.hpp"
 #include "stages/modulation_index/mi_math.hpp"
 #include "stages/surrogates/surrogate_math.hpp"
+#include "stages/surrogates/surrogate_stats_cpu.hpp"
 #include "stages/surrogates/surrogates_stage.hpp"
 #include "tests/support/fixtures.hpp"
 
@@ -36,6 +38,38 @@ TEST(Surrogates, CellStatsArePopulationStatistics) {
   EXPECT_DOUBLE_EQ(s.p, 2.0 / 5.0);  // (1 + #{4 >= 3.5}) / 5
   const double same[3] = {2, 2, 2};
   EXPECT_TRUE(std::isnan(surrogates::cell_stats(2, same, 3, 1).z));
+}
+
+// The CPU statistics run cell_stats' arithmetic on vectors of cells: every output equals the scalar
+// definition cell by cell (cells not a multiple of any vector width, ties with the observed value),
+// and maxstat counts the surrogates whose largest cell reaches the observed value.
+TEST(Surrogates, CpuStatisticsEqualCellStatsForEveryCell) {
+  const std::int64_t n = 37, cells = 13;
+  std::vector<double> values(static_cast<std::size_t>((n + 1) * cells));
+  for (std::size_t i = 0; i < values.size(); ++i) values[i] = 0.01 * std::fmod(static_cast<double>(i * i % 97), 13.7);
+  values[5 * cells + 2] = values[2];  // a tie counts as exceeding
+  for (auto norm : {surrogates::Norm::Z, surrogates::Norm::Both}) {
+    std::vector<std::vector<float>> out(6, std::vector<float>(static_cast<std::size_t>(cells + 3), -1.0f));
+    const std::array<float*, 5> statistics = {out[0].data(), out[1].data(), out[2].data(), out[3].data(), out[4].data()};
+    surrogates::surrogate_stats_on_cpu(values.data(), n, cells, statistics, out[5].data(), norm, 3);
+    for (std::int64_t c = 0; c < cells; ++c) {
+      const double observed = values[static_cast<std::size_t>(c)];
+      const auto s = surrogates::cell_stats(observed, values.data() + cells + c, n, cells);
+      std::int64_t exceed_max = 0;
+      for (std::int64_t k = 0; k < n; ++k) {
+        const double* row = values.data() + (k + 1) * cells;
+        exceed_max += *std::max_element(row, row + cells) >= observed ? 1 : 0;
+      }
+      const auto at = static_cast<std::size_t>(c + 3);
+      EXPECT_EQ(out[0][at], static_cast<float>(s.z)) << c;
+      EXPECT_EQ(out[1][at], static_cast<float>(s.mean)) << c;
+      EXPECT_EQ(out[2][at], static_cast<float>(s.std)) << c;
+      EXPECT_EQ(out[3][at], static_cast<float>(s.p)) << c;
+      EXPECT_EQ(out[4][at], static_cast<float>(static_cast<double>(1 + exceed_max) / static_cast<double>(n + 1))) << c;
+      EXPECT_EQ(out[5][at], static_cast<float>(surrogates::normalised(observed, s, norm))) << c;
+    }
+    EXPECT_EQ(out[0][0], -1.0f);  // nothing written before `at`
+  }
 }
 
 struct FixtureRun {
