@@ -197,6 +197,11 @@ void SurrogatesStage::plan_swaps(PlanContext& ctx) {
   if (epochs_ < 2)
     throw ParamError("method", fmt::format("swap_trials pairs each epoch's phase with the amplitude of another epoch, "
                                            "but the input has {} epoch; use timeshift or timelag", epochs_));
+  if (!stream.excluded_series.empty())
+    throw ParamError("method", fmt::format("swap_trials pairs each epoch's phase with the amplitude of other epochs, so "
+                                           "the {} series left out by the source (nan_policy=skip) would enter the "
+                                           "surrogates of others; use timeshift or timelag, or nan_policy=zero",
+                                           stream.excluded_series.size()));
   // Every epoch's amplitude must be at hand: the whole input in one batch.
   ctx.require_batch_multiple(stream.series_count());
   const double bytes = static_cast<double>(stream.series_count() * (n_pha_ + n_amp_) * length_) * 4.0;

@@ -112,7 +112,7 @@ std::shared_ptr<Batch> upstream(std::int64_t index, std::int64_t first, std::int
 TEST(RingEdge, RecutsBatchesIntoSlotsKeepingEverySeriesInOrder) {
   // 13 series in upstream batches of 5, re-cut into downstream batches of 3, two slots.
   Ring ring("u → d", 2, 3, two_tensors(), Overflow::Block);
-  RingEdge edge(ring, 13);
+  RingEdge edge(ring, 0, 13);
   EXPECT_EQ(edge.batch_count(), 5);
   std::vector<std::shared_ptr<Batch>> delivered;
   std::int64_t consumed = 0;
@@ -166,7 +166,7 @@ TEST(RingEdge, RecutsBatchesIntoSlotsKeepingEverySeriesInOrder) {
 
 TEST(RingEdge, RefusesSeriesOutOfOrder) {
   Ring ring("u → d", 2, 4, two_tensors(), Overflow::Block);
-  RingEdge edge(ring, 10);
+  RingEdge edge(ring, 0, 10);
   EXPECT_THROW(edge.feed(upstream(1, 5, 5)), std::logic_error);
 }
 

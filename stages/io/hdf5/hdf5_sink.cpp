@@ -80,7 +80,7 @@ void Hdf5Sink::write_rows(Output& out, const float* values, std::int64_t first, 
 
 void Hdf5Sink::consume(const Batch& batch) {
   const hdf5::QuietErrors quiet;
-  if (batch.index == 0) create_file();
+  if (!file_) create_file();
   for (auto& out : outputs_) {
     const Tensor& t = batch.at(out.decl.name);
     write_rows(out, t.values<float>().data(), batch.first_series, batch.series_count);
