@@ -62,18 +62,19 @@ double seconds_since(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
 }
 
-// Refuses a run whose estimated memory exceeds the caller's limit, before anything is allocated.
+// Refuses a run whose estimated memory exceeds the caller's limit (by default the machine's memory),
+// before anything is allocated.
 void check_memory(const detail::MemoryEstimate& estimate, const MemoryBudget& limit) {
-  if (!limit.given()) return;
-  const std::size_t physical = detail::physical_memory_bytes();
-  const double bytes = limit.fraction > 0 ? limit.fraction * static_cast<double>(physical) : limit.bytes;
-  if (estimate.total() <= bytes) return;
-  throw InputError(fmt::format("the run needs an estimated {}, more than the memory limit of {}{}; lower --batch or "
-                               "--in-flight (or ring= / batch= on a stage), or raise the limit",
-                               estimate.text(), detail::bytes_text(bytes),
-                               limit.fraction > 0 ? fmt::format(" ({:g}% of {})", 100 * limit.fraction,
-                                                                detail::bytes_text(static_cast<double>(physical)))
-                                                  : ""));
+  const auto physical = static_cast<double>(detail::physical_memory_bytes());
+  const double bytes = limit.fraction > 0 ? limit.fraction * physical : limit.given() ? limit.bytes : physical;
+  if (estimate.total() <= bytes || bytes <= 0) return;
+  const std::string what = limit.fraction > 0 ? fmt::format("the memory limit of {} ({:g}% of {})", detail::bytes_text(bytes),
+                                                            100 * limit.fraction, detail::bytes_text(physical))
+                           : limit.given()    ? fmt::format("the memory limit of {}", detail::bytes_text(bytes))
+                                              : fmt::format("this machine's memory ({})", detail::bytes_text(bytes));
+  throw InputError(fmt::format("the run needs an estimated {}, more than {}; lower --batch or --in-flight (or ring= / "
+                               "batch= on a stage){}",
+                               estimate.text(), what, limit.given() ? ", or raise the limit" : ""));
 }
 
 // What must not change between an interrupted run and its resumption: the engine's version, the input

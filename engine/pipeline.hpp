@@ -56,8 +56,8 @@ struct RunOptions {
   // When set, the run records each batch the sinks received in this folder (engine/checkpoint.hpp)
   // and, when it already holds a checkpoint of the same pipeline, resumes after its last batch.
   std::filesystem::path checkpoint{};
-  // When given, a run whose estimated host memory (engine/memory_estimate.hpp) exceeds this is
-  // refused before it starts, with the estimate's terms.
+  // A run whose estimated host memory (engine/memory_estimate.hpp) exceeds this (by default the
+  // machine's physical memory) is refused before it starts, with the estimate's terms.
   MemoryBudget max_memory{};
 };
 

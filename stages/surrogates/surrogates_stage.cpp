@@ -127,7 +127,7 @@ void SurrogatesStage::plan(PlanContext& ctx) {
                      fmt::format("{} permutations x {} cells need {:.1f} GiB per series; use fewer", n_perm_,
                                  n_pha_ * n_amp_, workspace / 0x1p30));
   if (n_perm_ < 2)
-    ctx.warn("surrogates with a single permutation have no spread: every z-score is NaN and every p-value 1");
+    ctx.warn("surrogates with a single permutation have no spread: every z-score is NaN and every p-value 1/2 or 1");
   const RowLayout rows = pairs_.rows();
   outputs_.clear();
   for (const auto& out : kStatistics) {
