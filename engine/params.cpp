@@ -113,7 +113,9 @@ Params::Params(const json& given, const std::vector<ParamSpec>& schema) {
   std::vector<std::string> names;
   for (const auto& spec : schema) names.push_back(spec.name);
   if (given.is_object()) {
-    for (const auto& [key, value] : given.items()) {
+    for (const auto& item : given.items()) {
+      const std::string& key = item.key();  // not a structured binding: clang 14 cannot capture those
+      const json& value = item.value();
       const auto it = std::find_if(schema.begin(), schema.end(),
                                    [&](const ParamSpec& s) { return s.name == key; });
       if (it == schema.end()) {
