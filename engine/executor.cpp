@@ -62,21 +62,6 @@ double seconds_since(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
 }
 
-// Refuses a run whose estimated memory exceeds the caller's limit (by default the machine's memory),
-// before anything is allocated.
-void check_memory(const detail::MemoryEstimate& estimate, const MemoryBudget& limit) {
-  const auto physical = static_cast<double>(detail::physical_memory_bytes());
-  const double bytes = limit.fraction > 0 ? limit.fraction * physical : limit.given() ? limit.bytes : physical;
-  if (estimate.total() <= bytes || bytes <= 0) return;
-  const std::string what = limit.fraction > 0 ? fmt::format("the memory limit of {} ({:g}% of {})", detail::bytes_text(bytes),
-                                                            100 * limit.fraction, detail::bytes_text(physical))
-                           : limit.given()    ? fmt::format("the memory limit of {}", detail::bytes_text(bytes))
-                                              : fmt::format("this machine's memory ({})", detail::bytes_text(bytes));
-  throw InputError(fmt::format("the run needs an estimated {}, more than {}; lower --batch or --in-flight (or ring= / "
-                               "batch= on a stage){}",
-                               estimate.text(), what, limit.given() ? ", or raise the limit" : ""));
-}
-
 // What must not change between an interrupted run and its resumption: the engine's version, the input
 // (its checksum too), every element with its resolved parameters and placement, and the tensors.
 json checkpoint_plan(const json& description) {
@@ -114,8 +99,7 @@ json Pipeline::run(const RunOptions& options) const {
 
   std::vector<detail::Segment> segments =
       detail::plan_segments(built, options.batch_size, options.max_in_flight, threads);
-  const detail::MemoryEstimate memory = detail::estimate_host_memory(built, segments, threads);
-  check_memory(memory, options.max_memory);
+  detail::refuse_above(options.max_memory, detail::estimate_host_memory(built, segments, threads));
 
   // A checkpointed run that resumes carries only the series after those already recorded.
   json description = detail::describe(built, options.batch_size, options.max_in_flight);

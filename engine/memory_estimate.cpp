@@ -1,5 +1,7 @@
 #include "engine/memory_estimate.hpp"
 
+#include "engine/errors.hpp"
+
 #include <algorithm>
 #include <fmt/format.h>
 #include <numeric>
@@ -35,6 +37,19 @@ std::string MemoryEstimate::text() const {
   return fmt::format("{} = {}", bytes_text(total()), fmt::join(parts, " + "));
 }
 
+void refuse_above(const MemoryBudget& limit, const MemoryEstimate& estimate) {
+  const auto physical = static_cast<double>(physical_memory_bytes());
+  const double bytes = limit.fraction > 0 ? limit.fraction * physical : limit.given() ? limit.bytes : physical;
+  if (estimate.total() <= bytes || bytes <= 0) return;
+  const std::string what = limit.fraction > 0 ? fmt::format("the memory limit of {} ({:g}% of {})", bytes_text(bytes),
+                                                            100 * limit.fraction, bytes_text(physical))
+                           : limit.given()    ? fmt::format("the memory limit of {}", bytes_text(bytes))
+                                              : fmt::format("this machine's memory ({})", bytes_text(bytes));
+  throw InputError(fmt::format("the run needs an estimated {}, more than {}; lower --batch or --in-flight (or ring= / "
+                               "batch= on a stage){}",
+                               estimate.text(), what, limit.given() ? ", or raise the limit" : ""));
+}
+
 MemoryEstimate estimate_host_memory(const BuiltPipeline& built, const std::vector<Segment>& segments, int threads) {
   MemoryEstimate estimate;
   const double source_bytes = static_cast<double>(built.stream.series_length) * sizeof(float);
@@ -65,13 +80,13 @@ MemoryEstimate estimate_host_memory(const BuiltPipeline& built, const std::vecto
     }
   }
   for (const auto& stage : built.stages) {
-    const double per_thread = stage.stage->host_workspace_bytes();
-    if (per_thread <= 0) continue;
+    // A stage on the whole machine may run on every thread; on CPU devices, one per replica.
     const bool whole_machine = stage.devices.size() == 1 && stage.devices.front().index < 0;
-    const auto runners = static_cast<double>(whole_machine ? threads : static_cast<int>(stage.devices.size()));
-    estimate.terms.push_back({fmt::format("{} working memory: {} threads × {}", stage.name, runners,
-                                          bytes_text(per_thread)),
-                              runners * per_thread});
+    const int runners = whole_machine ? threads : static_cast<int>(stage.devices.size());
+    const double bytes = stage.stage->host_workspace_bytes(runners);
+    if (bytes <= 0) continue;
+    estimate.terms.push_back({fmt::format("{} working memory on {} thread{}", stage.name, runners, runners == 1 ? "" : "s"),
+                              bytes});
   }
   return estimate;
 }

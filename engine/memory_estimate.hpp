@@ -6,13 +6,14 @@
 // segments bound how many are alive (the in-flight limit before the first ring, the ring's capacity
 // after it). So the estimate is, per segment, (batches alive) × (series per batch) × (the most
 // tensor bytes per series alive at any of its stages), plus the ring slots allocated up front, plus
-// the batch the source has ready behind the in-flight limit, plus each stage's per-thread working
-// memory (Stage::host_workspace_bytes) times the threads that may run it at once. It is an upper
+// the batch the source has ready behind the in-flight limit, plus each stage's working memory
+// (Stage::host_workspace_bytes) for the threads that may run it at once. It is an upper
 // bound: a tensor a batch borrows from a ring slot is counted in the slot and in the batch.
 #include <string>
 #include <vector>
 
 #include "engine/built_pipeline.hpp"
+#include "engine/memory_budget.hpp"
 
 namespace pacflow::detail {
 
@@ -30,6 +31,10 @@ struct MemoryEstimate {
 
 // `threads`: the worker threads of the run (oneTBB's default concurrency).
 MemoryEstimate estimate_host_memory(const BuiltPipeline& built, const std::vector<Segment>& segments, int threads);
+
+// Throws InputError, with the estimate's terms, when it exceeds `limit` (an amount or a share of the
+// machine's memory; when not given, the machine's memory).
+void refuse_above(const MemoryBudget& limit, const MemoryEstimate& estimate);
 
 // "512.0 MiB", "1.25 GiB".
 std::string bytes_text(double bytes);

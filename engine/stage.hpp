@@ -128,9 +128,10 @@ class Stage {
   // Device memory the stage needs beside its tensors for a batch of `series` (cuFFT work areas,
   // scratch), for sizing batches to a device's memory budget. An upper bound.
   virtual double device_workspace_bytes(std::int64_t /*series*/) const { return 0; }
-  // Host memory each thread running the stage keeps beside the batch's tensors (FFT buffers, scratch),
-  // for the run's memory estimate. An upper bound; valid after plan().
-  virtual double host_workspace_bytes() const { return 0; }
+  // Host memory the stage keeps beside the batches' tensors when `threads` threads run it: what it
+  // made when planned (filter spectra, tables) plus each thread's buffers (FFT work areas, scratch).
+  // For the run's memory estimate: an upper bound; valid after plan().
+  virtual double host_workspace_bytes(int /*threads*/) const { return 0; }
 };
 
 class Source {

@@ -26,6 +26,8 @@ class BandpassStage final : public Stage {
   std::string why_not_on_gpu() const override { return ""; }
   void process_cuda(Batch& batch, cuda::StageContext& ctx) override;
   double device_workspace_bytes(std::int64_t series) const override;
+  // The filter spectra of both banks, plus each thread's FFT buffers.
+  double host_workspace_bytes(int threads) const override;
 #endif
 
   static ElementInfo info();

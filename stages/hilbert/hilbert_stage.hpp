@@ -25,6 +25,7 @@ class HilbertStage final : public Stage {
   std::string why_not_on_gpu() const override { return ""; }
   void process_cuda(Batch& batch, cuda::StageContext& ctx) override;
   double device_workspace_bytes(std::int64_t series) const override;
+  double host_workspace_bytes(int threads) const override;  // each thread's FFT buffers
 #endif
 
   static ElementInfo info();

@@ -288,6 +288,10 @@ void SurrogatesStage::process(Batch& batch) {
   });
 }
 
+double SurrogatesStage::host_workspace_bytes(int threads) const {
+  return threads * static_cast<double>((n_perm_ + 1) * n_pha_ * n_amp_) * sizeof(double);
+}
+
 double SurrogatesStage::flops_per_series() const {
   return static_cast<double>(n_perm_ + 1) * static_cast<double>(n_pha_ * n_amp_) *
          (static_cast<double>(length_) + 60.0 * static_cast<double>(bins_));

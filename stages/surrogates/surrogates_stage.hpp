@@ -32,6 +32,8 @@ class SurrogatesStage final : public Stage {
   std::string why_not_on_gpu() const override;
   void process_cuda(Batch& batch, cuda::StageContext& ctx) override;
   double device_workspace_bytes(std::int64_t series) const override;
+  // Each thread's values of every alignment for the row it evaluates.
+  double host_workspace_bytes(int threads) const override;
 #endif
 
   static ElementInfo info();
