@@ -8,6 +8,7 @@
 
 #include "engine/atomic_file.hpp"
 #include "engine/errors.hpp"
+#include "engine/json_text.hpp"
 
 namespace pacflow {
 
@@ -22,7 +23,7 @@ std::string first_difference(const json& recorded, const json& now) {
   const json patch = json::diff(recorded, now);
   if (patch.empty()) return "";
   const json::json_pointer at(patch[0].at("path").get<std::string>());
-  const auto value = [&at](const json& plan) { return plan.contains(at) ? plan.at(at).dump() : "absent"; };
+  const auto value = [&at](const json& plan) { return plan.contains(at) ? json_text(plan.at(at)) : "absent"; };
   return fmt::format("at {}: {} in the checkpoint, {} now", at.to_string(), value(recorded), value(now));
 }
 
@@ -40,7 +41,7 @@ json read_manifest(const fs::path& path) {
 }  // namespace
 
 Checkpoint::Checkpoint(fs::path dir, json plan, std::int64_t series, const std::vector<std::string>& sinks)
-    : dir_(std::move(dir)), plan_(std::move(plan)), series_(series), sink_states_(sinks.size()) {
+    : dir_(std::move(dir)), plan_(json::parse(json_text(plan))), series_(series), sink_states_(sinks.size()) {
   std::error_code ec;
   fs::create_directories(dir_, ec);
   if (ec) throw InputError(fmt::format("--checkpoint {}: cannot create the folder: {}", dir_.string(), ec.message()));
@@ -91,7 +92,7 @@ void Checkpoint::record(std::int64_t series_done, std::vector<json> sink_states)
                          {"series_done", series_done_},
                          {"sinks", sink_states_},
                          {"plan", plan_}};
-  write_file_atomically(manifest_path(), manifest.dump() + "\n");
+  write_file_atomically(manifest_path(), json_text(manifest) + "\n");
 }
 
 void Checkpoint::discard() noexcept {

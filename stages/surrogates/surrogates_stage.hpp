@@ -27,13 +27,13 @@ class SurrogatesStage final : public Stage {
   void process(Batch& batch) override;
   // As mi, once per alignment (observed + n_perm).
   double flops_per_series() const override;
+  // Each thread's values of every alignment for the row it evaluates.
+  double host_workspace_bytes(int threads) const override;
 #ifdef PACFLOW_HAVE_CUDA
   // Time-shift and time-lag surrogates of Tort's MI per series (pairs=diag), bins <= 256.
   std::string why_not_on_gpu() const override;
   void process_cuda(Batch& batch, cuda::StageContext& ctx) override;
   double device_workspace_bytes(std::int64_t series) const override;
-  // Each thread's values of every alignment for the row it evaluates.
-  double host_workspace_bytes(int threads) const override;
 #endif
 
   static ElementInfo info();

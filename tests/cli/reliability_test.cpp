@@ -43,10 +43,7 @@ std::map<std::string, std::string> contents(const fs::path& dir) {
   std::map<std::string, std::string> out;
   std::error_code ec;
   if (!fs::exists(dir, ec)) return out;
-  for (const auto& e : fs::directory_iterator(dir)) {
-    std::ifstream in(e.path(), std::ios::binary);
-    out[e.path().filename().string()] = {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-  }
+  for (const auto& e : fs::directory_iterator(dir)) out[e.path().filename().string()] = testing::read_file(e.path());
   return out;
 }
 

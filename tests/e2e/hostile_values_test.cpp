@@ -165,6 +165,18 @@ TEST(HostileValues, FlatSeriesIsRefusedNamingItOrLeftOutWithSkip) {
   EXPECT_TRUE(mentions(report, "epoch 0, channel 1 (flat)")) << report["warnings"];
 }
 
+// A file name is bytes, not necessarily UTF-8 (a Latin-1 "café.npy"); it reaches result.json, which
+// must still be written (the byte becomes U+FFFD) rather than fail the finished run.
+TEST(HostileValues, InputNameThatIsNotUtf8StillGivesAResultJson) {
+  const ScratchDir dir("hostile");
+  const auto input = edited_input(dir / "caf\xe9.npy", [](auto&) {});
+  std::vector<float> pac;
+  run_pac(input, dir / "out", pac);
+  const json result = json::parse(testing::read_file(dir / "out" / "result.json"));
+  EXPECT_NE(result["input"]["path"].get<std::string>().find("caf\xef\xbf\xbd.npy"), std::string::npos)
+      << result["input"]["path"];
+}
+
 TEST(HostileValues, UnknownNanPolicyIsRefusedNamingTheParameter) {
   const ScratchDir dir("hostile");
   const auto input = edited_input(dir / "x.npy", [](auto&) {});

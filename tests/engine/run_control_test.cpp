@@ -4,7 +4,6 @@
 #include <chrono>
 #include <cmath>
 #include <filesystem>
-#include <fstream>
 #include <gtest/gtest.h>
 #include <stop_token>
 #include <thread>
@@ -23,11 +22,6 @@ namespace {
 using testing::ScratchDir;
 using testing::TestRegistry;
 namespace fs = std::filesystem;
-
-std::string file_bytes(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
 
 std::vector<fs::path> files_in(const fs::path& dir) {
   std::vector<fs::path> out;
@@ -87,7 +81,7 @@ TEST(RunControl, ResumedCheckpointGivesTheUninterruptedRunsBytes) {
   stopped.checkpoint = dir / "checkpoint";
   EXPECT_THROW(pipeline(first, dir / "resumed").run(stopped), RunCancelled);
   EXPECT_FALSE(fs::exists(dir / "resumed" / "twice.npy"));
-  const json manifest = json::parse(file_bytes(dir / "checkpoint" / "checkpoint.json"));
+  const json manifest = json::parse(testing::read_file(dir / "checkpoint" / "checkpoint.json"));
   const auto done = manifest.at("series_done").get<std::int64_t>();
   EXPECT_GE(done, 12);
   EXPECT_LT(done, 60);
@@ -99,7 +93,7 @@ TEST(RunControl, ResumedCheckpointGivesTheUninterruptedRunsBytes) {
   const json report = pipeline(second, dir / "resumed").run(resumed);
   EXPECT_EQ(report["run"]["checkpoint"]["resumed_at_series"], done);
   EXPECT_EQ(report["run"]["batches"], (60 - done + 4) / 5);
-  EXPECT_EQ(file_bytes(dir / "resumed" / "twice.npy"), file_bytes(dir / "reference" / "twice.npy"));
+  EXPECT_EQ(testing::read_file(dir / "resumed" / "twice.npy"), testing::read_file(dir / "reference" / "twice.npy"));
   EXPECT_FALSE(fs::exists(dir / "checkpoint")) << "the checkpoint is removed once the outputs are committed";
   for (const auto& f : files_in(dir / "resumed"))
     EXPECT_NE(f.filename().string().front(), '.') << "temporary left behind: " << f;

@@ -2,8 +2,6 @@
 
 #include <csignal>
 #include <fcntl.h>
-#include <fstream>
-#include <sstream>
 #include <stdexcept>
 #include <sys/resource.h>
 #include <sys/wait.h>
@@ -11,15 +9,6 @@
 #include <unistd.h>
 
 namespace pacflow::testing {
-
-namespace {
-std::string slurp(const std::filesystem::path& path) {
-  std::ifstream in(path);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-}  // namespace
 
 CliProcess::CliProcess(const std::vector<std::string>& args, const std::filesystem::path& cwd, ProcessLimits limits,
                        const std::string& program) {
@@ -81,11 +70,11 @@ std::optional<CliResult> CliProcess::wait_for(std::chrono::milliseconds timeout)
 CliResult CliProcess::collect() const {
   CliResult r;
   r.exit_code = WIFEXITED(status_) ? WEXITSTATUS(status_) : -1;
-  r.out = slurp(capture_.path() / "stdout");
-  r.err = slurp(capture_.path() / "stderr");
+  r.out = read_file(capture_.path() / "stdout");
+  r.err = read_file(capture_.path() / "stderr");
   return r;
 }
 
-std::string CliProcess::err_so_far() const { return slurp(capture_.path() / "stderr"); }
+std::string CliProcess::err_so_far() const { return read_file(capture_.path() / "stderr"); }
 
 }  // namespace pacflow::testing

@@ -12,6 +12,7 @@
 #include "engine/atomic_file.hpp"
 #include "engine/devices.hpp"
 #include "engine/graph_dot.hpp"
+#include "engine/json_text.hpp"
 #include "engine/pipeline.hpp"
 #include "pipelines/pipe_format.hpp"
 #include "stages/builtin.hpp"
@@ -192,9 +193,9 @@ int validate_command(const PipelineArgs& args) {
   const json plan = pipeline.validate();
   print_warnings(plan);
   const auto& shape = plan["input"]["shape"];
-  fmt::print("{}: ok: {} elements, input shape {}\n", args.file, pipeline.elements().size(), shape.dump());
+  fmt::print("{}: ok: {} elements, input shape {}\n", args.file, pipeline.elements().size(), json_text(shape));
   for (const auto& e : plan["pipeline"])
-    fmt::print("  {:6} {:12} {}\n", e["kind"].get<std::string>(), e["name"].get<std::string>(), e["params"].dump());
+    fmt::print("  {:6} {:12} {}\n", e["kind"].get<std::string>(), e["name"].get<std::string>(), json_text(e["params"]));
   return kOk;
 }
 

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "engine/errors.hpp"
+#include "engine/json_text.hpp"
 #include "stages/io/common/output_paths.hpp"
 
 namespace pacflow::stages {
@@ -85,7 +86,7 @@ void NpySink::finish(const json& report) {
   }
   // Every file complete on disk before any is moved into place: a full disk leaves the directory as it was.
   for (auto& out : outputs_) out.writer->close();
-  StagedFile json_file(fs::path(dir_) / "result.json", result.dump(2) + "\n");
+  StagedFile json_file(fs::path(dir_) / "result.json", json_text(result, 2) + "\n");
   for (auto& out : outputs_) out.writer->commit();
   json_file.commit();
 }
