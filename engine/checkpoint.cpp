@@ -27,61 +27,59 @@ std::string first_difference(const json& recorded, const json& now) {
   return fmt::format("at {}: {} in the checkpoint, {} now", at.to_string(), value(recorded), value(now));
 }
 
-json read_manifest(const fs::path& path) {
-  std::ifstream in(path);
-  if (!in) throw InputError(fmt::format("{}: cannot open for reading", path.string()));
-  try {
-    return json::parse(in);
-  } catch (const json::exception& e) {
-    throw InputError(fmt::format("{}: not a pacflow checkpoint ({}); remove it to start afresh", path.string(),
-                                 e.what()));
+}  // namespace
+
+Checkpoint::FolderLock::FolderLock(const fs::path& dir) {
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) throw InputError(fmt::format("--checkpoint {}: cannot create the folder: {}", dir.string(), ec.message()));
+  const fs::path lock = dir / ".lock";
+  fd_ = ::open(lock.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (fd_ < 0) throw InputError(fmt::format("--checkpoint {}: cannot create {}", dir.string(), lock.string()));
+  if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
+    ::close(fd_);
+    throw InputError(fmt::format("--checkpoint {}: another run is using this checkpoint", dir.string()));
   }
 }
 
-}  // namespace
+Checkpoint::FolderLock::~FolderLock() { ::close(fd_); }  // releases the flock
 
 Checkpoint::Checkpoint(fs::path dir, json plan, std::int64_t series, const std::vector<std::string>& sinks)
-    : dir_(std::move(dir)), plan_(json::parse(json_text(plan))), series_(series), sink_states_(sinks.size()) {
-  std::error_code ec;
-  fs::create_directories(dir_, ec);
-  if (ec) throw InputError(fmt::format("--checkpoint {}: cannot create the folder: {}", dir_.string(), ec.message()));
-  const fs::path lock = dir_ / ".lock";
-  lock_fd_ = ::open(lock.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-  if (lock_fd_ < 0) throw InputError(fmt::format("--checkpoint {}: cannot create {}", dir_.string(), lock.string()));
-  if (::flock(lock_fd_, LOCK_EX | LOCK_NB) != 0) {
-    ::close(lock_fd_);
-    lock_fd_ = -1;
-    throw InputError(fmt::format("--checkpoint {}: another run is using this checkpoint", dir_.string()));
-  }
+    : dir_(std::move(dir)), lock_(dir_), plan_(json::parse(json_text(plan))), series_(series), sink_states_(sinks.size()) {
   for (std::size_t k = 0; k < sinks.size(); ++k) sink_dirs_.push_back(dir_ / fmt::format("sink-{}-{}", k, sinks[k]));
-
-  if (fs::exists(manifest_path(), ec)) {
-    const json manifest = read_manifest(manifest_path());
-    const auto where = manifest_path().string();
-    if (manifest.value("pacflow_checkpoint", 0) != kFormat || !manifest.contains("plan") ||
-        !manifest.contains("series_done") || !manifest.contains("sinks"))
-      throw InputError(fmt::format("{}: not a pacflow checkpoint of format {}; remove it to start afresh", where,
-                                   kFormat));
-    if (const std::string diff = first_difference(manifest["plan"], plan_); !diff.empty())
-      throw InputError(fmt::format("--checkpoint {}: it was made by another pipeline or input ({}); remove the "
-                                   "folder, or choose another, to start afresh",
-                                   dir_.string(), diff));
-    series_done_ = manifest["series_done"].get<std::int64_t>();
-    const json& states = manifest["sinks"];
-    if (series_done_ < 0 || series_done_ > series_ || !states.is_array() || states.size() != sinks.size())
-      throw InputError(fmt::format("{}: inconsistent checkpoint ({} of {} series done, {} sink states for {} sinks); "
-                                   "remove it to start afresh",
-                                   where, series_done_, series_, states.size(), sinks.size()));
-    for (std::size_t k = 0; k < sinks.size(); ++k) sink_states_[k] = states[k];
-  }
+  std::error_code ec;
+  if (fs::exists(manifest_path(), ec)) read_manifest(sinks.size());
   for (const auto& d : sink_dirs_) {
     fs::create_directories(d, ec);
     if (ec) throw InputError(fmt::format("--checkpoint {}: cannot create {}: {}", dir_.string(), d.string(), ec.message()));
   }
 }
 
-Checkpoint::~Checkpoint() {
-  if (lock_fd_ >= 0) ::close(lock_fd_);  // releases the flock
+void Checkpoint::read_manifest(std::size_t sinks) {
+  const std::string where = manifest_path().string();
+  const auto not_ours = [&](const std::string& why) {
+    return InputError(fmt::format("{}: not a pacflow checkpoint of format {} ({}); remove it to start afresh", where,
+                                  kFormat, why));
+  };
+  json manifest;
+  try {
+    std::ifstream in(manifest_path());
+    manifest = json::parse(in);
+    if (manifest.value("pacflow_checkpoint", 0) != kFormat) throw not_ours("another format");
+    if (const std::string diff = first_difference(manifest.at("plan"), plan_); !diff.empty())
+      throw InputError(fmt::format("--checkpoint {}: it was made by another pipeline or input ({}); remove the "
+                                   "folder, or choose another, to start afresh",
+                                   dir_.string(), diff));
+    series_done_ = manifest.at("series_done").get<std::int64_t>();
+    const json& states = manifest.at("sinks");
+    if (series_done_ < 0 || series_done_ > series_ || !states.is_array() || states.size() != sinks)
+      throw InputError(fmt::format("{}: inconsistent checkpoint ({} of {} series done, {} sink states for {} sinks); "
+                                   "remove it to start afresh",
+                                   where, series_done_, series_, states.size(), sinks));
+    for (std::size_t k = 0; k < sinks; ++k) sink_states_[k] = states[k];
+  } catch (const json::exception& e) {
+    throw not_ours(e.what());
+  }
 }
 
 void Checkpoint::record(std::int64_t series_done, std::vector<json> sink_states) {

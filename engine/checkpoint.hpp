@@ -29,9 +29,6 @@ class Checkpoint {
   // InputError when another run holds the folder, or when it holds a checkpoint of another plan (the
   // message names the first difference).
   Checkpoint(std::filesystem::path dir, json plan, std::int64_t series, const std::vector<std::string>& sinks);
-  ~Checkpoint();
-  Checkpoint(const Checkpoint&) = delete;
-  Checkpoint& operator=(const Checkpoint&) = delete;
 
   const std::filesystem::path& dir() const { return dir_; }
   // Series [0, series_done()) are in the sinks' partial outputs; 0 for a fresh start.
@@ -47,15 +44,28 @@ class Checkpoint {
   void discard() noexcept;
 
  private:
+  // The folder, created if needed, and held with an exclusive flock on DIR/.lock until destroyed.
+  class FolderLock {
+   public:
+    explicit FolderLock(const std::filesystem::path& dir);  // throws InputError when another run holds it
+    ~FolderLock();
+    FolderLock(const FolderLock&) = delete;
+    FolderLock& operator=(const FolderLock&) = delete;
+
+   private:
+    int fd_ = -1;
+  };
+
   std::filesystem::path manifest_path() const { return dir_ / "checkpoint.json"; }
+  void read_manifest(std::size_t sinks);
 
   std::filesystem::path dir_;
+  FolderLock lock_;
   json plan_;
   std::int64_t series_ = 0;
   std::int64_t series_done_ = 0;
   std::vector<json> sink_states_;
   std::vector<std::filesystem::path> sink_dirs_;
-  int lock_fd_ = -1;
 };
 
 }  // namespace pacflow

@@ -143,6 +143,21 @@ TEST(RunControl, CheckpointInUseByAnotherRunIsRefused) {
   EXPECT_THROW(Checkpoint(dir / "checkpoint", json::object(), 10, {"npy"}), InputError);
 }
 
+TEST(RunControl, DamagedCheckpointIsRefusedAndReleasesTheFolder) {
+  const ScratchDir dir("run_control");
+  std::filesystem::create_directories(dir / "checkpoint");
+  dir.write("checkpoint/checkpoint.json", "{\"pacflow_checkpoint\": 1, \"plan\": {}, \"series_done\": \"many\"}");
+  try {
+    Checkpoint(dir / "checkpoint", json::object(), 10, {"npy"});
+    FAIL() << "expected InputError";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("checkpoint.json: not a pacflow checkpoint of format 1"), std::string::npos)
+        << e.what();
+  }
+  std::filesystem::remove(dir / "checkpoint" / "checkpoint.json");
+  EXPECT_NO_THROW(Checkpoint(dir / "checkpoint", json::object(), 10, {"npy"})) << "the refused open kept the lock";
+}
+
 // The estimate counts, per segment, the batches alive × series per batch × the tensor bytes alive
 // per series, plus the batch the source has ready: here 8 float samples (32 B) and one float result
 // (4 B) per series, batches of 3 series, 4 in flight.

@@ -154,30 +154,28 @@ int run_command(const PipelineArgs& args, const RunArgs& run) {
       throw InputError(fmt::format("--max-memory: {}", e.bare_message()));
     }
   }
-  const bool quiet = run.quiet;
-  const std::string& trace_path = run.trace_path;
   ProgressLine progress;
-  if (!quiet) options.on_progress = [&progress](const Progress& p) { progress(p); };
+  if (!run.quiet) options.on_progress = [&progress](const Progress& p) { progress(p); };
   TraceRecorder trace;
-  if (!trace_path.empty()) options.trace = &trace;
+  if (!run.trace_path.empty()) options.trace = &trace;
   const auto start = std::chrono::steady_clock::now();
   json report;
   try {
     report = pipeline.run(options);
   } catch (const RunCancelled& stop) {
     progress.done();
-    if (!trace_path.empty()) trace.write(trace_path);
+    if (!run.trace_path.empty()) trace.write(run.trace_path);
     return interrupted(interrupts, stop, run);
   } catch (...) {
     progress.done();
     // A failed run's trace shows what ran before the failure.
-    if (!trace_path.empty()) trace.write(trace_path);
+    if (!run.trace_path.empty()) trace.write(run.trace_path);
     throw;
   }
   progress.done();
-  if (!trace_path.empty()) trace.write(trace_path);
+  if (!run.trace_path.empty()) trace.write(run.trace_path);
   print_warnings(report);
-  if (!quiet) {
+  if (!run.quiet) {
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     fmt::print("pacflow: {} series in {} batches, {:.3f} s; wrote {}\n", report["run"]["series"].get<std::int64_t>(),
                report["run"]["batches"].get<std::int64_t>(), seconds, fmt::join(output_locations(pipeline), ", "));
