@@ -36,6 +36,10 @@ CliProcess::CliProcess(const std::vector<std::string>& args, const std::filesyst
       if (::setrlimit(RLIMIT_FSIZE, &limit) != 0) ::_exit(127);
       ::signal(SIGXFSZ, SIG_IGN);  // a write past the limit then fails with EFBIG instead of killing
     }
+    // As from an interactive shell: a CLI started in the background of a script would otherwise
+    // inherit SIGINT ignored, and rightly keep ignoring it.
+    ::signal(SIGINT, SIG_DFL);
+    ::signal(SIGTERM, SIG_DFL);
     sigset_t none;
     sigemptyset(&none);
     ::sigprocmask(SIG_SETMASK, &none, nullptr);

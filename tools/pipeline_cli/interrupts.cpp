@@ -1,6 +1,5 @@
 #include "tools/pipeline_cli/interrupts.hpp"
 
-#include <cerrno>
 #include <cstdlib>
 #include <ctime>
 #include <fmt/format.h>

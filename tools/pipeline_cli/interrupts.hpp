@@ -5,7 +5,8 @@
 // thread started afterwards (oneTBB's workers included) inherits the block, and one thread of its
 // own takes them with sigtimedwait: no code ever runs in a signal handler. The first signal requests
 // the stop (the run cancels its graph, the sinks discard their temporaries, and the CLI exits with
-// 128 + the signal number); a second one ends the process at once with the same code.
+// 128 + the signal number); a second one ends the process at once with the same code. A signal the
+// process inherited as ignored (a job a shell started in the background) stays ignored.
 #include <atomic>
 #include <csignal>
 #include <stop_token>
