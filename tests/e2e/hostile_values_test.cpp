@@ -105,7 +105,9 @@ TEST(HostileValues, NanSkipGivesNanForThatSeriesOnlyAndWarnsNamingIt) {
   EXPECT_TRUE(mentions(report, "1 series left out, every result computed from them is NaN (nan_policy=skip): "
                                "epoch 1, channel 2 (2 non-finite samples)"))
       << report["warnings"];
-  EXPECT_EQ(report["input"]["non_finite"]["samples"], 2);
+  EXPECT_EQ(report["input"]["non_finite_samples"], 2);
+  EXPECT_EQ(report["input"]["series_with_non_finite_samples"], 1);
+  EXPECT_EQ(report["input"]["flat_series"], 0);
 }
 
 // With cross-channel pairs a result row combines the channels of one epoch: every row of the epoch

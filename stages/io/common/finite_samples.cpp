@@ -97,7 +97,10 @@ void SamplePolicy::scan(StreamInfo& info, std::int64_t channels, std::int64_t se
     }
   }
   info.description["nan_policy"] = policy_ == NanPolicy::Zero ? "zero" : "skip";
-  info.description["non_finite"] = {{"samples", samples}, {"series", found.size()}};
+  const auto flat_series = std::count_if(found.begin(), found.end(), [](const Found& f) { return f.flat; });
+  info.description["non_finite_samples"] = samples;
+  info.description["series_with_non_finite_samples"] = static_cast<std::int64_t>(found.size()) - flat_series;
+  info.description["flat_series"] = flat_series;
   if (found.empty()) return;
   std::vector<std::string> named;
   for (std::size_t k = 0; k < std::min(found.size(), kNamed); ++k) {

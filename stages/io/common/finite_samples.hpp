@@ -45,7 +45,8 @@ class SamplePolicy {
   using RawRead = std::function<void(std::int64_t first, std::int64_t count, float* dst)>;
   // Sets the geometry from `info` (whose shape is set; series index as for require_usable_series).
   // For zero and skip, also reads the whole input once through `read` and adds to `info` the
-  // warning, the excluded series (skip) and what was found (description "nan_policy", "non_finite").
+  // warning, the excluded series (skip) and what was found (description "nan_policy",
+  // "non_finite_samples", "series_with_non_finite_samples", "flat_series").
   void scan(StreamInfo& info, std::int64_t channels, std::int64_t segments, const RawRead& read);
   // Applies the policy to series [first, first + count) just read into `samples`.
   void apply(float* samples, std::int64_t first, std::int64_t count) const;
