@@ -57,6 +57,7 @@ struct BuiltPipeline {
   std::vector<BuiltSink> sinks;
   json attributes;
   json tensors;  // declared tensors, for the report
+  std::vector<TensorDecl> results;  // the tensors sinks persist
   std::vector<std::string> warnings;
   MemoryBudget vram;  // the run's GPU memory budget (--vram), if given
   // Every batch holds a multiple of this many series (PlanContext::require_batch_multiple), first

@@ -25,6 +25,11 @@ StageError::StageError(const std::string& kind, const std::string& stage, long l
       batch_(batch),
       input_error_(input_error) {}
 
+RunCancelled::RunCancelled(long long batches_delivered)
+    : std::runtime_error(fmt::format("the run was cancelled after {} batch{} reached the sinks", batches_delivered,
+                                     batches_delivered == 1 ? "" : "es")),
+      delivered_(batches_delivered) {}
+
 namespace {
 std::size_t edit_distance(const std::string& a, const std::string& b) {
   std::vector<std::size_t> row(b.size() + 1);

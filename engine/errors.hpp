@@ -3,6 +3,7 @@
 //  - InputError: the user's input is wrong (file, parameter, data). The CLI exits with code 2.
 //  - ParamError: an InputError about one parameter; the builder adds where it was written.
 //  - StageError: a stage failed while running; names the stage and the batch.
+//  - RunCancelled: the caller asked the run to stop (RunOptions::stop); no stage failed.
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -54,6 +55,18 @@ class StageError : public std::runtime_error {
   std::string stage_;
   long long batch_;
   bool input_error_;
+};
+
+// The run stopped because its stop token was triggered (e.g. the CLI received SIGINT). Sinks have
+// discarded their partial outputs (or kept them in the checkpoint, when the run has one).
+class RunCancelled : public std::runtime_error {
+ public:
+  explicit RunCancelled(long long batches_delivered);
+  // Batches the sinks had received when the run stopped.
+  long long batches_delivered() const { return delivered_; }
+
+ private:
+  long long delivered_;
 };
 
 // "did you mean "x"?" for a near-miss name, or "" when nothing is close.

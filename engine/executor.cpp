@@ -29,6 +29,7 @@
 #include <fmt/format.h>
 #include <memory>
 #include <mutex>
+#include <stop_token>
 #include <thread>
 
 #include <map>
@@ -36,6 +37,9 @@
 #include <oneapi/tbb/info.h>
 
 #include "engine/built_pipeline.hpp"
+#include "engine/checkpoint.hpp"
+#include "engine/excluded_rows.hpp"
+#include "engine/memory_estimate.hpp"
 #include "engine/placement.hpp"
 #include "engine/run_support.hpp"
 #ifdef PACFLOW_HAVE_CUDA
@@ -58,16 +62,60 @@ double seconds_since(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
 }
 
+// What must not change between an interrupted run and its resumption: the engine's version, the input
+// (its checksum too), every element with its resolved parameters and placement, and the tensors.
+json checkpoint_plan(const json& description) {
+  json plan;
+  for (const char* key : {"version", "input", "pipeline", "tensors"}) plan[key] = description.at(key);
+  return plan;
+}
+
+std::unique_ptr<Checkpoint> open_checkpoint(const detail::BuiltPipeline& built, const json& description,
+                                            const std::filesystem::path& dir) {
+  if (dir.empty()) return nullptr;
+  std::vector<std::string> names;
+  for (const auto& sink : built.sinks) {
+    if (const std::string why = sink.sink->why_not_checkpointable(); !why.empty())
+      throw InputError(fmt::format("--checkpoint: sink \"{}\" cannot keep its partial output in a checkpoint: {}",
+                                   sink.name, why));
+    names.push_back(sink.name);
+  }
+  auto checkpoint = std::make_unique<Checkpoint>(dir, checkpoint_plan(description), built.stream.series_count(), names);
+  if (checkpoint->series_done() % built.batch_multiple != 0)
+    throw InputError(fmt::format("--checkpoint {}: {} series recorded, not a whole number of groups of {}; remove it "
+                                 "to start afresh",
+                                 dir.string(), checkpoint->series_done(), built.batch_multiple));
+  return checkpoint;
+}
+
 }  // namespace
 
 json Pipeline::run(const RunOptions& options) const {
   detail::BuiltPipeline built = detail::build(*registry_, elements_, placement());
+  if (options.stop.stop_requested()) throw RunCancelled(0);
   const std::int64_t series = built.stream.series_count();
   const std::int64_t length = built.stream.series_length;
   const int threads = std::max(1, oneapi::tbb::info::default_concurrency());
 
-  const std::vector<detail::Segment> segments =
+  std::vector<detail::Segment> segments =
       detail::plan_segments(built, options.batch_size, options.max_in_flight, threads);
+  detail::refuse_above(options.max_memory, detail::estimate_host_memory(built, segments, threads));
+
+  // A checkpointed run that resumes carries only the series after those already recorded.
+  json description = detail::describe(built, options.batch_size, options.max_in_flight);
+  const std::unique_ptr<Checkpoint> checkpoint = open_checkpoint(built, description, options.checkpoint);
+  const std::int64_t first_series = checkpoint ? checkpoint->series_done() : 0;
+  for (auto& seg : segments) seg.batch_count = (series - first_series + seg.batch_series - 1) / seg.batch_series;
+  if (checkpoint) {
+    try {
+      for (std::size_t s = 0; s < built.sinks.size(); ++s)
+        built.sinks[s].sink->resume(checkpoint->sink_dir(s), checkpoint->sink_state(s));
+    } catch (...) {
+      for (auto& sink : built.sinks) sink.sink->abort();
+      throw;
+    }
+  }
+
   const detail::Segment& first = segments.front();
   const std::int64_t batch_size = first.batch_series;
   const std::int64_t batch_count = first.batch_count;
@@ -111,13 +159,13 @@ json Pipeline::run(const RunOptions& options) const {
   std::int64_t next_batch = 0;  // touched only by the serial input_node body
 
   flow::input_node<BatchPtr> reader(graph, [&](oneapi::tbb::flow_control& control) -> BatchPtr {
-    if (next_batch >= batch_count) {
+    if (next_batch >= batch_count || options.stop.stop_requested()) {
       control.stop();
       return {};
     }
     auto batch = std::make_shared<Batch>();
     batch->index = next_batch++;
-    batch->first_series = batch->index * batch_size;
+    batch->first_series = first_series + batch->index * batch_size;
     batch->series_count = std::min(batch_size, series - batch->first_series);
     const Clock::time_point start = Clock::now();
     guarded("source", built.source_name, batch->index, [&] {
@@ -153,7 +201,7 @@ json Pipeline::run(const RunOptions& options) const {
   std::size_t segment = 0;
   const auto add_ring = [&](std::size_t k) {
     Ring& ring = *rings[k];
-    auto& edge = *ring_edges.emplace_back(std::make_unique<RingEdge>(ring, series));
+    auto& edge = *ring_edges.emplace_back(std::make_unique<RingEdge>(ring, first_series, series));
     // The node copies upstream batches in index order.
     auto in_order = std::make_unique<flow::sequencer_node<BatchPtr>>(
         graph, [](const BatchPtr& batch) { return static_cast<std::size_t>(batch->index); });
@@ -251,6 +299,7 @@ json Pipeline::run(const RunOptions& options) const {
     const std::size_t concurrency = whole_machine ? std::size_t{flow::unlimited} : stage.devices.size();
     auto node = std::make_unique<flow::function_node<BatchPtr, BatchPtr>>(
         graph, concurrency, [&stage, &timing, &options, lease, &cpu_devices, whole_machine](BatchPtr batch) {
+          if (options.stop.stop_requested()) throw RunCancelled(-1);  // counted when run() rethrows it
           const Clock::time_point start = Clock::now();
           std::string device = "cpu";
           guarded("stage", stage.name, batch->index, [&] {
@@ -289,6 +338,8 @@ json Pipeline::run(const RunOptions& options) const {
   const std::int64_t delivered_total = segments.back().batch_count;
   flow::function_node<BatchPtr, flow::continue_msg> deliver(
       graph, flow::serial, [&](BatchPtr batch) {
+        if (!built.stream.excluded_series.empty())
+          detail::mask_excluded_rows(*batch, built.results, built.stream.excluded_series);
         for (std::size_t s = 0; s < built.sinks.size(); ++s) {
           const Clock::time_point start = Clock::now();
           guarded("sink", built.sinks[s].name, batch->index, [&] { built.sinks[s].sink->consume(*batch); });
@@ -297,6 +348,12 @@ json Pipeline::run(const RunOptions& options) const {
             options.trace->record("sink", built.sinks[s].name, "cpu", batch->index, batch->series_count, start,
                                   Clock::now());
         }
+        if (checkpoint)
+          guarded("checkpoint", checkpoint->dir().string(), batch->index, [&] {
+            std::vector<json> states;
+            for (auto& sink : built.sinks) states.push_back(sink.sink->checkpoint());
+            checkpoint->record(batch->first_series + batch->series_count, std::move(states));
+          });
         ++delivered;
         give_back_token.back()(*batch);
         if (options.on_progress) options.on_progress({delivered, delivered_total, seconds_since(run_start)});
@@ -304,19 +361,26 @@ json Pipeline::run(const RunOptions& options) const {
       });
   flow::make_edge(sequencer, deliver);
 
+  // A stop request cancels the graph: no new task starts, and wait_for_all returns once the bodies
+  // running now are done. (Declared after the graph, so it is unregistered before the graph dies.)
+  const std::stop_callback cancel_on_stop(options.stop, [&graph] { graph.cancel(); });
   try {
     reader.activate();
     graph.wait_for_all();
+    if (options.stop.stop_requested()) throw RunCancelled(delivered);
     outside_failure.rethrow_if_any();
     if (delivered != delivered_total)
       throw std::logic_error(fmt::format("engine delivered {} of {} batches", delivered, delivered_total));
   } catch (...) {
     for (auto& sink : built.sinks) sink.sink->abort();
+    // Whatever surfaced while the run was stopping (a stage's RunCancelled, a batch cut short), the
+    // run ends because it was asked to.
+    if (options.stop.stop_requested()) throw RunCancelled(delivered);
     throw;
   }
   const double compute_s = seconds_since(run_start);
 
-  json report = detail::describe(built, options.batch_size, options.max_in_flight);
+  json report = std::move(description);
   json ring_report = json::array();
   for (const auto& ring : rings) {
     if (!ring) continue;
@@ -354,6 +418,7 @@ json Pipeline::run(const RunOptions& options) const {
                    {"wall_s", compute_s},
                    {"rings", ring_report},
                    {"stages", per_stage}};
+  if (checkpoint) report["run"]["checkpoint"] = {{"dir", checkpoint->dir().string()}, {"resumed_at_series", first_series}};
 #ifdef PACFLOW_HAVE_CUDA
   if (gpus) report["run"]["gpu"] = gpus->report();
 #endif
@@ -361,11 +426,13 @@ json Pipeline::run(const RunOptions& options) const {
   // Each sink commits its own files atomically; a sink that fails, and every sink after it, is aborted.
   std::size_t finished = 0;
   try {
+    if (options.stop.stop_requested()) throw RunCancelled(delivered);
     for (; finished < built.sinks.size(); ++finished) built.sinks[finished].sink->finish(report);
   } catch (...) {
     for (std::size_t i = finished; i < built.sinks.size(); ++i) built.sinks[i].sink->abort();
     throw;
   }
+  if (checkpoint) checkpoint->discard();
   return report;
 }
 

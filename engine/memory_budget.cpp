@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "engine/errors.hpp"
+#include "engine/json_text.hpp"
 
 namespace pacflow {
 
@@ -32,7 +33,7 @@ MemoryBudget parse_memory_budget(const std::string& param, const json& value) {
     return MemoryBudget{v, 0};
   };
   if (value.is_number()) return from_number(value.get<double>());
-  if (!value.is_string()) return bad(fmt::format("{} is not a memory amount", value.dump()));
+  if (!value.is_string()) return bad(fmt::format("{} is not a memory amount", json_text(value)));
   const std::string text = value.get<std::string>();
   std::size_t used = 0;
   double number = 0;

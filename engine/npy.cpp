@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cerrno>
 #include <bit>
 #include <cstring>
 #include <fmt/format.h>
@@ -185,38 +186,90 @@ std::string npy_v1_header(const Shape& shape) {
 NpyWriter::NpyWriter(std::filesystem::path path, Shape shape)
     : path_(std::move(path)), temp_(temp_path_for(path_)), expected_(element_count(shape)) {
   static_assert(std::endian::native == std::endian::little, "the writer emits little-endian data");
-  out_.open(temp_, std::ios::binary | std::ios::trunc);
-  if (!out_) throw InputError(fmt::format("{}: cannot create output file", temp_.string()));
-  open_ = true;
+  open_stream(std::ios::trunc);
   const std::string header = npy_v1_header(shape);
   out_.write(header.data(), static_cast<std::streamsize>(header.size()));
 }
 
+NpyWriter::NpyWriter(std::filesystem::path path, Shape shape, std::filesystem::path partial, std::int64_t keep_values)
+    : path_(std::move(path)), temp_(std::move(partial)), expected_(element_count(shape)), keep_on_abort_(true) {
+  const std::string header = npy_v1_header(shape);
+  if (keep_values <= 0) {
+    open_stream(std::ios::trunc);
+    out_.write(header.data(), static_cast<std::streamsize>(header.size()));
+    return;
+  }
+  // Resuming: the file must start with this array's header and hold at least the values to keep.
+  const auto keep_bytes = header.size() + static_cast<std::uintmax_t>(keep_values) * sizeof(float);
+  std::string start(header.size(), '\0');
+  std::ifstream in(temp_, std::ios::binary);
+  in.read(start.data(), static_cast<std::streamsize>(start.size()));
+  std::error_code ec;
+  const auto size = std::filesystem::file_size(temp_, ec);
+  if (!in || start != header || ec || size < keep_bytes || keep_values > expected_)
+    throw InputError(fmt::format("{}: the checkpoint's partial output does not hold the {} values it recorded; "
+                                 "remove the checkpoint to start afresh",
+                                 temp_.string(), keep_values));
+  std::filesystem::resize_file(temp_, keep_bytes, ec);  // cut what was written after the last record
+  if (ec) throw InputError(fmt::format("{}: cannot cut back to the checkpoint: {}", temp_.string(), ec.message()));
+  open_stream(std::ios::app);
+  written_ = keep_values;
+}
+
 NpyWriter::~NpyWriter() { abort(); }
 
+void NpyWriter::open_stream(std::ios::openmode mode) {
+  out_.open(temp_, std::ios::binary | std::ios::out | mode);
+  if (!out_) throw InputError(fmt::format("{}: cannot create output file: {}", temp_.string(), system_reason(errno)));
+  open_ = true;
+}
+
+void NpyWriter::write_failed(int error_number) const {
+  throw std::runtime_error(fmt::format("{}: write failed: {}", path_.string(), system_reason(error_number)));
+}
+
 void NpyWriter::append(const float* values, std::int64_t count) {
+  if (!open_) throw std::logic_error("NpyWriter: append after close");
   if (written_ + count > expected_) throw std::logic_error("NpyWriter: more values than the shape holds");
+  errno = 0;
   out_.write(reinterpret_cast<const char*>(values), static_cast<std::streamsize>(count * sizeof(float)));
-  if (!out_) throw std::runtime_error(fmt::format("{}: write failed (disk full?)", temp_.string()));
+  if (!out_) write_failed(errno);
   written_ += count;
 }
 
-void NpyWriter::commit() {
+std::int64_t NpyWriter::flush() {
+  errno = 0;
+  out_.flush();
+  if (!out_) write_failed(errno);
+  return written_;
+}
+
+void NpyWriter::close() {
+  if (closed_) return;
   if (written_ != expected_)
     throw std::logic_error(fmt::format("NpyWriter: {} of {} values written", written_, expected_));
-  out_.flush();
+  errno = 0;
   out_.close();
-  if (!out_) throw std::runtime_error(fmt::format("{}: write failed (disk full?)", temp_.string()));
-  std::filesystem::rename(temp_, path_);
   open_ = false;
+  if (!out_) write_failed(errno);
+  closed_ = true;
+}
+
+void NpyWriter::commit() {
+  close();
+  move_file_into_place(temp_, path_);
+  closed_ = false;
+  temp_.clear();
 }
 
 void NpyWriter::abort() noexcept {
-  if (!open_) return;
-  out_.close();
+  if (open_) out_.close();
+  open_ = false;
+  closed_ = false;
+  if (temp_.empty() || keep_on_abort_) return;
   std::error_code ec;
   std::filesystem::remove(temp_, ec);
-  open_ = false;
+  temp_.clear();
 }
 
 }  // namespace pacflow

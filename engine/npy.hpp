@@ -48,24 +48,42 @@ class NpyRowReader {
 
 // Writes a float32 array row by row into a temporary file beside `path`; commit() renames it into
 // place, so readers see a complete file or none. Destroying an uncommitted writer removes it.
+// A checkpointed writer streams into a `partial` file of its own instead, which outlives an abort (or
+// a kill) so that a later run can resume it.
 class NpyWriter {
  public:
   NpyWriter(std::filesystem::path path, Shape shape);
+  // Streams into `partial`, keeping its first `keep_values` values (a resumed run; the header must be
+  // this array's, and anything after them is cut off), or starting it afresh when `keep_values` is 0.
+  // Throws InputError when the partial file does not hold what the caller expects.
+  NpyWriter(std::filesystem::path path, Shape shape, std::filesystem::path partial, std::int64_t keep_values);
   ~NpyWriter();
   NpyWriter(const NpyWriter&) = delete;
   NpyWriter& operator=(const NpyWriter&) = delete;
 
   void append(const float* values, std::int64_t count);
+  // Hands every appended value to the operating system; returns how many have been written.
+  std::int64_t flush();
+  // Every value written: completes and closes the file (under its temporary name). Throws, naming the
+  // file and the system's reason, when the data did not reach the disk (a full disk).
+  void close();
+  // close() if not done yet, then moves the file into place.
   void commit();
+  // Discards the temporary (a checkpoint's partial file is only closed); never throws.
   void abort() noexcept;
 
  private:
+  void open_stream(std::ios::openmode mode);
+  [[noreturn]] void write_failed(int error_number) const;
+
   std::filesystem::path path_;
   std::filesystem::path temp_;
   std::ofstream out_;
   std::int64_t expected_ = 0;
   std::int64_t written_ = 0;
-  bool open_ = false;
+  bool keep_on_abort_ = false;
+  bool open_ = false;    // the stream is open
+  bool closed_ = false;  // complete, awaiting commit
 };
 
 }  // namespace pacflow

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "engine/errors.hpp"
+#include "engine/json_text.hpp"
 
 namespace pacflow {
 
@@ -34,7 +35,7 @@ Duration parse_duration(const std::string& param, const json& value) {
     const double v = value.get<double>();
     if (v < 0 || v != std::floor(v))
       throw ParamError(param, fmt::format("a duration in samples must be a whole number >= 0, got {}",
-                                          value.dump()));
+                                          json_text(value)));
     return {v, false};
   }
   if (value.is_string()) {
@@ -55,7 +56,7 @@ Duration parse_duration(const std::string& param, const json& value) {
     }
   }
   throw ParamError(param, fmt::format("expected a duration such as 64 (samples), 1s or 250ms, got {}",
-                                      value.dump()));
+                                      json_text(value)));
 }
 
 namespace {
@@ -71,7 +72,7 @@ bool is_whole(const json& v) {
 
 void check_type(const ParamSpec& spec, const json& v) {
   auto fail = [&](const std::string& expected) {
-    throw ParamError(spec.name, fmt::format("expected {}, got {}", expected, v.dump()));
+    throw ParamError(spec.name, fmt::format("expected {}, got {}", expected, json_text(v)));
   };
   switch (spec.type) {
     case ParamType::Integer:
@@ -113,7 +114,9 @@ Params::Params(const json& given, const std::vector<ParamSpec>& schema) {
   std::vector<std::string> names;
   for (const auto& spec : schema) names.push_back(spec.name);
   if (given.is_object()) {
-    for (const auto& [key, value] : given.items()) {
+    for (const auto& item : given.items()) {
+      const std::string& key = item.key();  // not a structured binding: clang 14 cannot capture those
+      const json& value = item.value();
       const auto it = std::find_if(schema.begin(), schema.end(),
                                    [&](const ParamSpec& s) { return s.name == key; });
       if (it == schema.end()) {

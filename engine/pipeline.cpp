@@ -7,6 +7,7 @@
 
 #include "engine/built_pipeline.hpp"
 #include "engine/memory_budget.hpp"
+#include "engine/memory_estimate.hpp"
 
 #ifndef PACFLOW_VERSION
 #define PACFLOW_VERSION "0.0.0"
@@ -377,6 +378,7 @@ BuiltPipeline build(const Registry& registry, const std::vector<ElementSpec>& el
   }
   place_rings(built, ctx.tensors());
   built.attributes = ctx.attributes();
+  built.results = ctx.results();
   built.warnings = ctx.warnings();
   if (!forced.empty())
     built.warnings.push_back(fmt::format("the device pool {} overrides the accelerator placement of {}",
@@ -453,7 +455,9 @@ json describe(const BuiltPipeline& built, std::int64_t batch_option, int in_flig
     report["gpu_memory_budget_bytes"] = gpu;
   }
   json segments = json::array();
-  for (const Segment& seg : plan_segments(built, batch_option, in_flight_option, oneapi::tbb::info::default_concurrency())) {
+  const int threads = std::max(1, oneapi::tbb::info::default_concurrency());
+  const std::vector<Segment> planned = plan_segments(built, batch_option, in_flight_option, threads);
+  for (const Segment& seg : planned) {
     json stages = json::array();
     for (std::size_t s = seg.first_stage; s < seg.end_stage; ++s) stages.push_back(built.stages[s].name);
     json entry = {{"stages", stages}, {"batch_series", seg.batch_series}, {"batches", seg.batch_count}};
@@ -475,6 +479,7 @@ json describe(const BuiltPipeline& built, std::int64_t batch_option, int in_flig
     segments.push_back(entry);
   }
   report["segments"] = segments;
+  report["host_memory_estimate"] = estimate_host_memory(built, planned, threads).to_json();
   if (built.batch_multiple > 1)
     report["batch_multiple"] = {{"series", built.batch_multiple}, {"required_by", built.batch_multiple_by}};
   return report;

@@ -11,12 +11,15 @@
 //
 // The `.pipe` loader makes exactly these calls.
 #include <cstdint>
+#include <filesystem>
 #include <functional>
 #include <map>
+#include <stop_token>
 #include <string>
 #include <vector>
 
 #include "engine/errors.hpp"
+#include "engine/memory_budget.hpp"
 #include "engine/registry.hpp"
 #include "engine/sim_device.hpp"
 #include "engine/trace.hpp"
@@ -47,6 +50,15 @@ struct RunOptions {
   std::function<void(const Progress&)> on_progress;  // called from the sink thread
   TraceRecorder* trace = nullptr;                    // records a span per element and batch when set
   SimModel sim_model{};                              // the modelled accelerator behind sim:k devices
+  // Cancellation: once a stop is requested, no new batch starts, the batches running finish their
+  // current stage, the sinks abort, and run() throws RunCancelled. Any thread may request it.
+  std::stop_token stop{};
+  // When set, the run records each batch the sinks received in this folder (engine/checkpoint.hpp)
+  // and, when it already holds a checkpoint of the same pipeline, resumes after its last batch.
+  std::filesystem::path checkpoint{};
+  // A run whose estimated host memory (engine/memory_estimate.hpp) exceeds this (by default the
+  // machine's physical memory) is refused before it starts, with the estimate's terms.
+  MemoryBudget max_memory{};
 };
 
 class Pipeline {

@@ -76,3 +76,15 @@ void Stage::process_cuda(Batch&, cuda::StageContext&) {
 }
 
 }  // namespace pacflow
+
+namespace pacflow {
+
+void Sink::resume(const std::filesystem::path&, const json&) {
+  throw std::logic_error("this sink cannot resume (the executor should have refused the checkpoint)");
+}
+
+json Sink::checkpoint() {
+  throw std::logic_error("this sink cannot checkpoint (the executor should have refused the checkpoint)");
+}
+
+}  // namespace pacflow

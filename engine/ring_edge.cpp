@@ -7,10 +7,11 @@
 
 namespace pacflow {
 
-RingEdge::RingEdge(Ring& ring, std::int64_t total_series) : ring_(ring), total_series_(total_series) {}
+RingEdge::RingEdge(Ring& ring, std::int64_t first_series, std::int64_t end_series)
+    : ring_(ring), first_series_(first_series), end_series_(end_series) {}
 
 std::int64_t RingEdge::batch_count() const {
-  return (total_series_ + ring_.batch_series() - 1) / ring_.batch_series();
+  return (end_series_ - first_series_ + ring_.batch_series() - 1) / ring_.batch_series();
 }
 
 bool RingEdge::open_next() {
@@ -18,8 +19,8 @@ bool RingEdge::open_next() {
   if (!slot) return false;
   auto batch = std::make_shared<Batch>();
   batch->index = next_index_++;
-  batch->first_series = batch->index * ring_.batch_series();
-  batch->series_count = std::min(ring_.batch_series(), total_series_ - batch->first_series);
+  batch->first_series = first_series_ + batch->index * ring_.batch_series();
+  batch->series_count = std::min(ring_.batch_series(), end_series_ - batch->first_series);
   if (batch->series_count <= 0) throw std::logic_error(fmt::format("ring \"{}\" opened a batch past the stream's end", ring_.name()));
   for (const auto& t : ring_.tensors()) batch->tensors.emplace(t.name, slot->lend(t, batch->series_count, "cpu"));
   batch->slot = std::move(slot);

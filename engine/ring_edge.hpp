@@ -19,7 +19,8 @@ namespace pacflow {
 class RingEdge {
  public:
   using BatchPtr = std::shared_ptr<Batch>;
-  RingEdge(Ring& ring, std::int64_t total_series);
+  // Carries series [first_series, end_series) of the stream (a resumed run starts past 0).
+  RingEdge(Ring& ring, std::int64_t first_series, std::int64_t end_series);
 
   struct Step {
     std::vector<BatchPtr> ready;     // downstream batches, in index order
@@ -29,14 +30,15 @@ class RingEdge {
   // copies as far as free slots allow. Throws what the ring throws when it is full (Fail).
   Step feed(BatchPtr upstream);
 
-  std::int64_t batch_count() const;  // downstream batches in the whole stream
+  std::int64_t batch_count() const;  // downstream batches in the whole run
   bool blocked() const { return !pending_.empty(); }  // waiting for a slot
 
  private:
   bool open_next();  // takes a slot for the next downstream batch; false when none is free
 
   Ring& ring_;
-  std::int64_t total_series_;
+  std::int64_t first_series_;
+  std::int64_t end_series_;
   std::deque<BatchPtr> pending_;  // upstream batches not yet fully copied
   std::int64_t pending_row_ = 0;  // rows of pending_.front() already copied
   BatchPtr open_;                 // the downstream batch being filled

@@ -45,12 +45,15 @@ class FirstFailure {
   std::exception_ptr error_;
 };
 
-// Runs `body`; turns any exception into a StageError naming the element and batch.
+// Runs `body`; turns any exception into a StageError naming the element and batch (a cancellation
+// passes through as it is).
 template <typename Body>
 void guarded(const char* kind, const std::string& element, std::int64_t batch, Body&& body) {
   try {
     body();
   } catch (const StageError&) {
+    throw;
+  } catch (const RunCancelled&) {
     throw;
   } catch (const InputError& e) {
     throw StageError(kind, element, batch, e.what(), true);

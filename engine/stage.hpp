@@ -3,6 +3,7 @@
 // consumes them in order. Each declares before running what it reads and writes (PlanContext), so
 // shapes are known and checked before the first batch moves.
 #include <cstdint>
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -29,6 +30,10 @@ struct StreamInfo {
   std::vector<std::vector<std::string>> labels;
   // Facts about the input the user should hear (e.g. events skipped); reported with the warnings.
   std::vector<std::string> warnings;
+  // Series the source delivers as stand-ins (e.g. zeros for a series with NaN samples): ascending.
+  // Every result row computed from one of them (a row of its own, or of a group that holds it) is
+  // set to NaN before the sinks see it.
+  std::vector<std::int64_t> excluded_series;
 
   std::int64_t series_count() const { return element_count(leading_dims); }
 };
@@ -123,6 +128,10 @@ class Stage {
   // Device memory the stage needs beside its tensors for a batch of `series` (cuFFT work areas,
   // scratch), for sizing batches to a device's memory budget. An upper bound.
   virtual double device_workspace_bytes(std::int64_t /*series*/) const { return 0; }
+  // Host memory the stage keeps beside the batches' tensors when `threads` threads run it: what it
+  // made when planned (filter spectra, tables) plus each thread's buffers (FFT work areas, scratch).
+  // For the run's memory estimate: an upper bound; valid after plan().
+  virtual double host_workspace_bytes(int /*threads*/) const { return 0; }
 };
 
 class Source {
@@ -143,8 +152,22 @@ class Sink {
   virtual void consume(const Batch& batch) = 0;
   // All batches delivered: commit outputs (atomically). `report` is result.json's content.
   virtual void finish(const json& report) = 0;
-  // The run failed: discard partial outputs; never throws.
+  // The run failed or was cancelled: discard partial outputs (in a checkpointed run, keep what the
+  // last checkpoint() described, for a later resume); never throws.
   virtual void abort() noexcept {}
+
+  // Checkpointed runs (RunOptions::checkpoint). A sink that can resume a run returns "" here;
+  // otherwise why it cannot (the run is then refused up front).
+  virtual std::string why_not_checkpointable() const { return "it cannot resume from a checkpoint"; }
+  // Called once, after plan() and before any batch, in a checkpointed run. The sink keeps its partial
+  // output in `dir` (a folder of its own inside the checkpoint, already created) rather than in
+  // temporaries. `state` is null for a fresh start; when resuming it is what checkpoint() returned
+  // after the last batch recorded, and the sink restores its output as it was then (anything written
+  // after that is discarded); the batches that follow begin at the next series.
+  virtual void resume(const std::filesystem::path& dir, const json& state);
+  // After each batch of a checkpointed run: hands everything consumed so far to the operating system
+  // (so a killed process loses none of it) and returns what resume() needs to pick it up again.
+  virtual json checkpoint();
 };
 
 }  // namespace pacflow

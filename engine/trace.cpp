@@ -5,6 +5,7 @@
 #include <set>
 
 #include "engine/atomic_file.hpp"
+#include "engine/json_text.hpp"
 
 namespace pacflow {
 
@@ -61,6 +62,6 @@ json TraceRecorder::to_json() const {
   return {{"traceEvents", events}, {"displayTimeUnit", "ms"}};
 }
 
-void TraceRecorder::write(const std::filesystem::path& path) const { write_file_atomically(path, to_json().dump() + "\n"); }
+void TraceRecorder::write(const std::filesystem::path& path) const { write_file_atomically(path, json_text(to_json()) + "\n"); }
 
 }  // namespace pacflow

@@ -61,6 +61,29 @@ Numeral numeral_kind(std::string_view s) {
   return real ? Numeral::Real : Numeral::Integer;
 }
 
+// The offset of the first byte that is not part of a well-formed UTF-8 sequence, or npos.
+std::size_t first_invalid_utf8(std::string_view s) {
+  const auto byte = [&](std::size_t i) { return i < s.size() ? static_cast<unsigned char>(s[i]) : 0u; };
+  const auto continuation = [&](std::size_t i, unsigned lo = 0x80, unsigned hi = 0xBF) {
+    return byte(i) >= lo && byte(i) <= hi;
+  };
+  for (std::size_t i = 0; i < s.size();) {
+    const unsigned b = byte(i);
+    std::size_t length = 0;
+    if (b < 0x80) length = 1;
+    else if (b >= 0xC2 && b <= 0xDF && continuation(i + 1)) length = 2;
+    else if (b >= 0xE0 && b <= 0xEF && continuation(i + 1, b == 0xE0 ? 0xA0 : 0x80, b == 0xED ? 0x9F : 0xBF) &&
+             continuation(i + 2))
+      length = 3;
+    else if (b >= 0xF0 && b <= 0xF4 && continuation(i + 1, b == 0xF0 ? 0x90 : 0x80, b == 0xF4 ? 0x8F : 0xBF) &&
+             continuation(i + 2) && continuation(i + 3))
+      length = 4;
+    if (length == 0) return i;
+    i += length;
+  }
+  return std::string_view::npos;
+}
+
 // A recursive-descent parser straight over the original text, so that every position it reports
 // is a physical line and column; a `\` continuation is just one more kind of whitespace.
 class Parser {
@@ -71,6 +94,7 @@ class Parser {
       : text_(text), origin_(std::move(origin)), comments_(comments) {}
 
   std::vector<ElementSpec> elements() {
+    require_utf8();
     std::vector<ElementSpec> out;
     while (true) {
       skip_blanks();
@@ -92,6 +116,7 @@ class Parser {
   const std::string& devices() const { return devices_; }
 
   json single_value() {
+    require_utf8();
     skip_blanks();
     if (at_end()) fail("missing value", here());
     json v = value(false);
@@ -135,6 +160,15 @@ class Parser {
 
   [[noreturn]] static void fail(const std::string& message, const SourceLocation& at) {
     throw InputError(message, at);
+  }
+
+  // Values become JSON strings, which hold UTF-8 only: a stray byte (a Latin-1 file) is an error at
+  // its position, not a failure later when a report is written.
+  void require_utf8() {
+    const std::size_t bad = first_invalid_utf8(text_.substr(pos_));
+    if (bad == std::string_view::npos) return;
+    for (const std::size_t end = pos_ + bad; pos_ < end;) advance();
+    fail(fmt::format("byte 0x{:02X} is not UTF-8; save the text as UTF-8", static_cast<unsigned char>(peek())), here());
   }
 
   // A `\` followed only by blanks up to the end of its physical line.

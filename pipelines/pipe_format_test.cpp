@@ -390,6 +390,18 @@ TEST(PipeFormat, RejectsMalformedSetOverrides) {
   EXPECT_EQ(set_error("bandpass.amp=[1,2"), "--set \"bandpass.amp=[1,2\": unbalanced '['");
 }
 
+// Found by fuzzing (tests/fuzz/pipe_format/regressions/): a Latin-1 byte became a JSON string that
+// could not be written, failing far from the cause. It is refused where it stands.
+TEST(PipeFormat, RejectsBytesThatAreNotUtf8AtTheirPosition) {
+  EXPECT_EQ(parse_error("source npy fs=512\nsink npy dir=caf\xe9\n"),
+            "t.pipe:2:17: byte 0xE9 is not UTF-8; save the text as UTF-8");
+  EXPECT_EQ(parse_error("stage mi bins=18 # \xff in a comment\n"), "t.pipe:1:20: byte 0xFF is not UTF-8; save the text as UTF-8");
+  EXPECT_EQ(parse_error("stage mi x=\xed\xa0\x80\n"), "t.pipe:1:12: byte 0xED is not UTF-8; save the text as UTF-8");
+  EXPECT_EQ(value_of("\"caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80\""), "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80");
+  EXPECT_EQ(error_of([] { (void)parse_set_override("sink.dir=caf\xe9"); }),
+            "--set \"sink.dir=caf\xe9\": byte 0xE9 is not UTF-8; save the text as UTF-8");
+}
+
 // --- Loading into a pipeline ------------------------------------------------------------------
 
 TEST(PipeFormat, LoadsTheExampleIntoAPipeline) {

@@ -24,6 +24,7 @@ packages=(
   libhdf5-dev           # HDF5 C library (source and sink hdf5)
   libgtest-dev libgmock-dev googletest
   libbenchmark-dev
+  clang-14 libclang-rt-14-dev  # libFuzzer and sanitizer runtimes: the fuzz preset (docs/reliability.md)
   time                  # /usr/bin/time: peak RSS in bench/run_workloads.sh
   python3-matplotlib    # bench/plot_engine_bench.py: the scaling plot in bench/README.md
   python3-h5py          # docs/formats.md: reading the hdf5 sink's file from Python (its test skips without)

@@ -109,6 +109,13 @@ void BandpassStage::process(Batch& batch) {
   run_bank(amp_, signal, batch.series_count, amp);
 }
 
+double BandpassStage::host_workspace_bytes(int threads) const {
+  double bytes = 0;
+  for (const Bank* bank : {&pha_, &amp_})
+    if (bank->filters) bytes += bank->filters->bytes() + threads * bank->filters->workspace_bytes();
+  return bytes;
+}
+
 double BandpassStage::flops_per_series() const {
   const double n = 2.0 * static_cast<double>(length_);
   const double bands = static_cast<double>(pha_.bands.size() + amp_.bands.size());

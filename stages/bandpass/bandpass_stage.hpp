@@ -22,6 +22,8 @@ class BandpassStage final : public Stage {
   void process(Batch& batch) override;
   // Two FFTs of about 2T points per band (FFT convolution), 5 N log2 N flops each: an estimate.
   double flops_per_series() const override;
+  // The filter spectra of both banks, plus each thread's FFT buffers.
+  double host_workspace_bytes(int threads) const override;
 #ifdef PACFLOW_HAVE_CUDA
   std::string why_not_on_gpu() const override { return ""; }
   void process_cuda(Batch& batch, cuda::StageContext& ctx) override;

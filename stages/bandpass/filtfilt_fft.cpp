@@ -47,6 +47,14 @@ FiltFiltBank::Workspace FiltFiltBank::make_workspace() const {
   return {fft::real_array(n_), fft::complex_array(bins), fft::complex_array(bins), fft::real_array(n_)};
 }
 
+double FiltFiltBank::bytes() const {
+  return static_cast<double>(kernels_.size() * (n_ / 2 + 1) * sizeof(std::complex<float>));
+}
+
+double FiltFiltBank::workspace_bytes() const {
+  return static_cast<double>(2 * n_ * sizeof(float) + 2 * (n_ / 2 + 1) * sizeof(fftwf_complex));
+}
+
 void FiltFiltBank::apply(std::span<const float> x, Workspace& ws, float* out, std::size_t band_stride) const {
   const auto t = static_cast<std::size_t>(length_);
   const auto p = static_cast<std::size_t>(pad_);

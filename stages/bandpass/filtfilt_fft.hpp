@@ -36,6 +36,9 @@ class FiltFiltBank {
     fft::Array<float> filtered;
   };
   Workspace make_workspace() const;
+  // Memory of the filter spectra, and of one Workspace, in bytes.
+  double bytes() const;
+  double workspace_bytes() const;
 
   // Filters one series into out[band][series_length] (band-major, contiguous per band, with
   // `band_stride` floats between bands).

@@ -48,6 +48,10 @@ AnalyticSignal::Workspace AnalyticSignal::make_workspace() const {
   return {fft::real_array(n), fft::complex_array(n), fft::complex_array(n)};
 }
 
+double AnalyticSignal::workspace_bytes() const {
+  return static_cast<double>(n_) * static_cast<double>(sizeof(float) + 2 * sizeof(fftwf_complex));
+}
+
 void AnalyticSignal::apply(std::span<const float> x, Output what, Workspace& ws, float* out) const {
   const auto n = static_cast<std::size_t>(n_);
   const auto t = static_cast<std::size_t>(length_);

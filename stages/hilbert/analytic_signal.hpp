@@ -20,6 +20,7 @@ class AnalyticSignal {
     fft::Array<fftwf_complex> analytic;
   };
   Workspace make_workspace() const;
+  double workspace_bytes() const;  // of one Workspace
 
   // Writes the phase or the amplitude of x's analytic signal into out (series_length floats).
   void apply(std::span<const float> x, Output what, Workspace& ws, float* out) const;

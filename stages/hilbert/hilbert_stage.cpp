@@ -63,6 +63,10 @@ void HilbertStage::process(Batch& batch) {
   });
 }
 
+double HilbertStage::host_workspace_bytes(int threads) const {
+  return transform_ ? threads * transform_->workspace_bytes() : 0;
+}
+
 double HilbertStage::flops_per_series() const {
   const double n = transform_ ? static_cast<double>(transform_->fft_length()) : static_cast<double>(length_);
   return static_cast<double>(n_pha_ + n_amp_) * 2.0 * 5.0 * n * std::log2(std::max(n, 2.0));

@@ -21,6 +21,7 @@ class HilbertStage final : public Stage {
   void process(Batch& batch) override;
   // Two FFTs of the padded length per band, 5 N log2 N flops each: an estimate.
   double flops_per_series() const override;
+  double host_workspace_bytes(int threads) const override;  // each thread's FFT buffers
 #ifdef PACFLOW_HAVE_CUDA
   std::string why_not_on_gpu() const override { return ""; }
   void process_cuda(Batch& batch, cuda::StageContext& ctx) override;

@@ -56,7 +56,8 @@ TEST(NpySource, RejectsNanNamingTheSeries) {
   const auto path = std::filesystem::temp_directory_path() / ("pacflow_nan_" + std::to_string(::getpid()) + ".npy");
   {
     NpyWriter w(path, {2, 3, 8});
-    std::vector<float> v(48, 1.0f);
+    std::vector<float> v(48);
+    for (std::size_t i = 0; i < v.size(); ++i) v[i] = static_cast<float>(i % 8);
     v[1 * 24 + 2 * 8 + 5] = NAN;  // epoch 1, channel 2, sample 5
     w.append(v.data(), 48);
     w.commit();
@@ -79,7 +80,8 @@ TEST(NpySource, ReadsFourDimensionalArraysAsSegmentsAndRejectsFive) {
   const auto path = std::filesystem::temp_directory_path() / ("pacflow_4d_" + std::to_string(::getpid()) + ".npy");
   {
     NpyWriter w(path, {2, 3, 2, 4});
-    std::vector<float> v(48, 0.0f);
+    std::vector<float> v(48);
+    for (std::size_t i = 0; i < v.size(); ++i) v[i] = static_cast<float>(i % 4);
     v[((1 * 3 + 2) * 2 + 1) * 4 + 3] = INFINITY;  // epoch 1, channel 2, segment 1, sample 3
     w.append(v.data(), 48);
     w.commit();

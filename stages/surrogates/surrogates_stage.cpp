@@ -128,7 +128,7 @@ void SurrogatesStage::plan(PlanContext& ctx) {
                      fmt::format("{} permutations x {} cells need {:.1f} GiB per series; use fewer", n_perm_,
                                  n_pha_ * n_amp_, workspace / 0x1p30));
   if (n_perm_ < 2)
-    ctx.warn("surrogates with a single permutation have no spread: every z-score is NaN and every p-value 1");
+    ctx.warn("surrogates with a single permutation have no spread: every z-score is NaN and every p-value 1/2 or 1");
   const RowLayout rows = pairs_.rows();
   outputs_.clear();
   for (const auto& out : kStatistics) {
@@ -198,6 +198,11 @@ void SurrogatesStage::plan_swaps(PlanContext& ctx) {
   if (epochs_ < 2)
     throw ParamError("method", fmt::format("swap_trials pairs each epoch's phase with the amplitude of another epoch, "
                                            "but the input has {} epoch; use timeshift or timelag", epochs_));
+  if (!stream.excluded_series.empty())
+    throw ParamError("method", fmt::format("swap_trials pairs each epoch's phase with the amplitude of other epochs, so "
+                                           "the {} series left out by the source (nan_policy=skip) would enter the "
+                                           "surrogates of others; use timeshift or timelag, or nan_policy=zero",
+                                           stream.excluded_series.size()));
   // Every epoch's amplitude must be at hand: the whole input in one batch.
   ctx.require_batch_multiple(stream.series_count());
   const double bytes = static_cast<double>(stream.series_count() * (n_pha_ + n_amp_) * length_) * 4.0;
@@ -268,6 +273,10 @@ void SurrogatesStage::process(Batch& batch) {
     alignments(inputs, r, batch.series_count, values.data());
     write_statistics(values.data(), out, r);
   });
+}
+
+double SurrogatesStage::host_workspace_bytes(int threads) const {
+  return threads * static_cast<double>((n_perm_ + 1) * n_pha_ * n_amp_) * sizeof(double);
 }
 
 double SurrogatesStage::flops_per_series() const {

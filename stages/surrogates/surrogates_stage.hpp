@@ -27,6 +27,8 @@ class SurrogatesStage final : public Stage {
   void process(Batch& batch) override;
   // As mi, once per alignment (observed + n_perm).
   double flops_per_series() const override;
+  // Each thread's values of every alignment for the row it evaluates.
+  double host_workspace_bytes(int threads) const override;
 #ifdef PACFLOW_HAVE_CUDA
   // Time-shift and time-lag surrogates of the measures the GPU has (gpu_support.hpp), per series.
   std::string why_not_on_gpu() const override;

@@ -112,7 +112,7 @@ std::shared_ptr<Batch> upstream(std::int64_t index, std::int64_t first, std::int
 TEST(RingEdge, RecutsBatchesIntoSlotsKeepingEverySeriesInOrder) {
   // 13 series in upstream batches of 5, re-cut into downstream batches of 3, two slots.
   Ring ring("u → d", 2, 3, two_tensors(), Overflow::Block);
-  RingEdge edge(ring, 13);
+  RingEdge edge(ring, 0, 13);
   EXPECT_EQ(edge.batch_count(), 5);
   std::vector<std::shared_ptr<Batch>> delivered;
   std::int64_t consumed = 0;
@@ -164,9 +164,28 @@ TEST(RingEdge, RecutsBatchesIntoSlotsKeepingEverySeriesInOrder) {
   }
 }
 
+// A resumed run carries only the series after those a checkpoint recorded: series 7 to 12 here.
+TEST(RingEdge, CarriesASeriesRangeThatStartsPastZero) {
+  Ring ring("u → d", 2, 4, two_tensors(), Overflow::Block);
+  RingEdge edge(ring, 7, 13);
+  EXPECT_EQ(edge.batch_count(), 2);
+  std::vector<std::shared_ptr<Batch>> delivered;
+  for (auto& b : edge.feed(upstream(0, 7, 6)).ready) delivered.push_back(std::move(b));
+  ASSERT_EQ(delivered.size(), 2u);
+  EXPECT_EQ(delivered[0]->first_series, 7);
+  EXPECT_EQ(delivered[0]->series_count, 4);
+  EXPECT_EQ(delivered[1]->first_series, 11);
+  EXPECT_EQ(delivered[1]->series_count, 2);
+  const auto a = delivered[1]->at("a").values<float>();
+  EXPECT_EQ(a[0], 11.0f);
+  EXPECT_EQ(a[1], 12.0f);
+  Ring other("u → d", 2, 4, two_tensors(), Overflow::Block);
+  EXPECT_THROW(RingEdge(other, 7, 13).feed(upstream(0, 0, 6)), std::logic_error) << "series 0 is not due";
+}
+
 TEST(RingEdge, RefusesSeriesOutOfOrder) {
   Ring ring("u → d", 2, 4, two_tensors(), Overflow::Block);
-  RingEdge edge(ring, 10);
+  RingEdge edge(ring, 0, 10);
   EXPECT_THROW(edge.feed(upstream(1, 5, 5)), std::logic_error);
 }
 

@@ -9,14 +9,12 @@
 
 namespace pacflow::testing {
 
-namespace {
-std::string slurp(const std::filesystem::path& path) {
-  std::ifstream in(path);
+std::string read_file(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
   std::stringstream s;
   s << in.rdbuf();
   return s.str();
 }
-}  // namespace
 
 CliResult run_cli(const std::string& args, const std::filesystem::path& cwd) { return run_program(PACFLOW_CLI, args, cwd); }
 
@@ -29,8 +27,8 @@ CliResult run_program(const std::string& program, const std::string& args, const
   const int status = std::system(command.c_str());
   CliResult r;
   r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  r.out = slurp(out);
-  r.err = slurp(err);
+  r.out = read_file(out);
+  r.err = read_file(err);
   return r;
 }
 

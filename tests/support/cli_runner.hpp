@@ -16,6 +16,9 @@ CliResult run_cli(const std::string& args, const std::filesystem::path& cwd);
 // The same for another program built with the project (e.g. PACFLOW_MAKE_EXAMPLE_INPUTS).
 CliResult run_program(const std::string& program, const std::string& args, const std::filesystem::path& cwd);
 
+// A whole file's bytes ("" when it cannot be read).
+std::string read_file(const std::filesystem::path& path);
+
 // A fresh, empty scratch directory under the system temp dir, removed on destruction.
 class ScratchDir {
  public:

@@ -1,5 +1,6 @@
 // pipeline_cli: run, validate and inspect pacflow pipelines described in `.pipe` files.
-// Exit codes: 0 success, 1 the run failed, 2 bad input or usage.
+// Exit codes: 0 success, 1 the run failed, 2 bad input or usage, 128 + N the run was stopped by signal N
+// (130 SIGINT, 143 SIGTERM).
 #include <CLI/CLI.hpp>
 #include <chrono>
 #include <cstdio>
@@ -11,9 +12,11 @@
 #include "engine/atomic_file.hpp"
 #include "engine/devices.hpp"
 #include "engine/graph_dot.hpp"
+#include "engine/json_text.hpp"
 #include "engine/pipeline.hpp"
 #include "pipelines/pipe_format.hpp"
 #include "stages/builtin.hpp"
+#include "tools/pipeline_cli/interrupts.hpp"
 #if defined(PACFLOW_HAVE_CUDA)
 #include "engine/cuda/cuda_devices.hpp"
 #endif
@@ -112,34 +115,73 @@ class ProgressLine {
   bool printed_ = false;
 };
 
-int run_command(const PipelineArgs& args, const std::string& out_dir, std::int64_t batch, int in_flight, bool quiet,
-                const std::string& trace_path) {
+struct RunArgs {
+  std::string out_dir;
+  std::int64_t batch = 0;
+  int in_flight = 0;
+  bool quiet = false;
+  std::string trace_path;
+  std::string checkpoint;
+  std::string max_memory;
+};
+
+// What the user hears when a signal stopped the run; returns the exit code.
+int interrupted(const cli::InterruptWatch& interrupts, const RunCancelled& stop, const RunArgs& run) {
+  const int signal = interrupts.signal();
+  const std::string what = fmt::format("pacflow: interrupted by {} after {} batch{}", cli::signal_name(signal),
+                                       stop.batches_delivered(), stop.batches_delivered() == 1 ? "" : "es");
+  if (run.checkpoint.empty())
+    fmt::print(stderr, "{}; no output written (files of earlier runs are as they were)\n", what);
+  else
+    fmt::print(stderr, "{}; the checkpoint in {} keeps the finished batches: run the same command again to resume\n",
+               what, run.checkpoint);
+  return signal ? cli::interrupted_exit_code(signal) : kRunFailed;
+}
+
+int run_command(const PipelineArgs& args, const RunArgs& run) {
+  const cli::InterruptWatch interrupts;  // first: before any thread starts
   Pipeline pipeline = load(args);
-  if (!out_dir.empty()) pipeline.redirect_outputs(out_dir);
+  if (!run.out_dir.empty()) pipeline.redirect_outputs(run.out_dir);
   RunOptions options;
-  options.batch_size = batch;
-  options.max_in_flight = in_flight;
+  options.batch_size = run.batch;
+  options.max_in_flight = run.in_flight;
+  options.stop = interrupts.token();
+  options.checkpoint = run.checkpoint;
+  if (!run.max_memory.empty()) {
+    try {
+      options.max_memory = parse_memory_budget("max-memory", run.max_memory);
+    } catch (const ParamError& e) {
+      throw InputError(fmt::format("--max-memory: {}", e.bare_message()));
+    }
+  }
   ProgressLine progress;
-  if (!quiet) options.on_progress = [&progress](const Progress& p) { progress(p); };
+  if (!run.quiet) options.on_progress = [&progress](const Progress& p) { progress(p); };
   TraceRecorder trace;
-  if (!trace_path.empty()) options.trace = &trace;
+  if (!run.trace_path.empty()) options.trace = &trace;
   const auto start = std::chrono::steady_clock::now();
   json report;
   try {
     report = pipeline.run(options);
+  } catch (const RunCancelled& stop) {
+    progress.done();
+    if (!run.trace_path.empty()) trace.write(run.trace_path);
+    return interrupted(interrupts, stop, run);
   } catch (...) {
     progress.done();
     // A failed run's trace shows what ran before the failure.
-    if (!trace_path.empty()) trace.write(trace_path);
+    if (!run.trace_path.empty()) trace.write(run.trace_path);
     throw;
   }
   progress.done();
-  if (!trace_path.empty()) trace.write(trace_path);
+  if (!run.trace_path.empty()) trace.write(run.trace_path);
   print_warnings(report);
-  if (!quiet) {
+  if (!run.quiet) {
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     fmt::print("pacflow: {} series in {} batches, {:.3f} s; wrote {}\n", report["run"]["series"].get<std::int64_t>(),
                report["run"]["batches"].get<std::int64_t>(), seconds, fmt::join(output_locations(pipeline), ", "));
+    if (report["run"].contains("checkpoint") && report["run"]["checkpoint"]["resumed_at_series"].get<std::int64_t>() > 0)
+      fmt::print("pacflow: resumed from the checkpoint in {} at series {}\n", run.checkpoint,
+                 report["run"]["checkpoint"]["resumed_at_series"].get<std::int64_t>());
   }
   return kOk;
 }
@@ -149,9 +191,9 @@ int validate_command(const PipelineArgs& args) {
   const json plan = pipeline.validate();
   print_warnings(plan);
   const auto& shape = plan["input"]["shape"];
-  fmt::print("{}: ok: {} elements, input shape {}\n", args.file, pipeline.elements().size(), shape.dump());
+  fmt::print("{}: ok: {} elements, input shape {}\n", args.file, pipeline.elements().size(), json_text(shape));
   for (const auto& e : plan["pipeline"])
-    fmt::print("  {:6} {:12} {}\n", e["kind"].get<std::string>(), e["name"].get<std::string>(), e["params"].dump());
+    fmt::print("  {:6} {:12} {}\n", e["kind"].get<std::string>(), e["name"].get<std::string>(), json_text(e["params"]));
   return kOk;
 }
 
@@ -213,26 +255,32 @@ int stages_command() {
 
 int main(int argc, char** argv) {
   CLI::App app{"pacflow: phase-amplitude coupling pipelines on a oneTBB flow graph.\n"
-               "Exit codes: 0 ok, 1 run failed, 2 bad input or usage."};
+               "Exit codes: 0 ok, 1 run failed, 2 bad input or usage, 130 stopped by SIGINT, 143 by SIGTERM."};
   app.set_version_flag("--version", "pipeline_cli (pacflow) " + engine_version());
   app.require_subcommand(1);
 
   PipelineArgs args;
-  std::string out_dir;
+  RunArgs run_args;
   std::int64_t batch = 0;
   int in_flight = 0;
-  bool quiet = false;
 
   auto* run = app.add_subcommand("run", "run a pipeline file");
   add_pipeline_options(*run, args);
-  run->add_option("--out", out_dir, "write every sink's output into this directory");
-  run->add_option("--batch", batch, "series per batch, 0 = chosen from the input size")->check(CLI::Range(0, 1000000));
-  run->add_option("--in-flight", in_flight, "most batches alive at once, 0 = 2 per thread")->check(CLI::Range(0, 100000));
-  run->add_flag("-q,--quiet", quiet, "no progress line or summary");
-  std::string trace_path;
-  run->add_option("--trace", trace_path,
+  run->add_option("--out", run_args.out_dir, "write every sink's output into this directory");
+  run->add_option("--batch", run_args.batch, "series per batch, 0 = chosen from the input size")
+      ->check(CLI::Range(0, 1000000));
+  run->add_option("--in-flight", run_args.in_flight, "most batches alive at once, 0 = 2 per thread")
+      ->check(CLI::Range(0, 100000));
+  run->add_flag("-q,--quiet", run_args.quiet, "no progress line or summary");
+  run->add_option("--trace", run_args.trace_path,
                   "write a Chrome trace (one span per element and batch) to this JSON file; open it in "
                   "https://ui.perfetto.dev or chrome://tracing");
+  run->add_option("--checkpoint", run_args.checkpoint,
+                  "record every finished batch in this folder; a run stopped by a signal, a kill or a crash resumes "
+                  "there when started again with the same pipeline and input (sinks npy and png)");
+  run->add_option("--max-memory", run_args.max_memory,
+                  "refuse to start when the run's estimated memory exceeds this: an amount (8GB, 512MiB) or a share "
+                  "of the machine's memory (0.5, 50%)");
 
   std::string graph_output;
   auto* graph = app.add_subcommand("graph", "print the pipeline as a Graphviz DOT graph (render: dot -Tsvg)");
@@ -258,7 +306,7 @@ int main(int argc, char** argv) {
   }
 
   try {
-    if (run->parsed()) return run_command(args, out_dir, batch, in_flight, quiet, trace_path);
+    if (run->parsed()) return run_command(args, run_args);
     if (validate->parsed()) return validate_command(args);
     if (graph->parsed()) return graph_command(args, graph_output, batch, in_flight);
     if (devices->parsed()) return devices_command();

@@ -25,12 +25,14 @@ ElementInfo EdfSource::info() {
       {"step", ParamType::Duration, nullptr, "", "distance between epoch starts (default: the epoch length)", true},
       {"events", ParamType::String, nullptr, "", "EDF+ annotation text: one epoch around each onset of it", true},
       {"window", ParamType::Spec, nullptr, "", "START:END around each event onset, e.g. -1s:3s (with events)", true},
+      nan_policy_param(),
   };
   info.make_source = [](const Params& p) { return std::make_unique<EdfSource>(p); };
   return info;
 }
 
-EdfSource::EdfSource(const Params& params) : path_(params.string("path")) {
+EdfSource::EdfSource(const Params& params)
+    : path_(params.string("path")), samples_(parse_nan_policy(params.string("nan_policy")), path_) {
   if (params.has("channels")) channels_ = params.raw("channels");
   if (params.has("epoch")) epoch_ = params.duration("epoch");
   if (params.has("step")) step_ = params.duration("step");
@@ -188,10 +190,17 @@ StreamInfo EdfSource::open() {
   info.description["recording_samples"] = first.samples;
   info.description["sha256"] = sha256_file(path_);
   buffer_.resize(static_cast<std::size_t>(epochs_.length));
+  samples_.scan(info, static_cast<std::int64_t>(signals_.size()), 1,
+                [this](std::int64_t from, std::int64_t count, float* dst) { read_series(from, count, dst); });
   return info;
 }
 
 void EdfSource::read(std::int64_t first, std::int64_t count, float* dst) {
+  read_series(first, count, dst);
+  samples_.apply(dst, first, count);
+}
+
+void EdfSource::read_series(std::int64_t first, std::int64_t count, float* dst) {
   const auto channels = static_cast<std::int64_t>(signals_.size());
   for (std::int64_t s = first; s < first + count; ++s) {
     const auto start = epochs_.starts[static_cast<std::size_t>(s / channels)];

@@ -2,12 +2,14 @@
 // Source `edf`: EDF, EDF+, BDF or BDF+ recordings through EDFlib, in physical units. Selected
 // channels (by label or index) must share one sample rate; the recording is read whole as one
 // epoch, cut into fixed windows (epoch=, step=) or into windows around EDF+ annotation onsets
-// (events=, window=). Each batch reads only the samples of its series.
+// (events=, window=). Each batch reads only the samples of its series. Flat series (EDF samples are
+// integers, never NaN): nan_policy (stages/io/common/finite_samples.hpp).
 #include <memory>
 #include <optional>
 #include <vector>
 
 #include "engine/registry.hpp"
+#include "stages/io/common/finite_samples.hpp"
 #include "stages/io/edf/edf_file.hpp"
 #include "stages/io/edf/epochs.hpp"
 
@@ -27,8 +29,11 @@ class EdfSource final : public Source {
   Epochs cut(std::int64_t total, double fs, json& description, std::vector<std::string>& warnings) const;
   Epochs fixed_epochs(std::int64_t total, double fs, json& description) const;
   Epochs event_epochs(std::int64_t total, double fs, json& description, std::vector<std::string>& warnings) const;
+  // Series [first, first + count) as the file holds them, before the nan_policy.
+  void read_series(std::int64_t first, std::int64_t count, float* dst);
 
   std::string path_;
+  SamplePolicy samples_;
   json channels_;  // null: every channel
   std::optional<Duration> epoch_;
   std::optional<Duration> step_;

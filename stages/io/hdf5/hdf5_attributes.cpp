@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "engine/errors.hpp"
+#include "engine/json_text.hpp"
 #include "stages/io/hdf5/hdf5_handle.hpp"
 
 namespace pacflow::hdf5 {
@@ -112,7 +113,7 @@ void write_attribute(hid_t object, const std::string& name, const json& value, c
     const Id space = check(H5Screate_simple(1, &n, nullptr), H5Sclose, where, "cannot make a dataspace");
     write(object, name, type.get(), type.get(), space.get(), pointers.data(), where);
   } else {
-    write_text(object, name, value.dump(), where);
+    write_text(object, name, json_text(value), where);
   }
 }
 

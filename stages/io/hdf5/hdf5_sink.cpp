@@ -4,6 +4,7 @@
 
 #include "engine/atomic_file.hpp"
 #include "engine/errors.hpp"
+#include "engine/json_text.hpp"
 #include "stages/io/common/epoch_runs.hpp"
 #include "stages/io/common/output_paths.hpp"
 #include "stages/io/hdf5/hdf5_attributes.hpp"
@@ -80,7 +81,7 @@ void Hdf5Sink::write_rows(Output& out, const float* values, std::int64_t first, 
 
 void Hdf5Sink::consume(const Batch& batch) {
   const hdf5::QuietErrors quiet;
-  if (batch.index == 0) create_file();
+  if (!file_) create_file();
   for (auto& out : outputs_) {
     const Tensor& t = batch.at(out.decl.name);
     write_rows(out, t.values<float>().data(), batch.first_series, batch.series_count);
@@ -115,7 +116,7 @@ void Hdf5Sink::finish(const json& report) {
       if (key != "params") attributes["element_" + key] = value;
     hdf5::write_attributes(group.get(), attributes, fmt::format("{}:/pipeline/{}", where, name));
   }
-  hdf5::write_attribute(file_.get(), "result_json", report.dump(2), where);
+  hdf5::write_attribute(file_.get(), "result_json", json_text(report, 2), where);
   hdf5::check(H5Fflush(file_.get(), H5F_SCOPE_GLOBAL), where, "cannot flush (disk full?)");
   if (!file_.reset()) hdf5::fail(where, "cannot close (disk full?)");
   std::error_code ec;

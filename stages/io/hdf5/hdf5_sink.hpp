@@ -20,6 +20,9 @@ class Hdf5Sink final : public Sink {
   void consume(const Batch& batch) override;
   void finish(const json& report) override;
   void abort() noexcept override;
+  std::string why_not_checkpointable() const override {
+    return "an HDF5 file cut short by a kill cannot be safely reopened; use sink npy with --checkpoint";
+  }
 
   static ElementInfo info();
 

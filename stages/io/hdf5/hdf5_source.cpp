@@ -43,6 +43,7 @@ ElementInfo Hdf5Source::info() {
        "attribute holding the sample rate in Hz: on the dataset, else on the file's root"},
       {"labels_attribute", ParamType::String, "channel_names", "",
        "string-list attribute of the dataset naming the channels (used when present)"},
+      nan_policy_param(),
   };
   info.make_source = [](const Params& p) { return std::make_unique<Hdf5Source>(p); };
   return info;
@@ -53,7 +54,8 @@ Hdf5Source::Hdf5Source(const Params& params)
       dataset_path_(params.string("dataset")),
       layout_(params.string("layout")),
       fs_attribute_(params.string("fs_attribute")),
-      labels_attribute_(params.string("labels_attribute")) {
+      labels_attribute_(params.string("labels_attribute")),
+      samples_(parse_nan_policy(params.string("nan_policy")), path_) {
   std::string seen;
   for (const char axis : layout_) {
     if (axis != 'E' && axis != 'C' && axis != 'T')
@@ -152,6 +154,8 @@ StreamInfo Hdf5Source::open() {
     info.description["channel_labels"] = labels;
   }
   info.description["sha256"] = sha256_file(path_);
+  samples_.scan(info, channels_, 1,
+                   [this](std::int64_t first, std::int64_t count, float* dst) { read_series(first, count, dst); });
   return info;
 }
 
@@ -181,11 +185,15 @@ void Hdf5Source::read_run(std::int64_t epoch, std::int64_t channel, std::int64_t
       for (std::int64_t t = 0; t < length_; ++t) dst[c * length_ + t] = scratch_[static_cast<std::size_t>(t * n + c)];
 }
 
-void Hdf5Source::read(std::int64_t first, std::int64_t count, float* dst) {
+void Hdf5Source::read_series(std::int64_t first, std::int64_t count, float* dst) {
   const hdf5::QuietErrors quiet;
   for_each_epoch_run(first, count, channels_, [&](std::int64_t epoch, std::int64_t channel, std::int64_t n,
                                                    std::int64_t offset) { read_run(epoch, channel, n, dst + offset * length_); });
-  require_finite_samples(path_, dst, first, count, length_, channels_);
+}
+
+void Hdf5Source::read(std::int64_t first, std::int64_t count, float* dst) {
+  read_series(first, count, dst);
+  samples_.apply(dst, first, count);
 }
 
 }  // namespace pacflow::stages

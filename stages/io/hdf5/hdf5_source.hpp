@@ -3,11 +3,13 @@
 // time (T) in any order named by `layout` (ECT, CTE, TCE, …; CT or TC for 2-D, T for 1-D). Each
 // batch is read as hyperslabs of the series it holds, so the file is never read whole; HDF5
 // converts any integer or float type, either byte order, to float32. The sample rate comes from
-// `fs=` or from an attribute; channel names from an optional string attribute.
+// `fs=` or from an attribute; channel names from an optional string attribute. NaN and Inf samples, flat series:
+// nan_policy (stages/io/common/finite_samples.hpp).
 #include <optional>
 #include <vector>
 
 #include "engine/registry.hpp"
+#include "stages/io/common/finite_samples.hpp"
 #include "stages/io/hdf5/hdf5_handle.hpp"
 
 namespace pacflow::stages {
@@ -23,6 +25,8 @@ class Hdf5Source final : public Source {
  private:
   double sample_rate(hid_t dataset, json& description) const;
   std::vector<std::string> channel_labels(hid_t dataset) const;
+  // Reads series [first, first + count) into dst, as the file holds them.
+  void read_series(std::int64_t first, std::int64_t count, float* dst);
   // Reads channels [channel, channel + n) of one epoch into dst ([n][T]).
   void read_run(std::int64_t epoch, std::int64_t channel, std::int64_t n, float* dst);
 
@@ -37,6 +41,7 @@ class Hdf5Source final : public Source {
   std::int64_t channels_ = 1;
   std::int64_t length_ = 0;
   std::vector<float> scratch_;  // one run in file order, for layouts with time before channels
+  SamplePolicy samples_;
 };
 
 }  // namespace pacflow::stages

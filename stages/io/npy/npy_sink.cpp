@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "engine/errors.hpp"
+#include "engine/json_text.hpp"
 #include "stages/io/common/output_paths.hpp"
 
 namespace pacflow::stages {
@@ -39,12 +40,17 @@ Shape NpySink::shape_of(const TensorDecl& decl) const {
   return shape;
 }
 
+void NpySink::create_output_dir() const {
+  std::error_code ec;
+  fs::create_directories(dir_, ec);
+  if (ec) throw InputError(fmt::format("{}: cannot create output directory: {}", dir_, ec.message()));
+}
+
 void NpySink::consume(const Batch& batch) {
-  if (batch.index == 0) {
-    std::error_code ec;
-    fs::create_directories(dir_, ec);
-    if (ec) throw InputError(fmt::format("{}: cannot create output directory: {}", dir_, ec.message()));
+  if (!started_) {
+    create_output_dir();
     for (auto& out : outputs_) out.writer = std::make_unique<NpyWriter>(fs::path(dir_) / (out.decl.name + ".npy"), shape_of(out.decl));
+    started_ = true;
   }
   for (auto& out : outputs_) {
     const Tensor& t = batch.at(out.decl.name);
@@ -52,8 +58,24 @@ void NpySink::consume(const Batch& batch) {
   }
 }
 
+// The state is the number of values each output holds; the partial files are DIR/<name>.npy.
+void NpySink::resume(const fs::path& dir, const json& state) {
+  create_output_dir();
+  for (auto& out : outputs_) {
+    const std::int64_t keep = state.is_null() ? 0 : state.at("values").at(out.decl.name).get<std::int64_t>();
+    out.writer = std::make_unique<NpyWriter>(fs::path(dir_) / (out.decl.name + ".npy"), shape_of(out.decl),
+                                             dir / (out.decl.name + ".npy"), keep);
+  }
+  started_ = true;
+}
+
+json NpySink::checkpoint() {
+  json values = json::object();
+  for (auto& out : outputs_) values[out.decl.name] = out.writer->flush();
+  return {{"values", values}};
+}
+
 void NpySink::finish(const json& report) {
-  for (auto& out : outputs_) out.writer->commit();
   json result = report;
   result["outputs"] = json::object();
   for (const auto& out : outputs_) {
@@ -62,7 +84,11 @@ void NpySink::finish(const json& report) {
         {"shape", shape_of(out.decl)}, {"leading_dims", rows.leading.empty() ? leading_names_ : rows.leading_names},
         {"dtype", "float32"}, {"doc", out.decl.doc}};
   }
-  write_file_atomically(fs::path(dir_) / "result.json", result.dump(2) + "\n");
+  // Every file complete on disk before any is moved into place: a full disk leaves the directory as it was.
+  for (auto& out : outputs_) out.writer->close();
+  StagedFile json_file(fs::path(dir_) / "result.json", json_text(result, 2) + "\n");
+  for (auto& out : outputs_) out.writer->commit();
+  json_file.commit();
 }
 
 void NpySink::abort() noexcept {

@@ -1,6 +1,7 @@
 #pragma once
 // Sink `npy`: every result tensor as DIR/<name>.npy [E][C][...] (or its own leading dims) float32, plus DIR/result.json
-// (spec §8). Files stream into temporaries and are renamed into place only when the run succeeds.
+// (spec §8). Files stream into temporaries (in a checkpointed run: partial files in the checkpoint) and
+// are renamed into place together, with result.json, only when the run succeeds.
 #include <memory>
 #include <vector>
 
@@ -16,6 +17,9 @@ class NpySink final : public Sink {
   void consume(const Batch& batch) override;
   void finish(const json& report) override;
   void abort() noexcept override;
+  std::string why_not_checkpointable() const override { return ""; }
+  void resume(const std::filesystem::path& dir, const json& state) override;
+  json checkpoint() override;
 
   static ElementInfo info();
 
@@ -25,11 +29,13 @@ class NpySink final : public Sink {
     std::unique_ptr<NpyWriter> writer;
   };
   Shape shape_of(const TensorDecl& decl) const;
+  void create_output_dir() const;
 
   std::string dir_;
   Shape leading_;
   std::vector<std::string> leading_names_;
   std::vector<Output> outputs_;
+  bool started_ = false;  // the writers exist (made by the first batch, or by resume())
 };
 
 }  // namespace pacflow::stages

@@ -16,12 +16,15 @@ ElementInfo NpySource::info() {
   info.params = {
       {"path", ParamType::InputFile, nullptr, "", "the .npy file"},
       {"fs", ParamType::Number, nullptr, "Hz", "sample rate"},
+      nan_policy_param(),
   };
   info.make_source = [](const Params& p) { return std::make_unique<NpySource>(p); };
   return info;
 }
 
-NpySource::NpySource(const Params& params) : path_(params.string("path")), fs_(params.number("fs")) {
+NpySource::NpySource(const Params& params)
+    : path_(params.string("path")), fs_(params.number("fs")),
+      samples_(parse_nan_policy(params.string("nan_policy")), path_) {
   if (!(fs_ > 0)) throw ParamError("fs", fmt::format("must be > 0, got {}", fs_));
 }
 
@@ -54,12 +57,16 @@ StreamInfo NpySource::open() {
                       {"dtype", dtype_name(header.dtype)},
                       {"fs", fs_},
                       {"sha256", sha256_file(path_)}};
+  samples_.scan(info, leading_[1], leading_.size() == 3 ? leading_[2] : 1,
+                   [this](std::int64_t first, std::int64_t count, float* dst) {
+                     reader_->read_as_float(first, count, length_, dst, /*release_read=*/true);
+                   });
   return info;
 }
 
 void NpySource::read(std::int64_t first, std::int64_t count, float* dst) {
   reader_->read_as_float(first, count, length_, dst, /*release_read=*/true);  // batches come in order, once each
-  require_finite_samples(path_, dst, first, count, length_, leading_[1], leading_.size() == 3 ? leading_[2] : 1);
+  samples_.apply(dst, first, count);
 }
 
 }  // namespace pacflow::stages

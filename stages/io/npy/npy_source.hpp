@@ -2,11 +2,12 @@
 // Source `npy`: a NumPy array [E][C][T], [C][T] or [T] (float32, float64, int16, int32, C order),
 // or [E][C][S][T] with S segments per series (PAC per segment, as gPAC), memory-mapped and read
 // batch by batch (only the pages of the batch are touched, and handed back after it), converted to
-// float32. Rejects NaN and Inf samples, naming the series.
+// float32. NaN and Inf samples, flat series: nan_policy (stages/io/common/finite_samples.hpp).
 #include <optional>
 
 #include "engine/npy.hpp"
 #include "engine/registry.hpp"
+#include "stages/io/common/finite_samples.hpp"
 
 namespace pacflow::stages {
 
@@ -24,6 +25,7 @@ class NpySource final : public Source {
   std::optional<NpyRowReader> reader_;
   Shape leading_;
   std::int64_t length_ = 0;
+  SamplePolicy samples_;
 };
 
 }  // namespace pacflow::stages

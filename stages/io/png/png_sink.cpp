@@ -131,6 +131,21 @@ void PngSink::consume(const Batch& batch) {
   }
 }
 
+void PngSink::resume(const std::filesystem::path& /*dir*/, const json& state) {
+  if (state.is_null()) return;
+  auto sum = state.at("sum").get<std::vector<double>>();
+  auto count = state.at("count").get<std::vector<std::int64_t>>();
+  auto hits = state.at("hits").get<std::vector<std::int64_t>>();
+  if (sum.size() != sum_.size() || count.size() != count_.size() || hits.size() != hits_.size())
+    throw InputError("the checkpoint's png state does not fit this plot; remove the checkpoint to start afresh");
+  sum_ = std::move(sum);
+  count_ = std::move(count);
+  hits_ = std::move(hits);
+}
+
+// JSON keeps every double exactly (shortest round-trip form), so a resumed plot is the uninterrupted one.
+json PngSink::checkpoint() { return {{"sum", sum_}, {"count", count_}, {"hits", hits_}}; }
+
 std::vector<bool> PngSink::significant_cells(std::int64_t panel) const {
   if (!significance_) return {};
   const std::size_t cells = x_centres_.size() * y_centres_.size();

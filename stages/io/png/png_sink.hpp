@@ -21,6 +21,10 @@ class PngSink final : public Sink {
   void plan(const PlanContext& ctx) override;
   void consume(const Batch& batch) override;
   void finish(const json& report) override;
+  // Its state is small (sums and counts per panel and cell): a checkpoint holds it whole.
+  std::string why_not_checkpointable() const override { return ""; }
+  void resume(const std::filesystem::path& dir, const json& state) override;
+  json checkpoint() override;
 
   static ElementInfo info();
   // Where the per-channel grid goes for a plot at `path`: comodulogram.png -> comodulogram_channels.png.

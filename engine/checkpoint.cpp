@@ -1,0 +1,104 @@
+#include "engine/checkpoint.hpp"
+
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <fstream>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include "engine/atomic_file.hpp"
+#include "engine/errors.hpp"
+#include "engine/json_text.hpp"
+
+namespace pacflow {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr int kFormat = 1;
+
+// "at /pipeline/3/params/n: 200 in the checkpoint, 100 now": the first place the plans differ.
+std::string first_difference(const json& recorded, const json& now) {
+  const json patch = json::diff(recorded, now);
+  if (patch.empty()) return "";
+  const json::json_pointer at(patch[0].at("path").get<std::string>());
+  const auto value = [&at](const json& plan) { return plan.contains(at) ? json_text(plan.at(at)) : "absent"; };
+  return fmt::format("at {}: {} in the checkpoint, {} now", at.to_string(), value(recorded), value(now));
+}
+
+}  // namespace
+
+Checkpoint::FolderLock::FolderLock(const fs::path& dir) {
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) throw InputError(fmt::format("--checkpoint {}: cannot create the folder: {}", dir.string(), ec.message()));
+  const fs::path lock = dir / ".lock";
+  fd_ = ::open(lock.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (fd_ < 0) throw InputError(fmt::format("--checkpoint {}: cannot create {}", dir.string(), lock.string()));
+  if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
+    ::close(fd_);
+    throw InputError(fmt::format("--checkpoint {}: another run is using this checkpoint", dir.string()));
+  }
+}
+
+Checkpoint::FolderLock::~FolderLock() { ::close(fd_); }  // releases the flock
+
+Checkpoint::Checkpoint(fs::path dir, json plan, std::int64_t series, const std::vector<std::string>& sinks)
+    : dir_(std::move(dir)), lock_(dir_), plan_(json::parse(json_text(plan))), series_(series), sink_states_(sinks.size()) {
+  for (std::size_t k = 0; k < sinks.size(); ++k) sink_dirs_.push_back(dir_ / fmt::format("sink-{}-{}", k, sinks[k]));
+  std::error_code ec;
+  if (fs::exists(manifest_path(), ec)) read_manifest(sinks.size());
+  for (const auto& d : sink_dirs_) {
+    fs::create_directories(d, ec);
+    if (ec) throw InputError(fmt::format("--checkpoint {}: cannot create {}: {}", dir_.string(), d.string(), ec.message()));
+  }
+}
+
+void Checkpoint::read_manifest(std::size_t sinks) {
+  const std::string where = manifest_path().string();
+  const auto not_ours = [&](const std::string& why) {
+    return InputError(fmt::format("{}: not a pacflow checkpoint of format {} ({}); remove it to start afresh", where,
+                                  kFormat, why));
+  };
+  json manifest;
+  try {
+    std::ifstream in(manifest_path());
+    manifest = json::parse(in);
+    if (manifest.value("pacflow_checkpoint", 0) != kFormat) throw not_ours("another format");
+    if (const std::string diff = first_difference(manifest.at("plan"), plan_); !diff.empty())
+      throw InputError(fmt::format("--checkpoint {}: it was made by another pipeline or input ({}); remove the "
+                                   "folder, or choose another, to start afresh",
+                                   dir_.string(), diff));
+    series_done_ = manifest.at("series_done").get<std::int64_t>();
+    const json& states = manifest.at("sinks");
+    if (series_done_ < 0 || series_done_ > series_ || !states.is_array() || states.size() != sinks)
+      throw InputError(fmt::format("{}: inconsistent checkpoint ({} of {} series done, {} sink states for {} sinks); "
+                                   "remove it to start afresh",
+                                   where, series_done_, series_, states.size(), sinks));
+    for (std::size_t k = 0; k < sinks; ++k) sink_states_[k] = states[k];
+  } catch (const json::exception& e) {
+    throw not_ours(e.what());
+  }
+}
+
+void Checkpoint::record(std::int64_t series_done, std::vector<json> sink_states) {
+  series_done_ = series_done;
+  sink_states_ = std::move(sink_states);
+  const json manifest = {{"pacflow_checkpoint", kFormat},
+                         {"series_total", series_},
+                         {"series_done", series_done_},
+                         {"sinks", sink_states_},
+                         {"plan", plan_}};
+  write_file_atomically(manifest_path(), json_text(manifest) + "\n");
+}
+
+void Checkpoint::discard() noexcept {
+  std::error_code ec;
+  fs::remove(manifest_path(), ec);
+  for (const auto& d : sink_dirs_) fs::remove_all(d, ec);
+  fs::remove(dir_ / ".lock", ec);
+  fs::remove(dir_, ec);  // only when empty: the folder may hold the user's other files
+}
+
+}  // namespace pacflow

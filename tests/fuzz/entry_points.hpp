@@ -1,0 +1,32 @@
+#pragma once
+// The fuzz targets' entry points, shared by the libFuzzer programs (built by the `fuzz` preset with
+// clang) and by the regression test of the normal suite, which feeds every seed and every input a
+// fuzzer once crashed on (tests/fuzz/<target>/{seeds,regressions}/) through the same code.
+//
+// An entry returns normally when the input was accepted or refused with an InputError (a clean
+// error, returned for the test to check). Anything else is a bug: another exception escapes (and
+// aborts the fuzzer), a crash, a hang, or a sanitizer report.
+#include <cstdint>
+#include <span>
+#include <string>
+
+namespace pacflow::fuzz {
+
+using Input = std::span<const std::uint8_t>;
+
+struct Outcome {
+  bool accepted = false;
+  std::string error;  // the InputError's message when refused
+};
+
+// `.pipe` text: parse_pipe_text, then each element's parameters against its schema.
+Outcome pipe_format(Input data);
+// An `.npy` file: header parsing, the memory-mapped row reader and the whole-array reader.
+Outcome npy_reader(Input data);
+// An EDF/BDF file: the header check, EDFlib's open (with annotations) and a few samples per signal.
+Outcome edf_reader(Input data);
+// An HDF5 file built from a recipe in the input (dataset shape and type, layout=, fs and channel-name
+// attributes of any type or shape, samples, nan_policy), opened and read by the hdf5 source.
+Outcome hdf5_metadata(Input data);
+
+}  // namespace pacflow::fuzz
