@@ -6,41 +6,41 @@
 #   bash tools/setup.sh              install what is missing, then build (build/)
 #   bash tools/setup.sh --deps-only  install what is missing, do not build
 #
-# The versions built and tested against are listed in docs/dependencies.md (Debian 12 "bookworm").
+# The packages and the versions built and tested against: tools/debian-packages.lock.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-packages=(
-  build-essential cmake ninja-build pkg-config
-  libtbb-dev            # oneTBB: flow graph, parallel algorithms
-  libboost-dev          # Boost.Lockfree (ring buffers between devices); Boost.Math (erf_inv, digamma, normal quantile: ndpac, gc)
-  libfftw3-dev          # CPU FFT (single precision)
-  libcli11-dev          # command line
-  libfmt-dev            # formatting
-  nlohmann-json3-dev    # JSON (parameters, result.json)
-  libstb-dev            # PNG writer and bitmap font
-  libssl-dev            # SHA-256 of input files (libcrypto)
-  libedf-dev            # EDFlib: EDF/EDF+/BDF/BDF+ recordings (source edf)
-  libhdf5-dev           # HDF5 C library (source and sink hdf5)
-  libgtest-dev libgmock-dev googletest
-  libbenchmark-dev
-  clang-14 libclang-rt-14-dev  # libFuzzer and sanitizer runtimes: the fuzz preset (docs/reliability.md)
-  time                  # /usr/bin/time: peak RSS in bench/run_workloads.sh
-  python3-matplotlib    # bench/plot_engine_bench.py: the scaling plot in bench/README.md
-  python3-h5py          # docs/formats.md: reading the hdf5 sink's file from Python (its test skips without)
-)
-
+# Every package with the version it was tested with: tools/debian-packages.lock. Missing packages
+# are installed at exactly that version; where the archive no longer has it (a Debian point release
+# replaced it), the current bookworm version is installed instead, with a warning naming each one.
+# Installed packages are left alone, but a version that differs from the lock is reported.
+lock=tools/debian-packages.lock
 missing=()
-for p in "${packages[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
-done
+while read -r package version _; do
+  [[ -z "$package" || "$package" == \#* ]] && continue
+  installed="$(dpkg-query -W -f='${Status} ${Version}' "$package" 2>/dev/null || true)"
+  if [[ "$installed" != "install ok installed "* ]]; then
+    missing+=("$package=$version")
+  elif [[ "${installed#install ok installed }" != "$version" ]]; then
+    echo "setup: warning: $package ${installed#install ok installed } is installed; pacflow was tested with $version ($lock)" >&2
+  fi
+done < "$lock"
 
 if ((${#missing[@]})); then
   SUDO=""
   [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+  apt=($SUDO env DEBIAN_FRONTEND=noninteractive apt-get -y -q --no-install-recommends)
   echo "setup: installing ${missing[*]}"
   $SUDO env DEBIAN_FRONTEND=noninteractive apt-get update -q
-  $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}"
+  if ! "${apt[@]}" install "${missing[@]}"; then
+    for pinned in "${missing[@]}"; do
+      package="${pinned%%=*}"
+      available="$(apt-cache policy "$package" | awk '/Candidate:/ {print $2}')"
+      [ "$available" = "${pinned#*=}" ] ||
+        echo "setup: warning: $package ${pinned#*=} is no longer in the archive; installing $available" >&2
+    done
+    "${apt[@]}" install "${missing[@]%%=*}"
+  fi
 fi
 
 if [ "${1:-}" != "--deps-only" ]; then
