@@ -17,6 +17,20 @@ long children_peak_rss_kib() {
   return usage.ru_maxrss;
 }
 
+// Runs the CLI with `small_args`, then with `large_args` (in `dir`), and expects the peak RSS of
+// the larger run to stay within that of the smaller one plus a quarter and 16 MiB.
+void expect_flat_peak_rss(const testing::ScratchDir& dir, const std::string& small_args,
+                          const std::string& large_args, const std::string& label) {
+  const auto small_run = testing::run_cli(small_args, dir.path());
+  ASSERT_EQ(small_run.exit_code, 0) << small_run.err;
+  const long small = children_peak_rss_kib();
+  const auto large_run = testing::run_cli(large_args, dir.path());
+  ASSERT_EQ(large_run.exit_code, 0) << large_run.err;
+  const long peak = children_peak_rss_kib();  // the larger of the two runs
+  std::printf("peak RSS: %s: %ld KiB, then %ld KiB\n", label.c_str(), small, peak);
+  EXPECT_LE(peak, small + small / 4 + 16 * 1024) << "peak RSS grew with the input (" << label << ")";
+}
+
 TEST(Streaming, PeakMemoryStaysFlatWhenTheInputGrowsSixteenfold) {
 #if defined(__SANITIZE_ADDRESS__)
   GTEST_SKIP() << "peak RSS means nothing under AddressSanitizer: its quarantine keeps freed batches";
@@ -28,13 +42,8 @@ TEST(Streaming, PeakMemoryStaysFlatWhenTheInputGrowsSixteenfold) {
                                      "stage hilbert\nstage mi\nstage surrogates n=20\n"
                                      "sink npy dir=out\n")
                                .string();
-  ASSERT_EQ(testing::run_cli("run -q --batch 8 --in-flight 4 " + pipe, dir.path()).exit_code, 0);
-  const long small = children_peak_rss_kib();
-  const auto large = testing::run_cli("run -q --batch 8 --in-flight 4 --set source.epochs=32 " + pipe, dir.path());
-  ASSERT_EQ(large.exit_code, 0) << large.err;
-  const long peak = children_peak_rss_kib();  // the larger of the two runs
-  std::printf("peak RSS: 32 series %ld KiB, 512 series %ld KiB\n", small, peak);
-  EXPECT_LE(peak, small + small / 4 + 16 * 1024) << "peak RSS grew with the input";
+  expect_flat_peak_rss(dir, "run -q --batch 8 --in-flight 4 " + pipe,
+                       "run -q --batch 8 --in-flight 4 --set source.epochs=32 " + pipe, "32 series, then 512");
 }
 
 // Through rings (issue 3): an input 50 times what the rings hold (2 slots of 4 series) streams in
@@ -52,14 +61,8 @@ TEST(Streaming, PeakMemoryStaysFlatThroughRingsForAnInputFiftyTimesTheirCapacity
                                      "stage surrogates n=20 ring=2 batch=4\n"
                                      "sink npy dir=out\n")
                                .string();
-  const auto small = testing::run_cli("run -q --batch 4 " + pipe, dir.path());
-  ASSERT_EQ(small.exit_code, 0) << small.err;
-  const long one_ring = children_peak_rss_kib();
-  const auto large = testing::run_cli("run -q --batch 4 --set source.epochs=50 " + pipe, dir.path());
-  ASSERT_EQ(large.exit_code, 0) << large.err;
-  const long peak = children_peak_rss_kib();
-  std::printf("peak RSS: 8 series %ld KiB, 400 series %ld KiB\n", one_ring, peak);
-  EXPECT_LE(peak, one_ring + one_ring / 4 + 16 * 1024) << "peak RSS grew with the input";
+  expect_flat_peak_rss(dir, "run -q --batch 4 " + pipe, "run -q --batch 4 --set source.epochs=50 " + pipe,
+                       "8 series, then 400");
 }
 
 // The npy source maps its file and hands back the pages of each batch it has read: a file 8 times
@@ -89,14 +92,9 @@ TEST(Streaming, PeakMemoryStaysFlatWhenAnNpyInputGrowsEightfold) {
                                .string();
   // The same batches in flight for both (their bound scales with the machine's threads, and the
   // small input has fewer batches than a many-core machine would keep alive).
-  ASSERT_EQ(testing::run_cli("run -q --batch 16 --in-flight 4 " + pipe, dir.path()).exit_code, 0);
-  const long small = children_peak_rss_kib();
-  const auto large =
-      testing::run_cli("run -q --batch 16 --in-flight 4 --set source.path=large.npy " + pipe, dir.path());
-  ASSERT_EQ(large.exit_code, 0) << large.err;
-  const long peak = children_peak_rss_kib();
-  std::printf("peak RSS: 16 MiB input %ld KiB, 128 MiB input %ld KiB\n", small, peak);
-  EXPECT_LE(peak, small + small / 4 + 16 * 1024) << "peak RSS grew with the input file";
+  expect_flat_peak_rss(dir, "run -q --batch 16 --in-flight 4 " + pipe,
+                       "run -q --batch 16 --in-flight 4 --set source.path=large.npy " + pipe,
+                       "16 MiB input file, then 128 MiB");
 }
 
 }  // namespace
