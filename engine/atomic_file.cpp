@@ -45,9 +45,7 @@ StagedFile::~StagedFile() {
 }
 
 void StagedFile::commit() {
-  std::error_code ec;
-  fs::rename(temp_, target_, ec);
-  if (ec) throw std::runtime_error(fmt::format("{}: cannot move the finished file into place: {}", target_.string(), ec.message()));
+  move_file_into_place(temp_, target_);
   temp_.clear();
 }
 

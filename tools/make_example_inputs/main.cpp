@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/errors.hpp"
+#include "stages/io/common/output_paths.hpp"
 #include "stages/io/edf/edf_writer.hpp"
 #include "stages/io/hdf5/hdf5_attributes.hpp"
 #include "stages/io/hdf5/hdf5_handle.hpp"
@@ -113,9 +113,7 @@ int main(int argc, char** argv) {
   }
   const fs::path dir = argc == 2 ? argv[1] : "out/example_inputs";
   try {
-    std::error_code ec;
-    fs::create_directories(dir, ec);
-    if (ec) throw InputError(fmt::format("{}: cannot create directory: {}", dir.string(), ec.message()));
+    pacflow::stages::create_directories_or_throw(dir);
     write_edf(dir / "recording.edf", false);
     write_edf(dir / "recording.bdf", true);
     write_hdf5(dir / "recording.h5");

@@ -12,11 +12,19 @@ std::vector<TensorDecl> results_to_write(const PlanContext& ctx) {
   return results;
 }
 
-void create_parent_directories(const std::filesystem::path& file) {
-  if (!file.has_parent_path()) return;
+ResultLeading result_leading(const TensorDecl& decl, const StreamInfo& stream) {
+  if (decl.rows.leading.empty()) return {stream.leading_dims, stream.leading_names};
+  return {decl.rows.leading, decl.rows.leading_names};
+}
+
+void create_directories_or_throw(const std::filesystem::path& dir, std::string_view what) {
   std::error_code ec;
-  std::filesystem::create_directories(file.parent_path(), ec);
-  if (ec) throw InputError(fmt::format("{}: cannot create directory: {}", file.parent_path().string(), ec.message()));
+  std::filesystem::create_directories(dir, ec);
+  if (ec) throw InputError(fmt::format("{}: cannot create {}: {}", dir.string(), what, ec.message()));
+}
+
+void create_parent_directories(const std::filesystem::path& file) {
+  if (file.has_parent_path()) create_directories_or_throw(file.parent_path());
 }
 
 }  // namespace pacflow::stages

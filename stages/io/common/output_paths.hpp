@@ -1,6 +1,9 @@
 #pragma once
-// What every sink does before it writes: find the results to write and make the output's folder.
+// What every sink does before it writes: find the results to write, know their leading dimensions,
+// and make the output's folder.
 #include <filesystem>
+#include <string>
+#include <string_view>
 #include <vector>
 
 #include "engine/stage.hpp"
@@ -9,6 +12,19 @@ namespace pacflow::stages {
 
 // The results the elements before a sink declared; throws InputError when there are none.
 std::vector<TensorDecl> results_to_write(const PlanContext& ctx);
+
+// The leading dimensions of a result's rows, with their names: the result's own where its rows are
+// not one per series (cross-channel PAC: [epochs][pairs]…, erpac: [channels]…), else the stream's
+// ([epochs][channels]…). A batch of series [s, s + n) holds rows [rows.rows(s), rows.rows(s + n)) of
+// these dimensions, flattened in row-major order.
+struct ResultLeading {
+  Shape dims;
+  std::vector<std::string> names;
+};
+ResultLeading result_leading(const TensorDecl& decl, const StreamInfo& stream);
+
+// Creates `dir` and the folders above it; throws InputError "DIR: cannot create WHAT: reason".
+void create_directories_or_throw(const std::filesystem::path& dir, std::string_view what = "directory");
 
 // Creates the folders above `file` (if any); throws InputError naming the folder on failure.
 void create_parent_directories(const std::filesystem::path& file);

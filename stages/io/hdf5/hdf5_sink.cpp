@@ -30,12 +30,8 @@ Hdf5Sink::~Hdf5Sink() { abort(); }
 void Hdf5Sink::plan(const PlanContext& ctx) {
   std::error_code ec;
   if (fs::is_directory(path_, ec)) throw ParamError("path", fmt::format("\"{}\" is a directory", path_.string()));
-  leading_ = ctx.stream().leading_dims;
-  if (leading_.size() != 2)
-    throw InputError(fmt::format("the hdf5 sink writes [epochs][channels][...] results; the stream has {} leading "
-                                 "dimensions", leading_.size()));
   outputs_.clear();
-  for (const auto& decl : results_to_write(ctx)) outputs_.push_back({decl, {}});
+  for (const auto& decl : results_to_write(ctx)) outputs_.push_back({decl, result_leading(decl, ctx.stream()), {}});
 }
 
 void Hdf5Sink::create_file() {
@@ -43,7 +39,7 @@ void Hdf5Sink::create_file() {
   temp_ = temp_path_for(path_);
   file_ = hdf5::create_file(temp_);
   for (auto& out : outputs_) {
-    Shape shape = leading_;
+    Shape shape = out.leading.dims;
     shape.insert(shape.end(), out.decl.per_series.begin(), out.decl.per_series.end());
     const std::vector<hsize_t> dims(shape.begin(), shape.end());
     const std::string where = fmt::format("{}:/{}", path_.string(), out.decl.name);
@@ -53,28 +49,34 @@ void Hdf5Sink::create_file() {
                                          H5P_DEFAULT, H5P_DEFAULT),
                               H5Dclose, where, "cannot create the dataset");
     hdf5::write_attribute(out.dataset.get(), "doc", out.decl.doc, where);
+    hdf5::write_attribute(out.dataset.get(), "leading_dims", out.leading.names, where);
   }
 }
 
-void Hdf5Sink::write_rows(Output& out, const float* values, std::int64_t first, std::int64_t count) {
-  const std::int64_t per_series = element_count(out.decl.per_series);
+// Rows [first_row, first_row + rows) of the dataset's leading dims, flattened in row-major order:
+// written as runs along the last leading dim, each one hyperslab [1]…[1][n][per-row shape].
+void Hdf5Sink::write_rows(Output& out, const float* values, std::int64_t first_row, std::int64_t rows) {
+  const Shape& lead = out.leading.dims;
+  const std::int64_t per_row = element_count(out.decl.per_series);
   const std::string where = fmt::format("{}:/{}", path_.string(), out.decl.name);
   const hdf5::Id file_space = hdf5::check(H5Dget_space(out.dataset.get()), H5Sclose, where, "cannot read the shape");
-  const std::size_t rank = leading_.size() + out.decl.per_series.size();
-  for_each_epoch_run(first, count, leading_.at(1), [&](std::int64_t epoch, std::int64_t channel, std::int64_t n,
+  const std::size_t rank = lead.size() + out.decl.per_series.size();
+  std::vector<hsize_t> start(rank, 0), extent(rank, 1);
+  for (std::size_t k = lead.size(); k < rank; ++k) extent[k] = static_cast<hsize_t>(out.decl.per_series[k - lead.size()]);
+  for_each_epoch_run(first_row, rows, lead.back(), [&](std::int64_t outer, std::int64_t last, std::int64_t n,
                                                        std::int64_t offset) {
-    std::vector<hsize_t> start(rank, 0), extent(rank);
-    start[0] = static_cast<hsize_t>(epoch);
-    start[1] = static_cast<hsize_t>(channel);
-    extent[0] = 1;
-    extent[1] = static_cast<hsize_t>(n);
-    for (std::size_t k = 2; k < rank; ++k) extent[k] = static_cast<hsize_t>(out.decl.per_series[k - 2]);
+    for (std::size_t k = lead.size() - 1; k-- > 0;) {  // `outer` unravelled over the leading dims but the last
+      start[k] = static_cast<hsize_t>(outer % lead[k]);
+      outer /= lead[k];
+    }
+    start[lead.size() - 1] = static_cast<hsize_t>(last);
+    extent[lead.size() - 1] = static_cast<hsize_t>(n);
     hdf5::check(H5Sselect_hyperslab(file_space.get(), H5S_SELECT_SET, start.data(), nullptr, extent.data(), nullptr),
                 where, "cannot select a hyperslab");
     const hdf5::Id memory_space = hdf5::check(H5Screate_simple(static_cast<int>(rank), extent.data(), nullptr),
                                               H5Sclose, where, "cannot make a dataspace");
     hdf5::check(H5Dwrite(out.dataset.get(), H5T_NATIVE_FLOAT, memory_space.get(), file_space.get(), H5P_DEFAULT,
-                         values + offset * per_series),
+                         values + offset * per_row),
                 where, "cannot write (disk full?)");
   });
 }
@@ -84,7 +86,9 @@ void Hdf5Sink::consume(const Batch& batch) {
   if (!file_) create_file();
   for (auto& out : outputs_) {
     const Tensor& t = batch.at(out.decl.name);
-    write_rows(out, t.values<float>().data(), batch.first_series, batch.series_count);
+    const std::int64_t per_row = element_count(out.decl.per_series);
+    write_rows(out, t.values<float>().data(), out.decl.rows.rows(batch.first_series),
+               static_cast<std::int64_t>(t.size()) / per_row);
   }
 }
 
@@ -119,10 +123,7 @@ void Hdf5Sink::finish(const json& report) {
   hdf5::write_attribute(file_.get(), "result_json", json_text(report, 2), where);
   hdf5::check(H5Fflush(file_.get(), H5F_SCOPE_GLOBAL), where, "cannot flush (disk full?)");
   if (!file_.reset()) hdf5::fail(where, "cannot close (disk full?)");
-  std::error_code ec;
-  fs::rename(temp_, path_, ec);
-  if (ec) throw std::runtime_error(fmt::format("{}: cannot move the finished file into place: {}", path_.string(),
-                                               ec.message()));
+  move_file_into_place(temp_, path_);
   temp_.clear();
 }
 

@@ -1,5 +1,6 @@
 #pragma once
-// Sink `hdf5`: every result tensor as a float32 dataset /<name> [E][C][...] in one HDF5 file, with
+// Sink `hdf5`: every result tensor as a float32 dataset /<name> in one HDF5 file (the npy sink's
+// arrays: [E][C][...], or the result's own leading dims, e.g. [E][pair][...] or erpac's [C][...]), with
 // the run's report as attributes (stage facts such as band edges on the root, the input under
 // /input, every element's resolved parameters under /pipeline/NN_kind_name, and the complete
 // result.json text as /@result_json). Written to a temporary file beside PATH and renamed into place
@@ -8,6 +9,7 @@
 #include <vector>
 
 #include "engine/registry.hpp"
+#include "stages/io/common/output_paths.hpp"
 #include "stages/io/hdf5/hdf5_handle.hpp"
 
 namespace pacflow::stages {
@@ -29,14 +31,14 @@ class Hdf5Sink final : public Sink {
  private:
   struct Output {
     TensorDecl decl;
+    ResultLeading leading;  // the dataset's leading dims (rows), then decl.per_series
     hdf5::Id dataset;
   };
   void create_file();
-  void write_rows(Output& out, const float* values, std::int64_t first, std::int64_t count);
+  void write_rows(Output& out, const float* values, std::int64_t first_row, std::int64_t rows);
 
   std::filesystem::path path_;
   std::filesystem::path temp_;
-  Shape leading_;
   std::vector<Output> outputs_;
   hdf5::Id file_;
 };

@@ -1,7 +1,9 @@
 // The hdf5 sink read back with libhdf5: the same arrays as the npy sink of the same run, the band
 // edges and every resolved parameter as attributes, and no file at all when the run fails.
 #include <filesystem>
+#include <cmath>
 #include <fstream>
+#include <functional>
 #include <gtest/gtest.h>
 
 #include "engine/errors.hpp"
@@ -62,6 +64,34 @@ Pipeline pac_chain(const fs::path& dir) {
   return p;
 }
 
+// Every array the npy sink in `npy_dir` wrote is in `file` bit for bit, with its shape, doc and
+// leading dims' names; returns the npy sink's result.json.
+json expect_the_npy_sinks_arrays(hid_t file, const fs::path& npy_dir) {
+  std::ifstream result_json(npy_dir / "result.json");
+  const json npy_result = json::parse(result_json);
+  EXPECT_FALSE(npy_result["outputs"].empty());
+  for (const auto& [file_name, entry] : npy_result["outputs"].items()) {
+    const std::string name = file_name.substr(0, file_name.size() - 4);
+    SCOPED_TRACE(name);
+    Shape h5_shape, npy_shape;
+    const auto h5 = read_dataset(file, name, h5_shape);
+    const auto npy = testing::load_floats(npy_dir / file_name, &npy_shape);
+    EXPECT_EQ(h5_shape, npy_shape);
+    EXPECT_EQ(h5_shape, entry["shape"].get<Shape>());
+    EXPECT_EQ(h5.size(), npy.size());
+    std::size_t same = 0;  // elements equal (or both NaN) before the first difference
+    while (same < std::min(h5.size(), npy.size()) &&
+           (h5[same] == npy[same] || (std::isnan(h5[same]) && std::isnan(npy[same]))))
+      ++same;
+    EXPECT_EQ(same, npy.size()) << "first differing element";
+    const Id dataset(H5Dopen2(file, name.c_str(), H5P_DEFAULT), H5Dclose);
+    EXPECT_EQ(hdf5::read_string_attribute(dataset.get(), "doc", name).value().at(0), entry["doc"]);
+    EXPECT_EQ(hdf5::read_string_attribute(dataset.get(), "leading_dims", name).value(),
+              entry["leading_dims"].get<std::vector<std::string>>());
+  }
+  return npy_result;
+}
+
 TEST(Hdf5Sink, WritesTheNpySinksArraysWithBandEdgesAndParametersAsAttributes) {
   testing::ScratchDir dir("h5_sink");
   RunOptions options;
@@ -71,22 +101,8 @@ TEST(Hdf5Sink, WritesTheNpySinksArraysWithBandEdgesAndParametersAsAttributes) {
   const auto path = dir / "h5" / "result.h5";
   const Id file(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose);
   ASSERT_TRUE(file);
-  std::ifstream result_json(dir / "npy" / "result.json");
-  const json npy_result = json::parse(result_json);
-  for (const auto& [file_name, entry] : npy_result["outputs"].items()) {
-    const std::string name = file_name.substr(0, file_name.size() - 4);
-    SCOPED_TRACE(name);
-    Shape h5_shape, npy_shape;
-    const auto h5 = read_dataset(file.get(), name, h5_shape);
-    const auto npy = testing::load_floats(dir / "npy" / file_name, &npy_shape);
-    EXPECT_EQ(h5_shape, npy_shape);
-    EXPECT_EQ(h5_shape, (Shape{2, 3, 3, 2}));
-    ASSERT_EQ(h5.size(), npy.size());
-    for (std::size_t i = 0; i < h5.size(); ++i)
-      ASSERT_TRUE(h5[i] == npy[i] || (std::isnan(h5[i]) && std::isnan(npy[i]))) << "element " << i;
-    const Id dataset(H5Dopen2(file.get(), name.c_str(), H5P_DEFAULT), H5Dclose);
-    EXPECT_EQ(hdf5::read_string_attribute(dataset.get(), "doc", name).value().at(0), entry["doc"]);
-  }
+  const json npy_result = expect_the_npy_sinks_arrays(file.get(), dir / "npy");
+  for (const auto& [file_name, entry] : npy_result["outputs"].items()) EXPECT_EQ(entry["shape"], (Shape{2, 3, 3, 2}));
   EXPECT_EQ(read_numbers(file.get(), "pha_bands_hz"), flat(report["pha_bands_hz"]));
   EXPECT_EQ(read_numbers(file.get(), "amp_bands_hz"), flat(report["amp_bands_hz"]));
   EXPECT_EQ(read_numbers(file.get(), "mi_bins"), (std::vector<double>{18}));
@@ -112,6 +128,52 @@ TEST(Hdf5Sink, WritesTheNpySinksArraysWithBandEdgesAndParametersAsAttributes) {
   json expected = npy_result;
   expected.erase("outputs");
   EXPECT_EQ(from_h5, expected);
+}
+
+// Results whose rows are not one per series keep their own leading dims, as in the npy sink:
+// cross-channel PAC [E][pair][...], erpac [C][...], and PAC per segment [E][C][S][...]; batches
+// that cut epochs and pairs anywhere land where the npy sink puts them.
+TEST(Hdf5Sink, ResultsWithTheirOwnRowsOrSegmentsMatchTheNpySink) {
+  testing::ScratchDir dir("h5_sink_rows");
+  const auto segmented = dir / "segmented.npy";
+  {
+    NpyWriter w(segmented, {2, 3, 2, 512});
+    std::vector<float> v(2 * 3 * 2 * 512);
+    for (std::size_t i = 0; i < v.size(); ++i)
+      v[i] = static_cast<float>(std::sin(0.09 * static_cast<double>(i % 512)) * (1.0 + 0.5 * std::sin(0.7 * static_cast<double>(i))));
+    w.append(v.data(), static_cast<std::int64_t>(v.size()));
+    w.commit();
+  }
+  const json synthetic = {{"fs", 256}, {"epochs", 4}, {"channels", 3}, {"n_times", 512}, {"seed", 4}};
+  const json bands = {{"pha", "4:10:3"}, {"amp", "60:90:2"}};
+  struct Case {
+    const char* name;
+    std::function<void(Pipeline&)> add_source_and_stages;
+  };
+  const std::vector<Case> cases = {
+      {"pairs", [&](Pipeline& p) {
+         p.source("synthetic", synthetic).stage("bandpass", bands).stage("hilbert");
+         p.stage("mi", {{"pairs", json::array({json::array({0, 1}), json::array({2, 0})})}})
+             .stage("surrogates", {{"n", 10}, {"seed", 9}});
+       }},
+      {"erpac", [&](Pipeline& p) { p.source("synthetic", synthetic).stage("bandpass", bands).stage("hilbert").stage("erpac"); }},
+      {"segments", [&](Pipeline& p) {
+         p.source("npy", {{"path", segmented.string()}, {"fs", 256}}).stage("bandpass", bands).stage("hilbert").stage("mi");
+       }},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.name);
+    Pipeline p(builtin_registry());
+    c.add_source_and_stages(p);
+    p.sink("npy", {{"dir", (dir / c.name / "npy").string()}}).sink("hdf5", {{"path", (dir / c.name / "result.h5").string()}});
+    RunOptions options;
+    options.batch_size = 5;  // not a multiple of the channels or pairs (stages that need whole epochs round it up)
+    ASSERT_NO_THROW(p.run(options));
+    const hdf5::QuietErrors quiet;
+    const Id file(H5Fopen((dir / c.name / "result.h5").c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose);
+    ASSERT_TRUE(file);
+    expect_the_npy_sinks_arrays(file.get(), dir / c.name / "npy");
+  }
 }
 
 TEST(Hdf5Sink, LeavesNoFileWhenTheRunFails) {

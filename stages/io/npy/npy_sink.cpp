@@ -27,29 +27,21 @@ void NpySink::plan(const PlanContext& ctx) {
   std::error_code ec;
   if (fs::exists(dir_, ec) && !fs::is_directory(dir_, ec))
     throw ParamError("dir", fmt::format("\"{}\" exists and is not a directory", dir_));
-  leading_ = ctx.stream().leading_dims;
-  leading_names_ = ctx.stream().leading_names;
   outputs_.clear();
-  for (const auto& decl : results_to_write(ctx)) outputs_.push_back({decl, nullptr});
+  for (const auto& decl : results_to_write(ctx)) {
+    ResultLeading leading = result_leading(decl, ctx.stream());
+    Shape shape = std::move(leading.dims);
+    shape.insert(shape.end(), decl.per_series.begin(), decl.per_series.end());
+    outputs_.push_back({decl, std::move(shape), std::move(leading.names), nullptr});
+  }
 }
 
-// The stream's leading dims (or the tensor's own, for one with rows per group), then its per-row shape.
-Shape NpySink::shape_of(const TensorDecl& decl) const {
-  Shape shape = decl.rows.leading.empty() ? leading_ : decl.rows.leading;
-  shape.insert(shape.end(), decl.per_series.begin(), decl.per_series.end());
-  return shape;
-}
-
-void NpySink::create_output_dir() const {
-  std::error_code ec;
-  fs::create_directories(dir_, ec);
-  if (ec) throw InputError(fmt::format("{}: cannot create output directory: {}", dir_, ec.message()));
-}
+void NpySink::create_output_dir() const { create_directories_or_throw(dir_, "output directory"); }
 
 void NpySink::consume(const Batch& batch) {
   if (!started_) {
     create_output_dir();
-    for (auto& out : outputs_) out.writer = std::make_unique<NpyWriter>(fs::path(dir_) / (out.decl.name + ".npy"), shape_of(out.decl));
+    for (auto& out : outputs_) out.writer = std::make_unique<NpyWriter>(fs::path(dir_) / (out.decl.name + ".npy"), out.shape);
     started_ = true;
   }
   for (auto& out : outputs_) {
@@ -63,7 +55,7 @@ void NpySink::resume(const fs::path& dir, const json& state) {
   create_output_dir();
   for (auto& out : outputs_) {
     const std::int64_t keep = state.is_null() ? 0 : state.at("values").at(out.decl.name).get<std::int64_t>();
-    out.writer = std::make_unique<NpyWriter>(fs::path(dir_) / (out.decl.name + ".npy"), shape_of(out.decl),
+    out.writer = std::make_unique<NpyWriter>(fs::path(dir_) / (out.decl.name + ".npy"), out.shape,
                                              dir / (out.decl.name + ".npy"), keep);
   }
   started_ = true;
@@ -78,12 +70,9 @@ json NpySink::checkpoint() {
 void NpySink::finish(const json& report) {
   json result = report;
   result["outputs"] = json::object();
-  for (const auto& out : outputs_) {
-    const RowLayout& rows = out.decl.rows;
+  for (const auto& out : outputs_)
     result["outputs"][out.decl.name + ".npy"] = {
-        {"shape", shape_of(out.decl)}, {"leading_dims", rows.leading.empty() ? leading_names_ : rows.leading_names},
-        {"dtype", "float32"}, {"doc", out.decl.doc}};
-  }
+        {"shape", out.shape}, {"leading_dims", out.leading_names}, {"dtype", "float32"}, {"doc", out.decl.doc}};
   // Every file complete on disk before any is moved into place: a full disk leaves the directory as it was.
   for (auto& out : outputs_) out.writer->close();
   StagedFile json_file(fs::path(dir_) / "result.json", json_text(result, 2) + "\n");

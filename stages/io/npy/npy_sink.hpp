@@ -26,14 +26,13 @@ class NpySink final : public Sink {
  private:
   struct Output {
     TensorDecl decl;
+    Shape shape;                             // the file's: leading dims, then the per-row shape
+    std::vector<std::string> leading_names;  // of the leading dims
     std::unique_ptr<NpyWriter> writer;
   };
-  Shape shape_of(const TensorDecl& decl) const;
   void create_output_dir() const;
 
   std::string dir_;
-  Shape leading_;
-  std::vector<std::string> leading_names_;
   std::vector<Output> outputs_;
   bool started_ = false;  // the writers exist (made by the first batch, or by resume())
 };
