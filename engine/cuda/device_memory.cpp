@@ -54,7 +54,7 @@ SharedMemory DeviceMemory::allocate(std::size_t bytes, cudaStream_t stream) {
   std::shared_ptr<void> owner(p, [weak, stream, bytes](void* q) {
     const std::shared_ptr<State> alive = weak.lock();
     if (alive) {
-      cudaSetDevice(alive->device);
+      const DeviceScope on(alive->device, std::nothrow);  // the freeing thread's device stays as it was
       cudaFreeAsync(q, stream);  // after the stream's work that used it
       alive->in_use.fetch_sub(bytes);
     } else {

@@ -9,14 +9,20 @@ namespace {
 // Trace rows for GPU work: one per device and batch slot (batches on different streams overlap).
 int trace_lane(int device, std::int64_t batch) { return 2000 + 16 * device + static_cast<int>(batch % 16); }
 
-// Adds the stage's kernel time, and its trace span, once the GPU has done its work.
+// Adds the stage's kernel time, and its trace span, once the GPU has done its work. The run waits
+// for this too (reserve_wait), so its report counts every batch.
 void account_when_done(cuda::Runtime& gpus, const BuiltStage& stage, StageTiming& timing, const RunOptions& options,
                        const Batch& batch, int device, std::shared_ptr<cuda::Event> started, cuda::Event finished,
-                       Clock::time_point start) {
+                       Clock::time_point start, GpuNode::gateway_type& gateway) {
+  gateway.reserve_wait();
   gpus.completions().watch(
-      std::move(finished), [&gpus, &stage, &timing, &options, started = std::move(started), start, device,
+      std::move(finished), [&gpus, &stage, &timing, &options, &gateway, started = std::move(started), start, device,
                             index = batch.index, series = batch.series_count](const cuda::Event& done,
                                                                               std::exception_ptr error) {
+        struct Release {
+          GpuNode::gateway_type& gateway;
+          ~Release() { gateway.release_wait(); }
+        } const release{gateway};
         if (error) return;  // reported where the batch leaves the GPU
         try {
           const double ms = cuda::elapsed_ms(*started, done);
@@ -79,7 +85,7 @@ std::unique_ptr<GpuNode> make_gpu_stage_node(oneapi::tbb::flow::graph& graph, co
             cuda::Event finished(device, true);
             finished.record(ctx.stream());
             account_when_done(gpus, stage, timing, options, *batch, device, std::move(started), std::move(finished),
-                              start);
+                              start, gateway);
             if (stays) {
               gateway.try_put(batch);  // its stream orders the next stage's work after this one's
               return;

@@ -7,9 +7,14 @@ DeviceScope::DeviceScope(int device) {
   if (previous_ != device) check(cudaSetDevice(device), "cudaSetDevice");
 }
 
+DeviceScope::DeviceScope(int device, std::nothrow_t) noexcept {
+  if (cudaGetDevice(&previous_) != cudaSuccess) previous_ = -1;
+  if (previous_ != device) cudaSetDevice(device);
+}
+
 DeviceScope::~DeviceScope() {
   int now = -1;
-  if (cudaGetDevice(&now) == cudaSuccess && now != previous_) cudaSetDevice(previous_);
+  if (previous_ >= 0 && cudaGetDevice(&now) == cudaSuccess && now != previous_) cudaSetDevice(previous_);
 }
 
 Stream::Stream(int device) : device_(device) {
@@ -19,7 +24,7 @@ Stream::Stream(int device) : device_(device) {
 
 Stream::~Stream() {
   if (!stream_) return;
-  cudaSetDevice(device_);
+  const DeviceScope on(device_, std::nothrow);
   cudaStreamDestroy(stream_);  // returns at once; the device finishes queued work first
 }
 
@@ -30,14 +35,14 @@ Event::Event(int device, bool timing) : device_(device) {
 
 Event::~Event() {
   if (!event_) return;
-  cudaSetDevice(device_);
+  const DeviceScope on(device_, std::nothrow);
   cudaEventDestroy(event_);
 }
 
 void Event::record(cudaStream_t stream) { check(cudaEventRecord(event_, stream), "cudaEventRecord"); }
 
 cudaError_t Event::query() const {
-  cudaSetDevice(device_);
+  const DeviceScope on(device_, std::nothrow);
   return cudaEventQuery(event_);
 }
 

@@ -1,6 +1,7 @@
 #pragma once
 // RAII for the CUDA runtime's handles: a device made current for a scope, a stream, an event.
 #include <cuda_runtime_api.h>
+#include <new>
 #include <utility>
 
 #include "engine/cuda/check.hpp"
@@ -8,10 +9,12 @@
 namespace pacflow::cuda {
 
 // Makes `device` current for the calling thread for the scope (oneTBB workers serve every device),
-// and restores the previous one after.
+// and restores the previous one after. The std::nothrow form, for destructors and callbacks that
+// must not throw, ignores errors.
 class DeviceScope {
  public:
   explicit DeviceScope(int device);
+  DeviceScope(int device, std::nothrow_t) noexcept;
   ~DeviceScope();
   DeviceScope(const DeviceScope&) = delete;
   DeviceScope& operator=(const DeviceScope&) = delete;

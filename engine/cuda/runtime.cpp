@@ -4,6 +4,8 @@
 #include <atomic>
 #include <fmt/format.h>
 #include <mutex>
+#include <utility>
+#include <vector>
 
 #include "engine/cuda/cuda_devices.hpp"
 #include "engine/cuda/handles.hpp"
@@ -141,13 +143,16 @@ StageContext Runtime::enter(Batch& batch, int index) {
     Event ready(old->device(), false);
     ready.record(old->stream());
     check(cudaStreamWaitEvent(moved->stream(), ready.get(), 0), "cudaStreamWaitEvent");
+    // The originals are freed (on the old stream) only when this block ends, after that stream
+    // has been made to wait for the copies.
+    std::vector<Tensor> originals;
     for (auto& [name, tensor] : batch.tensors) {
       if (tensor.on_host()) continue;
       SharedMemory memory = d.memory.allocate(tensor.bytes(), moved->stream());
       check(cudaMemcpyPeerAsync(memory.data, index, tensor.device_data(), old->device(), tensor.bytes(),
                                 moved->stream()),
             "cudaMemcpyPeerAsync");
-      tensor = Tensor(tensor.shape(), tensor.dtype(), std::move(memory), ctx.device_name());
+      originals.push_back(std::exchange(tensor, Tensor(tensor.shape(), tensor.dtype(), std::move(memory), ctx.device_name())));
     }
     Event copied(index, false);
     copied.record(moved->stream());
@@ -175,6 +180,8 @@ void Runtime::upload(Batch& batch, const std::vector<std::string>& names, const 
 
 StageContext Runtime::run_stage(Stage& stage, Batch& batch, int device, const std::vector<std::string>& reads,
                                 Event* started) {
+  // Kernels and cuFFT calls go to the current device, which must be the one of the batch's stream.
+  const DeviceScope on(device);
   StageContext ctx = enter(batch, device);
   if (started) started->record(ctx.stream());
   upload(batch, reads, ctx);

@@ -32,6 +32,9 @@ class DeviceConstants {
       copy.reset(static_cast<T*>(p));
       check(cudaMemcpy(p, host_.data(), host_.size() * sizeof(T), cudaMemcpyHostToDevice),
             "cudaMemcpy (stage constants)");
+      // From pageable memory cudaMemcpy may return before the data has landed, and the kernels run
+      // on non-blocking streams that do not wait for the default stream: wait here, once.
+      check(cudaStreamSynchronize(nullptr), "cudaStreamSynchronize (stage constants)");
     }
     return copy.get();
   }
