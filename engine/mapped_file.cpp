@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <cstring>
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <sys/mman.h>
@@ -10,6 +9,7 @@
 #include <unistd.h>
 #include <utility>
 
+#include "engine/atomic_file.hpp"
 #include "engine/errors.hpp"
 
 namespace pacflow {
@@ -26,14 +26,15 @@ struct FileDescriptor {
 
 MappedFile::MappedFile(const std::filesystem::path& path) {
   const FileDescriptor file{::open(path.c_str(), O_RDONLY | O_CLOEXEC)};
-  if (file.fd < 0) throw InputError(fmt::format("{}: cannot open for reading: {}", path.string(), std::strerror(errno)));
+  if (file.fd < 0) throw InputError(fmt::format("{}: cannot open for reading: {}", path.string(), system_reason(errno)));
   struct stat st {};
-  if (::fstat(file.fd, &st) != 0 || !S_ISREG(st.st_mode))
-    throw InputError(fmt::format("{}: not a regular file", path.string()));
+  if (::fstat(file.fd, &st) != 0)
+    throw InputError(fmt::format("{}: cannot read its size: {}", path.string(), system_reason(errno)));
+  if (!S_ISREG(st.st_mode)) throw InputError(fmt::format("{}: not a regular file", path.string()));
   size_ = static_cast<std::size_t>(st.st_size);
   if (size_ == 0) return;
   void* p = ::mmap(nullptr, size_, PROT_READ, MAP_SHARED, file.fd, 0);
-  if (p == MAP_FAILED) throw InputError(fmt::format("{}: cannot map into memory: {}", path.string(), std::strerror(errno)));
+  if (p == MAP_FAILED) throw InputError(fmt::format("{}: cannot map into memory: {}", path.string(), system_reason(errno)));
   ::madvise(p, size_, MADV_SEQUENTIAL);  // a hint: read ahead, drop behind
   data_ = static_cast<const std::byte*>(p);
 }

@@ -38,7 +38,7 @@ std::size_t lay_out_slot(std::vector<SlotTensor>& tensors, std::int64_t batch_se
   return offset;
 }
 
-RingSlot::RingSlot(Ring& ring, std::uint32_t index, std::uint64_t generation, std::unique_ptr<PinnedBuffer> overflow)
+RingSlot::RingSlot(Ring& ring, std::uint32_t index, std::uint64_t generation, std::unique_ptr<AlignedBuffer> overflow)
     : ring_(&ring), index_(index), generation_(generation), overflow_(std::move(overflow)) {}
 
 RingSlot::~RingSlot() {
@@ -99,7 +99,7 @@ std::unique_ptr<RingSlot> Ring::take() {
                                            name_, slots_.size(), slots_.size() == 1 ? "" : "s", batch_series_));
     ++grown_;
     note_taken();
-    return std::make_unique<RingSlot>(*this, kGrownSlot, 0, std::make_unique<PinnedBuffer>(slot_bytes_));
+    return std::make_unique<RingSlot>(*this, kGrownSlot, 0, std::make_unique<AlignedBuffer>(slot_bytes_));
   }
   note_taken();
   return std::make_unique<RingSlot>(*this, index, slots_[index].generation.load(std::memory_order_acquire));

@@ -47,7 +47,7 @@ class Ring;
 // A slot held by a batch. Given back by give_back(), or on destruction if the run was cancelled.
 class RingSlot {
  public:
-  RingSlot(Ring& ring, std::uint32_t index, std::uint64_t generation, std::unique_ptr<PinnedBuffer> overflow = {});
+  RingSlot(Ring& ring, std::uint32_t index, std::uint64_t generation, std::unique_ptr<AlignedBuffer> overflow = {});
   ~RingSlot();
   RingSlot(const RingSlot&) = delete;
   RingSlot& operator=(const RingSlot&) = delete;
@@ -60,7 +60,7 @@ class RingSlot {
   Ring* ring_;
   std::uint32_t index_;
   std::uint64_t generation_;
-  std::unique_ptr<PinnedBuffer> overflow_;  // a grown slot's own memory
+  std::unique_ptr<AlignedBuffer> overflow_;  // a grown slot's own memory: ordinary, not page-locked
   std::atomic<std::uint64_t> overflow_generation_{0};
   bool given_back_ = false;
 };

@@ -55,8 +55,23 @@ void ErpacStage::plan(PlanContext& ctx) {
     ctx.warn(fmt::format("erpac with {} epochs: the chi-squared p-values assume many epochs", epochs_));
 }
 
-void ErpacStage::correlate(const float* phase, const float* amplitude, std::int64_t row, std::int64_t p,
-                           std::int64_t rows, float* rho, double* pvalues) const {
+std::vector<double> ErpacStage::amplitude_means(const float* amplitude, std::int64_t row, std::int64_t rows) const {
+  const auto t = static_cast<std::size_t>(length_);
+  const auto e_count = static_cast<double>(epochs_);
+  std::vector<double> means(static_cast<std::size_t>(n_amp_) * t, 0.0);
+  for (std::int64_t a = 0; a < n_amp_; ++a) {
+    double* mean_x = means.data() + static_cast<std::size_t>(a) * t;
+    for (std::int64_t e = 0; e < epochs_; ++e) {
+      const float* x = amplitude + ((e * rows + row) * n_amp_ + a) * length_;
+      for (std::size_t i = 0; i < t; ++i) mean_x[i] += static_cast<double>(x[i]);
+    }
+    for (std::size_t i = 0; i < t; ++i) mean_x[i] /= e_count;
+  }
+  return means;
+}
+
+void ErpacStage::correlate(const float* phase, const float* amplitude, const double* mean_x_all, std::int64_t row,
+                           std::int64_t p, std::int64_t rows, float* rho, double* pvalues) const {
   const auto t = static_cast<std::size_t>(length_);
   const auto e_count = static_cast<double>(epochs_);
   // Series of epoch e for this row: e · rows + row. Two passes over the epochs: means, then centred
@@ -64,40 +79,37 @@ void ErpacStage::correlate(const float* phase, const float* amplitude, std::int6
   const auto phase_of = [&](std::int64_t e) { return phase + ((e * rows + row) * n_pha_ + p) * length_; };
   const auto amplitude_of = [&](std::int64_t e, std::int64_t a) { return amplitude + ((e * rows + row) * n_amp_ + a) * length_; };
   std::vector<double> mean_s(t, 0), mean_c(t, 0), ss(t, 0), cc(t, 0), sc(t, 0);
+  std::vector<double> ds(t * static_cast<std::size_t>(epochs_)), dc(ds.size());  // sin, cos; then centred; [e][t]
   for (std::int64_t e = 0; e < epochs_; ++e) {
     const float* ph = phase_of(e);
     for (std::size_t i = 0; i < t; ++i) {
-      mean_s[i] += std::sin(static_cast<double>(ph[i]));
-      mean_c[i] += std::cos(static_cast<double>(ph[i]));
+      const std::size_t at = static_cast<std::size_t>(e) * t + i;
+      ds[at] = std::sin(static_cast<double>(ph[i]));
+      dc[at] = std::cos(static_cast<double>(ph[i]));
+      mean_s[i] += ds[at];
+      mean_c[i] += dc[at];
     }
   }
   for (std::size_t i = 0; i < t; ++i) {
     mean_s[i] /= e_count;
     mean_c[i] /= e_count;
   }
-  std::vector<double> ds(t * static_cast<std::size_t>(epochs_)), dc(ds.size());  // centred, [e][t]
   for (std::int64_t e = 0; e < epochs_; ++e) {
-    const float* ph = phase_of(e);
     for (std::size_t i = 0; i < t; ++i) {
       const std::size_t at = static_cast<std::size_t>(e) * t + i;
-      ds[at] = std::sin(static_cast<double>(ph[i])) - mean_s[i];
-      dc[at] = std::cos(static_cast<double>(ph[i])) - mean_c[i];
+      ds[at] -= mean_s[i];
+      dc[at] -= mean_c[i];
       ss[i] += ds[at] * ds[at];
       cc[i] += dc[at] * dc[at];
       sc[i] += ds[at] * dc[at];
     }
   }
-  std::vector<double> mean_x(t), xx(t), xs(t), xc(t);
+  std::vector<double> xx(t), xs(t), xc(t);
   for (std::int64_t a = 0; a < n_amp_; ++a) {
-    std::fill(mean_x.begin(), mean_x.end(), 0.0);
+    const double* mean_x = mean_x_all + static_cast<std::size_t>(a) * t;
     std::fill(xx.begin(), xx.end(), 0.0);
     std::fill(xs.begin(), xs.end(), 0.0);
     std::fill(xc.begin(), xc.end(), 0.0);
-    for (std::int64_t e = 0; e < epochs_; ++e) {
-      const float* x = amplitude_of(e, a);
-      for (std::size_t i = 0; i < t; ++i) mean_x[i] += static_cast<double>(x[i]);
-    }
-    for (std::size_t i = 0; i < t; ++i) mean_x[i] /= e_count;
     for (std::int64_t e = 0; e < epochs_; ++e) {
       const float* x = amplitude_of(e, a);
       for (std::size_t i = 0; i < t; ++i) {
@@ -126,8 +138,9 @@ void ErpacStage::process(Batch& batch) {
   float* p_out = batch.emplace_rows("erpac_pvalues", rows, {n_pha_, n_amp_, length_}, DType::Float32).values<float>().data();
   oneapi::tbb::parallel_for(std::int64_t{0}, rows, [&](std::int64_t row) {
     std::vector<double> pvalues(static_cast<std::size_t>(cells));
+    const std::vector<double> mean_x = amplitude_means(amplitude, row, rows);
     oneapi::tbb::parallel_for(std::int64_t{0}, n_pha_, [&](std::int64_t p) {
-      correlate(phase, amplitude, row, p, rows, rho + row * cells, pvalues.data());
+      correlate(phase, amplitude, mean_x.data(), row, p, rows, rho + row * cells, pvalues.data());
     });
     erpac::correct(pvalues, correction_);  // the family: every cell of this channel
     for (std::int64_t c = 0; c < cells; ++c) p_out[row * cells + c] = static_cast<float>(pvalues[static_cast<std::size_t>(c)]);

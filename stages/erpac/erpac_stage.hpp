@@ -7,6 +7,8 @@
 // It reduces across epochs, and the series of one channel lie E·C apart in the stream ([E][C]
 // order), so it asks for the whole input in one batch (PlanContext::require_batch_multiple): memory
 // grows with the input, E·C·T·(n_pha + n_amp) floats for phase and amplitude.
+#include <vector>
+
 #include "engine/registry.hpp"
 #include "stages/erpac/multiple_comparisons.hpp"
 
@@ -22,9 +24,12 @@ class ErpacStage final : public Stage {
   static ElementInfo info();
 
  private:
-  // ρ and p of one output row (channel, segment) and phase band, every amplitude band and time.
-  void correlate(const float* phase, const float* amplitude, std::int64_t row, std::int64_t p, std::int64_t rows,
-                 float* rho, double* pvalues) const;
+  // The mean over epochs of each amplitude band of one output row, [n_amp][time].
+  std::vector<double> amplitude_means(const float* amplitude, std::int64_t row, std::int64_t rows) const;
+  // ρ and p of one output row (channel, segment) and phase band, every amplitude band and time;
+  // `mean_x` is amplitude_means() of the row.
+  void correlate(const float* phase, const float* amplitude, const double* mean_x, std::int64_t row, std::int64_t p,
+                 std::int64_t rows, float* rho, double* pvalues) const;
 
   erpac::Correction correction_ = erpac::Correction::Fdr;
   std::int64_t epochs_ = 0;

@@ -173,8 +173,10 @@ void Hdf5Source::read_run(std::int64_t epoch, std::int64_t channel, std::int64_t
               where, "cannot select a hyperslab");
   const hdf5::Id memory_space = hdf5::check(H5Screate_simple(static_cast<int>(rank), count.data(), nullptr), H5Sclose,
                                             where, "cannot make a dataspace");
-  // The run arrives in the file's axis order: [n][T] already when channels come before time.
-  const bool time_first = layout_.find('T') < layout_.find('C');
+  // The run arrives in the file's axis order: [n][T] already when channels come before time (or
+  // when there is no channel axis, n = 1).
+  const auto channel_axis = layout_.find('C');
+  const bool time_first = channel_axis != std::string::npos && layout_.find('T') < channel_axis;
   const std::size_t values = static_cast<std::size_t>(n * length_);
   if (time_first) scratch_.resize(values);
   float* target = time_first ? scratch_.data() : dst;
