@@ -82,22 +82,23 @@ Rgb viridis(double t) {
 
 // ---- PNG output -------------------------------------------------------------
 
-void write_png(const Image& image, const std::filesystem::path& path) {
-  if (!path.has_filename())
-    throw std::runtime_error("write_png: no file name in path " + path.string());
-
-  std::vector<std::uint8_t> bytes;
+std::string png_bytes(const Image& image, const std::string& what) {
+  std::string bytes;
   auto sink = [](void* context, void* data, int size) {
-    auto* out = static_cast<std::vector<std::uint8_t>*>(context);
-    const auto* p = static_cast<const std::uint8_t*>(data);
-    out->insert(out->end(), p, p + size);
+    static_cast<std::string*>(context)->append(static_cast<const char*>(data), static_cast<std::size_t>(size));
   };
   if (stbi_write_png_to_func(sink, &bytes, image.width(), image.height(), 3, image.rgb().data(),
                              image.width() * 3) == 0)
-    throw std::runtime_error("write_png: PNG encoding failed for " + path.string());
+    throw std::runtime_error("write_png: PNG encoding failed for " + what);
+  return bytes;
+}
 
+void write_png(const Image& image, const std::filesystem::path& path) {
+  if (!path.has_filename())
+    throw std::runtime_error("write_png: no file name in path " + path.string());
+  const std::string bytes = png_bytes(image, path.string());
   try {
-    write_file_atomically(path, std::string(bytes.begin(), bytes.end()));
+    write_file_atomically(path, bytes);
   } catch (const std::exception& e) {
     throw std::runtime_error("write_png: cannot write " + path.string() + ": " + e.what());
   }

@@ -35,6 +35,9 @@ class Image {
 // Viridis colour map; t is clamped to [0, 1] (NaN maps to 0).
 Rgb viridis(double t);
 
+// `image` encoded as PNG; throws std::runtime_error naming `what` if encoding fails.
+std::string png_bytes(const Image& image, const std::string& what);
+
 // Encodes `image` as PNG and writes it atomically (temp file in the same
 // directory, then rename). Throws std::runtime_error naming `path` on failure.
 void write_png(const Image& image, const std::filesystem::path& path);

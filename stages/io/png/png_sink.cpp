@@ -5,6 +5,7 @@
 #include <fmt/ranges.h>
 #include <limits>
 
+#include "engine/atomic_file.hpp"
 #include "engine/errors.hpp"
 #include "stages/io/common/output_paths.hpp"
 #include "stages/io/png/comodulogram_plot.hpp"
@@ -174,8 +175,12 @@ void PngSink::finish(const json& /*report*/) {
   map.y_label = "amplitude frequency (Hz)";
   map.colorbar_label = colorbar_;
   create_parent_directories(path_);
-  plot::write_png(plot::render_heatmap(map), path_);
-  if (!grid_) return;
+  // Both files complete on disk before either is moved into place: a full disk leaves both as they were.
+  StagedFile mean_file(path_, plot::png_bytes(plot::render_heatmap(map), path_.string()));
+  if (!grid_) {
+    mean_file.commit();
+    return;
+  }
 
   plot::HeatmapGrid grid;
   for (std::int64_t c = 0; c < panels_; ++c) {
@@ -201,7 +206,9 @@ void PngSink::finish(const json& /*report*/) {
   grid.x_label = map.x_label;
   grid.y_label = map.y_label;
   grid.colorbar_label = map.colorbar_label;
-  plot::write_png(plot::render_grid(grid), grid_path(path_));
+  StagedFile grid_file(grid_path(path_), plot::png_bytes(plot::render_grid(grid), grid_path(path_).string()));
+  mean_file.commit();
+  grid_file.commit();
 }
 
 }  // namespace pacflow::stages
