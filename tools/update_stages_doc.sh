@@ -10,8 +10,8 @@ python3 - "$listing" <<'PY'
 import sys
 path = "docs/stages.md"
 text = open(path).read()
-start = text.index("```\n")
-end = text.index("```", start + 4)
+end = text.rindex("```")              # the last fenced block: its closing fence,
+start = text.rindex("```\n", 0, end)  # and its opening one
 open(path, "w").write(text[:start] + "```\n" + sys.argv[1].rstrip("\n") + "\n" + text[end:])
 PY
 echo "docs/stages.md: listing updated from $cli"

@@ -10,6 +10,9 @@ void check(cudaError_t status, const char* what) {
   throw Error(fmt::format("{}: {} ({})", what, cudaGetErrorString(status), cudaGetErrorName(status)));
 }
 
-void check_launch(const char* kernel) { check(cudaGetLastError(), fmt::format("launching {}", kernel).c_str()); }
+void check_launch(const char* kernel) {
+  const cudaError_t status = cudaGetLastError();
+  if (status != cudaSuccess) check(status, fmt::format("launching {}", kernel).c_str());  // formatted only on failure
+}
 
 }  // namespace pacflow::cuda
