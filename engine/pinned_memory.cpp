@@ -7,6 +7,7 @@
 #include <sys/mman.h>
 #include <utility>
 
+#include "engine/tensor.hpp"
 #ifdef PACFLOW_HAVE_CUDA
 #include "engine/cuda/pinned_host.hpp"
 #endif
@@ -14,12 +15,11 @@
 namespace pacflow {
 
 namespace {
-constexpr std::size_t kAlignment = 64;
 }
 
 PinnedBuffer::PinnedBuffer(std::size_t bytes) : bytes_(bytes) {
   if (bytes == 0) return;
-  const std::size_t rounded = (bytes + kAlignment - 1) / kAlignment * kAlignment;
+  const std::size_t rounded = align_up(bytes);
 #ifdef PACFLOW_HAVE_CUDA
   if (void* p = cuda::host_alloc(rounded)) {
     data_ = static_cast<std::byte*>(p);
@@ -28,7 +28,7 @@ PinnedBuffer::PinnedBuffer(std::size_t bytes) : bytes_(bytes) {
     return;
   }
 #endif
-  data_ = static_cast<std::byte*>(std::aligned_alloc(kAlignment, rounded));
+  data_ = static_cast<std::byte*>(std::aligned_alloc(kHostAlignment, rounded));
   if (!data_) throw std::bad_alloc();
   std::memset(data_, 0, rounded);  // touch every page before locking it
   if (mlock(data_, rounded) == 0)
@@ -64,7 +64,7 @@ void PinnedBuffer::release() noexcept {
 #else
     case Kind::Cuda: break;
 #endif
-    case Kind::Locked: munlock(data_, (bytes_ + kAlignment - 1) / kAlignment * kAlignment); [[fallthrough]];
+    case Kind::Locked: munlock(data_, align_up(bytes_)); [[fallthrough]];
     case Kind::Plain: std::free(data_); break;
   }
   data_ = nullptr;

@@ -7,10 +7,7 @@
 namespace pacflow {
 
 namespace {
-constexpr std::size_t kAlignment = 64;
 constexpr std::uint32_t kGrownSlot = std::numeric_limits<std::uint32_t>::max();
-
-std::size_t aligned(std::size_t bytes) { return (bytes + kAlignment - 1) / kAlignment * kAlignment; }
 }  // namespace
 
 Overflow parse_overflow(const std::string& text) {
@@ -33,7 +30,7 @@ std::size_t lay_out_slot(std::vector<SlotTensor>& tensors, std::int64_t batch_se
   std::size_t offset = 0;
   for (auto& t : tensors) {
     t.offset = offset;
-    offset += aligned(t.bytes_per_row * static_cast<std::size_t>(t.rows(batch_series)));
+    offset += align_up(t.bytes_per_row * static_cast<std::size_t>(t.rows(batch_series)));
   }
   return offset;
 }

@@ -41,15 +41,14 @@ std::string shape_string(const Shape& shape) {
 }
 
 namespace {
-constexpr std::size_t kAlignment = 64;
 }
 
 void AlignedBuffer::Free::operator()(std::byte* p) const noexcept { std::free(p); }
 
 AlignedBuffer::AlignedBuffer(std::size_t bytes) : bytes_(bytes) {
   if (bytes == 0) return;
-  const std::size_t rounded = (bytes + kAlignment - 1) / kAlignment * kAlignment;
-  auto* p = static_cast<std::byte*>(std::aligned_alloc(kAlignment, rounded));
+  const std::size_t rounded = align_up(bytes);
+  auto* p = static_cast<std::byte*>(std::aligned_alloc(kHostAlignment, rounded));
   if (!p) throw std::bad_alloc();
   std::memset(p, 0, rounded);
   data_.reset(p);

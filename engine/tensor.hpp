@@ -31,6 +31,11 @@ using Shape = std::vector<std::int64_t>;
 std::int64_t element_count(const Shape& shape);
 std::string shape_string(const Shape& shape);
 
+// Host buffers (tensors, ring slots) start on, and are sized in, multiples of this many bytes: a
+// cache line, and the widest SIMD load.
+constexpr std::size_t kHostAlignment = 64;
+constexpr std::size_t align_up(std::size_t bytes) { return (bytes + kHostAlignment - 1) / kHostAlignment * kHostAlignment; }
+
 // Host memory aligned for SIMD loads; freed on destruction.
 class AlignedBuffer {
  public:
