@@ -38,6 +38,8 @@ struct BuiltStage {
   MemoryBudget vram;                  // its devices' memory budget (`vram=`), if given
   bool simulated() const { return on_kind(devices, DeviceRef::Kind::Sim); }
   bool on_gpu() const { return on_kind(devices, DeviceRef::Kind::Cuda); }
+  // On plain `cpu`, every thread of the machine, rather than on CPU devices (arenas).
+  bool whole_machine() const { return devices.size() == 1 && devices.front().index < 0; }
 };
 
 struct BuiltSink {
@@ -92,6 +94,8 @@ struct Segment {
   bool ring = false;  // false for the first segment
   Overflow overflow = Overflow::Block;
   double gpu_bytes_per_batch = 0;  // GPU memory one batch holds at its peak (0: no GPU stage)
+  // Batches that carry `series` series.
+  std::int64_t batches(std::int64_t series) const { return (series + batch_series - 1) / batch_series; }
 };
 // `batch_option` and `in_flight_option` are the run's (0: choose); `threads` the machine's.
 std::vector<Segment> plan_segments(const BuiltPipeline& built, std::int64_t batch_option, int in_flight_option,

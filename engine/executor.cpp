@@ -105,7 +105,7 @@ json Pipeline::run(const RunOptions& options) const {
   json description = detail::describe(built, options.batch_size, options.max_in_flight);
   const std::unique_ptr<Checkpoint> checkpoint = open_checkpoint(built, description, options.checkpoint);
   const std::int64_t first_series = checkpoint ? checkpoint->series_done() : 0;
-  for (auto& seg : segments) seg.batch_count = (series - first_series + seg.batch_series - 1) / seg.batch_series;
+  for (auto& seg : segments) seg.batch_count = seg.batches(series - first_series);
   if (checkpoint) {
     try {
       for (std::size_t s = 0; s < built.sinks.size(); ++s)
@@ -290,7 +290,7 @@ json Pipeline::run(const RunOptions& options) const {
       continue;
     }
     // The whole machine needs no lease; CPU devices lend one replica per batch.
-    const bool whole_machine = stage.devices.size() == 1 && stage.devices.front().index < 0;
+    const bool whole_machine = stage.whole_machine();
     detail::ReplicaLeases* lease = nullptr;
     if (!whole_machine) {
       leases.push_back(std::make_unique<detail::ReplicaLeases>(stage.devices.size()));

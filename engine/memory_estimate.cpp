@@ -81,7 +81,7 @@ MemoryEstimate estimate_host_memory(const BuiltPipeline& built, const std::vecto
   }
   for (const auto& stage : built.stages) {
     // A stage on the whole machine may run on every thread; on CPU devices, one per replica.
-    const bool whole_machine = stage.devices.size() == 1 && stage.devices.front().index < 0;
+    const bool whole_machine = stage.whole_machine();
     const int runners = whole_machine ? threads : static_cast<int>(stage.devices.size());
     const double bytes = stage.stage->host_workspace_bytes(runners);
     if (bytes <= 0) continue;

@@ -104,7 +104,7 @@ std::vector<Segment> plan_segments(const BuiltPipeline& built, std::int64_t batc
       seg.batch_series =
           whole_groups(std::clamp<std::int64_t>(series / static_cast<std::int64_t>(4 * gpu.devices), 1, 256));
     }
-    seg.batch_count = (series + seg.batch_series - 1) / seg.batch_series;
+    seg.batch_count = seg.batches(series);
     if (!seg.ring) {
       seg.slots = in_flight_option ? static_cast<std::size_t>(in_flight_option)
                                    : busy_bound(built, seg.first_stage, seg.end_stage, threads);
@@ -140,7 +140,7 @@ std::vector<Segment> plan_segments(const BuiltPipeline& built, std::int64_t batc
                                      seg.batch_series, gpu.bytes_per_batch(seg.batch_series) / 0x1p20, seg.slots,
                                      gpu.tightest, static_cast<double>(gpu.budget) / 0x1p20, lo));
       seg.batch_series = lo;
-      seg.batch_count = (series + seg.batch_series - 1) / seg.batch_series;
+      seg.batch_count = seg.batches(series);
       if (seg.ring && !built.stages[seg.first_stage].input.ring)
         seg.slots = std::min<std::size_t>(seg.slots, static_cast<std::size_t>(seg.batch_count));
     }

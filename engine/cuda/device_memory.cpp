@@ -27,7 +27,13 @@ DeviceMemory::DeviceMemory(int device, std::size_t budget_bytes) : state_(std::m
   check(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReservedMemHigh, &zero), "cudaMemPoolSetAttribute");
 }
 
-DeviceMemory::~DeviceMemory() = default;
+// The pool keeps freed memory for the run's next batches; once the run is over, what no tensor still
+// holds goes back to the driver, so a finished run keeps none of the GPU.
+DeviceMemory::~DeviceMemory() {
+  cudaMemPool_t pool = nullptr;
+  if (cudaDeviceGetDefaultMemPool(&pool, state_->device) == cudaSuccess) cudaMemPoolTrimTo(pool, 0);
+  cudaGetLastError();  // nothing to report from a destructor
+}
 
 SharedMemory DeviceMemory::allocate(std::size_t bytes, cudaStream_t stream) {
   State& s = *state_;
