@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "engine/errors.hpp"
+#include "stages/common/whole_input.hpp"
 #include "stages/erpac/erpac_math.hpp"
 
 namespace pacflow::stages {
@@ -30,9 +31,7 @@ void ErpacStage::plan(PlanContext& ctx) {
   const TensorDecl& phase = ctx.require("phase", "erpac");
   const TensorDecl& amplitude = ctx.require("amplitude", "erpac");
   const StreamInfo& stream = ctx.stream();
-  if (stream.leading_names.empty() || stream.leading_names[0] != "epochs")
-    throw InputError("erpac correlates across epochs: it needs an input laid out [epochs]…[time]");
-  epochs_ = stream.leading_dims[0];
+  epochs_ = epochs_of(stream, "erpac correlates across epochs: it needs an input laid out [epochs]…[time]");
   if (epochs_ < 3)
     throw InputError(fmt::format("erpac correlates phase and amplitude across epochs, but the input has {} epoch{}; "
                                  "it needs at least 3 (with 2, sin and cos of the phase are always collinear)",
@@ -48,9 +47,7 @@ void ErpacStage::plan(PlanContext& ctx) {
                "circular-linear correlation across epochs of phase and amplitude", rows});
   ctx.declare({"erpac_pvalues", {n_pha_, n_amp_, length_}, DType::Float32, true,
                "p = exp(-E rho^2 / 2), corrected over each channel's cells", rows});
-  const double bytes = static_cast<double>(series * (n_pha_ + n_amp_) * length_) * 4.0;
-  if (bytes > 0x1p30)
-    ctx.warn(fmt::format("erpac holds the whole input in one batch: {:.1f} GiB of phase and amplitude", bytes / 0x1p30));
+  warn_if_whole_input_is_large(ctx, "erpac", n_pha_, n_amp_, length_);
   if (epochs_ < 10)
     ctx.warn(fmt::format("erpac with {} epochs: the chi-squared p-values assume many epochs", epochs_));
 }

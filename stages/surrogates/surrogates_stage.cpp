@@ -7,6 +7,7 @@
 #include <oneapi/tbb/parallel_for.h>
 
 #include "engine/errors.hpp"
+#include "stages/common/whole_input.hpp"
 #include "stages/surrogates/surrogate_stats_cpu.hpp"
 #ifdef PACFLOW_HAVE_CUDA
 #include "stages/modulation_index/gpu_support.hpp"
@@ -192,9 +193,7 @@ void SurrogatesStage::plan_shifts(PlanContext& ctx) {
 
 void SurrogatesStage::plan_swaps(PlanContext& ctx) {
   const StreamInfo& stream = ctx.stream();
-  if (stream.leading_names.empty() || stream.leading_names[0] != "epochs")
-    throw InputError("swap_trials needs an input laid out [epochs]…[time]");
-  epochs_ = stream.leading_dims[0];
+  epochs_ = epochs_of(stream, "swap_trials needs an input laid out [epochs]…[time]");
   if (epochs_ < 2)
     throw ParamError("method", fmt::format("swap_trials pairs each epoch's phase with the amplitude of another epoch, "
                                            "but the input has {} epoch; use timeshift or timelag", epochs_));
@@ -205,10 +204,7 @@ void SurrogatesStage::plan_swaps(PlanContext& ctx) {
                                            stream.excluded_series.size()));
   // Every epoch's amplitude must be at hand: the whole input in one batch.
   ctx.require_batch_multiple(stream.series_count());
-  const double bytes = static_cast<double>(stream.series_count() * (n_pha_ + n_amp_) * length_) * 4.0;
-  if (bytes > 0x1p30)
-    ctx.warn(fmt::format("swap_trials holds the whole input in one batch: {:.1f} GiB of phase and amplitude",
-                         bytes / 0x1p30));
+  warn_if_whole_input_is_large(ctx, "swap_trials", n_pha_, n_amp_, length_);
   double distinct = 1;
   for (std::int64_t e = 2; e <= epochs_ && distinct <= static_cast<double>(n_perm_); ++e) distinct *= static_cast<double>(e);
   if (distinct <= static_cast<double>(n_perm_))
