@@ -8,12 +8,11 @@
 // Each skips with the reason when no GPU is visible. Expected output: bench/README.md.
 #include <benchmark/benchmark.h>
 
-#include <filesystem>
 #include <fmt/format.h>
 
+#include "bench/workloads.hpp"
 #include "engine/devices.hpp"
 #include "engine/pipeline.hpp"
-#include "pipelines/pipe_format.hpp"
 #include "stages/builtin.hpp"
 
 namespace pacflow {
@@ -25,17 +24,14 @@ void run_workload(benchmark::State& state, const std::string& name, const std::s
     state.SkipWithError(("no GPU visible: " + cuda_availability().why_none).c_str());
     return;
   }
-  const std::string out = (std::filesystem::temp_directory_path() / ("pacflow_gpu_bench_" + name)).string();
+  const bench::ScratchOutput out("gpu_" + name);
   json report;
   std::int64_t series = 0;
   for (auto _ : state) {
     Pipeline pipeline(stages::builtin_registry());
-    load_pipe_file(std::string(PACFLOW_SOURCE_DIR) + "/pipelines/bench/" + name + ".pipe", pipeline);
-    pipeline.devices(devices).redirect_outputs(out);
-    report = pipeline.run({batch, 0, {}});
+    report = bench::load_workload(pipeline, name, out).devices(devices).run({batch, 0, {}});
     series = report["run"]["series"].get<std::int64_t>();
   }
-  std::filesystem::remove_all(out);
   state.counters["series_per_s"] =
       benchmark::Counter(static_cast<double>(series), benchmark::Counter::kIsIterationInvariantRate);
   for (const auto& row : report["run"]["stages"])

@@ -3,11 +3,10 @@
 // series per second), and the reference workloads W1-W3 end to end.
 #include <benchmark/benchmark.h>
 
-#include <filesystem>
 
 #include "bench/w1_chain.hpp"
+#include "bench/workloads.hpp"
 #include "engine/pipeline.hpp"
-#include "pipelines/pipe_format.hpp"
 #include "stages/builtin.hpp"
 
 namespace pacflow {
@@ -28,13 +27,11 @@ BENCHMARK(BM_Stage)->DenseRange(0, 3)->Unit(benchmark::kMillisecond)->UseRealTim
 // results written to a scratch directory. W2 takes several seconds per iteration.
 void BM_Workload(benchmark::State& state) {
   const std::string name = "w" + std::to_string(state.range(0));
-  const std::string out = (std::filesystem::temp_directory_path() / ("pacflow_bench_" + name)).string();
+  const bench::ScratchOutput out(name);
   for (auto _ : state) {
     Pipeline pipeline(stages::builtin_registry());
-    load_pipe_file(std::string(PACFLOW_SOURCE_DIR) + "/pipelines/bench/" + name + ".pipe", pipeline);
-    pipeline.redirect_outputs(out).run();
+    bench::load_workload(pipeline, name, out).run();
   }
-  std::filesystem::remove_all(out);
   state.SetLabel(name);
 }
 BENCHMARK(BM_Workload)->DenseRange(1, 3)->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(1);
