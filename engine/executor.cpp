@@ -310,14 +310,7 @@ json Pipeline::run(const RunOptions& options) const {
             const detail::ReplicaLeases::Held held(*lease);
             const DeviceRef& where = stage.devices[held.replica()];
             device = where.name();
-            // The error names the device it failed on.
-            try {
-              cpu_devices.arena(where.index).execute([&] { stage.stage->process(*batch); });
-            } catch (const InputError& e) {
-              throw InputError(fmt::format("on {}: {}", device, e.what()));
-            } catch (const std::exception& e) {
-              throw std::runtime_error(fmt::format("on {}: {}", device, e.what()));
-            }
+            detail::naming_device(device, [&] { cpu_devices.arena(where.index).execute([&] { stage.stage->process(*batch); }); });
           });
           for (const auto& name : stage.drop_after) batch->tensors.erase(name);
           timing.add(start);

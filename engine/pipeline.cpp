@@ -451,7 +451,7 @@ json describe(const BuiltPipeline& built, std::int64_t batch_option, int in_flig
   const std::map<int, std::size_t> budgets = gpu_budgets(built);
   if (!budgets.empty()) {
     json gpu = json::object();
-    for (const auto& [index, bytes] : budgets) gpu[fmt::format("cuda:{}", index)] = bytes;
+    for (const auto& [index, bytes] : budgets) gpu[DeviceRef{DeviceRef::Kind::Cuda, index}.name()] = bytes;
     report["gpu_memory_budget_bytes"] = gpu;
   }
   json segments = json::array();

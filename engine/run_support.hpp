@@ -5,8 +5,10 @@
 #include <chrono>
 #include <cstdint>
 #include <exception>
+#include <fmt/format.h>
 #include <memory>
 #include <mutex>
+#include <stdexcept>
 #include <string>
 
 #include "engine/batch.hpp"
@@ -61,6 +63,19 @@ void guarded(const char* kind, const std::string& element, std::int64_t batch, B
     throw StageError(kind, element, batch, e.what(), false);
   } catch (...) {
     throw StageError(kind, element, batch, "unknown exception", false);
+  }
+}
+
+// Runs `body`; an exception leaves it with "on DEVICE: " before its message, keeping whether it
+// was an InputError (bad input) or another failure.
+template <typename Body>
+void naming_device(const std::string& device, Body&& body) {
+  try {
+    body();
+  } catch (const InputError& e) {
+    throw InputError(fmt::format("on {}: {}", device, e.what()));
+  } catch (const std::exception& e) {
+    throw std::runtime_error(fmt::format("on {}: {}", device, e.what()));
   }
 }
 

@@ -29,7 +29,7 @@ void account_when_done(cuda::Runtime& gpus, const BuiltStage& stage, StageTiming
           timing.gpu_nanoseconds += static_cast<std::int64_t>(ms * 1e6);
           gpus.add_kernel_time(device, stage.name, ms);
           if (options.trace)
-            options.trace->record_lane("stage", stage.name, fmt::format("cuda:{}", device), index, series,
+            options.trace->record_lane("stage", stage.name, cuda::device_name(device), index, series,
                                        trace_lane(device, index), start, Clock::now());
         } catch (...) {
         }
@@ -53,7 +53,7 @@ void send_on_arrival(cuda::Runtime& gpus, oneapi::tbb::flow::graph& graph, const
       graph.cancel();
     } else {
       if (options.trace)
-        options.trace->record_lane("copy", stage.name + " to host", fmt::format("cuda:{}", device), batch->index,
+        options.trace->record_lane("copy", stage.name + " to host", cuda::device_name(device), batch->index,
                                    batch->series_count, trace_lane(device, batch->index) + 1000, download_start,
                                    Clock::now());
       cuda::Runtime::release(*batch);
@@ -77,7 +77,7 @@ std::unique_ptr<GpuNode> make_gpu_stage_node(oneapi::tbb::flow::graph& graph, co
         const Clock::time_point start = Clock::now();
         guarded("stage", stage.name, batch->index, [&] {
           const int device = gpus.choose(*batch, devices);
-          try {
+          naming_device(cuda::device_name(device), [&] {
             // Timing events bracket the stage's copies up and kernels on the batch's stream.
             auto started = std::make_shared<cuda::Event>(device, true);
             const cuda::StageContext ctx = gpus.run_stage(*stage.stage, *batch, device, stage.reads, started.get());
@@ -94,11 +94,7 @@ std::unique_ptr<GpuNode> make_gpu_stage_node(oneapi::tbb::flow::graph& graph, co
             cuda::Event arrived = gpus.download(*batch, ctx);
             send_on_arrival(gpus, graph, stage, options, failure, batch, gateway, device, std::move(arrived),
                             download_start);
-          } catch (const InputError& e) {
-            throw InputError(fmt::format("on cuda:{}: {}", device, e.what()));
-          } catch (const std::exception& e) {
-            throw std::runtime_error(fmt::format("on cuda:{}: {}", device, e.what()));
-          }
+          });
         });
         timing.add(start);
       });

@@ -2,11 +2,16 @@
 // RAII for the CUDA runtime's handles: a device made current for a scope, a stream, an event.
 #include <cuda_runtime_api.h>
 #include <new>
+#include <string>
 #include <utility>
 
 #include "engine/cuda/check.hpp"
+#include "engine/devices.hpp"
 
 namespace pacflow::cuda {
+
+// "cuda:N", as DeviceRef names it.
+inline std::string device_name(int device) { return DeviceRef{DeviceRef::Kind::Cuda, device}.name(); }
 
 // Makes `device` current for the calling thread for the scope (oneTBB workers serve every device),
 // and restores the previous one after. The std::nothrow form, for destructors and callbacks that

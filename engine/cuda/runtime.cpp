@@ -68,7 +68,6 @@ class Residency final : public DeviceResidency {
 
 Residency* residency_of(const Batch& batch) { return static_cast<Residency*>(batch.residency.get()); }
 
-std::string device_name(int d) { return fmt::format("cuda:{}", d); }
 
 }  // namespace
 

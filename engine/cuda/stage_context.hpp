@@ -9,6 +9,7 @@
 
 #include "engine/batch.hpp"
 #include "engine/cuda/device_memory.hpp"
+#include "engine/cuda/handles.hpp"
 
 namespace pacflow::cuda {
 
@@ -19,7 +20,7 @@ class StageContext {
 
   int device() const { return device_; }
   cudaStream_t stream() const { return stream_; }
-  std::string device_name() const { return "cuda:" + std::to_string(device_); }
+  std::string device_name() const { return cuda::device_name(device_); }
 
   // A device tensor [series_count, per_series...] of the batch (contents undefined until a kernel
   // writes them), replacing any tensor of that name.
