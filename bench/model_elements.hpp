@@ -11,7 +11,7 @@ namespace pacflow::bench {
 class ZeroSource final : public Source {
  public:
   explicit ZeroSource(const Params& p) : series_(p.integer("series")), length_(p.integer("length")) {}
-  StreamInfo open() override {
+  StreamInfo open(const std::stop_token&) override {
     StreamInfo s;
     s.leading_dims = {1, series_};
     s.leading_names = {"epochs", "channels"};
@@ -56,7 +56,8 @@ class DiscardSink final : public Sink {
  public:
   void plan(const PlanContext&) override {}
   void consume(const Batch&) override {}
-  void finish(const json&) override {}
+  std::vector<std::filesystem::path> output_files() const override { return {}; }
+  void finish(const json&, OutputSet&) override {}
 };
 
 inline Registry model_registry() {

@@ -51,6 +51,7 @@ struct W1Chain {
     ctx.begin_element();
     stages.push_back(info->make_stage(Params(params, info->params)));
     stages.back()->plan(ctx);
+    stages.back()->prepare();
   }
 };
 

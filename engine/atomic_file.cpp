@@ -4,9 +4,12 @@
 #include <fmt/format.h>
 #include <fstream>
 #include <random>
+#include <regex>
 #include <stdexcept>
 #include <system_error>
 #include <unistd.h>
+
+#include "engine/errors.hpp"
 
 namespace pacflow {
 
@@ -19,55 +22,50 @@ std::filesystem::path temp_path_for(const std::filesystem::path& path) {
   return path.parent_path() / name;
 }
 
+long temp_file_writer(const std::string& name) {
+  static const std::regex pattern(R"(\..+\.tmp-([0-9]{1,9})-[0-9a-f]{8})");
+  std::smatch m;
+  return std::regex_match(name, m, pattern) ? std::stol(m[1].str()) : 0;
+}
+
 std::string system_reason(int error_number) {
   return error_number ? std::generic_category().message(error_number) : "unknown reason";
 }
 
-StagedFile::StagedFile(fs::path target, const std::string& content)
-    : target_(std::move(target)), temp_(temp_path_for(target_)) {
-  std::ofstream out(temp_, std::ios::binary | std::ios::trunc);
-  if (!out) throw std::runtime_error(fmt::format("{}: cannot create output file: {}", temp_.string(), system_reason(errno)));
-  errno = 0;
-  out.write(content.data(), static_cast<std::streamsize>(content.size()));
-  out.close();
-  if (!out) {
-    const int error = errno;
-    std::error_code ec;
-    fs::remove(temp_, ec);
-    throw std::runtime_error(fmt::format("{}: write failed: {}", target_.string(), system_reason(error)));
+void throw_output_error(const fs::path& path, int error_number, std::string_view action) {
+  const std::string message = fmt::format("{}: {}: {}", path.string(), action, system_reason(error_number));
+  switch (error_number) {
+    case EACCES:
+    case EPERM:
+    case EROFS:
+    case ENOENT:
+    case ENOTDIR:
+    case EISDIR:
+    case ELOOP:
+    case ENAMETOOLONG: throw InputError(message);
+    default: throw std::runtime_error(message);
   }
-}
-
-StagedFile::~StagedFile() {
-  if (temp_.empty()) return;
-  std::error_code ec;
-  fs::remove(temp_, ec);
-}
-
-void StagedFile::commit() {
-  move_file_into_place(temp_, target_);
-  temp_.clear();
 }
 
 void write_file_atomically(const std::filesystem::path& path, const std::string& content) {
-  StagedFile(path, content).commit();
-}
-
-void move_file_into_place(const fs::path& from, const fs::path& to) {
+  const fs::path temp = temp_path_for(path);
+  std::ofstream out(temp, std::ios::binary | std::ios::trunc);
+  if (!out) throw_output_error(path, errno, "cannot create the file");
+  errno = 0;
+  out.write(content.data(), static_cast<std::streamsize>(content.size()));
+  out.close();
   std::error_code ec;
-  fs::rename(from, to, ec);
-  if (!ec) return;
-  if (ec != std::errc::cross_device_link)
-    throw std::runtime_error(fmt::format("{}: cannot move the finished file into place: {}", to.string(), ec.message()));
-  const fs::path temp = temp_path_for(to);
-  fs::copy_file(from, temp, ec);
-  if (!ec) fs::rename(temp, to, ec);
+  if (!out) {
+    const int error = errno;
+    fs::remove(temp, ec);
+    throw_output_error(path, error, "write failed");
+  }
+  fs::rename(temp, path, ec);
   if (ec) {
     std::error_code ignored;
     fs::remove(temp, ignored);
-    throw std::runtime_error(fmt::format("{}: cannot copy the finished file into place: {}", to.string(), ec.message()));
+    throw_output_error(path, ec.value(), "cannot move the finished file into place");
   }
-  fs::remove(from, ec);
 }
 
 }  // namespace pacflow

@@ -1,40 +1,31 @@
 #pragma once
 // Atomic output: write beside the target under a unique hidden name, then rename into place, so a
-// reader sees the complete file or none.
+// reader sees the complete file or none. Runs write their outputs through OutputSet
+// (engine/output_set.hpp), which moves all of a run's files together.
 #include <filesystem>
 #include <string>
+#include <string_view>
 
 namespace pacflow {
 
-// Writes a whole file atomically. Throws std::runtime_error naming the path (and the system's
-// reason, e.g. "No space left on device") on failure and leaves no temporary file behind.
+// Writes a whole file atomically (a checkpoint record). Throws, naming the path and the system's
+// reason (e.g. "No space left on device"), on failure and leaves no temporary file behind.
 void write_file_atomically(const std::filesystem::path& path, const std::string& content);
 
-// A file written completely under a temporary name beside `target`, moved into place by commit():
-// a sink that writes several files writes them all first and commits them together, so a failure
-// (a full disk) leaves every target as it was. Destroyed uncommitted, it removes the temporary.
-class StagedFile {
- public:
-  // Writes `content`; throws std::runtime_error naming the file and the reason, leaving nothing.
-  StagedFile(std::filesystem::path target, const std::string& content);
-  ~StagedFile();
-  StagedFile(const StagedFile&) = delete;
-  StagedFile& operator=(const StagedFile&) = delete;
-  void commit();
-
- private:
-  std::filesystem::path target_;
-  std::filesystem::path temp_;
-};
-
-// A unique temporary name beside `path` (same directory, so the rename stays on one file system).
+// A unique temporary name beside `path` (same directory, so the rename stays on one file system):
+// ".NAME.tmp-PID-XXXXXXXX". OutputFolders removes such files left by a process that is gone.
 std::filesystem::path temp_path_for(const std::filesystem::path& path);
 
-// Moves a finished file to `to`, replacing it atomically: a rename, or, when `from` lies on another
-// file system, a copy to a temporary beside `to` renamed into place (then `from` is removed).
-void move_file_into_place(const std::filesystem::path& from, const std::filesystem::path& to);
+// The process that wrote a temporary named by temp_path_for, or 0 when `name` is not such a name.
+long temp_file_writer(const std::string& name);
 
-// "write failed: No space left on device" from errno, for messages about the file just written.
+// "No space left on device" from errno, for messages about the file just written.
 std::string system_reason(int error_number);
+
+// The error for an output that cannot be written: an InputError (exit 2) when the place cannot take
+// a file at all (permission denied, a read-only file system, a missing folder), a runtime_error
+// (exit 1) when writing failed on the way (a full disk, a file-size limit, an I/O error). The message
+// is "PATH: ACTION: reason".
+[[noreturn]] void throw_output_error(const std::filesystem::path& path, int error_number, std::string_view action);
 
 }  // namespace pacflow

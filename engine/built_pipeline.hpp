@@ -47,6 +47,7 @@ struct BuiltSink {
   std::unique_ptr<Sink> sink;
   json resolved;
   std::vector<std::string> reads;
+  std::size_t element = 0;  // its index among the pipeline's elements (for error locations)
 };
 
 struct BuiltPipeline {
@@ -76,8 +77,18 @@ struct Placement {
   json vram;                // memory budget for every GPU (null: 90% of each)
 };
 
-// Instantiates and plans; errors carry the location of the element or parameter at fault.
-BuiltPipeline build(const Registry& registry, const std::vector<ElementSpec>& elements, const Placement& placement = {});
+// Instantiates and plans; errors carry the location of the element or parameter at fault. The
+// source's open() stops with RunCancelled once `stop` is requested.
+BuiltPipeline build(const Registry& registry, const std::vector<ElementSpec>& elements, const Placement& placement = {},
+                    const std::stop_token& stop = {});
+
+// Every file the run will write (each sink's output_files(), then `trace_file` when given), checked
+// before anything is written: check_output_target for each, and find_output_clash against the
+// source's input files and `inputs`. Errors are InputErrors located at the sink's output parameter.
+std::vector<std::filesystem::path> check_outputs(const BuiltPipeline& built, const Registry& registry,
+                                                 const std::vector<ElementSpec>& elements,
+                                                 const std::filesystem::path& trace_file,
+                                                 std::vector<std::filesystem::path> inputs);
 
 // The memory budget on each GPU the pipeline uses: the smallest `vram=` of the stages on it, else
 // the run's, else 90% of the device.

@@ -2,12 +2,12 @@
 
 #include <fcntl.h>
 #include <fmt/format.h>
-#include <fstream>
 #include <sys/file.h>
 #include <unistd.h>
 
 #include "engine/atomic_file.hpp"
 #include "engine/errors.hpp"
+#include "engine/input_file.hpp"
 #include "engine/json_text.hpp"
 
 namespace pacflow {
@@ -17,6 +17,8 @@ namespace fs = std::filesystem;
 namespace {
 
 constexpr int kFormat = 1;
+// A record holds the plan and each sink's small state (the png sink's sums): far below this.
+constexpr std::size_t kMaxRecordBytes = std::size_t{256} << 20;
 
 // "at /pipeline/3/params/n: 200 in the checkpoint, 100 now": the first place the plans differ.
 std::string first_difference(const json& recorded, const json& now) {
@@ -48,7 +50,7 @@ Checkpoint::Checkpoint(fs::path dir, json plan, std::int64_t series, const std::
     : dir_(std::move(dir)), lock_(dir_), plan_(json::parse(json_text(plan))), series_(series), sink_states_(sinks.size()) {
   for (std::size_t k = 0; k < sinks.size(); ++k) sink_dirs_.push_back(dir_ / fmt::format("sink-{}-{}", k, sinks[k]));
   std::error_code ec;
-  if (fs::exists(manifest_path(), ec)) read_manifest(sinks.size());
+  if (fs::exists(fs::symlink_status(manifest_path(), ec))) read_manifest(sinks.size());  // anything there, even a FIFO
   for (const auto& d : sink_dirs_) {
     fs::create_directories(d, ec);
     if (ec) throw InputError(fmt::format("--checkpoint {}: cannot create {}: {}", dir_.string(), d.string(), ec.message()));
@@ -63,21 +65,24 @@ void Checkpoint::read_manifest(std::size_t sinks) {
   };
   json manifest;
   try {
-    std::ifstream in(manifest_path());
-    manifest = json::parse(in);
+    // A regular file only (a FIFO here is refused, never waited on), small, and not nested absurdly deep.
+    manifest = parse_json_record(InputFile(manifest_path()).read_all(kMaxRecordBytes, "a checkpoint record"));
     if (manifest.value("pacflow_checkpoint", 0) != kFormat) throw not_ours("another format");
     if (const std::string diff = first_difference(manifest.at("plan"), plan_); !diff.empty())
       throw InputError(fmt::format("--checkpoint {}: it was made by another pipeline or input ({}); remove the "
                                    "folder, or choose another, to start afresh",
                                    dir_.string(), diff));
     series_done_ = manifest.at("series_done").get<std::int64_t>();
+    const std::int64_t total = manifest.at("series_total").get<std::int64_t>();
     const json& states = manifest.at("sinks");
-    if (series_done_ < 0 || series_done_ > series_ || !states.is_array() || states.size() != sinks)
-      throw InputError(fmt::format("{}: inconsistent checkpoint ({} of {} series done, {} sink states for {} sinks); "
-                                   "remove it to start afresh",
-                                   where, series_done_, series_, states.size(), sinks));
+    if (series_done_ < 0 || series_done_ > series_ || total != series_ || !states.is_array() || states.size() != sinks)
+      throw InputError(fmt::format("{}: inconsistent checkpoint ({} of {} series done, for an input of {} series; {} "
+                                   "sink states for {} sinks); remove it to start afresh",
+                                   where, series_done_, total, series_, states.is_array() ? states.size() : 0, sinks));
     for (std::size_t k = 0; k < sinks; ++k) sink_states_[k] = states[k];
   } catch (const json::exception& e) {
+    throw not_ours(e.what());
+  } catch (const std::invalid_argument& e) {  // nested too deep
     throw not_ours(e.what());
   }
 }

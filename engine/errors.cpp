@@ -20,7 +20,8 @@ ParamError::ParamError(std::string param, const std::string& message)
 
 StageError::StageError(const std::string& kind, const std::string& stage, long long batch,
                        const std::string& cause, bool input_error)
-    : std::runtime_error(fmt::format("{} \"{}\" failed on batch {}: {}", kind, stage, batch, cause)),
+    : std::runtime_error(batch >= 0 ? fmt::format("{} \"{}\" failed on batch {}: {}", kind, stage, batch, cause)
+                                    : fmt::format("{} \"{}\" failed: {}", kind, stage, cause)),
       stage_(stage),
       batch_(batch),
       input_error_(input_error) {}

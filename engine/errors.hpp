@@ -43,7 +43,8 @@ class ParamError : public InputError {
 
 class StageError : public std::runtime_error {
  public:
-  // `kind` is "source", "stage" or "sink".
+  // `kind` is "source", "stage" or "sink"; `batch` is -1 for a failure outside any batch (a stage's
+  // prepare(), a sink writing its outputs).
   StageError(const std::string& kind, const std::string& stage, long long batch, const std::string& cause,
              bool input_error);
   const std::string& stage() const { return stage_; }

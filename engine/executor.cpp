@@ -39,7 +39,10 @@
 #include "engine/built_pipeline.hpp"
 #include "engine/checkpoint.hpp"
 #include "engine/excluded_rows.hpp"
+#include "engine/json_text.hpp"
 #include "engine/memory_estimate.hpp"
+#include "engine/output_folders.hpp"
+#include "engine/output_set.hpp"
 #include "engine/placement.hpp"
 #include "engine/run_support.hpp"
 #ifdef PACFLOW_HAVE_CUDA
@@ -91,7 +94,9 @@ std::unique_ptr<Checkpoint> open_checkpoint(const detail::BuiltPipeline& built, 
 }  // namespace
 
 json Pipeline::run(const RunOptions& options) const {
-  detail::BuiltPipeline built = detail::build(*registry_, elements_, placement());
+  detail::BuiltPipeline built = detail::build(*registry_, elements_, placement(), options.stop);
+  const std::vector<std::filesystem::path> output_files =
+      detail::check_outputs(built, *registry_, elements_, options.trace ? options.trace_file : "", input_files());
   if (options.stop.stop_requested()) throw RunCancelled(0);
   const std::int64_t series = built.stream.series_count();
   const std::int64_t length = built.stream.series_length;
@@ -100,16 +105,29 @@ json Pipeline::run(const RunOptions& options) const {
   std::vector<detail::Segment> segments =
       detail::plan_segments(built, options.batch_size, options.max_in_flight, threads);
   detail::refuse_above(options.max_memory, detail::estimate_host_memory(built, segments, threads));
+  // What grows with the input is made only now that the estimate, which counts it, is within the limit.
+  for (auto& stage : built.stages) guarded("stage", stage.name, -1, [&] { stage.stage->prepare(); });
+
+  // The output folders are ours until the run ends: created, locked against other runs, and cleared of
+  // what killed runs left there (completing a half-done commit first).
+  OutputFolders folders(output_files);
 
   // A checkpointed run that resumes carries only the series after those already recorded.
   json description = detail::describe(built, options.batch_size, options.max_in_flight);
+  for (const auto& note : folders.notes()) description["warnings"].push_back(note);
   const std::unique_ptr<Checkpoint> checkpoint = open_checkpoint(built, description, options.checkpoint);
   const std::int64_t first_series = checkpoint ? checkpoint->series_done() : 0;
   for (auto& seg : segments) seg.batch_count = seg.batches(series - first_series);
   if (checkpoint) {
+    std::size_t s = 0;
     try {
-      for (std::size_t s = 0; s < built.sinks.size(); ++s)
-        built.sinks[s].sink->resume(checkpoint->sink_dir(s), checkpoint->sink_state(s));
+      for (; s < built.sinks.size(); ++s)
+        built.sinks[s].sink->resume(checkpoint->sink_dir(s), checkpoint->sink_state(s), first_series);
+    } catch (const json::exception& e) {
+      for (auto& sink : built.sinks) sink.sink->abort();
+      throw InputError(fmt::format("--checkpoint {}: the record of sink \"{}\" is damaged ({}); remove the checkpoint "
+                                   "to start afresh",
+                                   checkpoint->dir().string(), built.sinks[s].name, e.what()));
     } catch (...) {
       for (auto& sink : built.sinks) sink.sink->abort();
       throw;
@@ -416,15 +434,26 @@ json Pipeline::run(const RunOptions& options) const {
   if (gpus) report["run"]["gpu"] = gpus->report();
 #endif
 
-  // Each sink commits its own files atomically; a sink that fails, and every sink after it, is aborted.
-  std::size_t finished = 0;
-  try {
-    if (options.stop.stop_requested()) throw RunCancelled(delivered);
-    for (; finished < built.sinks.size(); ++finished) built.sinks[finished].sink->finish(report);
-  } catch (...) {
-    for (std::size_t i = finished; i < built.sinks.size(); ++i) built.sinks[i].sink->abort();
-    throw;
+  // Every sink (and the trace) writes all its files under temporary names; only when all are
+  // complete are they moved into place, together. A failure anywhere leaves every earlier output as it
+  // was, and the checkpoint (which the commit copies from) stays until the outputs are in place.
+  {
+    OutputSet outputs;
+    try {
+      if (options.stop.stop_requested()) throw RunCancelled(delivered);
+      for (auto& sink : built.sinks)
+        guarded("sink", sink.name, -1, [&] { sink.sink->finish(report, outputs); });
+      if (options.trace && !options.trace_file.empty())
+        outputs.add_content(options.trace_file, json_text(options.trace->to_json()) + "\n");
+      if (options.stop.stop_requested()) throw RunCancelled(delivered);
+      outputs.commit();
+    } catch (...) {
+      for (auto& sink : built.sinks) sink.sink->abort();
+      if (options.stop.stop_requested()) throw RunCancelled(delivered);
+      throw;
+    }
   }
+  folders.keep_created();
   if (checkpoint) checkpoint->discard();
   return report;
 }

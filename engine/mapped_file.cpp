@@ -2,38 +2,22 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <fcntl.h>
 #include <fmt/format.h>
 #include <sys/mman.h>
-#include <sys/stat.h>
 #include <unistd.h>
 #include <utility>
 
 #include "engine/atomic_file.hpp"
 #include "engine/errors.hpp"
+#include "engine/input_file.hpp"
 
 namespace pacflow {
 
-namespace {
-// Closes a file descriptor when it goes out of scope; the mapping outlives it.
-struct FileDescriptor {
-  int fd;
-  ~FileDescriptor() {
-    if (fd >= 0) ::close(fd);
-  }
-};
-}  // namespace
-
 MappedFile::MappedFile(const std::filesystem::path& path) {
-  const FileDescriptor file{::open(path.c_str(), O_RDONLY | O_CLOEXEC)};
-  if (file.fd < 0) throw InputError(fmt::format("{}: cannot open for reading: {}", path.string(), system_reason(errno)));
-  struct stat st {};
-  if (::fstat(file.fd, &st) != 0)
-    throw InputError(fmt::format("{}: cannot read its size: {}", path.string(), system_reason(errno)));
-  if (!S_ISREG(st.st_mode)) throw InputError(fmt::format("{}: not a regular file", path.string()));
-  size_ = static_cast<std::size_t>(st.st_size);
+  const InputFile file(path);  // regular files only; the map outlives the descriptor
+  size_ = static_cast<std::size_t>(file.size());
   if (size_ == 0) return;
-  void* p = ::mmap(nullptr, size_, PROT_READ, MAP_SHARED, file.fd, 0);
+  void* p = ::mmap(nullptr, size_, PROT_READ, MAP_SHARED, file.fd(), 0);
   if (p == MAP_FAILED) throw InputError(fmt::format("{}: cannot map into memory: {}", path.string(), system_reason(errno)));
   ::madvise(p, size_, MADV_SEQUENTIAL);  // a hint: read ahead, drop behind
   data_ = static_cast<const std::byte*>(p);

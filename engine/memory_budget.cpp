@@ -20,11 +20,13 @@ std::string MemoryBudget::text() const {
   return fmt::format("{:.1f} MiB", bytes / 0x1p20);
 }
 
-MemoryBudget parse_memory_budget(const std::string& param, const json& value) {
+MemoryBudget parse_memory_budget(const std::string& param, const json& value, bool require_unit) {
   const auto bad = [&](const std::string& why) -> MemoryBudget {
-    throw ParamError(param, fmt::format("{}; write an amount such as 40GB, 40GiB, 512MB or 2e9 (bytes), or a share "
-                                        "of the device such as 0.5 or 80%",
-                                        why));
+    throw ParamError(param, fmt::format("{}; write {}", why,
+                                        require_unit ? "an amount with its unit, such as 8GB, 40GiB or 512MB, or a "
+                                                       "share with a percent sign, such as 50%"
+                                                     : "an amount such as 40GB, 40GiB, 512MB or 2e9 (bytes), or a "
+                                                       "share of the device such as 0.5 or 80%"));
   };
   const auto from_number = [&](double v) {
     if (!(v > 0) || !std::isfinite(v)) return bad(fmt::format("{:g} is not a positive amount", v));
@@ -32,7 +34,8 @@ MemoryBudget parse_memory_budget(const std::string& param, const json& value) {
     if (v < 1 << 20) return bad(fmt::format("{:g} bytes is less than 1 MiB", v));
     return MemoryBudget{v, 0};
   };
-  if (value.is_number()) return from_number(value.get<double>());
+  const auto unitless = [&](const std::string& text) { return bad(fmt::format("\"{}\" has no unit", text)); };
+  if (value.is_number()) return require_unit ? unitless(json_text(value)) : from_number(value.get<double>());
   if (!value.is_string()) return bad(fmt::format("{} is not a memory amount", json_text(value)));
   const std::string text = value.get<std::string>();
   std::size_t used = 0;
@@ -44,7 +47,7 @@ MemoryBudget parse_memory_budget(const std::string& param, const json& value) {
   }
   std::string unit = text.substr(used);
   unit.erase(std::remove_if(unit.begin(), unit.end(), [](unsigned char c) { return std::isspace(c); }), unit.end());
-  if (unit.empty()) return from_number(number);
+  if (unit.empty()) return require_unit ? unitless(text) : from_number(number);
   if (unit == "%") {
     if (!(number > 0 && number <= 100)) return bad(fmt::format("\"{}\" is not a share from 0% to 100%", text));
     return MemoryBudget{0, number / 100};

@@ -17,7 +17,9 @@ struct MemoryBudget {
   std::string text() const;
 };
 
-// Throws ParamError(param) on anything else, with the accepted forms.
-MemoryBudget parse_memory_budget(const std::string& param, const json& value);
+// Throws ParamError(param) on anything else, with the accepted forms. With `require_unit`, a bare
+// number is refused too (for --max-memory, where "1" would mean 100% and "2" two bytes): amounts
+// need a unit (8GB, 512MiB) and shares a percent sign (50%).
+MemoryBudget parse_memory_budget(const std::string& param, const json& value, bool require_unit = false);
 
 }  // namespace pacflow

@@ -79,6 +79,8 @@ MemoryEstimate estimate_host_memory(const BuiltPipeline& built, const std::vecto
                                 alive * slot});
     }
   }
+  if (const double bytes = built.source->host_workspace_bytes(segments.front().batch_series); bytes > 0)
+    estimate.terms.push_back({fmt::format("{} source read buffers", built.source_name), bytes});
   for (const auto& stage : built.stages) {
     // A stage on the whole machine may run on every thread; on CPU devices, one per replica.
     const bool whole_machine = stage.whole_machine();

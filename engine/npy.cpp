@@ -10,6 +10,9 @@
 #include <vector>
 
 #include "engine/errors.hpp"
+#include "engine/input_file.hpp"
+#include "engine/output_checks.hpp"
+#include "engine/output_set.hpp"
 
 namespace pacflow {
 
@@ -60,37 +63,31 @@ void convert_to_float(DType dtype, const std::byte* src, std::size_t count, floa
 }  // namespace
 
 NpyHeader read_npy_header(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    std::error_code ec;
-    if (!std::filesystem::exists(path, ec))
-      throw InputError(fmt::format("{}: no such file", path.string()));
-    throw InputError(fmt::format("{}: cannot open for reading", path.string()));
-  }
-  char magic[8] = {};
-  in.read(magic, 8);
-  if (in.gcount() != 8 || std::memcmp(magic, "\x93NUMPY", 6) != 0)
-    bad(path, "missing the \\x93NUMPY magic string");
-  const int major = static_cast<unsigned char>(magic[6]);
+  const InputFile file(path);  // regular files only: a directory, FIFO or device is refused here
+  unsigned char start[12] = {};
+  const std::size_t got = file.read_at(0, start, sizeof(start));
+  if (got < 10 || std::memcmp(start, "\x93NUMPY", 6) != 0)
+    bad(path, got == 0 ? "the file is empty" : "missing the \\x93NUMPY magic string");
+  const int major = start[6];
   std::uint32_t header_len = 0;
+  std::uint64_t header_at = 0;
   if (major == 1) {
-    unsigned char b[2];
-    in.read(reinterpret_cast<char*>(b), 2);
-    header_len = b[0] | (b[1] << 8);
+    header_len = start[8] | (start[9] << 8);
+    header_at = 10;
   } else if (major == 2 || major == 3) {
-    unsigned char b[4];
-    in.read(reinterpret_cast<char*>(b), 4);
-    header_len = b[0] | (b[1] << 8) | (b[2] << 16) | (static_cast<std::uint32_t>(b[3]) << 24);
+    if (got < 12) bad(path, "truncated header");
+    header_len = start[8] | (start[9] << 8) | (start[10] << 16) | (static_cast<std::uint32_t>(start[11]) << 24);
+    header_at = 12;
   } else {
     bad(path, fmt::format("format version {} is not supported", major));
   }
-  if (!in || header_len > (1u << 20)) bad(path, "truncated or oversized header");
+  // Never allocate more than the file holds (or than any sane header needs).
+  if (header_len > (1u << 20) || header_at + header_len > file.size()) bad(path, "truncated or oversized header");
   std::string header(header_len, '\0');
-  in.read(header.data(), header_len);
-  if (static_cast<std::uint32_t>(in.gcount()) != header_len) bad(path, "truncated header");
+  if (file.read_at(header_at, header.data(), header_len) != header_len) bad(path, "truncated header");
 
   NpyHeader result;
-  result.data_offset = static_cast<std::uint64_t>(in.tellg());
+  result.data_offset = header_at + header_len;
   std::smatch m;
   if (!std::regex_search(header, m, std::regex(R"('descr'\s*:\s*'([^']*)')")))
     bad(path, "header has no 'descr'");
@@ -112,23 +109,20 @@ NpyHeader read_npy_header(const std::filesystem::path& path) {
   }
   if (elements > 0x1p50) bad(path, fmt::format("shape {} is too large", shape_string(result.shape)));
 
-  std::error_code ec;
-  const auto file_size = std::filesystem::file_size(path, ec);
   const auto need = result.data_offset +
                     static_cast<std::uint64_t>(element_count(result.shape)) * dtype_size(result.dtype);
-  if (ec || file_size < need)
+  if (file.size() < need)
     bad(path, fmt::format("data truncated: shape {} needs {} bytes, the file has {}",
-                          shape_string(result.shape), need, ec ? 0 : file_size));
+                          shape_string(result.shape), need, file.size()));
   return result;
 }
 
 Tensor read_npy(const std::filesystem::path& path) {
   const NpyHeader header = read_npy_header(path);
-  Tensor tensor(header.shape, header.dtype);
-  std::ifstream in(path, std::ios::binary);
-  in.seekg(static_cast<std::streamoff>(header.data_offset));
-  in.read(reinterpret_cast<char*>(tensor.raw()), static_cast<std::streamsize>(tensor.bytes()));
-  if (!in) bad(path, "read failed");
+  const InputFile file(path);
+  Tensor tensor(header.shape, header.dtype);  // no larger than the file, as read_npy_header checked
+  if (file.read_at(header.data_offset, tensor.raw(), tensor.bytes()) != tensor.bytes())
+    bad(path, "the file shrank while it was being read");
   if (header.big_endian != (std::endian::native == std::endian::big))
     byteswap_in_place(tensor.raw(), static_cast<std::size_t>(tensor.size()), dtype_size(header.dtype));
   return tensor;
@@ -184,7 +178,7 @@ std::string npy_v1_header(const Shape& shape) {
 }  // namespace
 
 NpyWriter::NpyWriter(std::filesystem::path path, Shape shape)
-    : path_(std::move(path)), temp_(temp_path_for(path_)), expected_(element_count(shape)) {
+    : path_(std::move(path)), temp_(temp_path_for(resolved_output(path_))), expected_(element_count(shape)) {
   static_assert(std::endian::native == std::endian::little, "the writer emits little-endian data");
   open_stream(std::ios::trunc);
   const std::string header = npy_v1_header(shape);
@@ -202,14 +196,13 @@ NpyWriter::NpyWriter(std::filesystem::path path, Shape shape, std::filesystem::p
   // Resuming: the file must start with this array's header and hold at least the values to keep.
   const auto keep_bytes = header.size() + static_cast<std::uintmax_t>(keep_values) * sizeof(float);
   std::string start(header.size(), '\0');
-  std::ifstream in(temp_, std::ios::binary);
-  in.read(start.data(), static_cast<std::streamsize>(start.size()));
-  std::error_code ec;
-  const auto size = std::filesystem::file_size(temp_, ec);
-  if (!in || start != header || ec || size < keep_bytes || keep_values > expected_)
+  const InputFile partial_file(temp_);  // a regular file: anything else is refused, never waited on
+  if (partial_file.read_at(0, start.data(), start.size()) != start.size() || start != header ||
+      partial_file.size() < keep_bytes || keep_values > expected_)
     throw InputError(fmt::format("{}: the checkpoint's partial output does not hold the {} values it recorded; "
                                  "remove the checkpoint to start afresh",
                                  temp_.string(), keep_values));
+  std::error_code ec;
   std::filesystem::resize_file(temp_, keep_bytes, ec);  // cut what was written after the last record
   if (ec) throw InputError(fmt::format("{}: cannot cut back to the checkpoint: {}", temp_.string(), ec.message()));
   open_stream(std::ios::app);
@@ -220,13 +213,11 @@ NpyWriter::~NpyWriter() { abort(); }
 
 void NpyWriter::open_stream(std::ios::openmode mode) {
   out_.open(temp_, std::ios::binary | std::ios::out | mode);
-  if (!out_) throw InputError(fmt::format("{}: cannot create output file: {}", temp_.string(), system_reason(errno)));
+  if (!out_) throw_output_error(temp_, errno, "cannot create the file");
   open_ = true;
 }
 
-void NpyWriter::write_failed(int error_number) const {
-  throw std::runtime_error(fmt::format("{}: write failed: {}", path_.string(), system_reason(error_number)));
-}
+void NpyWriter::write_failed(int error_number) const { throw_output_error(path_, error_number, "write failed"); }
 
 void NpyWriter::append(const float* values, std::int64_t count) {
   if (!open_) throw std::logic_error("NpyWriter: append after close");
@@ -257,9 +248,17 @@ void NpyWriter::close() {
 
 void NpyWriter::commit() {
   close();
-  move_file_into_place(temp_, path_);
-  closed_ = false;
+  std::error_code ec;
+  std::filesystem::rename(temp_, path_, ec);
+  if (ec) throw_output_error(path_, ec.value(), "cannot move the finished file into place");
   temp_.clear();
+}
+
+void NpyWriter::hand_over(OutputSet& outputs) {
+  close();
+  outputs.add(temp_, path_, keep_on_abort_);
+  closed_ = false;
+  temp_.clear();  // the set owns a temporary now; a partial file stays the checkpoint's
 }
 
 void NpyWriter::abort() noexcept {

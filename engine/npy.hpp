@@ -12,6 +12,8 @@
 
 namespace pacflow {
 
+class OutputSet;
+
 struct NpyHeader {
   DType dtype = DType::Float32;
   bool big_endian = false;
@@ -46,10 +48,11 @@ class NpyRowReader {
   MappedFile map_;
 };
 
-// Writes a float32 array row by row into a temporary file beside `path`; commit() renames it into
-// place, so readers see a complete file or none. Destroying an uncommitted writer removes it.
+// Writes a float32 array row by row into a temporary file beside `path`; hand_over() gives the
+// complete file to the run's OutputSet, which moves it into place with every other output, so
+// readers see a complete file or none. Destroying a writer that has not handed over removes it.
 // A checkpointed writer streams into a `partial` file of its own instead, which outlives an abort (or
-// a kill) so that a later run can resume it.
+// a kill) so that a later run can resume it; the OutputSet copies it into place.
 class NpyWriter {
  public:
   NpyWriter(std::filesystem::path path, Shape shape);
@@ -67,7 +70,11 @@ class NpyWriter {
   // Every value written: completes and closes the file (under its temporary name). Throws, naming the
   // file and the system's reason, when the data did not reach the disk (a full disk).
   void close();
-  // close() if not done yet, then moves the file into place.
+  // close() if not done yet, then adds the file to `outputs` for `path` (a temporary becomes the
+  // set's to move; a checkpoint's partial file is copied and stays). How a run's sinks finish.
+  void hand_over(OutputSet& outputs);
+  // close() if not done yet, then renames the file into place on its own: for a file that is not one
+  // of a run's outputs (tests and tools writing inputs).
   void commit();
   // Discards the temporary (a checkpoint's partial file is only closed); never throws.
   void abort() noexcept;

@@ -8,6 +8,7 @@
 #include "engine/built_pipeline.hpp"
 #include "engine/memory_budget.hpp"
 #include "engine/memory_estimate.hpp"
+#include "engine/output_checks.hpp"
 
 #ifndef PACFLOW_VERSION
 #define PACFLOW_VERSION "0.0.0"
@@ -103,10 +104,27 @@ Pipeline& Pipeline::vram(json budget) {
   return *this;
 }
 
+Pipeline& Pipeline::add_input_file(std::filesystem::path file) {
+  input_files_.push_back(std::move(file));
+  return *this;
+}
+
+std::vector<std::filesystem::path> Pipeline::input_files() const {
+  std::vector<std::filesystem::path> files = input_files_;
+  for (const auto& e : elements_) {
+    const ElementInfo* info = registry_->find(e.kind, e.name);
+    for (const auto& spec : info->params)
+      if (spec.type == ParamType::InputFile && e.params.contains(spec.name) && e.params[spec.name].is_string())
+        files.emplace_back(e.params[spec.name].get<std::string>());
+  }
+  return files;
+}
+
 detail::Placement Pipeline::placement() const { return {device_pool_, force_pool_, fallback_, vram_}; }
 
 json Pipeline::validate(const RunOptions& options) const {
-  const detail::BuiltPipeline built = detail::build(*registry_, elements_, placement());
+  const detail::BuiltPipeline built = detail::build(*registry_, elements_, placement(), options.stop);
+  detail::check_outputs(built, *registry_, elements_, options.trace_file, input_files());
   return detail::describe(built, options.batch_size, options.max_in_flight);
 }
 
@@ -247,7 +265,8 @@ bool wants_fallback(const std::string& policy, const std::string& where) {
 
 }  // namespace
 
-BuiltPipeline build(const Registry& registry, const std::vector<ElementSpec>& elements, const Placement& placement) {
+BuiltPipeline build(const Registry& registry, const std::vector<ElementSpec>& elements, const Placement& placement,
+                    const std::stop_token& stop) {
   BuiltPipeline built;
   std::vector<std::string> forced;     // stages whose accelerator placement the pool overrode
   std::vector<std::string> fell_back;  // stages placed on GPUs that run on the CPU instead
@@ -291,7 +310,7 @@ BuiltPipeline build(const Registry& registry, const std::vector<ElementSpec>& el
   const Params source_params = checked_params(*source_info, source_spec);
   try {
     built.source = source_info->make_source(source_params);
-    built.stream = built.source->open();
+    built.stream = built.source->open(stop);
   } catch (...) {
     rethrow_located(source_spec);
   }
@@ -354,7 +373,7 @@ BuiltPipeline build(const Registry& registry, const std::vector<ElementSpec>& el
         }
         built.stages.push_back(std::move(stage));
       } else {
-        BuiltSink sink{spec.name, info->make_sink(params), {}, {}};
+        BuiltSink sink{spec.name, info->make_sink(params), {}, {}, i};
         sink.sink->plan(ctx);
         sink.resolved = params.all();
         sink.resolved.update(ctx.take_resolved());
@@ -412,6 +431,49 @@ BuiltPipeline build(const Registry& registry, const std::vector<ElementSpec>& el
     built.tensors.push_back(std::move(entry));
   }
   return built;
+}
+
+std::vector<std::filesystem::path> check_outputs(const BuiltPipeline& built, const Registry& registry,
+                                                 const std::vector<ElementSpec>& elements,
+                                                 const std::filesystem::path& trace_file,
+                                                 std::vector<std::filesystem::path> inputs) {
+  constexpr std::size_t kTrace = static_cast<std::size_t>(-1);
+  std::vector<OutputPath> outputs;
+  std::vector<std::size_t> owner;  // the sink writing each output, or kTrace
+  for (std::size_t s = 0; s < built.sinks.size(); ++s)
+    for (auto& file : built.sinks[s].sink->output_files()) {
+      outputs.push_back({std::move(file), fmt::format("sink \"{}\"", built.sinks[s].name)});
+      owner.push_back(s);
+    }
+  if (!trace_file.empty()) {
+    outputs.push_back({trace_file, "--trace"});
+    owner.push_back(kTrace);
+  }
+  // An error about output i, located at its sink's output parameter (dir=, path=).
+  const auto refuse = [&](std::size_t i, const std::string& message) {
+    if (owner[i] == kTrace) throw InputError("--trace: " + message);
+    const ElementSpec& spec = elements.at(built.sinks[owner[i]].element);
+    std::string param;
+    for (const auto& p : registry.find(spec.kind, spec.name)->params)
+      if (param.empty() && (p.type == ParamType::OutputDir || p.type == ParamType::OutputFile)) param = p.name;
+    try {
+      throw ParamError(param, message);
+    } catch (...) {
+      rethrow_located(spec);
+    }
+  };
+  for (std::size_t i = 0; i < outputs.size(); ++i) {
+    try {
+      check_output_target(outputs[i].path);
+    } catch (const InputError& e) {
+      refuse(i, e.bare_message());
+    }
+  }
+  inputs.insert(inputs.end(), built.stream.input_files.begin(), built.stream.input_files.end());
+  if (const auto clash = find_output_clash(outputs, inputs)) refuse(clash->output, clash->message);
+  std::vector<std::filesystem::path> paths;
+  for (auto& o : outputs) paths.push_back(std::move(o.path));
+  return paths;
 }
 
 json describe(const BuiltPipeline& built, std::int64_t batch_option, int in_flight_option) {

@@ -49,6 +49,9 @@ struct RunOptions {
   int max_in_flight = 0;        // batches alive at once; 0 chooses one
   std::function<void(const Progress&)> on_progress;  // called from the sink thread
   TraceRecorder* trace = nullptr;                    // records a span per element and batch when set
+  // When set (with `trace`), run() writes the trace there as one of the run's outputs: checked,
+  // and moved into place with the sinks' files when the run succeeds (a failed run writes none).
+  std::filesystem::path trace_file{};
   SimModel sim_model{};                              // the modelled accelerator behind sim:k devices
   // Cancellation: once a stop is requested, no new batch starts, the batches running finish their
   // current stage, the sinks abort, and run() throws RunCancelled. Any thread may request it.
@@ -88,15 +91,26 @@ class Pipeline {
   // The memory budget on every GPU (`40GB`, `0.5`, …; see a stage's `vram=`); checked when built.
   Pipeline& vram(json budget);
 
+  // A file the pipeline was made from (its `.pipe` file; load_pipe_file adds it): no output may
+  // replace it.
+  Pipeline& add_input_file(std::filesystem::path file);
+  // Those files and the files the elements' parameters name as inputs (`path=` of npy, edf, hdf5).
+  std::vector<std::filesystem::path> input_files() const;
+
   const std::vector<ElementSpec>& elements() const { return elements_; }
   const Registry& registry() const { return *registry_; }
 
-  // Opens the source and plans every element without running; returns the plan as JSON.
-  // Throws InputError naming the element, parameter and location at fault. The batch size and
-  // in-flight limit of `options` shape the plan's segments as they would a run's.
+  // Opens the source, plans every element and checks every output path without running; returns the
+  // plan as JSON. Throws InputError naming the element, parameter and location at fault. The batch
+  // size and in-flight limit of `options` shape the plan's segments as they would a run's.
   json validate(const RunOptions& options = {}) const;
   // Runs to completion and returns the report (also handed to the sinks). Throws InputError for
   // bad input and StageError when a stage fails while running.
+  //
+  // Outputs: before anything runs, every output path is checked (no device, FIFO or directory; no
+  // input; no other output), and its folder is created and locked (engine/output_folders.hpp). The
+  // sinks and the trace write temporaries, moved into place together when all are complete
+  // (engine/output_set.hpp): a run that fails or is stopped leaves every earlier output as it was.
   json run(const RunOptions& options = {}) const;
 
  private:
@@ -108,6 +122,7 @@ class Pipeline {
   bool force_pool_ = false;
   std::string fallback_;
   json vram_;
+  std::vector<std::filesystem::path> input_files_;
 };
 
 // The engine's version string.

@@ -79,7 +79,7 @@ void Stage::process_cuda(Batch&, cuda::StageContext&) {
 
 namespace pacflow {
 
-void Sink::resume(const std::filesystem::path&, const json&) {
+void Sink::resume(const std::filesystem::path&, const json&, std::int64_t) {
   throw std::logic_error("this sink cannot resume (the executor should have refused the checkpoint)");
 }
 

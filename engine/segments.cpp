@@ -79,9 +79,12 @@ std::vector<Segment> plan_segments(const BuiltPipeline& built, std::int64_t batc
     const auto by_memory = static_cast<std::int64_t>(0x1p28 / std::max(bytes_per_series, 1.0));
     batch = std::clamp<std::int64_t>(std::min(series / (4 * threads), by_memory), 1, 16);
   }
-  // Stages that combine the series of a group see whole groups: every batch size is a multiple.
+  // Stages that combine the series of a group see whole groups: every batch size is a multiple. No
+  // batch holds more than the input (the series count is a whole number of groups).
   const std::int64_t multiple = built.batch_multiple;
-  const auto whole_groups = [multiple](std::int64_t b) { return (b + multiple - 1) / multiple * multiple; };
+  const auto whole_groups = [multiple, series](std::int64_t b) {
+    return (std::min(b, series) + multiple - 1) / multiple * multiple;
+  };
   batch = whole_groups(batch);
   // The first segment starts at the source (it may hold no stage); each ring starts another.
   std::vector<Segment> segments{Segment{0, 0, batch, 0, 0, false, Overflow::Block}};
@@ -105,15 +108,11 @@ std::vector<Segment> plan_segments(const BuiltPipeline& built, std::int64_t batc
           whole_groups(std::clamp<std::int64_t>(series / static_cast<std::int64_t>(4 * gpu.devices), 1, 256));
     }
     seg.batch_count = seg.batches(series);
-    if (!seg.ring) {
-      seg.slots = in_flight_option ? static_cast<std::size_t>(in_flight_option)
-                                   : busy_bound(built, seg.first_stage, seg.end_stage, threads);
-    } else {
-      const EdgeSettings& edge = built.stages[seg.first_stage].input;
-      seg.slots = edge.ring ? static_cast<std::size_t>(edge.ring)
-                            : std::min<std::size_t>(busy_bound(built, seg.first_stage, seg.end_stage, threads),
-                                                    static_cast<std::size_t>(seg.batch_count));
-    }
+    // Never more batches alive (in flight, or ring slots) than the segment has batches.
+    const std::size_t given = seg.ring ? static_cast<std::size_t>(built.stages[seg.first_stage].input.ring)
+                                       : static_cast<std::size_t>(in_flight_option);
+    seg.slots = std::min(given ? given : busy_bound(built, seg.first_stage, seg.end_stage, threads),
+                         static_cast<std::size_t>(seg.batch_count));
     if (gpu.devices == 0) continue;
     // Every batch alive in the segment may sit on one GPU at once: they must fit in its budget.
     const auto slots = static_cast<double>(seg.slots);
@@ -141,8 +140,7 @@ std::vector<Segment> plan_segments(const BuiltPipeline& built, std::int64_t batc
                                      gpu.tightest, static_cast<double>(gpu.budget) / 0x1p20, lo));
       seg.batch_series = lo;
       seg.batch_count = seg.batches(series);
-      if (seg.ring && !built.stages[seg.first_stage].input.ring)
-        seg.slots = std::min<std::size_t>(seg.slots, static_cast<std::size_t>(seg.batch_count));
+      seg.slots = std::min<std::size_t>(seg.slots, static_cast<std::size_t>(seg.batch_count));
     }
     seg.gpu_bytes_per_batch = gpu.bytes_per_batch(seg.batch_series);
   }

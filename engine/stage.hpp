@@ -4,6 +4,7 @@
 // shapes are known and checked before the first batch moves.
 #include <cstdint>
 #include <filesystem>
+#include <stop_token>
 #include <string>
 #include <vector>
 
@@ -15,6 +16,7 @@ namespace pacflow {
 namespace cuda {
 class StageContext;  // engine/cuda/stage_context.hpp: a GPU, a stream and its memory
 }
+class OutputSet;  // engine/output_set.hpp: the run's outputs, moved into place together
 
 // What a source delivers: series of `series_length` samples at `sample_rate`, arranged in
 // `leading_dims` (e.g. {epochs, channels}); the series count is their product.
@@ -34,6 +36,8 @@ struct StreamInfo {
   // Every result row computed from one of them (a row of its own, or of a group that holds it) is
   // set to NaN before the sinks see it.
   std::vector<std::int64_t> excluded_series;
+  // The files the source reads: no output of the run may replace one of them.
+  std::vector<std::filesystem::path> input_files;
 
   std::int64_t series_count() const { return element_count(leading_dims); }
 };
@@ -110,8 +114,13 @@ class PlanContext {
 class Stage {
  public:
   virtual ~Stage() = default;
-  // Checks parameters against the stream, declares outputs, fills ctx.resolved().
+  // Checks parameters against the stream, declares outputs, fills ctx.resolved(). Sizes what the
+  // stage needs but allocates nothing that grows with the input (prepare() does).
   virtual void plan(PlanContext& ctx) = 0;
+  // Makes what plan() sized (filter spectra, FFT plans, tables), once, before the first batch: the run
+  // calls it after checking its memory estimate (host_workspace_bytes included) against its limit, so
+  // a run too large for the machine is refused before any of it is allocated. validate() never calls it.
+  virtual void prepare() {}
   // Transforms one batch. Called concurrently for different batches: no shared mutable state.
   virtual void process(Batch& batch) = 0;
   // Floating-point operations per series, an estimate for modelled devices (`sim`); the bytes a
@@ -137,21 +146,33 @@ class Stage {
 class Source {
  public:
   virtual ~Source() = default;
-  // Opens the input and tells its shape; throws InputError on a missing or malformed input.
-  virtual StreamInfo open() = 0;
+  // Opens the input and tells its shape; throws InputError on a missing or malformed input. Work
+  // that reads the whole input (its checksum, a scan for NaN) throws RunCancelled soon after `stop`
+  // is requested. Opening allocates nothing that grows with the input beyond a bounded scan buffer:
+  // read buffers are made by read(), and counted by host_workspace_bytes().
+  virtual StreamInfo open(const std::stop_token& stop) = 0;
   // Writes `count` series starting at series `first` into dst (count × series_length floats).
   // Called serially, in batch order.
   virtual void read(std::int64_t first, std::int64_t count, float* dst) = 0;
+  // Host memory read() keeps beside the batches for batches of `batch_series` series (conversion
+  // buffers), for the run's memory estimate: an upper bound; valid after open().
+  virtual double host_workspace_bytes(std::int64_t /*batch_series*/) const { return 0; }
 };
 
 class Sink {
  public:
   virtual ~Sink() = default;
   virtual void plan(const PlanContext& ctx) = 0;
+  // Every file the sink will write, after plan(). Before the run the engine refuses a path that is
+  // not a regular file (a device, a FIFO, a directory), that names an input or another output, and
+  // it locks and creates the folders (engine/output_set.hpp); so a sink never checks these itself.
+  virtual std::vector<std::filesystem::path> output_files() const = 0;
   // Receives every batch once, serially, in index order.
   virtual void consume(const Batch& batch) = 0;
-  // All batches delivered: commit outputs (atomically). `report` is result.json's content.
-  virtual void finish(const json& report) = 0;
+  // All batches delivered: writes every output completely under a temporary name and hands each to
+  // `outputs` (OutputSet::add); the engine moves them into place together, with every other sink's,
+  // once all are written. `report` is result.json's content. Throws on failure (a full disk).
+  virtual void finish(const json& report, OutputSet& outputs) = 0;
   // The run failed or was cancelled: discard partial outputs (in a checkpointed run, keep what the
   // last checkpoint() described, for a later resume); never throws.
   virtual void abort() noexcept {}
@@ -162,9 +183,10 @@ class Sink {
   // Called once, after plan() and before any batch, in a checkpointed run. The sink keeps its partial
   // output in `dir` (a folder of its own inside the checkpoint, already created) rather than in
   // temporaries. `state` is null for a fresh start; when resuming it is what checkpoint() returned
-  // after the last batch recorded, and the sink restores its output as it was then (anything written
-  // after that is discarded); the batches that follow begin at the next series.
-  virtual void resume(const std::filesystem::path& dir, const json& state);
+  // after the last batch recorded, when the sinks held series [0, series_done), and the sink restores
+  // its output as it was then (anything written after that is discarded); the batches that follow
+  // begin at series_done. Throws InputError when the state does not describe exactly those series.
+  virtual void resume(const std::filesystem::path& dir, const json& state, std::int64_t series_done);
   // After each batch of a checkpointed run: hands everything consumed so far to the operating system
   // (so a killed process loses none of it) and returns what resume() needs to pick it up again.
   virtual json checkpoint();

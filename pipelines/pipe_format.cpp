@@ -1,13 +1,11 @@
 #include "pipelines/pipe_format.hpp"
 
 #include "engine/devices.hpp"
+#include "engine/input_file.hpp"
 
 #include <algorithm>
 #include <charconv>
 #include <cstdint>
-#include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <string_view>
 #include <system_error>
 
@@ -135,6 +133,7 @@ class Parser {
   bool comments_;
   std::size_t pos_ = 0;
   std::string devices_;  // the `devices` line's list
+  int depth_ = 0;   // lists open around pos_
   int line_ = 1;    // of pos_ in text_, 1-based
   int column_ = 1;
 
@@ -345,6 +344,12 @@ class Parser {
 
   json list() {
     const SourceLocation open = here();
+    if (++depth_ > kMaxListDepth)
+      fail(fmt::format("lists nested deeper than {} levels; no parameter takes more than 3", kMaxListDepth), open);
+    const struct Leave {
+      int& depth;
+      ~Leave() { --depth; }
+    } leave{depth_};
     advance();  // '['
     json items = json::array();
     skip_blanks();
@@ -413,7 +418,9 @@ json parse_pipe_value(const std::string& text, const SourceLocation& where) {
 
 namespace {
 [[noreturn]] void bad_override(const std::string& text, const std::string& message) {
-  throw InputError(fmt::format("--set \"{}\": {}", text, message));
+  constexpr std::size_t kShown = 60;  // a value can be huge: quote its start
+  const std::string shown = text.size() <= kShown ? text : text.substr(0, kShown) + "…";
+  throw InputError(fmt::format("--set \"{}\": {}", shown, message));
 }
 }  // namespace
 
@@ -443,19 +450,9 @@ void load_pipe_text(const std::string& text, const std::string& file, Pipeline& 
 }
 
 void load_pipe_file(const std::string& path, Pipeline& pipeline) {
-  namespace fs = std::filesystem;
-  const SourceLocation at{path, 0, 0};  // prefixes messages with "PATH: "
-  std::error_code ec;
-  const bool exists = fs::exists(path, ec);
-  if (ec) throw InputError("cannot read", at);
-  if (!exists) throw InputError("no such file", at);
-  if (fs::is_directory(path, ec)) throw InputError("cannot read (it is a directory)", at);
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError("cannot read", at);
-  std::ostringstream content;
-  content << in.rdbuf();
-  if (in.bad()) throw InputError("cannot read", at);
-  load_pipe_text(content.str(), path, pipeline);
+  // Regular files only (a FIFO or /dev/zero is refused at once), and no larger than a pipeline can be.
+  load_pipe_text(InputFile(path).read_all(kMaxPipeFileBytes, "a pipeline file"), path, pipeline);
+  pipeline.add_input_file(path);
 }
 
 }  // namespace pacflow

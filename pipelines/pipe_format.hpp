@@ -11,6 +11,8 @@
 // quoted strings, [lists] (nested, commas between items); every other bare word (ranges such as
 // 2:20:10, durations such as 1s, devices such as cpu:0, paths) stays a verbatim string.
 // Errors are InputErrors located at the physical line and column (1-based) of the fault.
+// Lists nest at most kMaxListDepth deep, and a file holds at most kMaxPipeFileBytes.
+#include <cstddef>
 #include <string>
 #include <vector>
 
@@ -19,6 +21,13 @@
 #include "engine/pipeline.hpp"
 
 namespace pacflow {
+
+// The deepest list nesting a value may have ([[4, 8]] is 2 deep); deeper values are refused where
+// the list that goes too deep opens. The recursive-descent parser, JSON and every report stay far
+// from the stack's limit, and no parameter needs more than 3.
+inline constexpr int kMaxListDepth = 32;
+// The largest `.pipe` file read (a pipeline is a few lines; a huge file is a mistake).
+inline constexpr std::size_t kMaxPipeFileBytes = std::size_t{16} << 20;
 
 // Parses `.pipe` text; `file` names the text in error locations.
 // A parsed file: its elements and its `devices LIST` line (empty when it has none).

@@ -1,5 +1,6 @@
 #include "stages/bandpass/bandpass_stage.hpp"
 
+#include <algorithm>
 #include <fmt/format.h>
 #include <oneapi/tbb/parallel_for.h>
 
@@ -41,7 +42,6 @@ void BandpassStage::plan_bank(Bank& bank, const std::string& param, bands::Role 
   bank.bands = bands::resolve(param, spec, role, clamp_);
   bank.orders.clear();
   bands::check_against_nyquist(param, bank.bands, s.sample_rate);
-  std::vector<std::vector<double>> coefficients;
   for (const auto& b : bank.bands) {
     const std::int64_t order = fir::filter_order(s.sample_rate, b.lo, cycles, s.series_length);
     if (order < 1)
@@ -54,21 +54,33 @@ void BandpassStage::plan_bank(Bank& bank, const std::string& param, bands::Role 
       reduced_warned_ = true;
     }
     bank.orders.push_back(order);
-    coefficients.push_back(fir::fir1_bandpass(order, b.lo, b.hi, s.sample_rate));
   }
-  bank.filters.emplace(coefficients, s.series_length);
-#ifdef PACFLOW_HAVE_CUDA
-  bank.on_gpu.emplace(*bank.filters);
-#endif
+  const std::int64_t largest = bank.orders.empty() ? 1 : *std::max_element(bank.orders.begin(), bank.orders.end());
+  bank.fft_size = fir::FiltFiltBank::fft_size_for(s.series_length, largest);
+}
+
+void BandpassStage::prepare_bank(Bank& bank) const {
+  if (bank.filters) return;
+  bank.filters.emplace(bank.orders, length_, [&](std::size_t b) {
+    return fir::fir1_bandpass(bank.orders[b], bank.bands[b].lo, bank.bands[b].hi, sample_rate_);
+  });
   const auto* filters = &*bank.filters;
   bank.workspaces = std::make_unique<oneapi::tbb::enumerable_thread_specific<fir::FiltFiltBank::Workspace>>(
       [filters] { return filters->make_workspace(); });
+}
+
+void BandpassStage::prepare() {
+  prepare_bank(pha_);
+  prepare_bank(amp_);
 }
 
 void BandpassStage::plan(PlanContext& ctx) {
   const StreamInfo& s = ctx.stream();
   ctx.require(signal_, "bandpass");
   length_ = s.series_length;
+  sample_rate_ = s.sample_rate;
+  pha_.filters.reset();
+  amp_.filters.reset();
   plan_bank(pha_, "pha", bands::Role::Phase, pha_cycles_, s);
   plan_bank(amp_, "amp", bands::Role::Amplitude, amp_cycles_, s);
   for (const auto& w : warnings_) ctx.warn(w);
@@ -112,7 +124,8 @@ void BandpassStage::process(Batch& batch) {
 double BandpassStage::host_workspace_bytes(int threads) const {
   double bytes = 0;
   for (const Bank* bank : {&pha_, &amp_})
-    if (bank->filters) bytes += bank->filters->bytes() + threads * bank->filters->workspace_bytes();
+    bytes += fir::FiltFiltBank::spectra_bytes(bank->bands.size(), bank->fft_size) +
+             threads * fir::FiltFiltBank::workspace_bytes_for(bank->fft_size);
   return bytes;
 }
 
@@ -133,13 +146,19 @@ void BandpassStage::process_cuda(Batch& batch, cuda::StageContext& ctx) {
   const auto n_amp = static_cast<std::int64_t>(amp_.bands.size());
   float* pha = cuda::StageContext::data<float>(ctx.emplace(batch, "filtered_pha", {n_pha, length_}, DType::Float32));
   float* amp = cuda::StageContext::data<float>(ctx.emplace(batch, "filtered_amp", {n_amp, length_}, DType::Float32));
-  pha_.on_gpu->apply(signal, batch.series_count, pha, ctx, plans_);
-  amp_.on_gpu->apply(signal, batch.series_count, amp, ctx, plans_);
+  pha_.gpu().apply(signal, batch.series_count, pha, ctx, plans_);
+  amp_.gpu().apply(signal, batch.series_count, amp, ctx, plans_);
+}
+
+fir::FiltFiltBankOnGpu& BandpassStage::Bank::gpu() {
+  std::call_once(gpu_once, [this] { on_gpu.emplace(*filters); });
+  return *on_gpu;
 }
 
 double BandpassStage::device_workspace_bytes(std::int64_t series) const {
   // The banks run one after the other; each one's scratch is released before the next starts.
-  return std::max(pha_.on_gpu->workspace_bytes(series), amp_.on_gpu->workspace_bytes(series));
+  return std::max(fir::FiltFiltBankOnGpu::workspace_bytes(series, pha_.fft_size, pha_.bands.size()),
+                  fir::FiltFiltBankOnGpu::workspace_bytes(series, amp_.fft_size, amp_.bands.size()));
 }
 
 }  // namespace pacflow::stages

@@ -2,6 +2,7 @@
 // Stage `bandpass`: filters every series into phase bands and amplitude bands (spec §2–§3).
 // Reads `signal` [T]; writes `filtered_pha` [n_pha][T] and `filtered_amp` [n_amp][T].
 #include <memory>
+#include <mutex>
 #include <optional>
 
 #include <oneapi/tbb/enumerable_thread_specific.h>
@@ -19,6 +20,8 @@ class BandpassStage final : public Stage {
  public:
   explicit BandpassStage(const Params& params);
   void plan(PlanContext& ctx) override;
+  // Builds both filter banks (coefficients, spectra, FFT plans) that plan() sized.
+  void prepare() override;
   void process(Batch& batch) override;
   // Two FFTs of about 2T points per band (FFT convolution), 5 N log2 N flops each: an estimate.
   double flops_per_series() const override;
@@ -36,13 +39,19 @@ class BandpassStage final : public Stage {
   struct Bank {
     std::vector<bands::Band> bands;
     std::vector<std::int64_t> orders;
-    std::optional<fir::FiltFiltBank> filters;
+    std::size_t fft_size = 0;  // of the FFT convolution, known when planned
+    std::optional<fir::FiltFiltBank> filters;  // built by prepare()
     std::unique_ptr<oneapi::tbb::enumerable_thread_specific<fir::FiltFiltBank::Workspace>> workspaces;
 #ifdef PACFLOW_HAVE_CUDA
-    std::optional<fir::FiltFiltBankOnGpu> on_gpu;  // the same filters, uploaded to each GPU on first use
+    // The same filters for GPUs, made when a batch first runs on one (a CPU run keeps no second copy
+    // of the spectra), then uploaded to each GPU on first use there.
+    std::once_flag gpu_once;
+    std::optional<fir::FiltFiltBankOnGpu> on_gpu;
+    fir::FiltFiltBankOnGpu& gpu();
 #endif
   };
   void plan_bank(Bank& bank, const std::string& param, bands::Role role, int cycles, const StreamInfo& s);
+  void prepare_bank(Bank& bank) const;
   void run_bank(Bank& bank, const float* signal, std::int64_t series, float* out) const;
 
   json pha_spec_;
@@ -52,6 +61,7 @@ class BandpassStage final : public Stage {
   int amp_cycles_ = 6;
   std::string signal_ = "signal";
   std::int64_t length_ = 0;
+  double sample_rate_ = 0;
   Bank pha_;
   Bank amp_;
   std::vector<std::string> warnings_;

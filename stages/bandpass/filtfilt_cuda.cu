@@ -70,10 +70,10 @@ __global__ void extract(const float* full, const std::int64_t* orders, std::int6
 FiltFiltBankOnGpu::FiltFiltBankOnGpu(const FiltFiltBank& bank)
     : bank_(bank), spectra_(interleaved(bank)), orders_(bank.orders()) {}
 
-double FiltFiltBankOnGpu::workspace_bytes(std::int64_t series) const {
-  const auto n = static_cast<double>(bank_.fft_size());
+double FiltFiltBankOnGpu::workspace_bytes(std::int64_t series, std::size_t fft_size, std::size_t band_count) {
+  const auto n = static_cast<double>(fft_size);
   const double bins = std::floor(n / 2) + 1;
-  const auto bands = static_cast<double>(bank_.band_count());
+  const auto bands = static_cast<double>(band_count);
   const auto padded = static_cast<double>(cufft::padded_count(series));
   const auto rows = static_cast<double>(cufft::padded_count(series * static_cast<std::int64_t>(bands)));
   return padded * (4 * n + 8 * bins) + rows * (8 * bins + 4 * n) + cufft::work_area_bound(static_cast<std::int64_t>(n));

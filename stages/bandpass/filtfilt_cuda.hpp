@@ -18,9 +18,9 @@ class FiltFiltBankOnGpu {
   // Filters `series` device series [series][T] into device out [series][bands][T], on ctx's stream.
   void apply(const float* signal, std::int64_t series, float* out, const cuda::StageContext& ctx,
              cufft::PlanCache& plans);
-  // Device scratch for a batch of `series` (extension, spectra, products, inverse transforms, work
-  // areas; buffers hold whole cuFFT calls).
-  double workspace_bytes(std::int64_t series) const;
+  // Device scratch for a batch of `series` with a bank of `bands` bands at FFT length `fft_size`
+  // (extension, spectra, products, inverse transforms, work areas; buffers hold whole cuFFT calls).
+  static double workspace_bytes(std::int64_t series, std::size_t fft_size, std::size_t bands);
 
  private:
   const FiltFiltBank& bank_;

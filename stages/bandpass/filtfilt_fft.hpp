@@ -8,6 +8,7 @@
 // band, because the odd extension's first samples do not depend on its length. So each series
 // needs one forward FFT, then one multiply and one inverse FFT per band.
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <vector>
 
@@ -19,6 +20,16 @@ class FiltFiltBank {
  public:
   // One coefficient vector per band; every order must be < series_length.
   FiltFiltBank(const std::vector<std::vector<double>>& coefficients, std::int64_t series_length);
+  // The same, with band b's coefficients (orders[b] + 1 of them) made by coefficients(b) when its
+  // spectrum is computed: only one band's coefficients exist at a time.
+  FiltFiltBank(const std::vector<std::int64_t>& orders, std::int64_t series_length,
+               const std::function<std::vector<double>(std::size_t band)>& coefficients);
+
+  // Sizes before building (for memory estimates): the FFT length for these orders, the bytes of the
+  // filter spectra of `bands` bands, and of one Workspace, at FFT length n.
+  static std::size_t fft_size_for(std::int64_t series_length, std::int64_t largest_order);
+  static double spectra_bytes(std::size_t bands, std::size_t n);
+  static double workspace_bytes_for(std::size_t n);
 
   std::int64_t series_length() const { return length_; }
   std::size_t band_count() const { return kernels_.size(); }

@@ -1,7 +1,9 @@
 #include "stages/envelope_phase/envelope_phase_stage.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <oneapi/tbb/parallel_for.h>
+#include <stdexcept>
 
 #include "engine/errors.hpp"
 #include "stages/bandpass/fir1.hpp"
@@ -27,21 +29,35 @@ void EnvelopePhaseStage::plan(PlanContext& ctx) {
     throw InputError("envelope_phase filters the amplitude with the phase bands' filters: it needs bandpass and hilbert before it");
   n_amp_ = amplitude.per_series.at(0);
   length_ = amplitude.per_series.at(1);
-  const auto bands = attrs["pha_bands_hz"];
-  const auto orders = attrs["pha_filter_orders"].get<std::vector<std::int64_t>>();
-  n_pha_ = static_cast<std::int64_t>(bands.size());
-  std::vector<std::vector<double>> coefficients;
-  for (std::size_t p = 0; p < bands.size(); ++p)
-    coefficients.push_back(fir::fir1_bandpass(orders.at(p), bands[p][0].get<double>(), bands[p][1].get<double>(),
-                                              ctx.stream().sample_rate));
-  filters_.emplace(coefficients, length_);
-  transform_.emplace(length_, attrs["hilbert_fft_length"].get<std::int64_t>());
+  bands_ = attrs["pha_bands_hz"].get<std::vector<std::array<double, 2>>>();
+  orders_ = attrs["pha_filter_orders"].get<std::vector<std::int64_t>>();
+  if (orders_.size() != bands_.size()) throw std::logic_error("envelope_phase: a filter order per phase band");
+  n_pha_ = static_cast<std::int64_t>(bands_.size());
+  sample_rate_ = ctx.stream().sample_rate;
+  filter_fft_length_ = fir::FiltFiltBank::fft_size_for(length_, *std::max_element(orders_.begin(), orders_.end()));
+  fft_length_ = attrs["hilbert_fft_length"].get<std::int64_t>();
+  filters_.reset();
+  transform_.reset();
+  ctx.declare({"envelope_phase", {n_pha_, n_amp_, length_}, DType::Float32, false,
+               "phase of amplitude band a's envelope filtered in phase band p, in (-pi, pi]"});
+}
+
+void EnvelopePhaseStage::prepare() {
+  if (filters_) return;
+  filters_.emplace(orders_, length_, [this](std::size_t p) {
+    return fir::fir1_bandpass(orders_[p], bands_[p][0], bands_[p][1], sample_rate_);
+  });
+  transform_.emplace(length_, fft_length_);
   const auto* filters = &*filters_;
   const auto* transform = &*transform_;
   workspaces_ = std::make_unique<oneapi::tbb::enumerable_thread_specific<Workspace>>(
       [filters, transform] { return Workspace{filters->make_workspace(), transform->make_workspace()}; });
-  ctx.declare({"envelope_phase", {n_pha_, n_amp_, length_}, DType::Float32, false,
-               "phase of amplitude band a's envelope filtered in phase band p, in (-pi, pi]"});
+}
+
+double EnvelopePhaseStage::host_workspace_bytes(int threads) const {
+  return fir::FiltFiltBank::spectra_bytes(bands_.size(), filter_fft_length_) +
+         threads * (fir::FiltFiltBank::workspace_bytes_for(filter_fft_length_) +
+                    hilbert::AnalyticSignal::workspace_bytes_for(fft_length_));
 }
 
 void EnvelopePhaseStage::process(Batch& batch) {
@@ -64,7 +80,7 @@ void EnvelopePhaseStage::process(Batch& batch) {
 }
 
 double EnvelopePhaseStage::flops_per_series() const {
-  const double n = static_cast<double>(transform_ ? transform_->fft_length() : length_);
+  const auto n = static_cast<double>(fft_length_);
   const double m = 2.0 * static_cast<double>(length_);
   return static_cast<double>(n_amp_) * (2.0 * 5.0 * m * std::log2(std::max(m, 2.0)) +
                                        static_cast<double>(n_pha_) * 2.0 * 5.0 * (m + n) * std::log2(std::max(n, 2.0)));

@@ -9,6 +9,9 @@
 
 #include <oneapi/tbb/enumerable_thread_specific.h>
 
+#include <array>
+#include <vector>
+
 #include "engine/registry.hpp"
 #include "stages/bandpass/filtfilt_fft.hpp"
 #include "stages/hilbert/analytic_signal.hpp"
@@ -19,9 +22,12 @@ class EnvelopePhaseStage final : public Stage {
  public:
   explicit EnvelopePhaseStage(const Params& params);
   void plan(PlanContext& ctx) override;
+  void prepare() override;  // the phase bands' filter bank and the transform plan() sized
   void process(Batch& batch) override;
   // Per amplitude band, the phase-band filters and one analytic signal per phase band.
   double flops_per_series() const override;
+  // The filter spectra, plus each thread's filter and transform buffers.
+  double host_workspace_bytes(int threads) const override;
 
   static ElementInfo info();
 
@@ -33,6 +39,11 @@ class EnvelopePhaseStage final : public Stage {
   std::int64_t length_ = 0;
   std::int64_t n_pha_ = 0;
   std::int64_t n_amp_ = 0;
+  double sample_rate_ = 0;
+  std::vector<std::array<double, 2>> bands_;  // phase bands [lo, hi] Hz
+  std::vector<std::int64_t> orders_;         // their filter orders
+  std::size_t filter_fft_length_ = 0;
+  std::int64_t fft_length_ = 0;              // of the analytic signal
   std::optional<fir::FiltFiltBank> filters_;
   std::optional<hilbert::AnalyticSignal> transform_;
   std::unique_ptr<oneapi::tbb::enumerable_thread_specific<Workspace>> workspaces_;

@@ -52,6 +52,11 @@ void ErpacStage::plan(PlanContext& ctx) {
     ctx.warn(fmt::format("erpac with {} epochs: the chi-squared p-values assume many epochs", epochs_));
 }
 
+double ErpacStage::host_workspace_bytes(int threads) const {
+  // amplitude_means: n_amp × T; correlate: five T-long sums and sin, cos for every epoch (2 × E × T).
+  return threads * static_cast<double>(length_ * (n_amp_ + 5 + 2 * epochs_)) * sizeof(double);
+}
+
 std::vector<double> ErpacStage::amplitude_means(const float* amplitude, std::int64_t row, std::int64_t rows) const {
   const auto t = static_cast<std::size_t>(length_);
   const auto e_count = static_cast<double>(epochs_);

@@ -20,6 +20,8 @@ class ErpacStage final : public Stage {
   void plan(PlanContext& ctx) override;
   void process(Batch& batch) override;
   double flops_per_series() const override;
+  // Per thread: one row's amplitude means and one phase band's sums over the epochs.
+  double host_workspace_bytes(int threads) const override;
 
   static ElementInfo info();
 

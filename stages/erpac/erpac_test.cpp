@@ -33,6 +33,7 @@ Batch run_erpac(const Dims& s, const std::vector<float>& phase, const std::vecto
   const ElementInfo* info = stages::builtin_registry().find(ElementKind::Stage, "erpac");
   auto stage = info->make_stage(Params({{"mcp", mcp}}, info->params));
   stage->plan(ctx);
+  stage->prepare();
   EXPECT_EQ(ctx.batch_multiple(), s.epochs * s.channels);
   Batch batch;
   batch.series_count = s.epochs * s.channels;

@@ -48,8 +48,10 @@ AnalyticSignal::Workspace AnalyticSignal::make_workspace() const {
   return {fft::real_array(n), fft::complex_array(n), fft::complex_array(n)};
 }
 
-double AnalyticSignal::workspace_bytes() const {
-  return static_cast<double>(n_) * static_cast<double>(sizeof(float) + 2 * sizeof(fftwf_complex));
+double AnalyticSignal::workspace_bytes() const { return workspace_bytes_for(n_); }
+
+double AnalyticSignal::workspace_bytes_for(std::int64_t fft_length) {
+  return static_cast<double>(fft_length) * static_cast<double>(sizeof(float) + 2 * sizeof(fftwf_complex));
 }
 
 void AnalyticSignal::apply(std::span<const float> x, Output what, Workspace& ws, float* out) const {

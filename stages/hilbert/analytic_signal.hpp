@@ -21,6 +21,7 @@ class AnalyticSignal {
   };
   Workspace make_workspace() const;
   double workspace_bytes() const;  // of one Workspace
+  static double workspace_bytes_for(std::int64_t fft_length);  // the same, before building
 
   // Writes the phase or the amplitude of x's analytic signal into out (series_length floats).
   void apply(std::span<const float> x, Output what, Workspace& ws, float* out) const;

@@ -32,14 +32,20 @@ void HilbertStage::plan(PlanContext& ctx) {
   n_amp_ = amp.per_series.at(0);
   length_ = pha.per_series.at(1);
   const std::int64_t n = pad_ == "fast" ? next_fast_length(length_) : length_;
-  transform_.emplace(length_, n);
-  const auto* transform = &*transform_;
-  workspaces_ = std::make_unique<oneapi::tbb::enumerable_thread_specific<hilbert::AnalyticSignal::Workspace>>(
-      [transform] { return transform->make_workspace(); });
+  fft_length_ = n;
+  transform_.reset();
   ctx.declare({"phase", {n_pha_, length_}, DType::Float32, false, "instantaneous phase in (-pi, pi]"});
   ctx.declare({"amplitude", {n_amp_, length_}, DType::Float32, false, "instantaneous amplitude"});
   ctx.resolved()["fft_length"] = n;
   ctx.attributes()["hilbert_fft_length"] = n;  // envelope_phase uses the same transform
+}
+
+void HilbertStage::prepare() {
+  if (transform_) return;
+  transform_.emplace(length_, fft_length_);
+  const auto* transform = &*transform_;
+  workspaces_ = std::make_unique<oneapi::tbb::enumerable_thread_specific<hilbert::AnalyticSignal::Workspace>>(
+      [transform] { return transform->make_workspace(); });
 }
 
 void HilbertStage::process(Batch& batch) {
@@ -64,11 +70,11 @@ void HilbertStage::process(Batch& batch) {
 }
 
 double HilbertStage::host_workspace_bytes(int threads) const {
-  return transform_ ? threads * transform_->workspace_bytes() : 0;
+  return threads * hilbert::AnalyticSignal::workspace_bytes_for(fft_length_);
 }
 
 double HilbertStage::flops_per_series() const {
-  const double n = transform_ ? static_cast<double>(transform_->fft_length()) : static_cast<double>(length_);
+  const auto n = static_cast<double>(fft_length_);
   return static_cast<double>(n_pha_ + n_amp_) * 2.0 * 5.0 * n * std::log2(std::max(n, 2.0));
 }
 
@@ -83,7 +89,7 @@ void HilbertStage::process_cuda(Batch& batch, cuda::StageContext& ctx) {
   const float* amp_in = StageContext::data<float>(batch.at("filtered_amp"));
   float* phase = StageContext::data<float>(ctx.emplace(batch, "phase", {n_pha_, length_}, DType::Float32));
   float* amplitude = StageContext::data<float>(ctx.emplace(batch, "amplitude", {n_amp_, length_}, DType::Float32));
-  const std::int64_t n = transform_->fft_length();
+  const std::int64_t n = fft_length_;
   hilbert::analytic_rows_on_gpu(pha_in, batch.series_count * n_pha_, length_, n, hilbert::Output::Phase, phase, ctx,
                                 plans_);
   hilbert::analytic_rows_on_gpu(amp_in, batch.series_count * n_amp_, length_, n, hilbert::Output::Amplitude,
@@ -91,8 +97,7 @@ void HilbertStage::process_cuda(Batch& batch, cuda::StageContext& ctx) {
 }
 
 double HilbertStage::device_workspace_bytes(std::int64_t series) const {
-  return hilbert::analytic_workspace_bytes(series * std::max(n_pha_, n_amp_),
-                                           transform_ ? transform_->fft_length() : length_);
+  return hilbert::analytic_workspace_bytes(series * std::max(n_pha_, n_amp_), fft_length_);
 }
 
 }  // namespace pacflow::stages

@@ -18,6 +18,7 @@ class HilbertStage final : public Stage {
  public:
   explicit HilbertStage(const Params& params);
   void plan(PlanContext& ctx) override;
+  void prepare() override;  // the FFT plans of the transform plan() sized
   void process(Batch& batch) override;
   // Two FFTs of the padded length per band, 5 N log2 N flops each: an estimate.
   double flops_per_series() const override;
@@ -35,6 +36,7 @@ class HilbertStage final : public Stage {
   std::int64_t length_ = 0;
   std::int64_t n_pha_ = 0;
   std::int64_t n_amp_ = 0;
+  std::int64_t fft_length_ = 0;
   std::optional<hilbert::AnalyticSignal> transform_;
   std::unique_ptr<oneapi::tbb::enumerable_thread_specific<hilbert::AnalyticSignal::Workspace>> workspaces_;
 #ifdef PACFLOW_HAVE_CUDA

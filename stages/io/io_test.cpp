@@ -15,7 +15,7 @@ TEST(NpySource, ReadsFixtureShapeAndRowsExactly) {
   const auto path = (testing::data_dir() / "small" / "x.npy").string();
   const ElementInfo info = NpySource::info();
   NpySource source(Params({{"path", path}, {"fs", 256}}, info.params));
-  const StreamInfo s = source.open();
+  const StreamInfo s = source.open({});
   EXPECT_EQ(s.leading_dims, (Shape{2, 3}));
   EXPECT_EQ(s.series_length, 1024);
   EXPECT_EQ(s.description["dtype"], "float32");
@@ -39,7 +39,7 @@ TEST(NpySource, ReadsAFileOfManyBatchesThroughTheMapExactly) {
   }
   const ElementInfo info = NpySource::info();
   NpySource source(Params({{"path", path.string()}, {"fs", 1000}}, info.params));
-  const StreamInfo s = source.open();
+  const StreamInfo s = source.open({});
   EXPECT_EQ(s.leading_dims, (Shape{E, C}));
   constexpr std::int64_t kBatch = 5;
   std::vector<float> rows(static_cast<std::size_t>(kBatch * T));
@@ -64,7 +64,7 @@ TEST(NpySource, RejectsNanNamingTheSeries) {
   }
   const ElementInfo info = NpySource::info();
   NpySource source(Params({{"path", path.string()}, {"fs", 100}}, info.params));
-  source.open();
+  source.open({});
   std::vector<float> out(6 * 8);
   try {
     source.read(0, 6, out.data());
@@ -88,7 +88,7 @@ TEST(NpySource, ReadsFourDimensionalArraysAsSegmentsAndRejectsFive) {
   }
   const ElementInfo info = NpySource::info();
   NpySource source(Params({{"path", path.string()}, {"fs", 100}}, info.params));
-  const StreamInfo s = source.open();
+  const StreamInfo s = source.open({});
   EXPECT_EQ(s.leading_dims, (Shape{2, 3, 2}));
   EXPECT_EQ(s.leading_names, (std::vector<std::string>{"epochs", "channels", "segments"}));
   std::vector<float> out(12 * 4);
@@ -106,7 +106,7 @@ TEST(NpySource, ReadsFourDimensionalArraysAsSegmentsAndRejectsFive) {
     w.commit();
   }
   NpySource five(Params({{"path", path.string()}, {"fs", 100}}, info.params));
-  EXPECT_THROW(five.open(), InputError);
+  EXPECT_THROW(five.open({}), InputError);
   std::filesystem::remove(path);
 }
 

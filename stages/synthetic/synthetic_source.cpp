@@ -9,6 +9,7 @@
 
 #include "engine/errors.hpp"
 #include "stages/common/counter_rng.hpp"
+#include "stages/common/sample_range.hpp"
 
 namespace pacflow::stages {
 
@@ -60,8 +61,16 @@ SyntheticSource::SyntheticSource(const Params& params) {
   if (!(c.f_pha > 0) || c.f_pha >= c.fs / 2) throw ParamError("f_pha", "must be in (0, fs/2)");
   if (!(c.f_amp > 0) || c.f_amp >= c.fs / 2) throw ParamError("f_amp", "must be in (0, fs/2)");
   if (c.chi < 0 || c.chi > 1) throw ParamError("chi", "must be in [0, 1]");
-  if (c.noise < 0) throw ParamError("noise", "must be >= 0");
-  if (c.pha_bw < 0) throw ParamError("pha_bw", "must be >= 0");
+  // Samples are at most 2 + noise × 8.6 (the largest normal deviate the generator can draw): within
+  // the range the float32 arithmetic carries (stages/common/sample_range.hpp).
+  if (!(c.noise >= 0 && c.noise <= kLargestSample / 10))
+    throw ParamError("noise", fmt::format("must be from 0 to {:g}, got {:g}: larger samples overflow the float32 "
+                                          "filters",
+                                          kLargestSample / 10, c.noise));
+  // The phase diffuses by sqrt(4π pha_bw / fs) per sample: a peak wider than the whole spectrum (half
+  // the sample rate) is noise, and far larger values overflow the step.
+  if (!(c.pha_bw >= 0 && c.pha_bw <= c.fs / 2))
+    throw ParamError("pha_bw", fmt::format("must be from 0 to fs/2 = {:g} Hz, got {:g}", c.fs / 2, c.pha_bw));
   if (params.integer("seed") < 0) throw ParamError("seed", "must be >= 0");
   c.seed = static_cast<std::uint64_t>(params.integer("seed"));
   if (c.model != "driven" && c.model != "tort")
@@ -81,7 +90,7 @@ SyntheticSource::SyntheticSource(const Params& params) {
   description_["n_times"] = c.n_times;
 }
 
-StreamInfo SyntheticSource::open() {
+StreamInfo SyntheticSource::open(const std::stop_token& /*stop*/) {
   StreamInfo info;
   info.leading_dims = {config_.epochs, config_.channels};
   info.leading_names = {"epochs", "channels"};

@@ -28,7 +28,7 @@ void synthesize_series(const SyntheticConfig& config, std::int64_t index, float*
 class SyntheticSource final : public Source {
  public:
   explicit SyntheticSource(const Params& params);
-  StreamInfo open() override;
+  StreamInfo open(const std::stop_token& stop) override;
   void read(std::int64_t first, std::int64_t count, float* dst) override;
 
   static ElementInfo info();

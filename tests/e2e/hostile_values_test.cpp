@@ -106,7 +106,7 @@ TEST(HostileValues, NanSkipGivesNanForThatSeriesOnlyAndWarnsNamingIt) {
                                "epoch 1, channel 2 (2 non-finite samples)"))
       << report["warnings"];
   EXPECT_EQ(report["input"]["non_finite_samples"], 2);
-  EXPECT_EQ(report["input"]["series_with_non_finite_samples"], 1);
+  EXPECT_EQ(report["input"]["series_with_unusable_samples"], 1);
   EXPECT_EQ(report["input"]["flat_series"], 0);
 }
 
@@ -146,7 +146,7 @@ TEST(HostileValues, NanZeroEqualsTheInputWithZerosAndCountsTheSamples) {
   run_pac(zeros, dir / "zeros", reference);
   const json report = run_pac(hostile, dir / "zero", pac, {{"nan_policy", "zero"}});
   EXPECT_EQ(pac, reference);
-  EXPECT_TRUE(mentions(report, "3 NaN or infinite samples in 2 series replaced by 0 (nan_policy=zero): epoch 0, "
+  EXPECT_TRUE(mentions(report, "3 NaN, infinite or out-of-range samples in 2 series replaced by 0 (nan_policy=zero): epoch 0, "
                                "channel 0 (1 non-finite sample); epoch 1, channel 1 (2 non-finite samples)"))
       << report["warnings"];
 }

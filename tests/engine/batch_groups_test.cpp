@@ -14,7 +14,7 @@ namespace {
 class CountingSource final : public Source {
  public:
   explicit CountingSource(const Params& p) : epochs_(p.integer("epochs")), channels_(p.integer("channels")) {}
-  StreamInfo open() override {
+  StreamInfo open(const std::stop_token&) override {
     StreamInfo s;
     s.leading_dims = {epochs_, channels_};
     s.leading_names = {"epochs", "channels"};
@@ -83,7 +83,8 @@ class RecordSink final : public Sink {
     for (const auto& name : names_)
       for (double v : batch.at(name).values<double>()) record_->rows[name].push_back(v);
   }
-  void finish(const json&) override {}
+  std::vector<std::filesystem::path> output_files() const override { return {}; }
+  void finish(const json&, OutputSet&) override {}
 
  private:
   Record* record_;

@@ -18,7 +18,7 @@ namespace pacflow::testing {
 class CountingSource final : public Source {
  public:
   explicit CountingSource(const Params& p) : series_(p.integer("series")), length_(p.integer("length")) {}
-  StreamInfo open() override {
+  StreamInfo open(const std::stop_token&) override {
     StreamInfo s;
     s.leading_dims = {1, series_};
     s.leading_names = {"epochs", "channels"};
@@ -85,7 +85,8 @@ class RecordSink final : public Sink {
     for (float v : batch.at("twice").values<float>()) record_->values.push_back(v);
     for (const auto& [name, t] : batch.tensors) record_->tensors_seen.push_back(name);
   }
-  void finish(const json&) override { record_->finished = true; }
+  std::vector<std::filesystem::path> output_files() const override { return {}; }
+  void finish(const json&, OutputSet&) override { record_->finished = true; }
   void abort() noexcept override { record_->aborted = true; }
 
  private:

@@ -146,7 +146,7 @@ Outcome hdf5_metadata(Input data) {
   try {
     const ElementInfo info = stages::Hdf5Source::info();
     stages::Hdf5Source source(Params(params, info.params));
-    const StreamInfo stream = source.open();
+    const StreamInfo stream = source.open({});
     std::vector<float> out(static_cast<std::size_t>(stream.series_count() * stream.series_length));
     source.read(0, stream.series_count(), out.data());
     return {true, ""};

@@ -78,6 +78,7 @@ StageHarness& StageHarness::add(const std::string& name, json params) {
   ctx_.begin_element();
   stages_.push_back(info->make_stage(Params(params, info->params)));
   stages_.back()->plan(ctx_);
+  stages_.back()->prepare();
   reads_.push_back(ctx_.reads_of_current());
   return *this;
 }

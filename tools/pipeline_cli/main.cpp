@@ -9,10 +9,10 @@
 
 #include <oneapi/tbb/info.h>
 
-#include "engine/atomic_file.hpp"
 #include "engine/devices.hpp"
 #include "engine/graph_dot.hpp"
 #include "engine/json_text.hpp"
+#include "engine/output_set.hpp"
 #include "engine/pipeline.hpp"
 #include "pipelines/pipe_format.hpp"
 #include "stages/builtin.hpp"
@@ -149,31 +149,31 @@ int run_command(const PipelineArgs& args, const RunArgs& run) {
   options.checkpoint = run.checkpoint;
   if (!run.max_memory.empty()) {
     try {
-      options.max_memory = parse_memory_budget("max-memory", run.max_memory);
+      options.max_memory = parse_memory_budget("max-memory", run.max_memory, /*require_unit=*/true);
     } catch (const ParamError& e) {
       throw InputError(fmt::format("--max-memory: {}", e.bare_message()));
     }
   }
   ProgressLine progress;
   if (!run.quiet) options.on_progress = [&progress](const Progress& p) { progress(p); };
+  // The trace is one of the run's outputs: checked, and moved into place with the sinks' files.
   TraceRecorder trace;
-  if (!run.trace_path.empty()) options.trace = &trace;
+  if (!run.trace_path.empty()) {
+    options.trace = &trace;
+    options.trace_file = run.trace_path;
+  }
   const auto start = std::chrono::steady_clock::now();
   json report;
   try {
     report = pipeline.run(options);
   } catch (const RunCancelled& stop) {
     progress.done();
-    if (!run.trace_path.empty()) trace.write(run.trace_path);
     return interrupted(interrupts, stop, run);
   } catch (...) {
     progress.done();
-    // A failed run's trace shows what ran before the failure.
-    if (!run.trace_path.empty()) trace.write(run.trace_path);
     throw;
   }
   progress.done();
-  if (!run.trace_path.empty()) trace.write(run.trace_path);
   print_warnings(report);
   if (!run.quiet) {
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -206,7 +206,7 @@ int graph_command(const PipelineArgs& args, const std::string& output, std::int6
   if (output.empty())
     fmt::print("{}", dot);
   else
-    write_file_atomically(output, dot);
+    write_outputs({{output, dot}}, pipeline.input_files());  // never over an input, a device or a FIFO
   return kOk;
 }
 
@@ -273,14 +273,14 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(0, 100000));
   run->add_flag("-q,--quiet", run_args.quiet, "no progress line or summary");
   run->add_option("--trace", run_args.trace_path,
-                  "write a Chrome trace (one span per element and batch) to this JSON file; open it in "
-                  "https://ui.perfetto.dev or chrome://tracing");
+                  "write a Chrome trace (one span per element and batch) to this JSON file, with the outputs when the "
+                  "run succeeds; open it in https://ui.perfetto.dev or chrome://tracing");
   run->add_option("--checkpoint", run_args.checkpoint,
                   "record every finished batch in this folder; a run stopped by a signal, a kill or a crash resumes "
                   "there when started again with the same pipeline and input (sinks npy and png)");
   run->add_option("--max-memory", run_args.max_memory,
-                  "refuse to start when the run's estimated memory exceeds this: an amount (8GB, 512MiB) or a share "
-                  "of the machine's memory (0.5, 50%)");
+                  "refuse to start when the run's estimated memory exceeds this: an amount with its unit (8GB, "
+                  "512MiB) or a share of the machine's memory with a percent sign (50%)");
 
   std::string graph_output;
   auto* graph = app.add_subcommand("graph", "print the pipeline as a Graphviz DOT graph (render: dot -Tsvg)");

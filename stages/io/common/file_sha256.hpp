@@ -1,11 +1,13 @@
 #pragma once
 // The SHA-256 of an input file, recorded in result.json so a result names exactly what it read.
+#include <stop_token>
 #include <string>
 
 namespace pacflow::stages {
 
-// SHA-256 of a file's bytes, lowercase hex. Streams the file in 64 KiB chunks (bounded memory).
-// Throws InputError naming the file when it cannot be read.
-std::string sha256_file(const std::string& path);
+// SHA-256 of a file's bytes, lowercase hex. Streams the file in 1 MiB chunks (bounded memory) and
+// stops with RunCancelled(0) soon after `stop` is requested (a large file takes seconds to read).
+// Throws InputError naming the file when it cannot be read or is not a regular file.
+std::string sha256_file(const std::string& path, const std::stop_token& stop = {});
 
 }  // namespace pacflow::stages

@@ -23,8 +23,4 @@ void create_directories_or_throw(const std::filesystem::path& dir, std::string_v
   if (ec) throw InputError(fmt::format("{}: cannot create {}: {}", dir.string(), what, ec.message()));
 }
 
-void create_parent_directories(const std::filesystem::path& file) {
-  if (file.has_parent_path()) create_directories_or_throw(file.parent_path());
-}
-
 }  // namespace pacflow::stages

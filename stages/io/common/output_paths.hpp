@@ -1,6 +1,6 @@
 #pragma once
-// What every sink does before it writes: find the results to write, know their leading dimensions,
-// and make the output's folder.
+// What every sink does before it writes: find the results to write and know their leading
+// dimensions. (The engine checks, creates and locks the output folders: engine/output_folders.hpp.)
 #include <filesystem>
 #include <string>
 #include <string_view>
@@ -25,8 +25,5 @@ ResultLeading result_leading(const TensorDecl& decl, const StreamInfo& stream);
 
 // Creates `dir` and the folders above it; throws InputError "DIR: cannot create WHAT: reason".
 void create_directories_or_throw(const std::filesystem::path& dir, std::string_view what = "directory");
-
-// Creates the folders above `file` (if any); throws InputError naming the folder on failure.
-void create_parent_directories(const std::filesystem::path& file);
 
 }  // namespace pacflow::stages

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "engine/errors.hpp"
+#include "engine/input_file.hpp"
 #include "stages/io/edf/edf_header_check.hpp"
 #include "stages/io/edf/edflib_lock.hpp"
 
@@ -46,6 +47,7 @@ std::string open_error(const std::string& path, int code) {
 }  // namespace
 
 EdfFile::EdfFile(std::string path, bool read_annotations) : path_(std::move(path)) {
+  require_regular_file(path_);  // EDFlib opens by name: a FIFO would block it, a device never end
   // The header struct holds 640 signal slots (~200 KB): keep it off the stack.
   const auto header = std::make_unique<edf_hdr_struct>();
   {

@@ -143,7 +143,7 @@ Epochs EdfSource::cut(std::int64_t total, double fs, json& description, std::vec
   return epochs;
 }
 
-StreamInfo EdfSource::open() {
+StreamInfo EdfSource::open(const std::stop_token& stop) {
   try {
     file_.reset();  // EDFlib opens a file once at a time: close it before opening it again
     file_ = std::make_unique<EdfFile>(path_, !events_.empty());
@@ -188,25 +188,31 @@ StreamInfo EdfSource::open() {
   info.description["units"] = units;
   info.description["resolution_per_step"] = resolution;
   info.description["recording_samples"] = first.samples;
-  info.description["sha256"] = sha256_file(path_);
-  buffer_.resize(static_cast<std::size_t>(epochs_.length));
-  samples_.scan(info, static_cast<std::int64_t>(signals_.size()), 1,
-                [this](std::int64_t from, std::int64_t count, float* dst) { read_series(from, count, dst); });
+  info.description["sha256"] = sha256_file(path_, stop);
+  info.input_files = {path_};
+  samples_.scan(
+      info, static_cast<std::int64_t>(signals_.size()), 1,
+      [this](std::int64_t from, std::int64_t count, std::int64_t offset, std::int64_t samples, float* dst) {
+        read_series(from, count, offset, samples, dst);
+      },
+      stop);
   return info;
 }
 
 void EdfSource::read(std::int64_t first, std::int64_t count, float* dst) {
-  read_series(first, count, dst);
+  read_series(first, count, 0, epochs_.length, dst);
   samples_.apply(dst, first, count);
 }
 
-void EdfSource::read_series(std::int64_t first, std::int64_t count, float* dst) {
+void EdfSource::read_series(std::int64_t first, std::int64_t count, std::int64_t offset, std::int64_t samples,
+                            float* dst) {
   const auto channels = static_cast<std::int64_t>(signals_.size());
+  buffer_.resize(static_cast<std::size_t>(samples));
   for (std::int64_t s = first; s < first + count; ++s) {
     const auto start = epochs_.starts[static_cast<std::size_t>(s / channels)];
-    file_->read_physical(signals_[static_cast<std::size_t>(s % channels)], start, static_cast<int>(epochs_.length),
+    file_->read_physical(signals_[static_cast<std::size_t>(s % channels)], start + offset, static_cast<int>(samples),
                          buffer_.data());
-    float* out = dst + (s - first) * epochs_.length;
+    float* out = dst + (s - first) * samples;
     for (std::size_t t = 0; t < buffer_.size(); ++t) out[t] = static_cast<float>(buffer_[t]);
   }
 }

@@ -18,8 +18,12 @@ namespace pacflow::stages {
 class EdfSource final : public Source {
  public:
   explicit EdfSource(const Params& params);
-  StreamInfo open() override;
+  StreamInfo open(const std::stop_token& stop) override;
   void read(std::int64_t first, std::int64_t count, float* dst) override;
+  // One series in double, as EDFlib delivers it.
+  double host_workspace_bytes(std::int64_t /*batch_series*/) const override {
+    return static_cast<double>(epochs_.length) * sizeof(double);
+  }
 
   static ElementInfo info();
 
@@ -29,8 +33,9 @@ class EdfSource final : public Source {
   Epochs cut(std::int64_t total, double fs, json& description, std::vector<std::string>& warnings) const;
   Epochs fixed_epochs(std::int64_t total, double fs, json& description) const;
   Epochs event_epochs(std::int64_t total, double fs, json& description, std::vector<std::string>& warnings) const;
-  // Series [first, first + count) as the file holds them, before the nan_policy.
-  void read_series(std::int64_t first, std::int64_t count, float* dst);
+  // Samples [offset, offset + samples) of series [first, first + count) as the file holds them,
+  // before the nan_policy.
+  void read_series(std::int64_t first, std::int64_t count, std::int64_t offset, std::int64_t samples, float* dst);
 
   std::string path_;
   SamplePolicy samples_;
@@ -42,7 +47,7 @@ class EdfSource final : public Source {
   std::unique_ptr<EdfFile> file_;
   std::vector<int> signals_;  // EDFlib signal index of each selected channel
   Epochs epochs_;
-  std::vector<double> buffer_;  // one series in double, as EDFlib delivers it
+  std::vector<double> buffer_;  // up to one series in double, as EDFlib delivers it; grown by reads
 };
 
 }  // namespace pacflow::stages

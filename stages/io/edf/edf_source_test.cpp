@@ -90,7 +90,7 @@ void expect_samples(const std::vector<float>& got, const StreamInfo& s, const st
 
 std::string open_error(const fs::path& path, json params = json::object()) {
   try {
-    make_source(path, std::move(params)).open();
+    make_source(path, std::move(params)).open({});
   } catch (const InputError& e) {
     return e.what();
   }
@@ -103,7 +103,7 @@ TEST(EdfSource, ReadsEdfPlusAndBdfPlusInPhysicalUnitsWithinOneDigitalStep) {
     SCOPED_TRACE(bdf ? "BDF+" : "EDF+");
     const auto path = write_recording(dir / (bdf ? "a.bdf" : "a.edf"), bdf);
     EdfSource source = make_source(path);
-    const StreamInfo s = source.open();
+    const StreamInfo s = source.open({});
     EXPECT_EQ(s.description["format"], bdf ? "BDF+" : "EDF+");
     EXPECT_EQ(s.leading_dims, (Shape{1, 4}));
     EXPECT_EQ(s.series_length, kRate * kSeconds);
@@ -125,7 +125,7 @@ TEST(EdfSource, SelectsChannelsByLabelAndIndexInTheOrderGiven) {
   for (const auto& [spec, expected] : cases) {
     SCOPED_TRACE(spec.dump());
     EdfSource source = make_source(path, {{"channels", spec}});
-    const StreamInfo s = source.open();
+    const StreamInfo s = source.open({});
     ASSERT_EQ(s.leading_dims[1], static_cast<std::int64_t>(expected.size()));
     EXPECT_EQ(s.description["channel_indices"].get<std::vector<std::size_t>>(), expected);
     expect_samples(read_all(source, s), s, expected, {0}, step);
@@ -142,18 +142,18 @@ TEST(EdfSource, CutsFixedWindowsWithAStep) {
   const auto path = write_recording(dir / "a.edf", false);
   {
     EdfSource overlapping = make_source(path, {{"epoch", "2s"}, {"step", "1s"}, {"channels", "Cz,Oz"}});
-    const StreamInfo s = overlapping.open();
+    const StreamInfo s = overlapping.open({});
     std::vector<std::int64_t> starts;
     for (int k = 0; k < 9; ++k) starts.push_back(k * kRate);  // 0 s .. 8 s: the last window ends at 10 s
     EXPECT_EQ(s.series_length, 2 * kRate);
     expect_samples(read_all(overlapping, s, 5), s, {1, 3}, starts, 1000.0 / 65535.0);
   }  // EDFlib opens a file once at a time
 
-  const StreamInfo t = make_source(path, {{"epoch", "3s"}}).open();
+  const StreamInfo t = make_source(path, {{"epoch", "3s"}}).open({});
   EXPECT_EQ(t.leading_dims, (Shape{3, 4}));
   EXPECT_EQ(t.description["epoching"]["unused_trailing_samples"], kRate);
   EXPECT_EQ(t.description["epoching"]["epoch_starts_samples"], json::array({0, 3 * kRate, 6 * kRate}));
-  EXPECT_EQ(make_source(path, {{"epoch", 256}, {"step", 128}}).open().leading_dims, (Shape{9, 4}));
+  EXPECT_EQ(make_source(path, {{"epoch", 256}, {"step", 128}}).open({}).leading_dims, (Shape{9, 4}));
   EXPECT_NE(open_error(path, {{"epoch", "11s"}}).find("longer than the recording"), std::string::npos);
 }
 
@@ -166,7 +166,7 @@ TEST(EdfSource, CutsWindowsAroundAnnotationOnsetsAndWarnsAboutThoseThatDoNotFit)
     const double step = 1000.0 / (bdf ? 16777215.0 : 65535.0);
     {
       EdfSource source = make_source(path, {{"events", "stim"}, {"window", "-1s:3s"}});
-      const StreamInfo s = source.open();
+      const StreamInfo s = source.open({});
       EXPECT_EQ(s.series_length, 4 * kRate);
       // 9.5 s + 3 s runs past the end (10 s): skipped, with a warning naming it.
       ASSERT_EQ(s.warnings.size(), 1u);
@@ -176,7 +176,7 @@ TEST(EdfSource, CutsWindowsAroundAnnotationOnsetsAndWarnsAboutThoseThatDoNotFit)
     }
     {
       EdfSource in_samples = make_source(path, {{"events", "other"}, {"window", "-64:64"}});
-      const StreamInfo o = in_samples.open();
+      const StreamInfo o = in_samples.open({});
       expect_samples(read_all(in_samples, o), o, {0, 1}, {3 * kRate - 64}, step);
     }
     const std::string missing = open_error(path, {{"events", "stimulus"}, {"window", "0s:1s"}});
@@ -192,7 +192,7 @@ TEST(EdfSource, RefusesChannelsOfDifferentRatesListingThem) {
   EXPECT_NE(message.find(path.string()), std::string::npos) << message;
   EXPECT_NE(message.find("different sample rates (128 Hz: Fz, Cz; 256 Hz: ECG)"), std::string::npos) << message;
   EdfSource ecg = make_source(path, {{"channels", "ECG"}});
-  const StreamInfo s = ecg.open();
+  const StreamInfo s = ecg.open({});
   EXPECT_EQ(s.sample_rate, 256);
   expect_samples(read_all(ecg, s), s, {1}, {0}, 1000.0 / 65535.0);
 }
@@ -251,7 +251,7 @@ TEST(EdfSource, ReadsPlainEdfFromAnotherWriter) {
   testing::ScratchDir dir("edf_plain");
   const auto path = write_plain_edf(dir / "plain.edf");
   EdfSource source = make_source(path);
-  const StreamInfo s = source.open();
+  const StreamInfo s = source.open({});
   EXPECT_EQ(s.description["format"], "EDF");
   EXPECT_EQ(s.labels.at(1), (std::vector<std::string>{"C3", "C4"}));
   EXPECT_EQ(s.sample_rate, 8);

@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "engine/errors.hpp"
+#include "engine/input_file.hpp"
 
 namespace pacflow::hdf5 {
 
@@ -74,8 +75,7 @@ void check(herr_t status, const std::string& where, const std::string& what) {
 }
 
 Id open_file_readonly(const std::filesystem::path& path) {
-  std::error_code ec;
-  if (!std::filesystem::exists(path, ec)) throw InputError(fmt::format("{}: no such file", path.string()));
+  require_regular_file(path);  // libhdf5 opens by name: a FIFO would block it; names the system's reason
   const htri_t is_hdf5 = H5Fis_hdf5(path.c_str());
   if (is_hdf5 == 0) {
     H5Eclear2(H5E_DEFAULT);

@@ -5,6 +5,8 @@
 #include "engine/atomic_file.hpp"
 #include "engine/errors.hpp"
 #include "engine/json_text.hpp"
+#include "engine/output_checks.hpp"
+#include "engine/output_set.hpp"
 #include "stages/io/common/epoch_runs.hpp"
 #include "stages/io/common/output_paths.hpp"
 #include "stages/io/hdf5/hdf5_attributes.hpp"
@@ -28,15 +30,12 @@ Hdf5Sink::Hdf5Sink(const Params& params) : path_(params.string("path")) {}
 Hdf5Sink::~Hdf5Sink() { abort(); }
 
 void Hdf5Sink::plan(const PlanContext& ctx) {
-  std::error_code ec;
-  if (fs::is_directory(path_, ec)) throw ParamError("path", fmt::format("\"{}\" is a directory", path_.string()));
   outputs_.clear();
   for (const auto& decl : results_to_write(ctx)) outputs_.push_back({decl, result_leading(decl, ctx.stream()), {}});
 }
 
 void Hdf5Sink::create_file() {
-  create_parent_directories(path_);
-  temp_ = temp_path_for(path_);
+  temp_ = temp_path_for(resolved_output(path_));
   file_ = hdf5::create_file(temp_);
   for (auto& out : outputs_) {
     Shape shape = out.leading.dims;
@@ -81,19 +80,41 @@ void Hdf5Sink::write_rows(Output& out, const float* values, std::int64_t first_r
   });
 }
 
-void Hdf5Sink::consume(const Batch& batch) {
-  const hdf5::QuietErrors quiet;
-  if (!file_) create_file();
-  for (auto& out : outputs_) {
-    const Tensor& t = batch.at(out.decl.name);
-    const std::int64_t per_row = element_count(out.decl.per_series);
-    write_rows(out, t.values<float>().data(), out.decl.rows.rows(batch.first_series),
-               static_cast<std::int64_t>(t.size()) / per_row);
+namespace {
+// The engine checked the folder writable before the run: a failure while writing (a full disk) is
+// the run's, not the input's, so it leaves with exit 1 like every other sink's (hdf5::check throws
+// InputError).
+template <typename Body>
+void writing(Body&& body) {
+  try {
+    body();
+  } catch (const InputError& e) {
+    throw std::runtime_error(e.what());
   }
 }
+}  // namespace
 
-void Hdf5Sink::finish(const json& report) {
+void Hdf5Sink::consume(const Batch& batch) {
   const hdf5::QuietErrors quiet;
+  writing([&] {
+    if (!file_) create_file();
+    for (auto& out : outputs_) {
+      const Tensor& t = batch.at(out.decl.name);
+      const std::int64_t per_row = element_count(out.decl.per_series);
+      write_rows(out, t.values<float>().data(), out.decl.rows.rows(batch.first_series),
+                 static_cast<std::int64_t>(t.size()) / per_row);
+    }
+  });
+}
+
+void Hdf5Sink::finish(const json& report, OutputSet& set) {
+  const hdf5::QuietErrors quiet;
+  writing([&] { write_report(report); });
+  set.add(temp_, path_);
+  temp_.clear();  // the set's now
+}
+
+void Hdf5Sink::write_report(const json& report) {
   if (!file_) create_file();  // no batch arrived (cannot happen in a run, which has at least one)
   const std::string where = path_.string();
   for (auto& out : outputs_) out.dataset.reset();
@@ -123,8 +144,6 @@ void Hdf5Sink::finish(const json& report) {
   hdf5::write_attribute(file_.get(), "result_json", json_text(report, 2), where);
   hdf5::check(H5Fflush(file_.get(), H5F_SCOPE_GLOBAL), where, "cannot flush (disk full?)");
   if (!file_.reset()) hdf5::fail(where, "cannot close (disk full?)");
-  move_file_into_place(temp_, path_);
-  temp_.clear();
 }
 
 void Hdf5Sink::abort() noexcept {

@@ -3,8 +3,8 @@
 // arrays: [E][C][...], or the result's own leading dims, e.g. [E][pair][...] or erpac's [C][...]), with
 // the run's report as attributes (stage facts such as band edges on the root, the input under
 // /input, every element's resolved parameters under /pipeline/NN_kind_name, and the complete
-// result.json text as /@result_json). Written to a temporary file beside PATH and renamed into place
-// only when the run succeeds. Layout: docs/formats.md.
+// result.json text as /@result_json). Written to a temporary file beside PATH and moved into place,
+// with every other sink's files, only when the run succeeds. Layout: docs/formats.md.
 #include <filesystem>
 #include <vector>
 
@@ -19,8 +19,9 @@ class Hdf5Sink final : public Sink {
   explicit Hdf5Sink(const Params& params);
   ~Hdf5Sink() override;
   void plan(const PlanContext& ctx) override;
+  std::vector<std::filesystem::path> output_files() const override { return {path_}; }
   void consume(const Batch& batch) override;
-  void finish(const json& report) override;
+  void finish(const json& report, OutputSet& outputs) override;
   void abort() noexcept override;
   std::string why_not_checkpointable() const override {
     return "an HDF5 file cut short by a kill cannot be safely reopened; use sink npy with --checkpoint";
@@ -35,6 +36,8 @@ class Hdf5Sink final : public Sink {
     hdf5::Id dataset;
   };
   void create_file();
+  // The report as attributes, then the file closed (complete under its temporary name).
+  void write_report(const json& report);
   void write_rows(Output& out, const float* values, std::int64_t first_row, std::int64_t rows);
 
   std::filesystem::path path_;

@@ -103,7 +103,7 @@ std::vector<std::string> Hdf5Source::channel_labels(hid_t dataset) const {
   return *labels;
 }
 
-StreamInfo Hdf5Source::open() {
+StreamInfo Hdf5Source::open(const std::stop_token& stop) {
   const hdf5::QuietErrors quiet;
   try {
     file_ = hdf5::open_file_readonly(path_);
@@ -153,19 +153,34 @@ StreamInfo Hdf5Source::open() {
     info.labels = {{}, labels};
     info.description["channel_labels"] = labels;
   }
-  info.description["sha256"] = sha256_file(path_);
-  samples_.scan(info, channels_, 1,
-                   [this](std::int64_t first, std::int64_t count, float* dst) { read_series(first, count, dst); });
+  info.description["sha256"] = sha256_file(path_, stop);
+  info.input_files = {path_};
+  samples_.scan(
+      info, channels_, 1,
+      [this](std::int64_t first, std::int64_t count, std::int64_t offset, std::int64_t samples, float* dst) {
+        read_series(first, count, offset, samples, dst);
+      },
+      stop);
   return info;
 }
 
-void Hdf5Source::read_run(std::int64_t epoch, std::int64_t channel, std::int64_t n, float* dst) {
+bool Hdf5Source::time_first() const {
+  const auto channel_axis = layout_.find('C');
+  return channel_axis != std::string::npos && layout_.find('T') < channel_axis;
+}
+
+double Hdf5Source::host_workspace_bytes(std::int64_t batch_series) const {
+  return time_first() ? static_cast<double>(std::min(batch_series, channels_) * length_) * sizeof(float) : 0.0;
+}
+
+void Hdf5Source::read_run(std::int64_t epoch, std::int64_t channel, std::int64_t n, std::int64_t offset,
+                          std::int64_t samples, float* dst) {
   const std::size_t rank = layout_.size();
   std::vector<hsize_t> start(rank), count(rank);
   for (std::size_t k = 0; k < rank; ++k) {
     const char axis = layout_[k];
-    start[k] = static_cast<hsize_t>(axis == 'E' ? epoch : axis == 'C' ? channel : 0);
-    count[k] = static_cast<hsize_t>(axis == 'E' ? 1 : axis == 'C' ? n : length_);
+    start[k] = static_cast<hsize_t>(axis == 'E' ? epoch : axis == 'C' ? channel : offset);
+    count[k] = static_cast<hsize_t>(axis == 'E' ? 1 : axis == 'C' ? n : samples);
   }
   const std::string where = path_ + ":" + dataset_path_;
   const hdf5::Id file_space = hdf5::check(H5Dget_space(dataset_.get()), H5Sclose, where, "cannot read the shape");
@@ -173,28 +188,30 @@ void Hdf5Source::read_run(std::int64_t epoch, std::int64_t channel, std::int64_t
               where, "cannot select a hyperslab");
   const hdf5::Id memory_space = hdf5::check(H5Screate_simple(static_cast<int>(rank), count.data(), nullptr), H5Sclose,
                                             where, "cannot make a dataspace");
-  // The run arrives in the file's axis order: [n][T] already when channels come before time (or
-  // when there is no channel axis, n = 1).
-  const auto channel_axis = layout_.find('C');
-  const bool time_first = channel_axis != std::string::npos && layout_.find('T') < channel_axis;
-  const std::size_t values = static_cast<std::size_t>(n * length_);
-  if (time_first) scratch_.resize(values);
-  float* target = time_first ? scratch_.data() : dst;
+  // The run arrives in the file's axis order: [n][samples] already when channels come before time
+  // (or when there is no channel axis, n = 1).
+  const bool transpose = time_first();
+  const std::size_t values = static_cast<std::size_t>(n * samples);
+  if (transpose) scratch_.resize(values);
+  float* target = transpose ? scratch_.data() : dst;
   if (H5Dread(dataset_.get(), H5T_NATIVE_FLOAT, memory_space.get(), file_space.get(), H5P_DEFAULT, target) < 0)
     hdf5::fail(where, fmt::format("cannot read epoch {}, channels {}..{}", epoch, channel, channel + n - 1));
-  if (time_first)
+  if (transpose)
     for (std::int64_t c = 0; c < n; ++c)
-      for (std::int64_t t = 0; t < length_; ++t) dst[c * length_ + t] = scratch_[static_cast<std::size_t>(t * n + c)];
+      for (std::int64_t t = 0; t < samples; ++t) dst[c * samples + t] = scratch_[static_cast<std::size_t>(t * n + c)];
 }
 
-void Hdf5Source::read_series(std::int64_t first, std::int64_t count, float* dst) {
+void Hdf5Source::read_series(std::int64_t first, std::int64_t count, std::int64_t offset, std::int64_t samples,
+                             float* dst) {
   const hdf5::QuietErrors quiet;
   for_each_epoch_run(first, count, channels_, [&](std::int64_t epoch, std::int64_t channel, std::int64_t n,
-                                                   std::int64_t offset) { read_run(epoch, channel, n, dst + offset * length_); });
+                                                   std::int64_t at) {
+    read_run(epoch, channel, n, offset, samples, dst + at * samples);
+  });
 }
 
 void Hdf5Source::read(std::int64_t first, std::int64_t count, float* dst) {
-  read_series(first, count, dst);
+  read_series(first, count, 0, length_, dst);
   samples_.apply(dst, first, count);
 }
 

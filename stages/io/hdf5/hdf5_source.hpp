@@ -17,18 +17,24 @@ namespace pacflow::stages {
 class Hdf5Source final : public Source {
  public:
   explicit Hdf5Source(const Params& params);
-  StreamInfo open() override;
+  StreamInfo open(const std::stop_token& stop) override;
   void read(std::int64_t first, std::int64_t count, float* dst) override;
+  // The run of channels read in file order, for layouts with time before channels.
+  double host_workspace_bytes(std::int64_t batch_series) const override;
 
   static ElementInfo info();
 
  private:
   double sample_rate(hid_t dataset, json& description) const;
   std::vector<std::string> channel_labels(hid_t dataset) const;
-  // Reads series [first, first + count) into dst, as the file holds them.
-  void read_series(std::int64_t first, std::int64_t count, float* dst);
-  // Reads channels [channel, channel + n) of one epoch into dst ([n][T]).
-  void read_run(std::int64_t epoch, std::int64_t channel, std::int64_t n, float* dst);
+  // Reads samples [offset, offset + samples) of series [first, first + count) into dst
+  // ([count][samples]), as the file holds them.
+  void read_series(std::int64_t first, std::int64_t count, std::int64_t offset, std::int64_t samples, float* dst);
+  // Reads those samples of channels [channel, channel + n) of one epoch into dst ([n][samples]).
+  void read_run(std::int64_t epoch, std::int64_t channel, std::int64_t n, std::int64_t offset, std::int64_t samples,
+                float* dst);
+  // The file's time axis comes before its channel axis: reads need a transpose.
+  bool time_first() const;
 
   std::string path_;
   std::string dataset_path_;

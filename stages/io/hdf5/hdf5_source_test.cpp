@@ -98,7 +98,7 @@ void expect_all_samples(Hdf5Source& source, const StreamInfo& s, std::int64_t ba
 
 std::string open_error(Hdf5Source& source) {
   try {
-    source.open();
+    source.open({});
   } catch (const InputError& e) {
     return e.what();
   }
@@ -109,7 +109,7 @@ TEST(Hdf5Source, ReadsAnEctDatasetExactlyWithFsFromItsAttribute) {
   testing::ScratchDir dir("h5_ect");
   const auto path = write_dataset(dir / "a.h5", Dataset().with_attributes({{"fs", 250.0}}));
   Hdf5Source source = make_source(path, {});
-  const StreamInfo s = source.open();
+  const StreamInfo s = source.open({});
   EXPECT_EQ(s.leading_dims, (Shape{3, 4}));
   EXPECT_EQ(s.series_length, 50);
   EXPECT_EQ(s.sample_rate, 250.0);
@@ -128,28 +128,28 @@ TEST(Hdf5Source, ReadsEveryAxisOrderAndStorageTypeAsTheSameSeries) {
     SCOPED_TRACE(layout);
     const auto path = write_dataset(dir / (layout + ".h5"), Dataset().with_layout(layout).with_type(type));
     Hdf5Source source = make_source(path, {{"layout", layout}, {"fs", 100}});
-    const StreamInfo s = source.open();
+    const StreamInfo s = source.open({});
     EXPECT_EQ(s.leading_dims, (Shape{3, 4}));
     EXPECT_EQ(s.description["fs_from"], "parameter fs");
     expect_all_samples(source, s, 3);
   }
   const auto two_d = write_dataset(dir / "tc.h5", Dataset().with_layout("TC").with_shape(1, 4, 50));
   Hdf5Source source = make_source(two_d, {{"layout", "TC"}, {"fs", 100}});
-  const StreamInfo s = source.open();
+  const StreamInfo s = source.open({});
   EXPECT_EQ(s.leading_dims, (Shape{1, 4}));
   expect_all_samples(source, s, 4);
-  EXPECT_EQ(source.open().description["dtype"], "float32");
+  EXPECT_EQ(source.open({}).description["dtype"], "float32");
   const auto big_endian = write_dataset(dir / "be.h5", Dataset().with_type(H5T_STD_I16BE));
-  EXPECT_EQ(make_source(big_endian, {{"fs", 1}}).open().description["dtype"], "int16 big-endian");
+  EXPECT_EQ(make_source(big_endian, {{"fs", 1}}).open({}).description["dtype"], "int16 big-endian");
 }
 
 TEST(Hdf5Source, TakesFsFromTheRootWhenTheDatasetHasNoneAndTheParameterOverBoth) {
   testing::ScratchDir dir("h5_fs");
   const auto path = write_dataset(dir / "a.h5", Dataset(), {{"sampling_rate", 512}});
   Hdf5Source from_root = make_source(path, {{"fs_attribute", "sampling_rate"}});
-  EXPECT_EQ(from_root.open().sample_rate, 512.0);
+  EXPECT_EQ(from_root.open({}).sample_rate, 512.0);
   Hdf5Source given = make_source(path, {{"fs_attribute", "sampling_rate"}, {"fs", 300}});
-  EXPECT_EQ(given.open().sample_rate, 300.0);
+  EXPECT_EQ(given.open({}).sample_rate, 300.0);
   Hdf5Source none = make_source(path, {});
   const std::string message = open_error(none);
   EXPECT_NE(message.find("no sample rate"), std::string::npos) << message;
@@ -160,7 +160,7 @@ TEST(Hdf5Source, NamesChannelsFromTheLabelsAttribute) {
   testing::ScratchDir dir("h5_labels");
   const auto path = write_dataset(
       dir / "a.h5", Dataset().with_shape(3, 3, 50).with_attributes({{"fs", 100}, {"channel_names", {"Fz", "Cz", "Pz"}}}));
-  const StreamInfo s = make_source(path, {}).open();
+  const StreamInfo s = make_source(path, {}).open({});
   ASSERT_EQ(s.labels.size(), 2u);
   EXPECT_EQ(s.labels[1], (std::vector<std::string>{"Fz", "Cz", "Pz"}));
   const auto wrong = write_dataset(dir / "b.h5", Dataset().with_shape(3, 3, 50).with_attributes({{"fs", 100}, {"channel_names", {"Fz"}}}));
@@ -192,7 +192,7 @@ TEST(Hdf5Source, ReadsOnlyTheHyperslabsOfEachBatch) {
     f.write(garbage.data(), static_cast<std::streamsize>(garbage.size()));
   }
   Hdf5Source source = make_source(path, {});
-  const StreamInfo s = source.open();
+  const StreamInfo s = source.open({});
   std::vector<float> out(4 * 400);
   for (std::int64_t epoch = 0; epoch < 5; ++epoch) {
     source.read(epoch * 4, 4, out.data());
@@ -223,7 +223,7 @@ TEST(Hdf5Source, RejectsNanNamingEpochChannelAndSample) {
     ASSERT_GE(H5Dwrite(dataset.get(), H5T_NATIVE_FLOAT, memory.get(), space.get(), H5P_DEFAULT, &nan), 0);
   }
   Hdf5Source source = make_source(path, {});
-  source.open();
+  source.open({});
   std::vector<float> out(12 * 50);
   try {
     source.read(0, 12, out.data());

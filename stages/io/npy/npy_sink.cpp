@@ -5,6 +5,7 @@
 
 #include "engine/errors.hpp"
 #include "engine/json_text.hpp"
+#include "engine/output_set.hpp"
 #include "stages/io/common/output_paths.hpp"
 
 namespace pacflow::stages {
@@ -24,9 +25,6 @@ ElementInfo NpySink::info() {
 NpySink::NpySink(const Params& params) : dir_(params.string("dir")) {}
 
 void NpySink::plan(const PlanContext& ctx) {
-  std::error_code ec;
-  if (fs::exists(dir_, ec) && !fs::is_directory(dir_, ec))
-    throw ParamError("dir", fmt::format("\"{}\" exists and is not a directory", dir_));
   outputs_.clear();
   for (const auto& decl : results_to_write(ctx)) {
     ResultLeading leading = result_leading(decl, ctx.stream());
@@ -36,12 +34,16 @@ void NpySink::plan(const PlanContext& ctx) {
   }
 }
 
-void NpySink::create_output_dir() const { create_directories_or_throw(dir_, "output directory"); }
+std::vector<fs::path> NpySink::output_files() const {
+  std::vector<fs::path> files;
+  for (const auto& out : outputs_) files.push_back(file_of(out));
+  files.push_back(fs::path(dir_) / "result.json");
+  return files;
+}
 
 void NpySink::consume(const Batch& batch) {
   if (!started_) {
-    create_output_dir();
-    for (auto& out : outputs_) out.writer = std::make_unique<NpyWriter>(fs::path(dir_) / (out.decl.name + ".npy"), out.shape);
+    for (auto& out : outputs_) out.writer = std::make_unique<NpyWriter>(file_of(out), out.shape);
     started_ = true;
   }
   for (auto& out : outputs_) {
@@ -51,12 +53,24 @@ void NpySink::consume(const Batch& batch) {
 }
 
 // The state is the number of values each output holds; the partial files are DIR/<name>.npy.
-void NpySink::resume(const fs::path& dir, const json& state) {
-  create_output_dir();
+void NpySink::resume(const fs::path& dir, const json& state, std::int64_t series_done) {
   for (auto& out : outputs_) {
-    const std::int64_t keep = state.is_null() ? 0 : state.at("values").at(out.decl.name).get<std::int64_t>();
-    out.writer = std::make_unique<NpyWriter>(fs::path(dir_) / (out.decl.name + ".npy"), out.shape,
-                                             dir / (out.decl.name + ".npy"), keep);
+    const std::int64_t per_row = element_count(out.decl.per_series);
+    const std::int64_t expected = out.decl.rows.rows(series_done) * per_row;
+    std::int64_t keep = 0;
+    if (!state.is_null()) {
+      const json& values = state.at("values");
+      if (!values.contains(out.decl.name) || !values[out.decl.name].is_number_integer())
+        throw InputError(fmt::format("--checkpoint: its npy record has no value count for {}; remove the checkpoint "
+                                     "to start afresh",
+                                     out.decl.name));
+      keep = values[out.decl.name].get<std::int64_t>();
+    }
+    if (keep != expected)
+      throw InputError(fmt::format("--checkpoint: its npy record holds {} values of {}, but the {} series it records "
+                                   "done make {}; the checkpoint is inconsistent: remove it to start afresh",
+                                   keep, out.decl.name, series_done, expected));
+    out.writer = std::make_unique<NpyWriter>(file_of(out), out.shape, dir / (out.decl.name + ".npy"), keep);
   }
   started_ = true;
 }
@@ -67,17 +81,14 @@ json NpySink::checkpoint() {
   return {{"values", values}};
 }
 
-void NpySink::finish(const json& report) {
+void NpySink::finish(const json& report, OutputSet& set) {
   json result = report;
   result["outputs"] = json::object();
   for (const auto& out : outputs_)
     result["outputs"][out.decl.name + ".npy"] = {
         {"shape", out.shape}, {"leading_dims", out.leading_names}, {"dtype", "float32"}, {"doc", out.decl.doc}};
-  // Every file complete on disk before any is moved into place: a full disk leaves the directory as it was.
-  for (auto& out : outputs_) out.writer->close();
-  StagedFile json_file(fs::path(dir_) / "result.json", json_text(result, 2) + "\n");
-  for (auto& out : outputs_) out.writer->commit();
-  json_file.commit();
+  for (auto& out : outputs_) out.writer->hand_over(set);
+  set.add_content(fs::path(dir_) / "result.json", json_text(result, 2) + "\n");
 }
 
 void NpySink::abort() noexcept {

@@ -1,7 +1,7 @@
 #pragma once
 // Sink `npy`: every result tensor as DIR/<name>.npy [E][C][...] (or its own leading dims) float32, plus DIR/result.json
 // (spec §8). Files stream into temporaries (in a checkpointed run: partial files in the checkpoint) and
-// are renamed into place together, with result.json, only when the run succeeds.
+// are moved into place with result.json, and every other sink's files, only when the run succeeds.
 #include <memory>
 #include <vector>
 
@@ -14,11 +14,12 @@ class NpySink final : public Sink {
  public:
   explicit NpySink(const Params& params);
   void plan(const PlanContext& ctx) override;
+  std::vector<std::filesystem::path> output_files() const override;
   void consume(const Batch& batch) override;
-  void finish(const json& report) override;
+  void finish(const json& report, OutputSet& outputs) override;
   void abort() noexcept override;
   std::string why_not_checkpointable() const override { return ""; }
-  void resume(const std::filesystem::path& dir, const json& state) override;
+  void resume(const std::filesystem::path& dir, const json& state, std::int64_t series_done) override;
   json checkpoint() override;
 
   static ElementInfo info();
@@ -30,7 +31,7 @@ class NpySink final : public Sink {
     std::vector<std::string> leading_names;  // of the leading dims
     std::unique_ptr<NpyWriter> writer;
   };
-  void create_output_dir() const;
+  std::filesystem::path file_of(const Output& out) const { return std::filesystem::path(dir_) / (out.decl.name + ".npy"); }
 
   std::string dir_;
   std::vector<Output> outputs_;

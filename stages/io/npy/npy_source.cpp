@@ -28,7 +28,7 @@ NpySource::NpySource(const Params& params)
   if (!(fs_ > 0)) throw ParamError("fs", fmt::format("must be > 0, got {}", fs_));
 }
 
-StreamInfo NpySource::open() {
+StreamInfo NpySource::open(const std::stop_token& stop) {
   try {
     reader_.emplace(path_);
   } catch (const InputError& e) {
@@ -56,12 +56,25 @@ StreamInfo NpySource::open() {
                       {"file_shape", s},
                       {"dtype", dtype_name(header.dtype)},
                       {"fs", fs_},
-                      {"sha256", sha256_file(path_)}};
-  samples_.scan(info, leading_[1], leading_.size() == 3 ? leading_[2] : 1,
-                   [this](std::int64_t first, std::int64_t count, float* dst) {
-                     reader_->read_as_float(first, count, length_, dst, /*release_read=*/true);
-                   });
+                      {"sha256", sha256_file(path_, stop)}};
+  info.input_files = {path_};
+  samples_.scan(
+      info, leading_[1], leading_.size() == 3 ? leading_[2] : 1,
+      [this](std::int64_t first, std::int64_t count, std::int64_t offset, std::int64_t samples, float* dst) {
+        read_raw(first, count, offset, samples, dst);
+      },
+      stop);
   return info;
+}
+
+void NpySource::read_raw(std::int64_t first, std::int64_t count, std::int64_t offset, std::int64_t samples,
+                         float* dst) const {
+  if (offset == 0 && samples == length_) {
+    reader_->read_as_float(first, count, length_, dst, /*release_read=*/true);
+    return;
+  }
+  for (std::int64_t s = 0; s < count; ++s)  // a piece of each series: single values from its offset
+    reader_->read_as_float((first + s) * length_ + offset, samples, 1, dst + s * samples, /*release_read=*/true);
 }
 
 void NpySource::read(std::int64_t first, std::int64_t count, float* dst) {

@@ -14,12 +14,15 @@ namespace pacflow::stages {
 class NpySource final : public Source {
  public:
   explicit NpySource(const Params& params);
-  StreamInfo open() override;
+  StreamInfo open(const std::stop_token& stop) override;
   void read(std::int64_t first, std::int64_t count, float* dst) override;
 
   static ElementInfo info();
 
  private:
+  // Samples [offset, offset + samples) of series [first, first + count), as the file holds them.
+  void read_raw(std::int64_t first, std::int64_t count, std::int64_t offset, std::int64_t samples, float* dst) const;
+
   std::string path_;
   double fs_;
   std::optional<NpyRowReader> reader_;

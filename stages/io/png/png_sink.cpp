@@ -5,8 +5,8 @@
 #include <fmt/ranges.h>
 #include <limits>
 
-#include "engine/atomic_file.hpp"
 #include "engine/errors.hpp"
+#include "engine/output_set.hpp"
 #include "stages/io/common/output_paths.hpp"
 #include "stages/io/png/comodulogram_plot.hpp"
 
@@ -107,6 +107,11 @@ void PngSink::plan(const PlanContext& ctx) {
   colorbar_ = tensor_ == "pac_z" ? "z-score" : attrs.value("mi_measure", std::string("MI"));
 }
 
+std::vector<std::filesystem::path> PngSink::output_files() const {
+  if (!grid_) return {path_};
+  return {path_, grid_path(path_)};
+}
+
 std::size_t PngSink::panel_of(std::int64_t row) const { return static_cast<std::size_t>((row / inner_) % panels_); }
 
 void PngSink::consume(const Batch& batch) {
@@ -114,6 +119,7 @@ void PngSink::consume(const Batch& batch) {
   const std::size_t cells = x_centres_.size() * y_centres_.size();
   const auto rows = static_cast<std::int64_t>(values.size() / cells);
   const std::int64_t first_row = layout_.rows(batch.first_series);  // batches start on group boundaries
+  rows_seen_ += rows;
   for (std::int64_t i = 0; i < rows; ++i) {
     const std::size_t panel = panel_of(first_row + i);
     for (std::size_t k = 0; k < cells; ++k) {
@@ -132,20 +138,30 @@ void PngSink::consume(const Batch& batch) {
   }
 }
 
-void PngSink::resume(const std::filesystem::path& /*dir*/, const json& state) {
-  if (state.is_null()) return;
+void PngSink::resume(const std::filesystem::path& /*dir*/, const json& state, std::int64_t series_done) {
+  const std::int64_t rows = layout_.rows(series_done);
+  if (state.is_null()) {
+    if (rows != 0) throw InputError("--checkpoint: it records series done but no png state; remove it to start afresh");
+    return;
+  }
   auto sum = state.at("sum").get<std::vector<double>>();
   auto count = state.at("count").get<std::vector<std::int64_t>>();
   auto hits = state.at("hits").get<std::vector<std::int64_t>>();
+  const std::int64_t rows_seen = state.value("rows", std::int64_t{-1});
   if (sum.size() != sum_.size() || count.size() != count_.size() || hits.size() != hits_.size())
-    throw InputError("the checkpoint's png state does not fit this plot; remove the checkpoint to start afresh");
+    throw InputError("--checkpoint: its png state does not fit this plot; remove the checkpoint to start afresh");
+  if (rows_seen != rows)
+    throw InputError(fmt::format("--checkpoint: its png record sums {} result rows, but the {} series it records done "
+                                 "make {}; the checkpoint is inconsistent: remove it to start afresh",
+                                 rows_seen, series_done, rows));
   sum_ = std::move(sum);
   count_ = std::move(count);
   hits_ = std::move(hits);
+  rows_seen_ = rows_seen;
 }
 
 // JSON keeps every double exactly (shortest round-trip form), so a resumed plot is the uninterrupted one.
-json PngSink::checkpoint() { return {{"sum", sum_}, {"count", count_}, {"hits", hits_}}; }
+json PngSink::checkpoint() { return {{"sum", sum_}, {"count", count_}, {"hits", hits_}, {"rows", rows_seen_}}; }
 
 std::vector<bool> PngSink::significant_cells(std::int64_t panel) const {
   if (!significance_) return {};
@@ -156,7 +172,7 @@ std::vector<bool> PngSink::significant_cells(std::int64_t panel) const {
   return out;
 }
 
-void PngSink::finish(const json& /*report*/) {
+void PngSink::finish(const json& /*report*/, OutputSet& outputs) {
   const std::size_t cells = x_centres_.size() * y_centres_.size();
   plot::Heatmap map;
   for (std::size_t k = 0; k < cells; ++k) {
@@ -174,13 +190,8 @@ void PngSink::finish(const json& /*report*/) {
   map.x_label = "phase frequency (Hz)";
   map.y_label = "amplitude frequency (Hz)";
   map.colorbar_label = colorbar_;
-  create_parent_directories(path_);
-  // Both files complete on disk before either is moved into place: a full disk leaves both as they were.
-  StagedFile mean_file(path_, plot::png_bytes(plot::render_heatmap(map), path_.string()));
-  if (!grid_) {
-    mean_file.commit();
-    return;
-  }
+  outputs.add_content(path_, plot::png_bytes(plot::render_heatmap(map), path_.string()));
+  if (!grid_) return;
 
   plot::HeatmapGrid grid;
   for (std::int64_t c = 0; c < panels_; ++c) {
@@ -206,9 +217,7 @@ void PngSink::finish(const json& /*report*/) {
   grid.x_label = map.x_label;
   grid.y_label = map.y_label;
   grid.colorbar_label = map.colorbar_label;
-  StagedFile grid_file(grid_path(path_), plot::png_bytes(plot::render_grid(grid), grid_path(path_).string()));
-  mean_file.commit();
-  grid_file.commit();
+  outputs.add_content(grid_path(path_), plot::png_bytes(plot::render_grid(grid), grid_path(path_).string()));
 }
 
 }  // namespace pacflow::stages

@@ -19,11 +19,12 @@ class PngSink final : public Sink {
  public:
   explicit PngSink(const Params& params);
   void plan(const PlanContext& ctx) override;
+  std::vector<std::filesystem::path> output_files() const override;
   void consume(const Batch& batch) override;
-  void finish(const json& report) override;
+  void finish(const json& report, OutputSet& outputs) override;
   // Its state is small (sums and counts per panel and cell): a checkpoint holds it whole.
   std::string why_not_checkpointable() const override { return ""; }
-  void resume(const std::filesystem::path& dir, const json& state) override;
+  void resume(const std::filesystem::path& dir, const json& state, std::int64_t series_done) override;
   json checkpoint() override;
 
   static ElementInfo info();
@@ -52,6 +53,7 @@ class PngSink final : public Sink {
   std::vector<std::string> panel_labels_;
   std::vector<double> sum_;          // [panel][cell], finite values only
   std::vector<std::int64_t> count_;  // [panel][cell]
+  std::int64_t rows_seen_ = 0;       // result rows consumed (a checkpoint's record is checked against it)
   bool significance_ = false;        // pvalues_maxstat is available
   std::vector<std::int64_t> hits_;   // [panel][cell]: epochs (and segments) whose family-wise p < alpha
   std::int64_t needed_ = 1;          // epochs_needed(epochs_ * inner_, alpha_)

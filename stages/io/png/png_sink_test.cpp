@@ -8,6 +8,7 @@
 #include <iterator>
 
 #include "engine/errors.hpp"
+#include "engine/output_set.hpp"
 #include "engine/stage.hpp"
 #include "stages/io/png/comodulogram_plot.hpp"
 #include "stages/io/png/heatmap_panel.hpp"
@@ -84,7 +85,10 @@ SinkOutput run_sink(const fs::path& dir, std::vector<std::vector<std::string>> l
       }
     sink.consume(batch);
   }
-  sink.finish(json::object());
+  OutputSet outputs;
+  sink.finish(json::object(), outputs);
+  EXPECT_FALSE(fs::exists(dir / "comodulogram.png")) << "a sink writes temporaries; the run moves them into place";
+  outputs.commit();
   EXPECT_TRUE(fs::exists(dir / "comodulogram.png"));
   // The layout the sink's grid must have: the same panels, values (epoch means) and text lines.
   plot::HeatmapGrid expected;
