@@ -1,6 +1,7 @@
 #include "engine/atomic_file.hpp"
 
 #include <cerrno>
+#include <csignal>
 #include <fmt/format.h>
 #include <fstream>
 #include <random>
@@ -26,6 +27,20 @@ long temp_file_writer(const std::string& name) {
   static const std::regex pattern(R"(\..+\.tmp-([0-9]{1,9})-[0-9a-f]{8})");
   std::smatch m;
   return std::regex_match(name, m, pattern) ? std::stol(m[1].str()) : 0;
+}
+
+std::vector<std::string> remove_stale_temporaries(const fs::path& folder) {
+  std::vector<std::string> removed;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(folder, ec)) {
+    const std::string name = entry.path().filename().string();
+    const long pid = temp_file_writer(name);
+    // kill(pid, 0) fails with ESRCH only when no such process exists (EPERM: it exists, not ours).
+    if (pid <= 0 || pid == ::getpid() || ::kill(static_cast<pid_t>(pid), 0) == 0 || errno != ESRCH) continue;
+    std::error_code ignored;
+    if (fs::remove(entry.path(), ignored)) removed.push_back(name);
+  }
+  return removed;
 }
 
 std::string system_reason(int error_number) {

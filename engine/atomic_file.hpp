@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace pacflow {
 
@@ -18,6 +19,10 @@ std::filesystem::path temp_path_for(const std::filesystem::path& path);
 
 // The process that wrote a temporary named by temp_path_for, or 0 when `name` is not such a name.
 long temp_file_writer(const std::string& name);
+
+// Removes the temporaries in `folder` whose writer process no longer exists (a SIGKILL leaves them);
+// returns their names. Call it while holding the folder's lock.
+std::vector<std::string> remove_stale_temporaries(const std::filesystem::path& folder);
 
 // "No space left on device" from errno, for messages about the file just written.
 std::string system_reason(int error_number);

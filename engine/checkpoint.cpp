@@ -49,6 +49,7 @@ Checkpoint::FolderLock::~FolderLock() { ::close(fd_); }  // releases the flock
 Checkpoint::Checkpoint(fs::path dir, json plan, std::int64_t series, const std::vector<std::string>& sinks)
     : dir_(std::move(dir)), lock_(dir_), plan_(json::parse(json_text(plan))), series_(series), sink_states_(sinks.size()) {
   for (std::size_t k = 0; k < sinks.size(); ++k) sink_dirs_.push_back(dir_ / fmt::format("sink-{}-{}", k, sinks[k]));
+  remove_stale_temporaries(dir_);  // a record being replaced when the run was killed
   std::error_code ec;
   if (fs::exists(fs::symlink_status(manifest_path(), ec))) read_manifest(sinks.size());  // anything there, even a FIFO
   for (const auto& d : sink_dirs_) {

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <csignal>
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <fstream>
@@ -32,9 +31,6 @@ std::string this_process() {
   while (!command.empty() && command.back() == ' ') command.pop_back();
   return fmt::format("pid {}{}", static_cast<long>(::getpid()), command.empty() ? "" : ": " + command);
 }
-
-// A process that no longer exists (its temporaries are garbage).
-bool gone(long pid) { return pid > 0 && pid != ::getpid() && ::kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH; }
 
 }  // namespace
 
@@ -122,14 +118,7 @@ void OutputFolders::take(const fs::path& folder) {
     notes_.push_back(fmt::format("{}: completed the commit of an earlier run that was stopped while moving its outputs "
                                  "into place ({} file{})",
                                  folder.string(), moved, moved == 1 ? "" : "s"));
-  std::vector<std::string> removed;
-  std::error_code ec;
-  for (const auto& entry : fs::directory_iterator(folder, ec)) {
-    const std::string name = entry.path().filename().string();
-    if (!gone(temp_file_writer(name))) continue;
-    std::error_code ignored;
-    if (fs::remove(entry.path(), ignored)) removed.push_back(name);
-  }
+  const std::vector<std::string> removed = remove_stale_temporaries(folder);
   if (!removed.empty())
     notes_.push_back(fmt::format("{}: removed {} temporary file{} of runs that were killed ({})", folder.string(),
                                  removed.size(), removed.size() == 1 ? "" : "s", fmt::join(removed, ", ")));

@@ -2,11 +2,14 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdint>
+#include <fcntl.h>
 #include <fmt/format.h>
 #include <fstream>
 #include <set>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <vector>
 
 #include "engine/atomic_file.hpp"
 #include "engine/errors.hpp"
@@ -32,6 +35,31 @@ void remove_quietly(const fs::path& path) noexcept {
 bool same_folder(const fs::path& a, const fs::path& b) {
   std::error_code ec;
   return fs::equivalent(fs::absolute(a).parent_path(), fs::absolute(b).parent_path(), ec);
+}
+
+// Copies `from` into a new file `to`, keeping the system's reason for a failure (std::filesystem's
+// copy_file reports a full disk as "Input/output error"). Throws via throw_output_error.
+void copy_contents(const fs::path& from, const fs::path& to, const fs::path& target) {
+  const InputFile in(from);
+  const int out = ::open(to.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  if (out < 0) throw_output_error(target, errno, "cannot create the file");
+  std::vector<char> chunk(std::size_t{1} << 20);
+  for (std::uint64_t offset = 0; offset < in.size();) {
+    const std::size_t got = in.read_at(offset, chunk.data(), chunk.size());
+    if (got == 0) break;
+    for (std::size_t done = 0; done < got;) {
+      const ssize_t wrote = ::write(out, chunk.data() + done, got - done);
+      if (wrote < 0 && errno == EINTR) continue;
+      if (wrote <= 0) {
+        const int error = wrote < 0 ? errno : ENOSPC;
+        ::close(out);
+        throw_output_error(target, error, "cannot copy the finished file beside it");
+      }
+      done += static_cast<std::size_t>(wrote);
+    }
+    offset += got;
+  }
+  if (::close(out) != 0) throw_output_error(target, errno, "cannot copy the finished file beside it");
 }
 
 // A move a journal may hold: a temporary named for its target (temp_path_for), in the target's folder.
@@ -78,12 +106,12 @@ void OutputSet::place(Entry& e) {
     return;
   }
   e.placed = temp_path_for(e.target);
-  std::error_code ec;
-  fs::copy_file(e.file, e.placed, ec);
-  if (ec) {
+  try {
+    copy_contents(e.file, e.placed, e.target);
+  } catch (...) {
     remove_quietly(e.placed);
     e.placed.clear();
-    throw_output_error(e.target, ec.value(), "cannot copy the finished file beside it");
+    throw;
   }
 }
 

@@ -9,22 +9,22 @@
 
 #include "tests/support/cli_process.hpp"
 #include "tests/support/cli_runner.hpp"
+#include "tests/support/folder_state.hpp"
 
 namespace pacflow {
 namespace {
 
 using testing::CliProcess;
 using testing::eventually;
+using testing::folder_contents;
+using testing::has_temporary;
 using testing::run_cli;
 using testing::ScratchDir;
+using testing::series_recorded;
 namespace fs = std::filesystem;
 using namespace std::chrono_literals;
 
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-constexpr auto kSlowdown = 10;  // sanitizers slow every batch down
-#else
-constexpr auto kSlowdown = 1;
-#endif
+constexpr auto kSlowdown = testing::kSanitizerSlowdown;
 
 // Coupled synthetic data through the whole chain into npy and png sinks: `epochs` × 16 series.
 std::string pac_pipe(int epochs) {
@@ -36,27 +36,6 @@ std::string pac_pipe(int epochs) {
          "stage surrogates n=200 seed=7\n"
          "sink npy dir=out\n"
          "sink png path=out/comodulogram.png\n";
-}
-
-// Every file under `dir` with its bytes.
-std::map<std::string, std::string> contents(const fs::path& dir) {
-  std::map<std::string, std::string> out;
-  std::error_code ec;
-  if (!fs::exists(dir, ec)) return out;
-  for (const auto& e : fs::directory_iterator(dir)) out[e.path().filename().string()] = testing::read_file(e.path());
-  return out;
-}
-
-bool has_temporary(const fs::path& dir) {
-  for (const auto& [name, bytes] : contents(dir))
-    if (name.front() == '.') return true;
-  return false;
-}
-
-std::int64_t series_recorded(const fs::path& checkpoint) {
-  std::ifstream in(checkpoint / "checkpoint.json");
-  if (!in) return 0;
-  return nlohmann::json::parse(in).at("series_done").get<std::int64_t>();
 }
 
 struct SignalCase {
@@ -74,7 +53,7 @@ TEST_P(CliSignal, StopsWithinASecondWithItsExitCodeLeavingEarlierOutputsAsTheyWe
   dir.write("small.pipe", pac_pipe(1));
   dir.write("long.pipe", pac_pipe(400));
   ASSERT_EQ(run_cli("run small.pipe -q", dir.path()).exit_code, 0);
-  const auto before = contents(dir / "out");
+  const auto before = folder_contents(dir / "out");
   ASSERT_TRUE(before.count("pac_z.npy") && before.count("comodulogram.png"));
 
   CliProcess cli({"run", "long.pipe", "--batch", "1"}, dir.path());
@@ -88,7 +67,7 @@ TEST_P(CliSignal, StopsWithinASecondWithItsExitCodeLeavingEarlierOutputsAsTheyWe
   EXPECT_EQ(result->exit_code, c.exit_code) << result->err;
   EXPECT_NE(result->err.find(std::string("interrupted by ") + c.name), std::string::npos) << result->err;
   EXPECT_NE(result->err.find("no output written"), std::string::npos) << result->err;
-  EXPECT_EQ(contents(dir / "out"), before) << "outputs of the earlier run changed, or temporaries were left";
+  EXPECT_EQ(folder_contents(dir / "out"), before) << "outputs of the earlier run changed, or temporaries were left";
 }
 
 INSTANTIATE_TEST_SUITE_P(Signals, CliSignal,
@@ -134,8 +113,8 @@ TEST(CliCheckpoint, KilledAndInterruptedRunResumesToTheUninterruptedRunsBytes) {
   EXPECT_NE(resumed.out.find("resumed from the checkpoint in ck at series " + std::to_string(interrupted_at)),
             std::string::npos)
       << resumed.out;
-  auto got = contents(dir / "out");
-  auto want = contents(dir / "reference");
+  auto got = folder_contents(dir / "out");
+  auto want = folder_contents(dir / "reference");
   got.erase("result.json");  // timings and the checkpoint's note differ
   want.erase("result.json");
   ASSERT_EQ(got.size(), 8u);  // 6 arrays and 2 images
@@ -185,7 +164,7 @@ TEST(CliFullDisk, FailedWriteLeavesNoPartialOutputAndEarlierOutputsIntact) {
   const ScratchDir dir("cli_full_disk");
   dir.write("p.pipe", pac_pipe(4));
   ASSERT_EQ(run_cli("run p.pipe -q", dir.path()).exit_code, 0);
-  const auto before = contents(dir / "out");
+  const auto before = folder_contents(dir / "out");
   ASSERT_GT(before.at("pac_z.npy").size(), 16u << 10);
 
   CliProcess full({"run", "p.pipe", "-q"}, dir.path(), {16u << 10});
@@ -193,13 +172,13 @@ TEST(CliFullDisk, FailedWriteLeavesNoPartialOutputAndEarlierOutputsIntact) {
   ASSERT_TRUE(result);
   EXPECT_EQ(result->exit_code, 1) << result->err;
   EXPECT_NE(result->err.find("write failed: File too large"), std::string::npos) << result->err;
-  EXPECT_EQ(contents(dir / "out"), before);
+  EXPECT_EQ(folder_contents(dir / "out"), before);
 
   CliProcess fresh({"run", "p.pipe", "-q", "--out", "fresh"}, dir.path(), {16u << 10});
   const auto second = fresh.wait_for(60s * kSlowdown);
   ASSERT_TRUE(second);
   EXPECT_EQ(second->exit_code, 1) << second->err;
-  EXPECT_TRUE(contents(dir / "fresh").empty()) << "a failed run left files in a new output folder";
+  EXPECT_TRUE(folder_contents(dir / "fresh").empty()) << "a failed run left files in a new output folder";
 }
 
 }  // namespace

@@ -1,10 +1,12 @@
 // Hostile values through the whole chain: NaN and infinite samples under each nan_policy, flat
 // series, zero channels, series too short for the filters, one surrogate, one bin, absurd band
 // counts. Each gets one clear error or a defined result, never a crash or a hang.
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <functional>
 #include <gtest/gtest.h>
+#include <tuple>
 
 #include "engine/npy.hpp"
 #include "engine/pipeline.hpp"
@@ -279,6 +281,70 @@ TEST(HostileValues, HugeBandCountIsRefusedUpFrontByTheMemoryLimit) {
   EXPECT_NE(error.find("the run needs an estimated"), std::string::npos) << error;
   EXPECT_NE(error.find("more than the memory limit of 256.0 MiB"), std::string::npos) << error;
   EXPECT_FALSE(fs::exists(dir / "out"));
+}
+
+// A finite sample too large for the float32 arithmetic (one 1e38 spike: its filter FFT overflows,
+// once silently giving MI 0 and z NaN) is refused naming it, or handled by nan_policy like a NaN.
+TEST(HostileValues, SampleBeyondTheFloat32RangeIsRefusedNamingItOrLeftOutWithSkip) {
+  const ScratchDir dir("hostile");
+  const auto clean = edited_input(dir / "clean.npy", [](auto&) {});
+  const auto spike = edited_input(dir / "spike.npy", [](auto& x) { sample(x, 1, 2, 17) = 1e38f; });
+  std::vector<float> reference, pac;
+  const std::string error = error_of([&] { run_pac(spike, dir / "out", pac); });
+  EXPECT_NE(error.find("spike.npy: value 1e+38 at epoch 1, channel 2, sample 17: beyond ±1e+20"), std::string::npos)
+      << error;
+  EXPECT_FALSE(fs::exists(dir / "out" / "pac.npy"));
+
+  run_pac(clean, dir / "clean", reference);
+  const json report = run_pac(spike, dir / "skip", pac, {{"nan_policy", "skip"}});
+  EXPECT_TRUE(mentions(report, "epoch 1, channel 2 (1 sample beyond ±1e+20)")) << report["warnings"];
+  EXPECT_EQ(report["input"]["out_of_range_samples"], 1);
+  for (std::size_t at = 0; at < pac.size(); ++at) {
+    if (at / 4 == 5)
+      EXPECT_TRUE(std::isnan(pac[at])) << at;
+    else
+      EXPECT_EQ(pac[at], reference[at]) << at;
+  }
+}
+
+// Up to the bound the arithmetic stays exact where it matters: Tort's MI does not depend on the
+// amplitude's scale, so data scaled to samples near 1e20 give the MI of the data as they are.
+TEST(HostileValues, SamplesNearTheBoundGiveTheSameMiAsTheDataUnscaled) {
+  const ScratchDir dir("hostile");
+  float largest = 0;
+  const auto clean = edited_input(dir / "clean.npy", [&](auto& x) {
+    for (float v : x) largest = std::max(largest, std::abs(v));
+  });
+  const auto scaled = edited_input(dir / "scaled.npy", [&](auto& x) {
+    for (float& v : x) v *= static_cast<float>(0.9e20 / largest);
+  });
+  std::vector<float> reference, pac;
+  run_pac(clean, dir / "clean", reference);
+  run_pac(scaled, dir / "scaled", pac);
+  ASSERT_EQ(pac.size(), reference.size());
+  for (std::size_t at = 0; at < pac.size(); ++at) {
+    ASSERT_TRUE(std::isfinite(pac[at])) << at;
+    EXPECT_NEAR(pac[at], reference[at], 1e-4 * reference[at] + 1e-9) << at;
+  }
+}
+
+// Synthetic parameters whose samples would overflow (noise=1e37) or whose phase step does
+// (pha_bw=1e308) are refused naming them, instead of NaN everywhere.
+TEST(HostileValues, SyntheticParametersThatOverflowAreRefusedNamingThem) {
+  const ScratchDir dir("hostile");
+  for (const auto& [key, value, words] : {std::tuple{"noise", 1e37, "parameter \"noise\": must be from 0 to 1e+19"},
+                                          std::tuple{"pha_bw", 1e308, "parameter \"pha_bw\": must be from 0 to fs/2"}}) {
+    const std::string error = error_of([&] {
+      Pipeline(stages::builtin_registry())
+          .source("synthetic", {{key, value}})
+          .stage("bandpass")
+          .stage("hilbert")
+          .stage("mi")
+          .sink("npy", {{"dir", (dir / "out").string()}})
+          .validate();
+    });
+    EXPECT_NE(error.find(words), std::string::npos) << error;
+  }
 }
 
 }  // namespace

@@ -59,9 +59,11 @@ void CliProcess::send(int signal) const { ::kill(pid_, signal); }
 
 bool CliProcess::finished() {
   if (reaped_) return true;
-  const pid_t got = ::waitpid(pid_, &status_, WNOHANG);
+  rusage usage{};
+  const pid_t got = ::wait4(pid_, &status_, WNOHANG, &usage);
   if (got != pid_) return false;
   reaped_ = true;
+  peak_rss_kib_ = usage.ru_maxrss;
   killed_by_ = WIFSIGNALED(status_) ? WTERMSIG(status_) : 0;
   return true;
 }

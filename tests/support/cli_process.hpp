@@ -37,6 +37,8 @@ class CliProcess {
   std::optional<CliResult> wait_for(std::chrono::milliseconds timeout);
   // The signal that killed it (once finished), or 0 when it exited.
   int killed_by() const { return killed_by_; }
+  // Its peak resident memory (once finished), in KiB.
+  long peak_rss_kib() const { return peak_rss_kib_; }
   // The standard error written so far.
   std::string err_so_far() const;
 
@@ -48,6 +50,7 @@ class CliProcess {
   bool reaped_ = false;
   int status_ = 0;
   int killed_by_ = 0;
+  long peak_rss_kib_ = 0;
 };
 
 // Polls `condition` every 10 ms until it holds or `timeout` passes; returns whether it held.
