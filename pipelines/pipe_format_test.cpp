@@ -322,6 +322,22 @@ TEST(PipeFormat, RejectsMalformedListItems) {
   EXPECT_EQ(parse_error("stage x v=[,]\n"), "t.pipe:1:12: expected a list item before ','");
 }
 
+// Lists nest at most kMaxListDepth deep: deeper ones are refused where the list that goes too deep
+// opens, in a file and in a --set value, however deep they go (50 000 levels once overflowed the stack).
+TEST(PipeFormat, ListsNestedDeeperThanTheLimitAreRefusedWhereTheyOpen) {
+  const auto nested = [](int depth) { return std::string(depth, '[') + "1" + std::string(depth, ']'); };
+  const auto parsed = parse_pipe("stage mi pairs=" + nested(kMaxListDepth) + "\n", "t.pipe");
+  json value = parsed.at(0).params.at("pairs");
+  for (int level = 1; level < kMaxListDepth; ++level) value = value.at(0);
+  EXPECT_EQ(value, json::array({1}));
+  const std::string message = "lists nested deeper than 32 levels; no parameter takes more than 3";
+  EXPECT_EQ(parse_error("stage mi pairs=" + nested(kMaxListDepth + 1) + "\n"), "t.pipe:1:48: " + message);
+  EXPECT_EQ(parse_error("stage mi pairs=" + nested(50000) + "\n"), "t.pipe:1:48: " + message);
+  const std::string set = error_of([&] { parse_set_override("mi.pairs=" + nested(50000)); });
+  EXPECT_NE(set.find(message), std::string::npos) << set.substr(0, 200);
+  EXPECT_LT(set.size(), 200u);
+}
+
 TEST(PipeFormat, RejectsTextGluedToAQuotedStringOrList) {
   EXPECT_EQ(parse_error("stage x v=\"a\"b\n"), "t.pipe:1:14: unexpected \"b\" after the value");
   EXPECT_EQ(parse_error("stage x v=[1]x\n"), "t.pipe:1:14: unexpected \"x\" after the value");

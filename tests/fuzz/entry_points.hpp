@@ -19,7 +19,8 @@ struct Outcome {
   std::string error;  // the InputError's message when refused
 };
 
-// `.pipe` text: parse_pipe_text, then each element's parameters against its schema.
+// `.pipe` text: parse_pipe_text, then each element's parameters against its schema, and the
+// sinks' output paths as the engine checks them before a run (check_output_target, find_output_clash).
 Outcome pipe_format(Input data);
 // An `.npy` file: header parsing, the memory-mapped row reader and the whole-array reader.
 Outcome npy_reader(Input data);

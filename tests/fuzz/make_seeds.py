@@ -33,6 +33,18 @@ def pipe_seeds():
           'sink png path="out dir/# not a comment.png" grid=false\n')
     write("pipe_format", "errors.pipe", 'stage mi bins=18 "unterminated\nsink npy dir=[1,\n')
     write("pipe_format", "set.pipe", "surrogates.n=200\n")
+    # Nesting at the limit (32) and past it (40), in a .pipe value and a --set value.
+    write("pipe_format", "nesting.pipe",
+          "stage bandpass pha=" + "[" * 32 + "4,8" + "]" * 32 + "\n"
+          "stage mi pairs=" + "[" * 40 + "]" * 40 + "\n")
+    write("pipe_format", "nesting_set.pipe", "bandpass.pha=" + "[" * 40 + "]" * 40 + "\n")
+    # Output paths the engine checks before a run: special files, dots, the same file twice, an input.
+    write("pipe_format", "outputs.pipe",
+          "source npy path=in.npy fs=256\n"
+          "sink npy dir=out/../out\n"
+          "sink png path=/dev/null\n"
+          "sink hdf5 path=out/pac.npy\n"
+          "sink png path=in.npy grid=false\n")
 
 
 # ---- npy_reader

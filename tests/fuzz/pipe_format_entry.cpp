@@ -1,6 +1,9 @@
+#include <filesystem>
 #include <string>
+#include <vector>
 
 #include "engine/errors.hpp"
+#include "engine/output_checks.hpp"
 #include "engine/params.hpp"
 #include "pipelines/pipe_format.hpp"
 #include "stages/builtin.hpp"
@@ -19,8 +22,26 @@ Outcome pipe_format(Input data) {
     const PipeText parsed = parse_pipe_text(text, "fuzz.pipe");
     // Each element's parameters as the builder checks them: names, types, durations, defaults.
     const Registry& registry = stages::builtin_registry();
-    for (const auto& spec : parsed.elements)
-      if (const ElementInfo* info = registry.find(spec.kind, spec.name)) Params(spec.params, info->params);
+    std::vector<OutputPath> outputs;
+    std::vector<std::filesystem::path> inputs;
+    for (const auto& spec : parsed.elements) {
+      const ElementInfo* info = registry.find(spec.kind, spec.name);
+      if (!info) continue;
+      const Params params(spec.params, info->params);
+      // Output and input paths as the engine checks them before a run (stat only: nothing is written).
+      for (const auto& p : info->params) {
+        if (!params.has(p.name)) continue;
+        if (p.type == ParamType::InputFile) inputs.emplace_back(params.string(p.name));
+        if (p.type == ParamType::OutputFile || p.type == ParamType::OutputDir) {
+          const std::filesystem::path path =
+              p.type == ParamType::OutputDir ? std::filesystem::path(params.string(p.name)) / "pac.npy"
+                                             : std::filesystem::path(params.string(p.name));
+          check_output_target(path);
+          outputs.push_back({path, spec.name});
+        }
+      }
+    }
+    if (const auto clash = find_output_clash(outputs, inputs)) return {false, clash->message};
     return {true, ""};
   } catch (const InputError& e) {
     return {false, e.what()};

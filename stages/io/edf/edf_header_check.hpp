@@ -1,8 +1,10 @@
 #pragma once
-// EDFlib reports every malformed header with one code ("format errors"). This check reads the
-// fixed ASCII header fields itself to say which one is wrong: a file shorter than its header, a
-// record count that does not match the file size, digital or physical ranges that are empty or out
-// of the format's range.
+// EDFlib reports every malformed header with one code ("format errors"). This check repeats the
+// checks EDFlib 1.23 makes, in its order, to say which field is wrong, with its bytes and the rule it
+// breaks: printable ASCII text, dd.mm.yy and hh.mm.ss dates and times, strict whole numbers and
+// numbers, the signal count (1..640), the header size, the record count and duration, each
+// signal's fields (EDF+ annotation signals' fixed values), the data record size (10 MiB for EDF,
+// 15 MiB for BDF), EDF+'s patient and recording subfields, and the file size.
 #include <string>
 
 namespace pacflow::stages {

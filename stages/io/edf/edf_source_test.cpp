@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <fstream>
 #include <gtest/gtest.h>
+#include <tuple>
 #include <numbers>
 
 #include <fmt/format.h>
@@ -304,6 +305,49 @@ TEST(EdfSource, GivesOneClearErrorNamingTheFileForEachHostileFile) {
     SCOPED_TRACE(path.filename().string());
     const std::string message = open_error(path);
     EXPECT_EQ(message.rfind(path.string() + ": ", 0), 0u) << message;  // starts with the file
+    EXPECT_NE(message.find(part), std::string::npos) << message;
+  }
+}
+
+// Every header rule EDFlib enforces, broken one at a time in an EDF+ file of 2 signals and the
+// annotation signal: EDFlib refuses each file, and the message names the field, its bytes and the
+// rule (diagnose_edf_header), never only "format errors".
+TEST(EdfSource, HeaderFieldsBreakingTheSpecificationAreNamed) {
+  testing::ScratchDir dir("edf_fields");
+  const auto good = write_recording(dir / "good.edf", false, {"Fz", "Cz"});
+  ASSERT_EQ(open_error(good), "(no error)");
+  std::string head(256, '\0');
+  std::ifstream(good, std::ios::binary).read(head.data(), 256);
+  const std::string startdate = head.substr(168, 8);
+  const std::string other_year = "Startdate " + startdate.substr(0, 2) + "-JAN-1990 X X X";
+  // Per-signal fields of signal s (3 signals: Fz, Cz, then "EDF Annotations").
+  const auto at = [](std::size_t before_per_signal, std::size_t width, std::size_t s) {
+    return 256 + before_per_signal * 3 + width * s;
+  };
+  const std::vector<std::tuple<std::size_t, std::string, std::string>> cases = {
+      {8 + 3, "\xE9", "its local patient identification (bytes 8-87) holds byte 0xE9 at its position 3"},
+      {168, "32.01.20", "its startdate (bytes 168-175) \"32.01.20\" is not a valid dd.mm.yy"},
+      {176, "25.00.00", "its starttime (bytes 176-183) \"25.00.00\" is not a valid hh.mm.ss"},
+      {252, "641 ", "the signal count 641 exceeds the 640 signals EDFlib reads"},
+      {184, " 1024   ", "the header size field \"1024\" does not match"},
+      {236, " 5      ", "the data record count \"5\" is not a positive number"},
+      {244, "-1      ", "its duration of a data record (bytes 244-251) \"-1\" is not a duration in seconds"},
+      {at(0, 16, 0), "F\x01", "signal 0 (\"F\\x01\"): its label (bytes 256-271) holds byte 0x01"},
+      {at(16, 80, 2), "x", "signal 2 (\"EDF Annotations\"): its transducer type (bytes 464-543) must be blank"},
+      {at(96, 8, 0), "\x7f", "signal 0 (\"Fz\"): its physical dimension (bytes 544-551) holds byte 0x7F"},
+      {at(104, 8, 1), "1,5     ", "signal 1 (\"Cz\"): its physical minimum (bytes 576-583) \"1,5\" is not a number"},
+      {at(120, 8, 2), "-32767  ", "its digital minimum (bytes 632-639) is -32767; an annotation signal's must be -32768"},
+      {at(136, 80, 2), "HP:0.1Hz", "signal 2 (\"EDF Annotations\"): its prefiltering (bytes 824-903) must be blank"},
+      {at(216, 8, 0), "6000000 ", "bytes exceeds the 10 MiB EDFlib reads"},
+      {at(224, 32, 1), "\t", "signal 1 (\"Cz\"): its reserved field (bytes 960-991) holds byte 0x09"},
+      {8, "X m X X" + std::string(73, ' '), "the sex \"m\" is not M, F or X"},
+      {88, other_year + std::string(80 - other_year.size(), ' '), "is not the header's startdate"},
+  };
+  for (const auto& [offset, text, part] : cases) {
+    SCOPED_TRACE(part);
+    const auto bad = patched(good, dir / "bad.edf", offset, text);
+    const std::string message = open_error(bad);
+    EXPECT_NE(message.find("not a valid EDF/BDF file: "), std::string::npos) << message;
     EXPECT_NE(message.find(part), std::string::npos) << message;
   }
 }
