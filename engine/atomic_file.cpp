@@ -18,13 +18,13 @@ namespace fs = std::filesystem;
 
 std::filesystem::path temp_path_for(const std::filesystem::path& path) {
   // pid + a random tag: unique across processes and across writers within one process.
-  auto name = fmt::format(".{}.tmp-{}-{:08x}", path.filename().string(), static_cast<long>(::getpid()),
+  auto name = fmt::format(".{}.pacflow-tmp-{}-{:08x}", path.filename().string(), static_cast<long>(::getpid()),
                           std::random_device{}());
   return path.parent_path() / name;
 }
 
 long temp_file_writer(const std::string& name) {
-  static const std::regex pattern(R"(\..+\.tmp-([0-9]{1,9})-[0-9a-f]{8})");
+  static const std::regex pattern(R"(\..+\.pacflow-tmp-([0-9]{1,9})-[0-9a-f]{8})");
   std::smatch m;
   return std::regex_match(name, m, pattern) ? std::stol(m[1].str()) : 0;
 }
@@ -32,7 +32,8 @@ long temp_file_writer(const std::string& name) {
 std::vector<std::string> remove_stale_temporaries(const fs::path& folder) {
   std::vector<std::string> removed;
   std::error_code ec;
-  for (const auto& entry : fs::directory_iterator(folder, ec)) {
+  for (auto it = fs::directory_iterator(folder, ec); !ec && it != fs::directory_iterator(); it.increment(ec)) {
+    const auto& entry = *it;
     const std::string name = entry.path().filename().string();
     const long pid = temp_file_writer(name);
     // kill(pid, 0) fails with ESRCH only when no such process exists (EPERM: it exists, not ours).
@@ -62,19 +63,24 @@ void throw_output_error(const fs::path& path, int error_number, std::string_view
   }
 }
 
-void write_file_atomically(const std::filesystem::path& path, const std::string& content) {
-  const fs::path temp = temp_path_for(path);
-  std::ofstream out(temp, std::ios::binary | std::ios::trunc);
-  if (!out) throw_output_error(path, errno, "cannot create the file");
+void write_whole_file(const fs::path& path, std::string_view content, const fs::path& shown) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  if (!out) throw_output_error(shown, errno, "cannot create the file");
   errno = 0;
   out.write(content.data(), static_cast<std::streamsize>(content.size()));
   out.close();
-  std::error_code ec;
   if (!out) {
     const int error = errno;
-    fs::remove(temp, ec);
-    throw_output_error(path, error, "write failed");
+    std::error_code ec;
+    fs::remove(path, ec);
+    throw_output_error(shown, error, "write failed");
   }
+}
+
+void write_file_atomically(const std::filesystem::path& path, const std::string& content) {
+  const fs::path temp = temp_path_for(path);
+  write_whole_file(temp, content, path);
+  std::error_code ec;
   fs::rename(temp, path, ec);
   if (ec) {
     std::error_code ignored;

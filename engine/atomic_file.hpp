@@ -13,8 +13,12 @@ namespace pacflow {
 // reason (e.g. "No space left on device"), on failure and leaves no temporary file behind.
 void write_file_atomically(const std::filesystem::path& path, const std::string& content);
 
+// Writes `content` to `path` (created, or truncated), in full; on failure removes it and throws via
+// throw_output_error naming `shown` (the file the user knows, e.g. the target of a temporary).
+void write_whole_file(const std::filesystem::path& path, std::string_view content, const std::filesystem::path& shown);
+
 // A unique temporary name beside `path` (same directory, so the rename stays on one file system):
-// ".NAME.tmp-PID-XXXXXXXX". OutputFolders removes such files left by a process that is gone.
+// ".NAME.pacflow-tmp-PID-XXXXXXXX". OutputFolders removes such files left by a process that is gone.
 std::filesystem::path temp_path_for(const std::filesystem::path& path);
 
 // The process that wrote a temporary named by temp_path_for, or 0 when `name` is not such a name.

@@ -83,12 +83,22 @@ BuiltPipeline build(const Registry& registry, const std::vector<ElementSpec>& el
                     const std::stop_token& stop = {});
 
 // Every file the run will write (each sink's output_files(), then `trace_file` when given), checked
-// before anything is written: check_output_target for each, and find_output_clash against the
-// source's input files and `inputs`. Errors are InputErrors located at the sink's output parameter.
+// before anything is written: check_output_target for each, find_output_clash against the source's
+// input files and `inputs`, and none inside `checkpoint_dir` (which the run removes at its end).
+// Errors are InputErrors located at the sink's output parameter.
 std::vector<std::filesystem::path> check_outputs(const BuiltPipeline& built, const Registry& registry,
                                                  const std::vector<ElementSpec>& elements,
                                                  const std::filesystem::path& trace_file,
-                                                 std::vector<std::filesystem::path> inputs);
+                                                 std::vector<std::filesystem::path> inputs,
+                                                 const std::filesystem::path& checkpoint_dir = {});
+
+// The folders the sinks' output parameters (dir=, path=) and `trace_file` name, known before the
+// pipeline is built, so a run can hold them before it opens its input. Each named file and folder
+// gets the checks that need no plan (check_output_target, check_output_folder), located like
+// check_outputs' errors.
+std::vector<std::filesystem::path> named_output_folders(const Registry& registry,
+                                                        const std::vector<ElementSpec>& elements,
+                                                        const std::filesystem::path& trace_file);
 
 // The memory budget on each GPU the pipeline uses: the smallest `vram=` of the stages on it, else
 // the run's, else 90% of the device.

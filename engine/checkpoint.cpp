@@ -1,8 +1,6 @@
 #include "engine/checkpoint.hpp"
 
-#include <fcntl.h>
 #include <fmt/format.h>
-#include <sys/file.h>
 #include <unistd.h>
 
 #include "engine/atomic_file.hpp"
@@ -31,23 +29,20 @@ std::string first_difference(const json& recorded, const json& now) {
 
 }  // namespace
 
-Checkpoint::FolderLock::FolderLock(const fs::path& dir) {
+namespace {
+// `dir`, created if needed (its lock lives in it).
+const fs::path& created(const fs::path& dir) {
   std::error_code ec;
   fs::create_directories(dir, ec);
-  if (ec) throw InputError(fmt::format("--checkpoint {}: cannot create the folder: {}", dir.string(), ec.message()));
-  const fs::path lock = dir / ".lock";
-  fd_ = ::open(lock.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-  if (fd_ < 0) throw InputError(fmt::format("--checkpoint {}: cannot create {}", dir.string(), lock.string()));
-  if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
-    ::close(fd_);
-    throw InputError(fmt::format("--checkpoint {}: another run is using this checkpoint", dir.string()));
-  }
+  if (ec) throw_output_error(dir, ec.value(), "--checkpoint: cannot create the folder");
+  return dir;
 }
-
-Checkpoint::FolderLock::~FolderLock() { ::close(fd_); }  // releases the flock
+}  // namespace
 
 Checkpoint::Checkpoint(fs::path dir, json plan, std::int64_t series, const std::vector<std::string>& sinks)
-    : dir_(std::move(dir)), lock_(dir_), plan_(json::parse(json_text(plan))), series_(series), sink_states_(sinks.size()) {
+    : dir_(std::move(dir)),
+      lock_(created(dir_), ".lock", "using this checkpoint; wait for it to end, or choose another --checkpoint folder"),
+      plan_(json::parse(json_text(plan))), series_(series), sink_states_(sinks.size()) {
   for (std::size_t k = 0; k < sinks.size(); ++k) sink_dirs_.push_back(dir_ / fmt::format("sink-{}-{}", k, sinks[k]));
   remove_stale_temporaries(dir_);  // a record being replaced when the run was killed
   std::error_code ec;

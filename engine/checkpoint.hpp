@@ -5,7 +5,7 @@
 //                         first `series_done` of the stream: sinks receive batches in index order)
 //                         and each sink's state at that point; replaced atomically after each batch
 //   DIR/sink-K-NAME/      sink K's partial output (Sink::resume, Sink::checkpoint)
-//   DIR/.lock             held (flock) while a run uses the folder
+//   DIR/.lock             held (FolderLock: flock, naming the holder) while a run uses the folder
 //
 // A kill between a sink's write and the next record loses nothing: the record still describes the
 // state before that batch, and resuming restores exactly that state (sinks discard what came after).
@@ -17,6 +17,8 @@
 #include <vector>
 
 #include <nlohmann/json.hpp>
+
+#include "engine/folder_lock.hpp"
 
 namespace pacflow {
 
@@ -44,23 +46,11 @@ class Checkpoint {
   void discard() noexcept;
 
  private:
-  // The folder, created if needed, and held with an exclusive flock on DIR/.lock until destroyed.
-  class FolderLock {
-   public:
-    explicit FolderLock(const std::filesystem::path& dir);  // throws InputError when another run holds it
-    ~FolderLock();
-    FolderLock(const FolderLock&) = delete;
-    FolderLock& operator=(const FolderLock&) = delete;
-
-   private:
-    int fd_ = -1;
-  };
-
   std::filesystem::path manifest_path() const { return dir_ / "checkpoint.json"; }
   void read_manifest(std::size_t sinks);
 
   std::filesystem::path dir_;
-  FolderLock lock_;
+  FolderLock lock_;  // DIR/.lock, held while the run uses the folder
   json plan_;
   std::int64_t series_ = 0;
   std::int64_t series_done_ = 0;

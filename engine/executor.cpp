@@ -94,9 +94,15 @@ std::unique_ptr<Checkpoint> open_checkpoint(const detail::BuiltPipeline& built, 
 }  // namespace
 
 json Pipeline::run(const RunOptions& options) const {
+  const std::filesystem::path trace_file = options.trace ? options.trace_file : "";
+  // The output folders are ours until the run ends, from before its input is opened (a second run
+  // into one is refused at once): created, locked against other runs, and cleared of what killed
+  // runs left there (settling a half-done commit first).
+  OutputFolders folders;
+  folders.hold(detail::named_output_folders(*registry_, elements_, trace_file));
   detail::BuiltPipeline built = detail::build(*registry_, elements_, placement(), options.stop);
-  const std::vector<std::filesystem::path> output_files =
-      detail::check_outputs(built, *registry_, elements_, options.trace ? options.trace_file : "", input_files());
+  folders.hold_folders_of(
+      detail::check_outputs(built, *registry_, elements_, trace_file, input_files(), options.checkpoint));
   if (options.stop.stop_requested()) throw RunCancelled(0);
   const std::int64_t series = built.stream.series_count();
   const std::int64_t length = built.stream.series_length;
@@ -107,10 +113,6 @@ json Pipeline::run(const RunOptions& options) const {
   detail::refuse_above(options.max_memory, detail::estimate_host_memory(built, segments, threads));
   // What grows with the input is made only now that the estimate, which counts it, is within the limit.
   for (auto& stage : built.stages) guarded("stage", stage.name, -1, [&] { stage.stage->prepare(); });
-
-  // The output folders are ours until the run ends: created, locked against other runs, and cleared of
-  // what killed runs left there (completing a half-done commit first).
-  OutputFolders folders(output_files);
 
   // A checkpointed run that resumes carries only the series after those already recorded.
   json description = detail::describe(built, options.batch_size, options.max_in_flight);
@@ -445,8 +447,7 @@ json Pipeline::run(const RunOptions& options) const {
         guarded("sink", sink.name, -1, [&] { sink.sink->finish(report, outputs); });
       if (options.trace && !options.trace_file.empty())
         outputs.add_content(options.trace_file, json_text(options.trace->to_json()) + "\n");
-      if (options.stop.stop_requested()) throw RunCancelled(delivered);
-      outputs.commit();
+      outputs.commit(options.stop);
     } catch (...) {
       for (auto& sink : built.sinks) sink.sink->abort();
       if (options.stop.stop_requested()) throw RunCancelled(delivered);

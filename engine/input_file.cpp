@@ -36,12 +36,22 @@ std::string special_file_kind(unsigned mode) {
   }
 }
 
+namespace {
+[[noreturn]] void not_regular(const std::filesystem::path& path, const std::string& kind) {
+  throw InputError(fmt::format("{}: is {}; pacflow reads only regular files, whose size is known before they are read",
+                               path.string(), kind));
+}
+}  // namespace
+
 InputFile::InputFile(const std::filesystem::path& path) : path_(path) {
-  // O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer forever. It is cleared
-  // below once the file is known to be regular (where it changes nothing anyway).
+  // Looked at before it is opened: opening some devices does something (a tape rewinds, a watchdog
+  // arms). Then opened with O_NONBLOCK, so that a FIFO put there meanwhile cannot block the open,
+  // and looked at again on the descriptor, which is what will be read.
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) throw InputError(fmt::format("{}: {}", path.string(), file_error_reason(errno)));
+  if (const std::string kind = special_file_kind(st.st_mode); !kind.empty()) not_regular(path, kind);
   fd_ = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
   if (fd_ < 0) throw InputError(fmt::format("{}: {}", path.string(), file_error_reason(errno)));
-  struct stat st {};
   if (::fstat(fd_, &st) != 0) {
     const int error = errno;
     ::close(fd_);
@@ -49,9 +59,7 @@ InputFile::InputFile(const std::filesystem::path& path) : path_(path) {
   }
   if (const std::string kind = special_file_kind(st.st_mode); !kind.empty()) {
     ::close(fd_);
-    throw InputError(fmt::format("{}: is {}; pacflow reads only regular files, whose size is known before they are "
-                                 "read",
-                                 path.string(), kind));
+    not_regular(path, kind);
   }
   ::fcntl(fd_, F_SETFL, ::fcntl(fd_, F_GETFL) & ~O_NONBLOCK);
   size_ = static_cast<std::uint64_t>(st.st_size);

@@ -1,11 +1,14 @@
 #include "engine/output_checks.hpp"
 
+#include <algorithm>
 #include <cerrno>
 #include <fmt/format.h>
 #include <sys/stat.h>
 
+#include "engine/atomic_file.hpp"
 #include "engine/errors.hpp"
 #include "engine/input_file.hpp"
+#include "engine/reserved_names.hpp"
 
 namespace pacflow {
 
@@ -52,26 +55,48 @@ fs::path resolved_output(const fs::path& path) {
   return ec ? absolute : target;  // a dangling or looping link: check_output_target refuses it
 }
 
+namespace {
+
+// The nearest of `path`'s folders that exists must be a directory; `name` is what is being checked.
+void check_folders_on_the_way(const fs::path& path, const std::string& name) {
+  for (fs::path folder = path; !folder.empty(); folder = folder.parent_path()) {
+    struct stat up {};
+    if (::stat(folder.c_str(), &up) == 0) {
+      if (!S_ISDIR(up.st_mode))
+        throw InputError(fmt::format("{}: cannot be written, {} is {}, not a folder", name, folder.string(),
+                                     special_file_kind(up.st_mode).empty() ? "a file" : special_file_kind(up.st_mode)));
+      return;
+    }
+    if (errno != ENOENT && errno != ENOTDIR)
+      throw InputError(fmt::format("{}: cannot be used as an output: {}: {}", name, folder.string(),
+                                   file_error_reason(errno)));
+    if (folder == folder.parent_path()) return;
+  }
+}
+
+}  // namespace
+
+bool reserved_name(std::string_view file_name) {
+  return file_name == kOutputLock || file_name == kCommitJournal || temp_file_writer(std::string(file_name)) > 0;
+}
+
+void check_output_folder(const fs::path& folder) { check_folders_on_the_way(folder, folder.string()); }
+
+bool lies_inside(const fs::path& path, const fs::path& folder) {
+  return Identity(folder).contains(Identity(resolved_output(path)));
+}
+
 void check_output_target(const fs::path& path) {
   const std::string name = path.string();
+  if (reserved_name(path.filename().string()))
+    throw InputError(fmt::format("{}: is a name pacflow keeps for its own bookkeeping (a folder's lock, a commit "
+                                 "journal, a temporary); choose another",
+                                 name));
   struct stat st {};
   if (::lstat(path.c_str(), &st) != 0) {
     if (errno != ENOENT && errno != ENOTDIR)
       throw InputError(fmt::format("{}: cannot be used as an output: {}", name, file_error_reason(errno)));
-    // Absent: the folders on its way must be folders (or absent too).
-    for (fs::path folder = path.parent_path(); !folder.empty(); folder = folder.parent_path()) {
-      struct stat up {};
-      if (::stat(folder.c_str(), &up) == 0) {
-        if (!S_ISDIR(up.st_mode))
-          throw InputError(fmt::format("{}: cannot be written, {} is {}, not a folder", name, folder.string(),
-                                       special_file_kind(up.st_mode).empty() ? "a file" : special_file_kind(up.st_mode)));
-        return;
-      }
-      if (errno != ENOENT && errno != ENOTDIR)
-        throw InputError(fmt::format("{}: cannot be used as an output: {}: {}", name, folder.string(),
-                                     file_error_reason(errno)));
-      if (folder == folder.parent_path()) return;
-    }
+    check_folders_on_the_way(path.parent_path(), name);  // absent: its folders must be folders (or absent)
     return;
   }
   if (S_ISLNK(st.st_mode)) {

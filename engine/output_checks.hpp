@@ -22,8 +22,16 @@ std::filesystem::path resolved_output(const std::filesystem::path& path);
 
 // Throws InputError with a message about `path` alone (no location prefix) when it cannot be an
 // output file: it exists and is not a regular file ("/dev/null is a character device; …"), it is a
-// symbolic link that dangles or loops, or a folder on its way exists and is not a directory.
+// symbolic link that dangles or loops, a folder on its way exists and is not a directory, or its
+// name is one pacflow keeps for itself (a folder's lock, a commit journal, a temporary).
 void check_output_target(const std::filesystem::path& path);
+
+// Throws InputError when `folder` cannot be an output folder: it, or a folder on its way, exists and
+// is not a directory (a symbolic link to one is fine).
+void check_output_folder(const std::filesystem::path& folder);
+
+// Whether `path` lies inside `folder` (symbolic links and `..` resolved).
+bool lies_inside(const std::filesystem::path& path, const std::filesystem::path& folder);
 
 // One output and who writes it, for messages ("sink \"npy\"", "--trace").
 struct OutputPath {

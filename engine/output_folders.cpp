@@ -1,123 +1,90 @@
 #include "engine/output_folders.hpp"
 
 #include <algorithm>
-#include <cerrno>
-#include <fcntl.h>
 #include <fmt/format.h>
-#include <fstream>
-#include <iterator>
-#include <set>
-#include <sys/file.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include "engine/atomic_file.hpp"
 #include "engine/errors.hpp"
-#include "engine/input_file.hpp"
 #include "engine/output_checks.hpp"
 #include "engine/output_set.hpp"
+#include "engine/reserved_names.hpp"
 
 namespace pacflow {
 
 namespace fs = std::filesystem;
 
+OutputFolders::OutputFolders(const std::vector<fs::path>& files) { hold_folders_of(files); }
+
+void OutputFolders::hold_folders_of(const std::vector<fs::path>& files) {
+  std::vector<fs::path> folders;
+  for (const fs::path& file : files) folders.push_back(resolved_output(file).parent_path());
+  hold(folders);
+}
+
 namespace {
-
-// "pid 1234: pipeline_cli run x.pipe": who holds a lock, as its lock file says.
-std::string this_process() {
-  std::ifstream in("/proc/self/cmdline", std::ios::binary);
-  std::string command((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  std::replace(command.begin(), command.end(), '\0', ' ');
-  while (!command.empty() && command.back() == ' ') command.pop_back();
-  return fmt::format("pid {}{}", static_cast<long>(::getpid()), command.empty() ? "" : ": " + command);
-}
-
-}  // namespace
-
-OutputFolders::Lock::Lock(fs::path folder) : folder_(std::move(folder)) {
-  const fs::path path = folder_ / kOutputLock;
-  for (int attempt = 0; attempt < 16; ++attempt) {
-    fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
-    if (fd_ < 0)
-      throw InputError(fmt::format("{}: cannot write into the output folder: {}", folder_.string(),
-                                   file_error_reason(errno)));
-    if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
-      char holder[512] = {};
-      const ssize_t got = ::pread(fd_, holder, sizeof(holder) - 1, 0);
-      std::string who(holder, got > 0 ? static_cast<std::size_t>(got) : 0);
-      while (!who.empty() && (who.back() == '\n' || who.back() == ' ')) who.pop_back();
-      ::close(fd_);
-      fd_ = -1;
-      throw InputError(fmt::format("{}: another pacflow run{} is writing into this folder; wait for it to end, or "
-                                   "write the outputs elsewhere",
-                                   folder_.string(), who.empty() ? "" : " (" + who + ")"));
-    }
-    // The holder before us may have removed the file (and another run made a new one) between our
-    // open and our flock: then the lock we hold is on a file nobody else will see.
-    struct stat held {}, now {};
-    if (::fstat(fd_, &held) == 0 && ::stat(path.c_str(), &now) == 0 && held.st_ino == now.st_ino &&
-        held.st_dev == now.st_dev) {
-      const std::string who = this_process() + "\n";
-      if (::ftruncate(fd_, 0) != 0 || ::pwrite(fd_, who.data(), who.size(), 0) != static_cast<ssize_t>(who.size()))
-        throw_output_error(path, errno, "cannot write the lock file");
-      return;
-    }
-    ::close(fd_);
-    fd_ = -1;
-  }
-  throw InputError(fmt::format("{}: cannot take the output folder's lock (it keeps being replaced)", folder_.string()));
-}
-
-OutputFolders::Lock::~Lock() {
-  if (fd_ < 0) return;
-  ::unlink((folder_ / kOutputLock).c_str());  // while still held: see the inode check above
-  ::close(fd_);
-}
-
-OutputFolders::OutputFolders(const std::vector<fs::path>& files) {
-  std::set<fs::path> folders;
-  try {
-    for (const fs::path& file : files) {
-      const fs::path folder = resolved_output(file).parent_path();
-      std::vector<fs::path> missing;  // deepest first
-      for (fs::path f = folder; !f.empty() && !fs::exists(f); f = f.parent_path()) {
-        missing.push_back(f);
-        if (f == f.parent_path()) break;
-      }
-      std::error_code ec;
-      fs::create_directories(folder, ec);
-      if (ec)
-        throw InputError(fmt::format("{}: cannot create the output folder: {}", folder.string(),
-                                     file_error_reason(ec.value())));
-      created_.insert(created_.end(), missing.begin(), missing.end());
-      folders.insert(fs::canonical(folder));
-    }
-    for (const fs::path& folder : folders) take(folder);
-  } catch (...) {
-    locks_.clear();
-    remove_created();
-    throw;
-  }
-}
-
-void OutputFolders::remove_created() noexcept {
-  // Deepest first, and only folders left empty.
-  std::sort(created_.begin(), created_.end(), [](const fs::path& a, const fs::path& b) {
+// Removes the empty ones of `folders`, deepest first.
+void remove_empty_folders(std::vector<fs::path>& folders) noexcept {
+  std::sort(folders.begin(), folders.end(), [](const fs::path& a, const fs::path& b) {
     return std::distance(a.begin(), a.end()) > std::distance(b.begin(), b.end());
   });
-  for (const fs::path& f : created_) {
+  for (const fs::path& f : folders) {
     std::error_code ec;
-    fs::remove(f, ec);
+    fs::remove(f, ec);  // only an empty folder goes
   }
-  created_.clear();
+  folders.clear();
+}
+}  // namespace
+
+void OutputFolders::hold(const std::vector<fs::path>& folders) {
+  std::vector<fs::path> created;  // by this call
+  const std::size_t held_before = locks_.size();
+  try {
+    std::vector<fs::path> ordered;
+    for (const fs::path& given : folders) {
+      const fs::path folder = fs::absolute(given);
+      check_output_folder(folder);
+      std::error_code ec;
+      for (fs::path f = folder; !f.empty() && !fs::exists(fs::symlink_status(f, ec)); f = f.parent_path()) {
+        created.push_back(f);
+        if (f == f.parent_path()) break;
+      }
+      fs::create_directories(folder, ec);
+      if (ec) throw_output_error(folder, ec.value(), "cannot create the output folder");
+      const fs::path canonical = fs::canonical(folder, ec);
+      ordered.push_back(ec ? folder : canonical);
+    }
+    std::sort(ordered.begin(), ordered.end());  // one order for every run
+    for (const fs::path& folder : ordered) take(folder);
+  } catch (...) {
+    locks_.resize(held_before);
+    held_.resize(held_before);
+    remove_empty_folders(created);
+    throw;
+  }
+  created_.insert(created_.end(), created.begin(), created.end());
 }
 
 void OutputFolders::take(const fs::path& folder) {
-  locks_.push_back(std::make_unique<Lock>(folder));
+  struct stat st {};
+  if (::stat(folder.c_str(), &st) != 0) throw_output_error(folder, errno, "cannot use the output folder");
+  const std::pair identity{st.st_dev, st.st_ino};
+  if (std::find(held_.begin(), held_.end(), identity) != held_.end()) return;  // the same folder by another path
+  locks_.push_back(std::make_unique<FolderLock>(
+      folder, kOutputLock, "writing into this folder; wait for it to end, or write the outputs elsewhere"));
+  held_.push_back(identity);
+  const FolderLock& lock = *locks_.back();
   if (const std::size_t moved = repair_half_committed(folder))
-    notes_.push_back(fmt::format("{}: completed the commit of an earlier run that was stopped while moving its outputs "
+    notes_.push_back(fmt::format("{}: settled the commit of an earlier run that was stopped while moving its outputs "
                                  "into place ({} file{})",
                                  folder.string(), moved, moved == 1 ? "" : "s"));
+  if (!lock.locked()) {
+    // Without a lock another run may be writing here: its temporaries are not garbage.
+    notes_.push_back(fmt::format("{}: this file system does not lock ({}): a second run into this folder would not be "
+                                 "refused",
+                                 folder.string(), lock.why_unlocked()));
+    return;
+  }
   const std::vector<std::string> removed = remove_stale_temporaries(folder);
   if (!removed.empty())
     notes_.push_back(fmt::format("{}: removed {} temporary file{} of runs that were killed ({})", folder.string(),
@@ -126,7 +93,7 @@ void OutputFolders::take(const fs::path& folder) {
 
 OutputFolders::~OutputFolders() {
   locks_.clear();
-  remove_created();
+  remove_empty_folders(created_);
 }
 
 std::vector<fs::path> OutputFolders::folders() const {

@@ -14,15 +14,15 @@
 // else: a folder never keeps a mix of two runs' files. This protects against the process dying
 // (a kill, a crash, the OOM killer), not against the machine losing power: nothing is fsync'ed.
 #include <filesystem>
+#include <stop_token>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
 
-namespace pacflow {
+#include "engine/reserved_names.hpp"  // kCommitJournal: the journal's name in each folder
 
-// The journal's name in each folder a commit writes into.
-inline constexpr const char* kCommitJournal = ".pacflow-commit.json";
+namespace pacflow {
 
 class OutputSet {
  public:
@@ -40,9 +40,14 @@ class OutputSet {
   // Writes `content` to a temporary file beside `target` and adds it. Throws, naming `target` and the
   // system's reason, when it cannot be written (a full disk).
   void add_content(const std::filesystem::path& target, std::string_view content);
-  // Moves every file into place (steps 1–3 above). Throws when a file cannot be copied beside its
-  // target or the journal cannot be written, leaving every target as it was.
-  void commit();
+  // Steps 1 and 2: every file beside its target, the targets checked again, the journals written.
+  // Throws when a file cannot be copied beside its target or a journal cannot be written, leaving
+  // every target as it was; throws RunCancelled when `stop` is requested meanwhile (copying large
+  // files takes time). A prepared set that is destroyed removes its journals and files again; a
+  // process killed here leaves them, and the next run settles them.
+  void prepare(const std::stop_token& stop = {});
+  // Moves every file into place: prepare() if not done yet, then step 3.
+  void commit(const std::stop_token& stop = {});
   std::size_t size() const { return entries_.size(); }
 
  private:
@@ -52,11 +57,12 @@ class OutputSet {
     bool keep = false;
     std::filesystem::path placed;  // beside the target: `file`, or the copy made of it
   };
-  void place(Entry& entry);
+  void place(Entry& entry, const std::stop_token& stop);
   void remove_temporaries() noexcept;
 
   std::vector<Entry> entries_;
-  std::vector<std::filesystem::path> journals_;  // written by commit(), removed once it is done
+  std::vector<std::filesystem::path> journals_;  // written by prepare(), removed once commit() is done
+  bool prepared_ = false;
   bool committed_ = false;
 };
 

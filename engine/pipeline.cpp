@@ -124,7 +124,7 @@ detail::Placement Pipeline::placement() const { return {device_pool_, force_pool
 
 json Pipeline::validate(const RunOptions& options) const {
   const detail::BuiltPipeline built = detail::build(*registry_, elements_, placement(), options.stop);
-  detail::check_outputs(built, *registry_, elements_, options.trace_file, input_files());
+  detail::check_outputs(built, *registry_, elements_, options.trace_file, input_files(), options.checkpoint);
   return detail::describe(built, options.batch_size, options.max_in_flight);
 }
 
@@ -433,47 +433,99 @@ BuiltPipeline build(const Registry& registry, const std::vector<ElementSpec>& el
   return built;
 }
 
+namespace {
+
+// The output parameter (dir=, path=) of a sink element, or "" when its schema has none.
+std::string output_param(const Registry& registry, const ElementSpec& spec) {
+  for (const auto& p : registry.find(spec.kind, spec.name)->params)
+    if (p.type == ParamType::OutputDir || p.type == ParamType::OutputFile) return p.name;
+  return "";
+}
+
+// Whether the checkpoint in `dir` owns `path`: its record or lock, or anything in a sink's folder
+// there (Checkpoint::discard removes them). Other files may share the folder.
+bool checkpoint_owns(const std::filesystem::path& path, const std::filesystem::path& dir) {
+  if (!lies_inside(path, dir)) return false;
+  const std::filesystem::path file = resolved_output(path);
+  namespace fs = std::filesystem;
+  if (fs::weakly_canonical(file.parent_path()) != fs::weakly_canonical(fs::absolute(dir))) return true;  // a sink's folder
+  return file.filename() == "checkpoint.json" || file.filename() == ".lock";
+}
+
+// `message` about the sink `spec`'s output, located at its output parameter (or "--trace: …").
+[[noreturn]] void refuse_output(const Registry& registry, const ElementSpec* spec, const std::string& message) {
+  if (!spec) throw InputError("--trace: " + message);
+  try {
+    throw ParamError(output_param(registry, *spec), message);
+  } catch (...) {
+    rethrow_located(*spec);
+  }
+}
+
+}  // namespace
+
 std::vector<std::filesystem::path> check_outputs(const BuiltPipeline& built, const Registry& registry,
                                                  const std::vector<ElementSpec>& elements,
                                                  const std::filesystem::path& trace_file,
-                                                 std::vector<std::filesystem::path> inputs) {
-  constexpr std::size_t kTrace = static_cast<std::size_t>(-1);
+                                                 std::vector<std::filesystem::path> inputs,
+                                                 const std::filesystem::path& checkpoint_dir) {
   std::vector<OutputPath> outputs;
-  std::vector<std::size_t> owner;  // the sink writing each output, or kTrace
-  for (std::size_t s = 0; s < built.sinks.size(); ++s)
-    for (auto& file : built.sinks[s].sink->output_files()) {
-      outputs.push_back({std::move(file), fmt::format("sink \"{}\"", built.sinks[s].name)});
-      owner.push_back(s);
+  std::vector<const ElementSpec*> owner;  // the sink element writing each output; null for the trace
+  for (const auto& sink : built.sinks)
+    for (auto& file : sink.sink->output_files()) {
+      outputs.push_back({std::move(file), fmt::format("sink \"{}\"", sink.name)});
+      owner.push_back(&elements.at(sink.element));
     }
   if (!trace_file.empty()) {
     outputs.push_back({trace_file, "--trace"});
-    owner.push_back(kTrace);
+    owner.push_back(nullptr);
   }
-  // An error about output i, located at its sink's output parameter (dir=, path=).
-  const auto refuse = [&](std::size_t i, const std::string& message) {
-    if (owner[i] == kTrace) throw InputError("--trace: " + message);
-    const ElementSpec& spec = elements.at(built.sinks[owner[i]].element);
-    std::string param;
-    for (const auto& p : registry.find(spec.kind, spec.name)->params)
-      if (param.empty() && (p.type == ParamType::OutputDir || p.type == ParamType::OutputFile)) param = p.name;
-    try {
-      throw ParamError(param, message);
-    } catch (...) {
-      rethrow_located(spec);
-    }
-  };
   for (std::size_t i = 0; i < outputs.size(); ++i) {
     try {
       check_output_target(outputs[i].path);
     } catch (const InputError& e) {
-      refuse(i, e.bare_message());
+      refuse_output(registry, owner[i], e.bare_message());
     }
+    if (!checkpoint_dir.empty() && checkpoint_owns(outputs[i].path, checkpoint_dir))
+      refuse_output(registry, owner[i],
+                    fmt::format("{} is a file of the checkpoint in {}, which the run removes when it ends",
+                                outputs[i].path.string(), checkpoint_dir.string()));
   }
   inputs.insert(inputs.end(), built.stream.input_files.begin(), built.stream.input_files.end());
-  if (const auto clash = find_output_clash(outputs, inputs)) refuse(clash->output, clash->message);
+  if (const auto clash = find_output_clash(outputs, inputs)) refuse_output(registry, owner[clash->output], clash->message);
   std::vector<std::filesystem::path> paths;
   for (auto& o : outputs) paths.push_back(std::move(o.path));
   return paths;
+}
+
+std::vector<std::filesystem::path> named_output_folders(const Registry& registry,
+                                                        const std::vector<ElementSpec>& elements,
+                                                        const std::filesystem::path& trace_file) {
+  std::vector<std::filesystem::path> folders;
+  const auto named = [&](const ElementSpec* spec, const std::filesystem::path& path, bool folder) {
+    try {
+      if (folder) {
+        check_output_folder(path);
+        folders.push_back(path);
+      } else {
+        check_output_target(path);
+        folders.push_back(resolved_output(path).parent_path());
+      }
+    } catch (const InputError& e) {
+      refuse_output(registry, spec, e.bare_message());
+    }
+  };
+  for (const auto& e : elements) {
+    if (e.kind != ElementKind::Sink) continue;
+    for (const auto& p : registry.find(e.kind, e.name)->params) {
+      if (p.type != ParamType::OutputDir && p.type != ParamType::OutputFile) continue;
+      const json& value = e.params.contains(p.name) ? e.params[p.name] : p.default_value;
+      if (value.is_string() && !value.get<std::string>().empty())
+        named(&e, value.get<std::string>(), p.type == ParamType::OutputDir);
+    }
+  }
+  if (!trace_file.empty()) named(nullptr, trace_file, false);
+  return folders;
 }
 
 json describe(const BuiltPipeline& built, std::int64_t batch_option, int in_flight_option) {

@@ -47,7 +47,8 @@ void BandpassStage::plan_bank(Bank& bank, const std::string& param, bands::Role 
     if (order < 1)
       throw ParamError(param, fmt::format("series of {} samples are too short to filter band [{:g}, {:g}] Hz",
                                           s.series_length, b.lo, b.hi));
-    if (order < cycles * static_cast<std::int64_t>(std::floor(s.sample_rate / b.lo)) && !reduced_warned_) {
+    // Compared in double: a tiny low edge makes the unreduced order too large for any integer.
+    if (static_cast<double>(order) < cycles * std::floor(s.sample_rate / b.lo) && !reduced_warned_) {
       warnings_.push_back(fmt::format(
           "{} band [{:g}, {:g}] Hz: series of {} samples are shorter than 3 filter orders; order reduced to {} "
           "(floor((T - 1) / 3), spec §3)", param, b.lo, b.hi, s.series_length, order));

@@ -31,7 +31,8 @@ void EnvelopePhaseStage::plan(PlanContext& ctx) {
   length_ = amplitude.per_series.at(1);
   bands_ = attrs["pha_bands_hz"].get<std::vector<std::array<double, 2>>>();
   orders_ = attrs["pha_filter_orders"].get<std::vector<std::int64_t>>();
-  if (orders_.size() != bands_.size()) throw std::logic_error("envelope_phase: a filter order per phase band");
+  if (orders_.size() != bands_.size() || orders_.empty())
+    throw std::logic_error("envelope_phase: a filter order per phase band, and at least one band");
   n_pha_ = static_cast<std::int64_t>(bands_.size());
   sample_rate_ = ctx.stream().sample_rate;
   filter_fft_length_ = fir::FiltFiltBank::fft_size_for(length_, *std::max_element(orders_.begin(), orders_.end()));

@@ -16,6 +16,7 @@
 
 #include "engine/npy.hpp"
 #include "engine/output_folders.hpp"
+#include "engine/reserved_names.hpp"
 #include "tests/support/cli_process.hpp"
 #include "tests/support/cli_runner.hpp"
 #include "tests/support/folder_state.hpp"
@@ -178,6 +179,9 @@ TEST(OutputSafety, AnOutputOverAnInputOrAnotherOutputIsRefusedNamingBoth) {
       {{"run", "p.pipe", "-q", "--set", "hdf5.path=out/pac.npy"}, "is also written by sink \"hdf5\""},
       {{"run", "p.pipe", "-q", "--trace", "out/result.json"}, "is also written by sink \"npy\""},
       {{"graph", "p.pipe", "-o", "rec.npy"}, "would replace the input file rec.npy"},
+      {{"run", "p.pipe", "-q", "--checkpoint", "ck", "--trace", "ck/checkpoint.json"},
+       "ck/checkpoint.json is a file of the checkpoint in ck"},
+      {{"run", "p.pipe", "-q", "--trace", "out/.pacflow-commit.json"}, "is a name pacflow keeps for its own"},
   };
   for (const auto& [args, message] : cases) {
     const CliResult r = run_bounded(args, dir.path());

@@ -16,6 +16,7 @@
 #include "engine/output_checks.hpp"
 #include "engine/output_folders.hpp"
 #include "engine/output_set.hpp"
+#include "engine/reserved_names.hpp"
 #include "tests/support/cli_runner.hpp"
 #include "tests/support/special_files.hpp"
 
@@ -111,6 +112,17 @@ TEST(OutputChecks, AnOutputThatIsAnInputOrAnotherOutputIsFoundThroughLinksAndDot
   EXPECT_TRUE(contains(nested, "as a file and as a folder")) << nested;
 }
 
+TEST(OutputChecks, NamesPacflowKeepsForItselfAreNoOutputs) {
+  const ScratchDir dir("output_reserved");
+  for (const std::string& name : {std::string(kOutputLock), std::string(kCommitJournal),
+                                 std::string(".x.npy.pacflow-tmp-12-0123abcd")})
+    EXPECT_TRUE(contains(refusal(dir / name), "is a name pacflow keeps for its own bookkeeping")) << name;
+  EXPECT_EQ(refusal(dir / "lock"), "");
+  EXPECT_TRUE(lies_inside(dir / "ck" / "x.npy", dir / "ck"));
+  EXPECT_TRUE(lies_inside(dir / "out" / ".." / "ck" / "x.npy", dir / "ck"));
+  EXPECT_FALSE(lies_inside(dir / "ck2" / "x.npy", dir / "ck"));
+}
+
 TEST(OutputSet, NothingMovesBeforeCommitAndAnAbandonedSetLeavesNoTemporary) {
   const ScratchDir dir("output_set");
   dir.write("a.txt", "old a");
@@ -147,42 +159,118 @@ TEST(OutputSet, AFileWrittenElsewhereIsCopiedAndAKeptOneStays) {
   EXPECT_EQ(read_file(kept), "kept") << "a checkpoint's partial output must outlive the commit";
 }
 
-// What a process killed between its journal and its last rename leaves: one file moved, one still
-// under its temporary name, and the journal. The next holder of the folder finishes the moves.
-TEST(OutputFolders, HalfDoneCommitOfAKilledProcessIsCompletedBeforeAnythingElse) {
-  const ScratchDir dir("output_repair");
-  const long pid = dead_pid();
-  const fs::path folder = fs::canonical(dir.path());
-  dir.write("a.npy", "new a");  // already moved
-  dir.write("b.npy", "old b");
-  const std::string temp_b = fmt::format(".b.npy.tmp-{}-0000beef", pid);
-  dir.write(temp_b, "new b");
-  const nlohmann::json journal = {{"pacflow_commit", 1},
-                                  {"pid", pid},
-                                  {"moves",
-                                   {{{"from", (folder / fmt::format(".a.npy.tmp-{}-0000abcd", pid)).string()},
-                                     {"to", (folder / "a.npy").string()}},
-                                    {{"from", (folder / temp_b).string()}, {"to", (folder / "b.npy").string()}}}}};
-  dir.write(kCommitJournal, json_text(journal));
-  const OutputFolders folders({dir / "c.npy"});
-  EXPECT_EQ(read_file(dir / "a.npy"), "new a");
-  EXPECT_EQ(read_file(dir / "b.npy"), "new b");
-  EXPECT_FALSE(fs::exists(dir / kCommitJournal));
-  ASSERT_EQ(folders.notes().size(), 1u);
-  EXPECT_TRUE(contains(folders.notes()[0], "completed the commit of an earlier run")) << folders.notes()[0];
+// A process killed after prepare() (its journals written, nothing renamed yet) leaves its journals
+// and temporaries: the set is prepared, those files are kept aside while the set is destroyed (as a
+// kill would never let it clean up), then put back. Returns every path put back.
+std::vector<fs::path> killed_after_prepare(OutputSet& set, const std::vector<fs::path>& folders, const fs::path& aside) {
+  set.prepare();
+  std::vector<fs::path> kept;
+  fs::create_directories(aside);
+  for (const fs::path& folder : folders)
+    for (const auto& entry : fs::directory_iterator(folder))
+      if (reserved_name(entry.path().filename().string()) && entry.path().filename() != kOutputLock) {
+        fs::create_hard_link(entry.path(), aside / std::to_string(kept.size()));
+        kept.push_back(entry.path());
+      }
+  return kept;
+}
+
+void put_back(const std::vector<fs::path>& kept, const fs::path& aside) {
+  for (std::size_t k = 0; k < kept.size(); ++k) fs::rename(aside / std::to_string(k), kept[k]);
+}
+
+// Two folders with an earlier run's files, and a set that replaces one file in each.
+struct TwoFolders {
+  ScratchDir dir{"output_two_folders"};
+  fs::path a = fs::canonical(dir.path()) / "a", b = fs::canonical(dir.path()) / "b";
+  TwoFolders() {
+    fs::create_directories(a);
+    fs::create_directories(b);
+    std::ofstream(a / "x.npy") << "old x";
+    std::ofstream(b / "y.png") << "old y";
+  }
+  // Prepares the new files in a set, "kills" it, and puts back what the kill would have left.
+  std::vector<fs::path> leave_a_killed_commit() {
+    std::vector<fs::path> kept;
+    {
+      OutputSet set;
+      set.add_content(a / "x.npy", "new x");
+      set.add_content(b / "y.png", "new y");
+      kept = killed_after_prepare(set, {a, b}, dir / "aside");
+    }
+    put_back(kept, dir / "aside");
+    return kept;
+  }
+  std::string x() const { return read_file(a / "x.npy"); }
+  std::string y() const { return read_file(b / "y.png"); }
+  bool any_journal() const { return fs::exists(a / kCommitJournal) || fs::exists(b / kCommitJournal); }
+};
+
+TEST(OutputSet, AKillAfterEveryJournalWasWrittenIsCompletedByTheNextRunIntoAnyOfItsFolders) {
+  TwoFolders t;
+  const auto kept = t.leave_a_killed_commit();
+  ASSERT_EQ(kept.size(), 4u) << "two journals and two temporaries";
+  ASSERT_EQ(t.x(), "old x");
+  // The kill came after one rename of the two.
+  for (const fs::path& p : kept)
+    if (p.parent_path() == t.b && p.filename() != kCommitJournal) fs::rename(p, t.b / "y.png");
+  const OutputFolders next({t.a / "other.txt"});
+  EXPECT_EQ(t.x(), "new x");
+  EXPECT_EQ(t.y(), "new y");
+  EXPECT_FALSE(t.any_journal());
+  ASSERT_FALSE(next.notes().empty());
+  EXPECT_TRUE(contains(next.notes()[0], "settled the commit of an earlier run")) << next.notes()[0];
+}
+
+TEST(OutputSet, AKillBeforeEveryJournalWasWrittenIsUndoneLeavingTheEarlierFiles) {
+  TwoFolders t;
+  t.leave_a_killed_commit();
+  fs::remove(t.b / kCommitJournal);  // killed after a's journal, before b's
+  {
+    const OutputFolders into_b({t.b / "other.txt"});  // b has no journal: nothing to settle there
+    EXPECT_EQ(t.y(), "old y");
+  }
+  const OutputFolders into_a({t.a / "other.txt"});
+  EXPECT_EQ(t.x(), "old x");
+  EXPECT_EQ(t.y(), "old y");
+  EXPECT_FALSE(t.any_journal());
+  for (const fs::path& folder : {t.a, t.b})
+    for (const auto& entry : fs::directory_iterator(folder))
+      EXPECT_FALSE(temp_file_writer(entry.path().filename().string()) > 0) << entry.path() << " was left";
+}
+
+TEST(OutputSet, AKillWhileRemovingTheJournalsKeepsTheNewFiles) {
+  TwoFolders t;
+  const auto kept = t.leave_a_killed_commit();
+  for (const fs::path& p : kept)  // every rename done, then a's journal removed, then the kill
+    if (p.filename() != kCommitJournal) fs::rename(p, p.parent_path() / (p.parent_path() == t.a ? "x.npy" : "y.png"));
+  fs::remove(t.a / kCommitJournal);
+  const OutputFolders next({t.b / "other.txt"});
+  EXPECT_EQ(t.x(), "new x");
+  EXPECT_EQ(t.y(), "new y");
+  EXPECT_FALSE(t.any_journal());
 }
 
 TEST(OutputFolders, DamagedJournalIsRefusedNamingIt) {
   const ScratchDir dir("output_repair_damaged");
-  dir.write(kCommitJournal, R"({"pacflow_commit": 1, "moves": [{"from": "/etc/passwd", "to": "/tmp/x"}]})");
+  const fs::path folder = fs::canonical(dir.path());
+  dir.write("precious.txt", "keep me");
+  const nlohmann::json journal = {{"pacflow_commit", 1},
+                                  {"id", "1-2"},
+                                  {"folders", {folder.string()}},
+                                  {"moves", {{{"from", (folder / "precious.txt").string()},
+                                              {"to", (folder / "elsewhere.txt").string()}}}}};
+  dir.write(kCommitJournal, json_text(journal));
   try {
     const OutputFolders folders({dir / "c.npy"});
     FAIL() << "a journal naming files that are not temporaries of their targets was followed";
   } catch (const InputError& e) {
     EXPECT_TRUE(contains(e.what(), "a damaged commit journal")) << e.what();
+    EXPECT_TRUE(contains(e.what(), "is not a temporary of")) << e.what();
     EXPECT_TRUE(contains(e.what(), "remove it to give up")) << e.what();
   }
-  EXPECT_TRUE(fs::exists("/etc/passwd"));
+  EXPECT_EQ(read_file(dir / "precious.txt"), "keep me");
+  EXPECT_FALSE(fs::exists(dir / "elsewhere.txt"));
   dir.write(kCommitJournal, std::string(100, '[') + std::string(100, ']'));
   EXPECT_THROW(OutputFolders({dir / "c.npy"}), InputError);
 }
@@ -190,14 +278,14 @@ TEST(OutputFolders, DamagedJournalIsRefusedNamingIt) {
 TEST(OutputFolders, TemporariesOfProcessesThatAreGoneAreRemovedOthersKept) {
   const ScratchDir dir("output_stale");
   const long pid = dead_pid();
-  dir.write(fmt::format(".pac.npy.tmp-{}-0123abcd", pid), "left by a kill");
-  dir.write(fmt::format(".pac.npy.tmp-{}-0123abcd", static_cast<long>(::getpid())), "ours");
-  dir.write(".pac.npy.tmp-1-0123abcd", "init's: alive");
+  dir.write(fmt::format(".pac.npy.pacflow-tmp-{}-0123abcd", pid), "left by a kill");
+  dir.write(fmt::format(".pac.npy.pacflow-tmp-{}-0123abcd", static_cast<long>(::getpid())), "ours");
+  dir.write(".pac.npy.pacflow-tmp-1-0123abcd", "init's: alive");
   dir.write(".hidden", "not a temporary");
   const OutputFolders folders({dir / "pac.npy"});
-  EXPECT_FALSE(fs::exists(dir / fmt::format(".pac.npy.tmp-{}-0123abcd", pid)));
-  EXPECT_TRUE(fs::exists(dir / fmt::format(".pac.npy.tmp-{}-0123abcd", static_cast<long>(::getpid()))));
-  EXPECT_TRUE(fs::exists(dir / ".pac.npy.tmp-1-0123abcd"));
+  EXPECT_FALSE(fs::exists(dir / fmt::format(".pac.npy.pacflow-tmp-{}-0123abcd", pid)));
+  EXPECT_TRUE(fs::exists(dir / fmt::format(".pac.npy.pacflow-tmp-{}-0123abcd", static_cast<long>(::getpid()))));
+  EXPECT_TRUE(fs::exists(dir / ".pac.npy.pacflow-tmp-1-0123abcd"));
   EXPECT_TRUE(fs::exists(dir / ".hidden"));
   ASSERT_EQ(folders.notes().size(), 1u);
   EXPECT_TRUE(contains(folders.notes()[0], "removed 1 temporary file of runs that were killed")) << folders.notes()[0];
@@ -207,7 +295,7 @@ TEST(OutputFolders, TemporariesOfProcessesThatAreGoneAreRemovedOthersKept) {
 // on that checkpoint removes it, so the folder can go once the outputs are committed.
 TEST(OutputFolders, ACheckpointRecordTemporaryOfAKilledRunIsRemoved) {
   const ScratchDir dir("checkpoint_stale");
-  const std::string temp = fmt::format(".checkpoint.json.tmp-{}-00c0ffee", dead_pid());
+  const std::string temp = fmt::format(".checkpoint.json.pacflow-tmp-{}-00c0ffee", dead_pid());
   dir.write(temp, "{\"half\": ");
   {
     Checkpoint checkpoint(dir.path(), json::object(), 4, {"npy"});
@@ -235,6 +323,14 @@ TEST(OutputFolders, ASecondHolderIsRefusedNamingTheFirstAndTheLockGoesWithTheRun
   const OutputFolders again({dir / "b" / "z.npy"});  // free once the first is gone
 }
 
+TEST(OutputFolders, AFolderReachedByTwoPathsIsHeldOnce) {
+  const ScratchDir dir("output_twice");
+  fs::create_directory(dir / "real");
+  fs::create_directory_symlink(dir / "real", dir / "alias");
+  const OutputFolders folders({dir / "real" / "a.npy", dir / "alias" / "b.npy"});
+  EXPECT_EQ(folders.folders().size(), 1u);
+}
+
 TEST(OutputFolders, FoldersAFailedRunCreatedAreRemovedWhenEmpty) {
   const ScratchDir dir("output_created");
   {
@@ -259,7 +355,7 @@ TEST(OutputFolders, UnwritableFolderIsRefusedAsBadInput) {
     const OutputFolders folders({dir / "ro" / "x.npy"});
     FAIL() << "a read-only folder was taken";
   } catch (const InputError& e) {
-    EXPECT_TRUE(contains(e.what(), "cannot write into the output folder: Read-only file system")) << e.what();
+    EXPECT_TRUE(contains(e.what(), "cannot write into the folder: Read-only file system")) << e.what();
   }
 }
 

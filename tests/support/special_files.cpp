@@ -2,6 +2,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <sched.h>
 #include <stdexcept>
 #include <sys/mount.h>
 #include <sys/stat.h>
@@ -26,7 +27,22 @@ void make_fifo(const std::filesystem::path& path) {
     throw std::runtime_error("mkfifo " + path.string() + ": " + std::strerror(errno));
 }
 
+namespace {
+// Mounts made by a test should vanish with it, even when it is killed (a ctest timeout): the first
+// mount moves this process into a mount namespace of its own, whose mounts nobody else sees and
+// which ends with the process (and the children it starts, which inherit it). Possible only while
+// the process has one thread; otherwise the mounts go to the machine's namespace, unmounted by
+// ~Mount as before.
+void private_mounts_once() {
+  static const bool entered = [] {
+    return ::unshare(CLONE_NEWNS) == 0 && ::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) == 0;
+  }();
+  (void)entered;
+}
+}  // namespace
+
 std::optional<Mount> Mount::tmpfs(const std::filesystem::path& dir, std::size_t bytes, std::string& why_not) {
+  private_mounts_once();
   std::filesystem::create_directories(dir);
   const std::string options = "size=" + std::to_string(bytes);
   if (::mount("tmpfs", dir.c_str(), "tmpfs", 0, options.c_str()) != 0) {
@@ -37,6 +53,7 @@ std::optional<Mount> Mount::tmpfs(const std::filesystem::path& dir, std::size_t 
 }
 
 std::optional<Mount> Mount::read_only(const std::filesystem::path& dir, std::string& why_not) {
+  private_mounts_once();
   if (::mount(dir.c_str(), dir.c_str(), nullptr, MS_BIND, nullptr) != 0) {
     why_not = needs_root("a bind mount");
     return std::nullopt;

@@ -105,7 +105,9 @@ void SamplePolicy::scan(StreamInfo& info, std::int64_t channels, std::int64_t se
   const std::int64_t series = info.series_count();
   // Whole series, several at a time, when one fits in kScanSamples; else one series in pieces.
   const std::int64_t piece = std::min(length_, kScanSamples);
-  const std::int64_t chunk = std::clamp<std::int64_t>(kScanSamples / std::max<std::int64_t>(length_, 1), 1, series);
+  // At most 64 Ki series at a time, so the per-series bookkeeping stays small for very short series.
+  const std::int64_t chunk =
+      std::clamp<std::int64_t>(kScanSamples / std::max<std::int64_t>(length_, 1), 1, std::min<std::int64_t>(series, 1 << 16));
   std::vector<float> buffer(static_cast<std::size_t>(chunk * piece));
   struct Found {
     std::int64_t series, non_finite, out_of_range;
