@@ -31,9 +31,13 @@ target_include_directories(pacflow_options INTERFACE ${PROJECT_SOURCE_DIR})
 target_compile_definitions(pacflow_options INTERFACE PACFLOW_VERSION="${PROJECT_VERSION}")
 
 if(PACFLOW_HAVE_CUDA)
-  # CUDA code: every nvcc warning is an error; the host compiler sees the project's warnings. No
+  # CUDA code: with PACFLOW_WERROR every nvcc warning is an error; the host compiler sees the
+  # project's warnings. No
   # fused multiply-adds (--fmad=false), like -ffp-contract=off on the CPU: the __host__ __device__
   # arithmetic gives the same bits on both. Relaxed constexpr lets device code use std::numbers.
   target_compile_options(pacflow_options INTERFACE
-    $<$<COMPILE_LANGUAGE:CUDA>:-Werror=all-warnings -Xcompiler=-Wall,-Wextra --fmad=false --expt-relaxed-constexpr>)
+    $<$<COMPILE_LANGUAGE:CUDA>:-Xcompiler=-Wall,-Wextra --fmad=false --expt-relaxed-constexpr>)
+  if(PACFLOW_WERROR)
+    target_compile_options(pacflow_options INTERFACE $<$<COMPILE_LANGUAGE:CUDA>:-Werror=all-warnings>)
+  endif()
 endif()

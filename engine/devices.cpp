@@ -120,7 +120,10 @@ std::string device_list_name(const std::vector<DeviceRef>& devices) {
   if (devices.size() == 1) return devices.front().name();
   const DeviceRef::Kind kind = devices.front().kind;
   std::string out = kind == DeviceRef::Kind::Sim ? "sim:" : kind == DeviceRef::Kind::Cuda ? "cuda:" : "cpu:";
-  for (std::size_t i = 0; i < devices.size(); ++i) out += (i ? "," : "") + std::to_string(devices[i].index);
+  for (std::size_t i = 0; i < devices.size(); ++i) {
+    if (i > 0) out += ',';  // not `"," + std::to_string(…)`: g++ 12 -O3 warns falsely on that (-Wrestrict)
+    out += std::to_string(devices[i].index);
+  }
   return out;
 }
 

@@ -31,13 +31,13 @@ std::int64_t Duration::samples(double sample_rate) const {
 }
 
 Duration parse_duration(const std::string& param, const json& value) {
-  if (value.is_number()) {
-    const double v = value.get<double>();
-    if (v < 0 || v != std::floor(v))
-      throw ParamError(param, fmt::format("a duration in samples must be a whole number >= 0, got {}",
-                                          json_text(value)));
-    return {v, false};
-  }
+  constexpr const char* kForms = "a duration with its unit: 1s, 250ms, or 64smp (samples)";
+  // A bare number could be samples or seconds (pactools' minimum_shift=1.0 is a second, an old
+  // pacflow min_shift=1 a sample): refused, suggesting what was most likely meant.
+  const auto bare = [&](const std::string& number) -> Duration {
+    throw ParamError(param, fmt::format("{} has no unit; write {} ({}s?)", number, kForms, number));
+  };
+  if (value.is_number()) return bare(json_text(value));
   if (value.is_string()) {
     const std::string text = value.get<std::string>();
     std::size_t used = 0;
@@ -49,14 +49,19 @@ Duration parse_duration(const std::string& param, const json& value) {
     }
     std::string unit = text.substr(used);
     unit.erase(0, unit.find_first_not_of(' '));
-    if (used > 0 && v >= 0 && std::isfinite(v)) {
+    // std::stod also reads hexadecimal floats (0x1p3): only decimal numbers are durations.
+    if (used > 0 && v >= 0 && std::isfinite(v) && text.substr(0, used).find_first_of("xXpP") == std::string::npos) {
       if (unit == "s") return {v, true};
       if (unit == "ms") return {v / 1000.0, true};
-      if (unit.empty() && v == std::floor(v)) return {v, false};
+      if (unit == "smp" || unit == "samples") {
+        if (v != std::floor(v))
+          throw ParamError(param, fmt::format("a duration in samples must be a whole number, got {}", text));
+        return {v, false};
+      }
+      if (unit.empty()) return bare(text);
     }
   }
-  throw ParamError(param, fmt::format("expected a duration such as 64 (samples), 1s or 250ms, got {}",
-                                      json_text(value)));
+  throw ParamError(param, fmt::format("expected {}, got {}", kForms, json_text(value)));
 }
 
 namespace {

@@ -16,7 +16,7 @@ enum class ParamType {
   Number,      // 1.5
   Boolean,     // true | false
   String,      // "text" or a bare word
-  Duration,    // samples (64) or time ("1s", "250ms")
+  Duration,    // a time ("1s", "250ms") or samples ("64smp"); a bare number is refused
   Spec,        // a string or a list, interpreted by the element (e.g. "2:20:10" or [[4,8]])
   NumberList,  // [1, 2, 3]
   OutputDir,   // a directory the element writes into (moved by `run --out DIR`)
@@ -67,7 +67,8 @@ class Params {
   json values_ = json::object();
 };
 
-// Parses "1s", "250ms", "2.5 s" or a plain number (samples). Throws ParamError on anything else.
+// Parses "1s", "250ms", "2.5 s", "64smp" or "64 samples". Throws ParamError on anything else, a bare
+// number included (with a hint: "1 has no unit; … (1s?)").
 Duration parse_duration(const std::string& param, const json& value);
 
 }  // namespace pacflow

@@ -19,7 +19,7 @@ ElementInfo BandpassStage::info() {
        "phase bands: lo:hi:n, log:lo:hi:n, start:stop:width:step, a preset or [[lo,hi],...]"},
       {"amp", ParamType::Spec, "60:160:10", "Hz", "amplitude bands, same forms as pha"},
       {"clamp", ParamType::Boolean, false, "", "clamp centred band edges to [max(lo, 0.5), hi] (gPAC's rule)"},
-      {"pha_cycles", ParamType::Integer, 3, "cycles", "filter order = cycles * floor(fs / f_lo) for phase bands"},
+      {"pha_cycles", ParamType::Integer, 3, "cycles", "filter order = cycles * (fs // f_lo) for phase bands (spec §3)"},
       {"amp_cycles", ParamType::Integer, 6, "cycles", "same for amplitude bands"},
   };
   info.make_stage = [](const Params& p) { return std::make_unique<BandpassStage>(p); };
@@ -48,16 +48,32 @@ void BandpassStage::plan_bank(Bank& bank, const std::string& param, bands::Role 
       throw ParamError(param, fmt::format("series of {} samples are too short to filter band [{:g}, {:g}] Hz",
                                           s.series_length, b.lo, b.hi));
     // Compared in double: a tiny low edge makes the unreduced order too large for any integer.
-    if (static_cast<double>(order) < cycles * std::floor(s.sample_rate / b.lo) && !reduced_warned_) {
-      warnings_.push_back(fmt::format(
-          "{} band [{:g}, {:g}] Hz: series of {} samples are shorter than 3 filter orders; order reduced to {} "
-          "(floor((T - 1) / 3), spec §3)", param, b.lo, b.hi, s.series_length, order));
-      reduced_warned_ = true;
-    }
+    const double full = cycles * fir::floor_divide(s.sample_rate, b.lo);
+    if (static_cast<double>(order) < full) reduced_.push_back(fmt::format("{} [{:g}, {:g}] Hz ({:g})", param, b.lo, b.hi, full));
+    ++bands_planned_;
     bank.orders.push_back(order);
   }
   const std::int64_t largest = bank.orders.empty() ? 1 : *std::max_element(bank.orders.begin(), bank.orders.end());
   bank.fft_size = fir::FiltFiltBank::fft_size_for(s.series_length, largest);
+}
+
+void BandpassStage::refuse_short_series(const StreamInfo& s) const {
+  // Not one cycle of the slowest phase rhythm: no phase to speak of.
+  const auto slowest = std::min_element(pha_.bands.begin(), pha_.bands.end(),
+                                        [](const bands::Band& a, const bands::Band& b) { return a.lo < b.lo; });
+  const double seconds = static_cast<double>(s.series_length) / s.sample_rate;
+  if (slowest != pha_.bands.end() && seconds < 1.0 / slowest->lo)
+    throw ParamError("pha", fmt::format("series of {} samples ({:g} s at {:g} Hz) are shorter than one cycle of the "
+                                        "lowest phase band [{:g}, {:g}] Hz (1 / {:g} Hz = {:g} s); use longer series "
+                                        "(or pad= on the source) or higher phase bands",
+                                        s.series_length, seconds, s.sample_rate, slowest->lo, slowest->hi, slowest->lo,
+                                        1.0 / slowest->lo));
+  // Every filter cut short: none of the bands has the filter it asked for.
+  if (bands_planned_ > 0 && reduced_.size() == bands_planned_)
+    throw InputError(fmt::format("series of {} samples are shorter than 3 filter orders of every band ({}); every "
+                                 "filter would be cut to order {}: use longer series, fewer cycles (pha_cycles=, "
+                                 "amp_cycles=) or higher bands",
+                                 s.series_length, fmt::join(reduced_, ", "), (s.series_length - 1) / 3));
 }
 
 void BandpassStage::prepare_bank(Bank& bank) const {
@@ -82,9 +98,17 @@ void BandpassStage::plan(PlanContext& ctx) {
   sample_rate_ = s.sample_rate;
   pha_.filters.reset();
   amp_.filters.reset();
+  reduced_.clear();
+  bands_planned_ = 0;
   plan_bank(pha_, "pha", bands::Role::Phase, pha_cycles_, s);
   plan_bank(amp_, "amp", bands::Role::Amplitude, amp_cycles_, s);
-  for (const auto& w : warnings_) ctx.warn(w);
+  refuse_short_series(s);
+  if (!reduced_.empty())
+    ctx.warn(fmt::format("series of {} samples are shorter than 3 filter orders of {} band{}, whose order{} {} reduced "
+                         "to floor((T - 1) / 3) = {} (spec §3): {}",
+                         s.series_length, reduced_.size(), reduced_.size() == 1 ? "" : "s",
+                         reduced_.size() == 1 ? "" : "s", reduced_.size() == 1 ? "is" : "are",
+                         (s.series_length - 1) / 3, fmt::join(reduced_, ", ")));
 
   const auto n_pha = static_cast<std::int64_t>(pha_.bands.size());
   const auto n_amp = static_cast<std::int64_t>(amp_.bands.size());

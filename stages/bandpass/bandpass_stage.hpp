@@ -52,6 +52,9 @@ class BandpassStage final : public Stage {
   };
   void plan_bank(Bank& bank, const std::string& param, bands::Role role, int cycles, const StreamInfo& s);
   void prepare_bank(Bank& bank) const;
+  // Refuses series shorter than one cycle of the lowest phase band, or than 3 filter orders of
+  // every band (naming the numbers).
+  void refuse_short_series(const StreamInfo& s) const;
   void run_bank(Bank& bank, const float* signal, std::int64_t series, float* out) const;
 
   json pha_spec_;
@@ -64,8 +67,8 @@ class BandpassStage final : public Stage {
   double sample_rate_ = 0;
   Bank pha_;
   Bank amp_;
-  std::vector<std::string> warnings_;
-  bool reduced_warned_ = false;
+  std::vector<std::string> reduced_;  // the bands whose order the series' length cut: "pha [1.5, 2.5] Hz (1020)"
+  std::size_t bands_planned_ = 0;
 #ifdef PACFLOW_HAVE_CUDA
   cufft::PlanCache plans_;
 #endif

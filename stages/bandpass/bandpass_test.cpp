@@ -129,6 +129,40 @@ TEST(Bands, AcceptsLogDynamicPresetAndListForms) {
   EXPECT_DOUBLE_EQ(clamped[2].hi, 20.0);
 }
 
+// TensorPAC's (start, stop, width, step) bands are np.arange's, value for value: 6:14:4:0.2 has low
+// edges such as 8.000000000000002 (not 8), so at 1024 Hz its filter orders are 477 and 381 where an
+// exact 6.4 and 8 would give 480 and 384. The expected edges and orders are NumPy's and TensorPAC's
+// (`np.arange(6, 10, 0.2)`, `np.arange(10, 14, 0.2)`, `3 * (1024 // f_lo)`), printed as hex floats.
+TEST(Bands, StartStopWidthStepGivesTensorPacsEdgesAndFilterOrdersBitForBit) {
+  const std::vector<double> lows = {
+      0x1.8000000000000p+2, 0x1.8cccccccccccdp+2, 0x1.999999999999ap+2, 0x1.a666666666667p+2, 0x1.b333333333334p+2,
+      0x1.c000000000001p+2, 0x1.ccccccccccccep+2, 0x1.d99999999999bp+2, 0x1.e666666666668p+2, 0x1.f333333333335p+2,
+      0x1.0000000000001p+3, 0x1.0666666666668p+3, 0x1.0cccccccccccep+3, 0x1.1333333333334p+3, 0x1.199999999999bp+3,
+      0x1.2000000000002p+3, 0x1.2666666666668p+3, 0x1.2cccccccccccep+3, 0x1.3333333333335p+3, 0x1.399999999999cp+3};
+  const std::vector<double> highs = {
+      0x1.4000000000000p+3, 0x1.4666666666666p+3, 0x1.4ccccccccccccp+3, 0x1.5333333333332p+3, 0x1.5999999999998p+3,
+      0x1.5fffffffffffep+3, 0x1.6666666666664p+3, 0x1.6cccccccccccap+3, 0x1.7333333333330p+3, 0x1.7999999999996p+3,
+      0x1.7fffffffffffcp+3, 0x1.8666666666662p+3, 0x1.8ccccccccccc8p+3, 0x1.933333333332ep+3, 0x1.9999999999994p+3,
+      0x1.9fffffffffffap+3, 0x1.a666666666660p+3, 0x1.accccccccccc6p+3, 0x1.b33333333332cp+3, 0x1.b999999999992p+3};
+  const auto bands = bands::resolve("pha", "6:14:4:0.2", bands::Role::Phase, false);
+  ASSERT_EQ(bands.size(), lows.size());
+  for (std::size_t i = 0; i < bands.size(); ++i) {
+    EXPECT_EQ(bands[i].lo, lows[i]) << i;
+    EXPECT_EQ(bands[i].hi, highs[i]) << i;
+  }
+  StreamInfo stream;
+  stream.leading_dims = {1, 1};
+  stream.leading_names = {"epochs", "channels"};
+  stream.series_length = 10240;
+  stream.sample_rate = 1024;
+  testing::StageHarness h(stream);
+  h.context().begin_element();
+  h.add("bandpass", {{"pha", "6:14:4:0.2"}, {"amp", json::parse("[[60, 80]]")}});
+  const std::vector<std::int64_t> tensorpac = {510, 495, 477, 465, 450, 438, 426, 414, 402, 393,
+                                               381, 372, 363, 357, 348, 339, 333, 324, 318, 312};
+  EXPECT_EQ(h.context().take_resolved()["pha_filter_orders"].get<std::vector<std::int64_t>>(), tensorpac);
+}
+
 TEST(Bands, RejectsBandAboveNyquistNamingTheBand) {
   const auto amp = bands::resolve("amp", json::parse("[[60,80],[200,300]]"), bands::Role::Amplitude, false);
   try {

@@ -57,6 +57,21 @@ std::vector<Band> from_centres(const std::vector<double>& centres, Role role, bo
   return out;
 }
 
+// numpy.arange(start, stop, step) for float64, value for value: its length is
+// ceil((stop - start) / step), its second value start + step, and every later one start + i·delta
+// with delta = (start + step) - start (NumPy's DOUBLE_fill), so 6 + 10·0.2 comes out as
+// 8.000000000000002, as TensorPAC's band edges (and filter orders) have it.
+std::vector<double> numpy_arange(double start, double stop, double step) {
+  const double length = std::ceil((stop - start) / step);
+  if (!(length > 0)) return {};
+  std::vector<double> out(static_cast<std::size_t>(length));
+  out[0] = start;
+  if (out.size() > 1) out[1] = start + step;
+  const double delta = (start + step) - start;
+  for (std::size_t i = 2; i < out.size(); ++i) out[i] = start + static_cast<double>(i) * delta;
+  return out;
+}
+
 long band_count(const std::string& param, double n, const std::string& spec) {
   if (n < 1 || n != std::floor(n) || n > 100000)
     throw ParamError(param, fmt::format("band count in \"{}\" must be a whole number from 1 to 100000", spec));
@@ -93,18 +108,22 @@ std::vector<Band> from_string(const std::string& param, const std::string& spec,
     return from_centres(centres, role, clamp, lo, hi);
   }
   if (v.size() == 4 && !log) {
-    // TensorPAC's dynamic definition: lows = arange(start, stop - width, step), highs = lows + width.
+    // TensorPAC's (start, stop, width, step), as its _pair_vectors computes it:
+    // lows = np.arange(start, stop - width, step), highs = np.arange(start + width, stop, step).
     const double start = v[0], stop = v[1], width = v[2], step = v[3];
     if (!(step > 0) || !(width > 0))
       throw ParamError(param, fmt::format("\"{}\": width and step must be > 0", spec));
     const double count = std::ceil((stop - width - start) / step);
     if (!(count >= 1)) throw ParamError(param, fmt::format("\"{}\" gives no band (start >= stop - width)", spec));
-    const long n = band_count(param, count, spec);
+    band_count(param, count, spec);
+    const std::vector<double> lows = numpy_arange(start, stop - width, step);
+    const std::vector<double> highs = numpy_arange(start + width, stop, step);
+    if (lows.size() != highs.size())
+      throw ParamError(param, fmt::format("\"{}\" gives {} low edges but {} high edges in floating point (TensorPAC "
+                                          "fails on it too); nudge stop or step",
+                                          spec, lows.size(), highs.size()));
     std::vector<Band> out;
-    for (long i = 0; i < n; ++i) {
-      const double low = start + static_cast<double>(i) * step;
-      out.push_back({low, low + width});
-    }
+    for (std::size_t i = 0; i < lows.size(); ++i) out.push_back({lows[i], highs[i]});
     return out;
   }
   throw ParamError(param, fmt::format(

@@ -7,9 +7,21 @@
 
 namespace pacflow::fir {
 
+double floor_divide(double a, double b) {
+  // Python's float `a // b` (CPython's float_divmod): the floor of the exact quotient, where
+  // floor(a / b) would floor the rounded one (1024 / 6.4000000000000004 rounds up to 160).
+  const double mod = std::fmod(a, b);
+  double div = (a - mod) / b;
+  if (mod != 0 && ((b < 0) != (mod < 0))) div -= 1.0;
+  if (div == 0) return std::copysign(0.0, a / b);
+  double floor = std::floor(div);
+  if (div - floor > 0.5) floor += 1.0;
+  return floor;
+}
+
 std::int64_t filter_order(double fs, double f_lo, int cycles, std::int64_t series_length) {
   // In double first: a tiny f_lo must not overflow the integer before the short-series rule caps it.
-  const double order = cycles * std::floor(fs / f_lo);
+  const double order = cycles * floor_divide(fs, f_lo);
   if (static_cast<double>(series_length) < 3 * order) return (series_length - 1) / 3;
   return static_cast<std::int64_t>(order);
 }

@@ -5,7 +5,11 @@
 
 namespace pacflow::fir {
 
-// Filter order for a band: cycles · floor(fs / f_lo), reduced to floor((T − 1) / 3) when T < 3·n.
+// Python's float floor division `a // b`: the floor of the exact quotient a / b (TensorPAC's
+// fir_order computes `fs // f_lo`).
+double floor_divide(double a, double b);
+
+// Filter order for a band: cycles · (fs // f_lo), reduced to floor((T − 1) / 3) when T < 3·n.
 std::int64_t filter_order(double fs, double f_lo, int cycles, std::int64_t series_length);
 
 // MATLAB fir1(order, [lo hi] / (fs/2)) band-pass: windowed (Hamming) least-squares ideal band-pass,

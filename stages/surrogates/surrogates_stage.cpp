@@ -59,7 +59,7 @@ ElementInfo SurrogatesStage::info() {
   info.params = {
       {"n", ParamType::Integer, 200, "permutations", "number of surrogates (ignored when shifts is given)"},
       {"seed", ParamType::Integer, 42, "", "key of the counter-based shift and permutation generators"},
-      {"min_shift", ParamType::Duration, nullptr, "samples or s",
+      {"min_shift", ParamType::Duration, nullptr, "s, ms or smp",
        "smallest shift; default one period of the lowest phase-band centre, at most T/4", true},
       {"shifts", ParamType::NumberList, nullptr, "samples", "explicit shifts [s_1, ...] replacing the generator",
        true},

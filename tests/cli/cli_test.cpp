@@ -323,7 +323,7 @@ namespace {
 TEST(Cli, AbsurdValuesGiveClearErrorsNotCrashes) {
   const testing::ScratchDir dir("cli");
   const std::string pipe = (fs::path(PACFLOW_SOURCE_DIR) / "pipelines" / "pac.pipe").string();
-  for (const char* set : {"surrogates.min_shift=5e18", "surrogates.min_shift=0", "mi.bins=1e30", "source.epochs=0",
+  for (const char* set : {"surrogates.min_shift=5e18smp", "surrogates.min_shift=0s", "mi.bins=1e30", "source.epochs=0",
                           "source.coupled=[]", "bandpass.pha=1:100:1:1e-300", "source.n_times=1e12"}) {
     const auto r = testing::run_cli("validate '" + pipe + "' --set '" + set + "'", dir.path());
     EXPECT_EQ(r.exit_code, 2) << set << ": " << r.err;
@@ -356,7 +356,10 @@ namespace {
 // Choices the PAC stages refuse, each with one message naming the parameter and what would work.
 TEST(Cli, BadMethodPairsAndSurrogateChoicesExitTwoExplaining) {
   const testing::ScratchDir dir("cli");
-  const std::string pipe = (fs::path(PACFLOW_SOURCE_DIR) / "pipelines" / "pac.pipe").string();
+  // The default pipeline without its min_shift, which swap_trials (shifting nothing) would refuse first.
+  std::string text = testing::read_file(fs::path(PACFLOW_SOURCE_DIR) / "pipelines" / "pac.pipe");
+  text.replace(text.find(" min_shift=1s"), std::string(" min_shift=1s").size(), "");
+  const std::string pipe = dir.write("pac.pipe", text).string();
   const std::vector<std::pair<std::string, std::string>> cases = {
       {"--set mi.method=kl", "unknown method \"kl\"; valid: tort, mvl, ndpac, plv, hr, gc"},
       {"--set mi.method=plv", "add \"stage envelope_phase\" between hilbert and mi"},

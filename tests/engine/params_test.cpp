@@ -44,13 +44,32 @@ TEST(Params, SuggestsNearMissNames) {
   }
 }
 
+// A bare number is ambiguous (samples, or seconds as pactools means minimum_shift=1.0): refused,
+// with the seconds suggested.
+TEST(Params, ABareNumberIsNoDurationAndTheMessageSuggestsSeconds) {
+  for (const json& bare : {json(64), json("64"), json(0.5)}) {
+    try {
+      parse_duration("min_shift", bare);
+      FAIL() << bare << " was accepted";
+    } catch (const ParamError& e) {
+      EXPECT_EQ(e.param(), "min_shift");
+      const std::string number = bare.is_string() ? bare.get<std::string>() : bare.dump();
+      EXPECT_NE(std::string(e.what()).find(number + " has no unit"), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("(" + number + "s?)"), std::string::npos) << e.what();
+    }
+  }
+}
+
 TEST(Params, ParsesDurationsInSamplesSecondsAndMilliseconds) {
-  EXPECT_EQ(parse_duration("d", 64).samples(512), 64);
+  EXPECT_EQ(parse_duration("d", "64smp").samples(512), 64);
+  EXPECT_EQ(parse_duration("d", "64 samples").samples(512), 64);
   EXPECT_EQ(parse_duration("d", "1s").samples(512), 512);
   EXPECT_EQ(parse_duration("d", "250ms").samples(512), 128);
   EXPECT_EQ(parse_duration("d", "0.5s").samples(1000), 500);
   EXPECT_THROW(parse_duration("d", "1h"), ParamError);
-  EXPECT_THROW(parse_duration("d", -3), ParamError);
+  EXPECT_THROW(parse_duration("d", "-3s"), ParamError);
+  EXPECT_THROW(parse_duration("d", "1.5smp"), ParamError);
+  EXPECT_THROW(parse_duration("d", "0x1p3s"), ParamError);
   EXPECT_THROW(parse_duration("d", "abc"), ParamError);
 }
 

@@ -20,11 +20,11 @@ ElementInfo EdfSource::info() {
       {"path", ParamType::InputFile, nullptr, "", "the .edf or .bdf file"},
       {"channels", ParamType::Spec, nullptr, "",
        "labels or indices in order, e.g. Fz,Cz or 0-15 or [Fz, \"C3 A2\"]; default: every channel", true},
-      {"epoch", ParamType::Duration, nullptr, "", "epoch length (e.g. 4s); default: the whole recording is one epoch",
+      {"epoch", ParamType::Duration, nullptr, "s, ms or smp", "epoch length (e.g. 4s); default: the whole recording is one epoch",
        true},
-      {"step", ParamType::Duration, nullptr, "", "distance between epoch starts (default: the epoch length)", true},
+      {"step", ParamType::Duration, nullptr, "s, ms or smp", "distance between epoch starts (default: the epoch length)", true},
       {"events", ParamType::String, nullptr, "", "EDF+ annotation text: one epoch around each onset of it", true},
-      {"window", ParamType::Spec, nullptr, "", "START:END around each event onset, e.g. -1s:3s (with events)", true},
+      {"window", ParamType::Spec, nullptr, "s, ms or smp", "START:END around each event onset, e.g. -1s:3s (with events)", true},
       nan_policy_param(),
   };
   info.make_source = [](const Params& p) { return std::make_unique<EdfSource>(p); };

@@ -154,7 +154,7 @@ TEST(EdfSource, CutsFixedWindowsWithAStep) {
   EXPECT_EQ(t.leading_dims, (Shape{3, 4}));
   EXPECT_EQ(t.description["epoching"]["unused_trailing_samples"], kRate);
   EXPECT_EQ(t.description["epoching"]["epoch_starts_samples"], json::array({0, 3 * kRate, 6 * kRate}));
-  EXPECT_EQ(make_source(path, {{"epoch", 256}, {"step", 128}}).open({}).leading_dims, (Shape{9, 4}));
+  EXPECT_EQ(make_source(path, {{"epoch", "256smp"}, {"step", "128 samples"}}).open({}).leading_dims, (Shape{9, 4}));
   EXPECT_NE(open_error(path, {{"epoch", "11s"}}).find("longer than the recording"), std::string::npos);
 }
 
@@ -176,7 +176,7 @@ TEST(EdfSource, CutsWindowsAroundAnnotationOnsetsAndWarnsAboutThoseThatDoNotFit)
       expect_samples(read_all(source, s), s, {0, 1}, {1 * kRate, static_cast<std::int64_t>(4.5 * kRate)}, step);
     }
     {
-      EdfSource in_samples = make_source(path, {{"events", "other"}, {"window", "-64:64"}});
+      EdfSource in_samples = make_source(path, {{"events", "other"}, {"window", "-64smp:64smp"}});
       const StreamInfo o = in_samples.open({});
       expect_samples(read_all(in_samples, o), o, {0, 1}, {3 * kRate - 64}, step);
     }
@@ -264,7 +264,7 @@ TEST(EdfSource, ReadsPlainEdfFromAnotherWriter) {
 TEST(EdfSource, RefusesEventsInPlainEdf) {
   testing::ScratchDir dir("edf_plain_events");
   const auto path = write_plain_edf(dir / "plain.edf");
-  const std::string message = open_error(path, {{"events", "x"}, {"window", "0:4"}});
+  const std::string message = open_error(path, {{"events", "x"}, {"window", "0s:4s"}});
   EXPECT_NE(message.find("events= needs EDF+ or BDF+ annotations; this file is plain EDF"), std::string::npos)
       << message;
 }

@@ -28,19 +28,22 @@ SignedDuration parse_signed(const std::string& param, std::string text) {
 }  // namespace
 
 EventWindow parse_event_window(const std::string& param, const nlohmann::json& value) {
-  const auto fail = [&] {
-    throw ParamError(param, fmt::format("expected START:END around each event such as -1s:3s, -500ms:1.5s or "
-                                        "-128:384 (samples), got {}",
-                                        value.dump()));
+  const auto fail = [&](const std::string& hint) {
+    throw ParamError(param, fmt::format("expected START:END around each event, each with its unit, such as -1s:3s, "
+                                        "-500ms:1.5s or -128smp:384smp (samples), got {}{}",
+                                        value.dump(), hint));
   };
-  if (!value.is_string()) fail();
+  if (!value.is_string()) fail("");
   const std::string text = value.get<std::string>();
   const auto colon = text.find(':');
-  if (colon == std::string::npos || text.find(':', colon + 1) != std::string::npos) fail();
+  if (colon == std::string::npos || text.find(':', colon + 1) != std::string::npos) fail("");
+  const std::string start = text.substr(0, colon), end = text.substr(colon + 1);
   try {
-    return {parse_signed(param, text.substr(0, colon)), parse_signed(param, text.substr(colon + 1))};
+    return {parse_signed(param, start), parse_signed(param, end)};
   } catch (const ParamError&) {
-    fail();
+    // Bare numbers (a window of -1:3 is 4 samples, not 4 seconds): suggest the seconds.
+    const auto number = [](const std::string& t) { return !t.empty() && t.find_first_not_of("+-.0123456789 ") == std::string::npos; };
+    fail(number(start) && number(end) ? fmt::format(": the numbers have no unit ({}s:{}s?)", start, end) : "");
   }
   return {};
 }

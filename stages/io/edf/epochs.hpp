@@ -20,7 +20,7 @@ struct Epochs {
 // samples after the last window are left out.
 Epochs fixed_windows(std::int64_t total, std::int64_t length, std::int64_t step);
 
-// An offset from an event onset, "-1s", "250ms", "-128" (samples).
+// An offset from an event onset, "-1s", "250ms", "-128smp" (samples).
 struct SignedDuration {
   Duration magnitude;
   bool negative = false;
@@ -29,7 +29,7 @@ struct SignedDuration {
   }
 };
 
-// `window=START:END`, e.g. "-1s:3s" or "-0.5s:1.5s" or "-256:768" (samples). Throws
+// `window=START:END`, e.g. "-1s:3s" or "-0.5s:1.5s" or "-256smp:768smp" (samples). Throws
 // ParamError(param) unless both ends are durations. END > START is checked in samples, by the caller.
 struct EventWindow {
   SignedDuration start, end;
