@@ -163,6 +163,55 @@ TEST(Bands, StartStopWidthStepGivesTensorPacsEdgesAndFilterOrdersBitForBit) {
   EXPECT_EQ(h.context().take_resolved()["pha_filter_orders"].get<std::vector<std::int64_t>>(), tensorpac);
 }
 
+// Plans a bandpass stage over series of `length` samples at 512 Hz; returns the error, or the
+// warnings when it plans.
+std::string plan_bandpass(std::int64_t length, const json& params, std::vector<std::string>* warnings = nullptr) {
+  StreamInfo stream;
+  stream.leading_dims = {1, 1};
+  stream.leading_names = {"epochs", "channels"};
+  stream.series_length = length;
+  stream.sample_rate = 512;
+  try {
+    testing::StageHarness h(stream);
+    h.add("bandpass", params);
+    if (warnings) *warnings = h.context().warnings();
+    return "";
+  } catch (const InputError& e) {
+    return e.what();
+  }
+}
+
+TEST(Bandpass, SeriesShorterThanACycleOfTheLowestPhaseBandAreRefusedNamingTheNumbers) {
+  // 256 samples at 512 Hz are 0.5 s; the slowest phase band starts at 1.5 Hz (a 0.667 s cycle).
+  const std::string error = plan_bandpass(256, {{"pha", "2:20:10"}, {"amp", "60:160:10"}});
+  EXPECT_NE(error.find("series of 256 samples (0.5 s at 512 Hz) are shorter than one cycle of the lowest phase "
+                       "band [1.5, 2.5] Hz (1 / 1.5 Hz = 0.666667 s)"),
+            std::string::npos)
+      << error;
+  EXPECT_EQ(plan_bandpass(512, {{"pha", json::parse("[[2, 4]]")}, {"amp", json::parse("[[60, 80]]")}, {"pha_cycles", 1}}), "");
+}
+
+TEST(Bandpass, SeriesShorterThanThreeOrdersOfEveryBandAreRefused) {
+  // 400 samples allow orders up to 133; phase 3 × (512 // 4) = 384 and amplitude 6 × (512 // 20) = 150
+  // both exceed it.
+  const std::string error = plan_bandpass(400, {{"pha", json::parse("[[4, 8]]")}, {"amp", json::parse("[[20, 30]]")}});
+  EXPECT_NE(error.find("series of 400 samples are shorter than 3 filter orders of every band (pha [4, 8] Hz (384), "
+                       "amp [20, 30] Hz (150)); every filter would be cut to order 133"),
+            std::string::npos)
+      << error;
+}
+
+TEST(Bandpass, TheOrderWarningListsEveryBandItTouchesInOneLine) {
+  std::vector<std::string> warnings;
+  ASSERT_EQ(plan_bandpass(2048, {{"pha", json::parse("[[1.5, 2.5], [2, 3], [6, 8]]")}, {"amp", json::parse("[[60, 80]]")}}, &warnings), "");
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_EQ(warnings[0], "series of 2048 samples are shorter than 3 filter orders of 2 bands, whose orders are "
+                         "reduced to floor((T - 1) / 3) = 682 (spec §3): pha [1.5, 2.5] Hz (1023), pha [2, 3] Hz (768)");
+  warnings.clear();
+  ASSERT_EQ(plan_bandpass(4096, {{"pha", json::parse("[[1.5, 2.5], [2, 3], [6, 8]]")}, {"amp", json::parse("[[60, 80]]")}}, &warnings), "");
+  EXPECT_TRUE(warnings.empty());
+}
+
 TEST(Bands, RejectsBandAboveNyquistNamingTheBand) {
   const auto amp = bands::resolve("amp", json::parse("[[60,80],[200,300]]"), bands::Role::Amplitude, false);
   try {

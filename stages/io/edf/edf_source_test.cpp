@@ -261,6 +261,33 @@ TEST(EdfSource, ReadsPlainEdfFromAnotherWriter) {
     for (int t = 0; t < 24; ++t) EXPECT_DOUBLE_EQ(got[static_cast<std::size_t>(c * 24 + t)], (10 * c + t) * 0.5 - 10.0);
 }
 
+// events=go window=-1:3 once made 4-sample epochs and epoch=4 thousands of 4-sample ones: a
+// duration without a unit is refused, the seconds suggested.
+TEST(EdfSource, DurationsWithoutAUnitAreRefusedSuggestingSeconds) {
+  const auto message = [](json params) {
+    try {
+      EdfSource(Params(params, EdfSource::info().params));
+      return std::string("(accepted)");
+    } catch (const ParamError& e) {
+      return std::string(e.what());
+    }
+  };
+  const std::string window = message({{"path", "x.edf"}, {"events", "go"}, {"window", "-1:3"}});
+  EXPECT_NE(window.find("the numbers have no unit (-1s:3s?)"), std::string::npos) << window;
+  const auto bare_epoch = [](json epoch) {
+    try {
+      Params({{"path", "x.edf"}, {"epoch", epoch}}, EdfSource::info().params);
+      return std::string("(accepted)");
+    } catch (const ParamError& e) {
+      return std::string(e.what());
+    }
+  };
+  EXPECT_NE(bare_epoch(4).find("4 has no unit"), std::string::npos) << bare_epoch(4);
+  EXPECT_NE(bare_epoch("4").find("(4s?)"), std::string::npos) << bare_epoch("4");
+  EXPECT_EQ(message({{"path", "x.edf"}, {"events", "go"}, {"window", "-1s:3s"}}), "(accepted)");
+  EXPECT_EQ(message({{"path", "x.edf"}, {"events", "go"}, {"window", "-512smp:1536smp"}}), "(accepted)");
+}
+
 TEST(EdfSource, RefusesEventsInPlainEdf) {
   testing::ScratchDir dir("edf_plain_events");
   const auto path = write_plain_edf(dir / "plain.edf");
