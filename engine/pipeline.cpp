@@ -152,9 +152,16 @@ namespace {
   }
 }
 
-Params checked_params(const ElementInfo& info, const ElementSpec& spec) {
+Params checked_params(const Registry& registry, const ElementInfo& info, const ElementSpec& spec) {
   try {
-    return Params(spec.params, info.params);
+    try {
+      return Params(spec.params, info.params);
+    } catch (const ParamError& e) {
+      // Another tool's name for a parameter: say where its meaning lives here.
+      const std::string* hint = registry.foreign_name_hint(e.param());
+      if (!hint || e.bare_message().rfind("unknown parameter", 0) != 0) throw;
+      throw ParamError(e.param(), fmt::format("unknown parameter \"{}\": {}", e.param(), *hint));
+    }
   } catch (...) {
     rethrow_located(spec);
   }
@@ -307,7 +314,7 @@ BuiltPipeline build(const Registry& registry, const std::vector<ElementSpec>& el
   // Source.
   const ElementSpec& source_spec = elements.front();
   const ElementInfo* source_info = registry.find(ElementKind::Source, source_spec.name);
-  const Params source_params = checked_params(*source_info, source_spec);
+  const Params source_params = checked_params(registry, *source_info, source_spec);
   try {
     built.source = source_info->make_source(source_params);
     built.stream = built.source->open(stop);
@@ -328,7 +335,7 @@ BuiltPipeline build(const Registry& registry, const std::vector<ElementSpec>& el
   for (std::size_t i = 1; i < elements.size(); ++i) {
     const ElementSpec& spec = elements[i];
     const ElementInfo* info = registry.find(spec.kind, spec.name);
-    const Params params = checked_params(*info, spec);
+    const Params params = checked_params(registry, *info, spec);
     ctx.begin_element();
     const std::size_t declared_before = ctx.tensors().size();
     const auto declared_since = [&] {

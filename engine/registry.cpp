@@ -59,6 +59,16 @@ const ElementInfo* Registry::find(ElementKind kind, const std::string& name) con
   return it == elements_.end() ? nullptr : &*it;
 }
 
+void Registry::add_foreign_name(std::string name, std::string hint) {
+  foreign_names_.emplace_back(std::move(name), std::move(hint));
+}
+
+const std::string* Registry::foreign_name_hint(const std::string& name) const {
+  for (const auto& [foreign, hint] : foreign_names_)
+    if (foreign == name) return &hint;
+  return nullptr;
+}
+
 std::vector<std::string> Registry::names(ElementKind kind) const {
   std::vector<std::string> out;
   for (const auto& e : elements_)

@@ -3,6 +3,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "engine/params.hpp"
@@ -31,8 +32,16 @@ class Registry {
   std::vector<std::string> names(ElementKind kind) const;
   const std::vector<ElementInfo>& all() const { return elements_; }
 
+  // Names users of other tools type for parameters (TensorPAC's n_perm, MNE's tmin, …), each with
+  // where its meaning lives here: an unknown parameter of that name is answered with `hint`
+  // rather than a spelling suggestion.
+  void add_foreign_name(std::string name, std::string hint);
+  // The hint for `name`, or null.
+  const std::string* foreign_name_hint(const std::string& name) const;
+
  private:
   std::vector<ElementInfo> elements_;
+  std::vector<std::pair<std::string, std::string>> foreign_names_;
 };
 
 }  // namespace pacflow

@@ -3,6 +3,7 @@
 #include "stages/bandpass/bandpass_stage.hpp"
 #include "stages/envelope_phase/envelope_phase_stage.hpp"
 #include "stages/erpac/erpac_stage.hpp"
+#include "stages/field_vocabulary.hpp"
 #include "stages/hilbert/hilbert_stage.hpp"
 #include "stages/io/edf/edf_source.hpp"
 #include "stages/io/hdf5/hdf5_sink.hpp"
@@ -32,6 +33,7 @@ const Registry& builtin_registry() {
     r.add(NpySink::info());
     r.add(Hdf5Sink::info());
     r.add(PngSink::info());
+    add_field_vocabulary(r);
     return r;
   }();
   return registry;

@@ -354,6 +354,38 @@ namespace pacflow {
 namespace {
 
 // Choices the PAC stages refuse, each with one message naming the parameter and what would work.
+// The names TensorPAC, pactools and MNE users type get where their meaning lives here, at their
+// position in the file, instead of a spelling suggestion.
+TEST(Cli, NamesFromTensorPacPactoolsAndMnePointToPacflowsParameters) {
+  const testing::ScratchDir dir("cli");
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"stage bandpass f_pha=[2,20]", "p.pipe:2:16: stage \"bandpass\": unknown parameter \"f_pha\": TensorPAC's phase "
+                                      "frequencies are pha= on stage bandpass"},
+      {"stage bandpass cycle=[3,6]", "pha_cycles= and amp_cycles= on stage bandpass"},
+      {"stage surrogates n_perm=200", "TensorPAC's number of permutations is n= on stage surrogates"},
+      {"stage surrogates n_surrogates=200", "pactools' number of surrogates is n= on stage surrogates"},
+      {"stage surrogates random_state=0", "the random seed is seed= on stage surrogates"},
+      {"stage surrogates minimum_shift=1.0", "minimum_shift=1.0 is min_shift=1s"},
+      {"stage mi idpac=[1,2,4]", "method= on stage mi (tort, mvl, ndpac, plv, hr, gc), method= on stage surrogates"},
+      {"stage mi n_bins=18", "the number of phase bins is bins= on stage mi"},
+  };
+  for (const auto& [line, message] : cases) {
+    // The chain in order, the line under test in place of its element's plain line.
+    const std::string element = line.substr(0, line.rfind(' '));
+    std::string ordered = "source synthetic epochs=1 channels=1\n";
+    for (const char* stage : {"bandpass", "hilbert", "mi", "surrogates"})
+      ordered += element == std::string("stage ") + stage ? line + "\n" : std::string("stage ") + stage + "\n";
+    ordered += "sink npy\n";
+    dir.write("p.pipe", ordered);
+    const auto r = testing::run_cli("validate p.pipe", dir.path());
+    EXPECT_EQ(r.exit_code, 2) << line << ": " << r.err;
+    EXPECT_NE(r.err.find(message), std::string::npos) << line << ": " << r.err;
+  }
+  // A real near-miss still gets its spelling suggestion.
+  dir.write("q.pipe", "source synthetic\nstage bandpass\nstage hilbert\nstage mi bnis=18\nsink npy\n");
+  EXPECT_NE(testing::run_cli("validate q.pipe", dir.path()).err.find("did you mean \"bins\""), std::string::npos);
+}
+
 TEST(Cli, BadMethodPairsAndSurrogateChoicesExitTwoExplaining) {
   const testing::ScratchDir dir("cli");
   // The default pipeline without its min_shift, which swap_trials (shifting nothing) would refuse first.
