@@ -1,7 +1,7 @@
 #pragma once
 // Internal to the executor: the CPU devices of a run and the replica leases of a stage.
 #include <algorithm>
-#include <boost/lockfree/queue.hpp>
+#include <atomic>
 #include <map>
 #include <memory>
 #include <oneapi/tbb/task_arena.h>
@@ -35,18 +35,20 @@ class CpuDevices {
 };
 
 // Free replicas of one stage. The node in front admits at most one batch per replica, so a lease
-// always finds one; the queue is lock-free so leasing never blocks a worker.
+// always finds one. Each replica is one atomic flag claimed by compare-exchange: leasing never
+// blocks a worker, and unlike a lock-free queue's node free list (which reads recycled nodes
+// non-atomically, a race ThreadSanitizer reports) every access is an atomic one.
 class ReplicaLeases {
  public:
-  explicit ReplicaLeases(std::size_t replicas) : free_(replicas) {
-    for (std::size_t r = 0; r < replicas; ++r) free_.push(r);
-  }
+  explicit ReplicaLeases(std::size_t replicas) : taken_(replicas) {}
   std::size_t lease() {
-    std::size_t r = 0;
-    if (!free_.pop(r)) throw std::logic_error("no free replica although the node admits one batch per replica");
-    return r;
+    for (std::size_t r = 0; r < taken_.size(); ++r) {
+      bool expected = false;
+      if (taken_[r].compare_exchange_strong(expected, true, std::memory_order_acquire)) return r;
+    }
+    throw std::logic_error("no free replica although the node admits one batch per replica");
   }
-  void give_back(std::size_t r) { free_.push(r); }
+  void give_back(std::size_t r) { taken_[r].store(false, std::memory_order_release); }
 
   // A leased replica, given back when it goes out of scope, whatever happens in between.
   class Held {
@@ -63,7 +65,7 @@ class ReplicaLeases {
   };
 
  private:
-  boost::lockfree::queue<std::size_t> free_;
+  std::vector<std::atomic<bool>> taken_;
 };
 
 }  // namespace pacflow::detail
