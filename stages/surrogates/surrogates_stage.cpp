@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <limits>
 #include <oneapi/tbb/parallel_for.h>
 
@@ -61,7 +62,7 @@ ElementInfo SurrogatesStage::info() {
       {"seed", ParamType::Integer, 42, "", "key of the counter-based shift and permutation generators"},
       {"min_shift", ParamType::Duration, nullptr, "s, ms or smp",
        "smallest shift; default one period of the lowest phase-band centre, at most T/4", true},
-      {"shifts", ParamType::NumberList, nullptr, "samples", "explicit shifts [s_1, ...] replacing the generator",
+      {"shifts", ParamType::NumberList, nullptr, "samples", "explicit shifts [s_1, ...] replacing the generator (warned about within min_shift of 0 or T)",
        true},
       {"method", ParamType::String, "timeshift", "",
        "timeshift (shift the amplitude by s_k), timelag (shift the phase by s_k) or swap_trials (pair each epoch's "
@@ -148,35 +149,20 @@ void SurrogatesStage::plan_shifts(PlanContext& ctx) {
   if (ctx.stream().description.value("model", "") == "tort")
     ctx.warn("the tort signal model has a pure-sine slow rhythm: every circular shift keeps the coupling, so "
              "time-shift surrogates cannot reject the null (TensorPAC issue 20); use model=driven");
-  const double fs = ctx.stream().sample_rate;
+  const std::int64_t min_shift = min_shift_samples(ctx);
   if (!given_shifts_.empty()) {
     for (auto s : given_shifts_)
       if (s <= 0 || s >= length_)
         throw ParamError("shifts", fmt::format("shift {} is outside [1, {}] (series of {} samples)", s, length_ - 1,
                                                length_));
     shifts_ = given_shifts_;
+    warn_of_small_shifts(ctx, min_shift);
   } else {
-    std::int64_t min_shift = 0;
-    if (explicit_min_shift_) {
-      // Checked in double before converting: absurd values must not overflow.
-      const double exact = min_shift_.samples_exact(fs);
-      if (!(exact >= 1) || 2 * exact > static_cast<double>(length_))
-        throw ParamError("min_shift", fmt::format("{:g} samples is outside [1, T/2 = {}] for series of {} samples",
-                                                  exact, length_ / 2, length_));
-      min_shift = min_shift_.samples(fs);
-    } else {
-      // One period of the lowest phase-band centre, capped at T/4.
-      double lowest = std::numeric_limits<double>::infinity();
-      for (const auto& centre : ctx.attributes().value("pha_centres_hz", json::array()))
-        lowest = std::min(lowest, centre.get<double>());
-      min_shift = std::isfinite(lowest) ? static_cast<std::int64_t>(std::ceil(fs / lowest)) : 1;
-      min_shift = std::max<std::int64_t>(1, std::min(min_shift, length_ / 4));
-    }
     shifts_.clear();
     for (std::int64_t k = 0; k < n_perm_; ++k)
       shifts_.push_back(surrogates::timeshift(seed_, static_cast<std::uint64_t>(k), min_shift, length_));
-    ctx.resolved()["min_shift_samples"] = min_shift;
   }
+  ctx.resolved()["min_shift_samples"] = min_shift;
   ctx.resolved()["shifted"] = kind_ == Kind::Timelag ? "phase (timelag)" : "amplitude (timeshift)";
   ctx.resolved()["shifts"] = shifts_;
   ctx.resolved()["shift_generator"] = "splitmix64 counter-based, keyed by (seed, k)";
@@ -189,6 +175,44 @@ void SurrogatesStage::plan_shifts(PlanContext& ctx) {
 #ifdef PACFLOW_HAVE_CUDA
   shifts_on_gpu_.emplace(alignment_shifts_);
 #endif
+}
+
+// The smallest shift, in samples: min_shift= if given, else one period of the lowest phase-band
+// centre, capped at T/4 (spec §6).
+std::int64_t SurrogatesStage::min_shift_samples(const PlanContext& ctx) const {
+  const double fs = ctx.stream().sample_rate;
+  if (explicit_min_shift_) {
+    // Checked in double before converting: absurd values must not overflow.
+    const double exact = min_shift_.samples_exact(fs);
+    if (!(exact >= 1) || 2 * exact > static_cast<double>(length_))
+      throw ParamError("min_shift", fmt::format("{:g} samples is outside [1, T/2 = {}] for series of {} samples", exact,
+                                                length_ / 2, length_));
+    return min_shift_.samples(fs);
+  }
+  double lowest = std::numeric_limits<double>::infinity();
+  for (const auto& centre : ctx.attributes().value("pha_centres_hz", json::array()))
+    lowest = std::min(lowest, centre.get<double>());
+  const std::int64_t period = std::isfinite(lowest) ? static_cast<std::int64_t>(std::ceil(fs / lowest)) : 1;
+  return std::max<std::int64_t>(1, std::min(period, length_ / 4));
+}
+
+// A shift s is circular: it moves the amplitude min(s, T - s) samples away from the observed
+// alignment. Closer than min_shift, the surrogate keeps much of the coupling it should destroy and
+// pulls z-scores toward 0; generated shifts never are, explicit ones are said to be.
+void SurrogatesStage::warn_of_small_shifts(PlanContext& ctx, std::int64_t min_shift) const {
+  std::vector<std::int64_t> close;
+  for (auto s : shifts_)
+    if (std::min(s, length_ - s) < min_shift) close.push_back(s);
+  if (close.empty()) return;
+  constexpr std::size_t kListed = 8;
+  std::string listed = fmt::format("{}", fmt::join(close.begin(), close.begin() + std::min(close.size(), kListed), ", "));
+  if (close.size() > kListed) listed += fmt::format(", … ({} in all)", close.size());
+  ctx.warn(fmt::format("{} {} within min_shift = {} samples ({}) of the observed alignment (a shift s moves "
+                       "the {} by min(s, T - s), T = {}): such surrogates keep part of the coupling and pull z "
+                       "toward 0; use shifts in [{}, {}]",
+                       close.size() == 1 ? "shift" : "shifts", close.size() == 1 ? listed + " is" : listed + " are",
+                       min_shift, explicit_min_shift_ ? "given" : "one period of the lowest phase band",
+                       kind_ == Kind::Timelag ? "phase" : "amplitude", length_, min_shift, length_ - min_shift));
 }
 
 void SurrogatesStage::plan_swaps(PlanContext& ctx) {

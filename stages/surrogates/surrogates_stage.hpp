@@ -42,6 +42,8 @@ class SurrogatesStage final : public Stage {
  private:
   enum class Kind { Timeshift, Timelag, SwapTrials };
   void plan_shifts(PlanContext& ctx);
+  std::int64_t min_shift_samples(const PlanContext& ctx) const;
+  void warn_of_small_shifts(PlanContext& ctx, std::int64_t min_shift) const;
   void plan_swaps(PlanContext& ctx);
   // The measure of output row `row` for the observed alignment (row 0) and each surrogate: values
   // [n_perm + 1][cells].

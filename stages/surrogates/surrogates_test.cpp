@@ -141,6 +141,27 @@ TEST(Surrogates, DefaultMinShiftIsOnePeriodOfLowestPhaseCentre) {
   }
 }
 
+// A shift s moves the amplitude min(s, T - s) samples: s = 5 and s = T - 5 are both 5 samples from
+// the observed alignment, and both below the default min_shift of 64 (one period of 4 Hz at 256 Hz).
+TEST(Surrogates, ExplicitShiftsCloserThanMinShiftAreWarnedAbout) {
+  auto warnings_for = [](json params) {
+    testing::StageHarness h(testing::fixture_stream("small"));
+    h.add("bandpass", {{"pha", "4:8:2"}, {"amp", "60:80:2"}}).add("hilbert").add("mi");
+    h.add("surrogates", std::move(params));
+    return h.context().warnings();
+  };
+  const auto close = warnings_for({{"shifts", {5, 64, 500, 1019}}});
+  ASSERT_EQ(close.size(), 1u);
+  EXPECT_NE(close[0].find("shifts 5, 1019 are within min_shift = 64 samples"), std::string::npos) << close[0];
+  EXPECT_NE(close[0].find("[64, 960]"), std::string::npos) << close[0];
+  EXPECT_TRUE(warnings_for({{"shifts", {64, 500, 960}}}).empty());
+  // An explicit min_shift is the threshold instead: 100 ms = 25.6 -> 26 samples.
+  const auto given = warnings_for({{"shifts", {30, 20}}, {"min_shift", "100ms"}});
+  ASSERT_EQ(given.size(), 1u);
+  EXPECT_NE(given[0].find("shift 20 is within min_shift = 26 samples (given)"), std::string::npos) << given[0];
+  EXPECT_NE(warnings_for({{"shifts", {3}}, {"method", "timelag"}}).at(0).find("moves the phase"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace pacflow
 
@@ -179,6 +200,41 @@ TEST_P(SurrogatesOn, TimelagShiftsThePhaseInsteadOfTheAmplitude) {
       const double mean = sum / 3, std = std::sqrt(std::max(0.0, squares / 3 - mean * mean));
       EXPECT_NEAR(batch.at("surrogate_mean").values<float>()[p * n_amp + a], mean, 1e-6) << p << "," << a;
       EXPECT_NEAR(batch.at("surrogate_std").values<float>()[p * n_amp + a], std, 1e-6) << p << "," << a;
+    }
+  }
+}
+
+// TensorPAC's swap_blocks (idpac[1] = 2, Bahramisharif et al. 2013) cuts each amplitude series at a
+// point c and swaps the two blocks: [A(c..T-1), A(0..c-1)]. Built here literally, block by block,
+// the surrogate's MI equals timeshift's with shifts=[c].
+TEST(Surrogates, TimeshiftIsTensorPacsAmplitudeBlockSwap) {
+  const json m = testing::manifest("small");
+  const auto x = testing::load_floats(testing::data_dir() / "small" / "x.npy");
+  const std::size_t t = 1024, n_pha = 3, n_amp = 4;
+  const int bins = 18;
+  for (const std::int64_t cut : {100, 517}) {
+    testing::StageHarness h(testing::fixture_stream("small"));
+    h.add("bandpass", {{"pha", m["pha_bands_hz"]}, {"amp", m["amp_bands_hz"]}}).add("hilbert").add("mi");
+    h.add("surrogates", {{"shifts", {cut}}});
+    const Batch batch = h.run(x, 0, 1);
+    const auto phase = batch.at("phase").values<float>();
+    const auto amplitude = batch.at("amplitude").values<float>();
+    for (std::size_t a = 0; a < n_amp; ++a) {
+      const auto series = amplitude.begin() + static_cast<std::ptrdiff_t>(a * t);
+      std::vector<float> swapped(series + cut, series + static_cast<std::ptrdiff_t>(t));
+      swapped.insert(swapped.end(), series, series + cut);
+      for (std::size_t p = 0; p < n_pha; ++p) {
+        std::vector<double> sums(bins, 0.0);
+        std::vector<std::int64_t> counts(bins, 0);
+        for (std::size_t i = 0; i < t; ++i) {
+          const auto j = static_cast<std::size_t>(mi::phase_bin(phase[p * t + i], bins));
+          sums[j] += swapped[i];
+          ++counts[j];
+        }
+        EXPECT_NEAR(batch.at("surrogate_mean").values<float>()[p * n_amp + a],
+                    mi::tort_mi(sums.data(), counts.data(), bins), 1e-6)
+            << "cut " << cut << ", cell " << p << "," << a;
+      }
     }
   }
 }
