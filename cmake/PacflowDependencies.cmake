@@ -9,6 +9,9 @@ pkg_check_modules(FFTW3F REQUIRED IMPORTED_TARGET fftw3f)
 find_path(STB_INCLUDE_DIR stb_image_write.h PATH_SUFFIXES stb REQUIRED)
 # HDF5 C library (serial build: Debian's hdf5.pc is an alternative pointing at hdf5-serial.pc).
 pkg_search_module(HDF5 REQUIRED IMPORTED_TARGET hdf5 hdf5-serial)
+# minizip (zlib's contrib): NumPy's .npz archives; it gives the offset of a member's data, so stored
+# members are memory-mapped like .npy files.
+pkg_check_modules(MINIZIP REQUIRED IMPORTED_TARGET minizip)
 # EDFlib (EDF, EDF+, BDF, BDF+): Debian's libedf-dev ships a header and a library, no CMake or
 # pkg-config file.
 find_path(EDFLIB_INCLUDE_DIR edflib.h REQUIRED)

@@ -13,12 +13,14 @@
 
 namespace pacflow {
 
-MappedFile::MappedFile(const std::filesystem::path& path) {
-  const InputFile file(path);  // regular files only; the map outlives the descriptor
+MappedFile::MappedFile(const std::filesystem::path& path) : MappedFile(InputFile(path)) {}  // regular files only
+
+MappedFile::MappedFile(const InputFile& file) {  // the map outlives the descriptor
   size_ = static_cast<std::size_t>(file.size());
   if (size_ == 0) return;
   void* p = ::mmap(nullptr, size_, PROT_READ, MAP_SHARED, file.fd(), 0);
-  if (p == MAP_FAILED) throw InputError(fmt::format("{}: cannot map into memory: {}", path.string(), system_reason(errno)));
+  if (p == MAP_FAILED)
+    throw InputError(fmt::format("{}: cannot map into memory: {}", file.path().string(), system_reason(errno)));
   ::madvise(p, size_, MADV_SEQUENTIAL);  // a hint: read ahead, drop behind
   data_ = static_cast<const std::byte*>(p);
 }

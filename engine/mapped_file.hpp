@@ -7,10 +7,14 @@
 
 namespace pacflow {
 
+class InputFile;
+
 class MappedFile {
  public:
   // Maps `path` read-only. Throws InputError naming the file when it cannot be opened or mapped.
   explicit MappedFile(const std::filesystem::path& path);
+  // Maps a file already open (the same file, whatever has happened to its name since).
+  explicit MappedFile(const InputFile& file);
   ~MappedFile();
   MappedFile(const MappedFile&) = delete;
   MappedFile& operator=(const MappedFile&) = delete;

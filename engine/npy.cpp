@@ -18,11 +18,11 @@ namespace pacflow {
 
 namespace {
 
-[[noreturn]] void bad(const std::filesystem::path& path, const std::string& what) {
-  throw InputError(fmt::format("{}: not a readable .npy file: {}", path.string(), what));
+[[noreturn]] void bad(const std::string& name, const std::string& what) {
+  throw InputError(fmt::format("{}: not a readable .npy file: {}", name, what));
 }
 
-DType parse_descr(const std::filesystem::path& path, const std::string& descr, bool& big_endian) {
+DType parse_descr(const std::string& path, const std::string& descr, bool& big_endian) {
   if (descr.size() < 3) bad(path, fmt::format("unsupported dtype '{}'", descr));
   const char order = descr[0];
   const std::string code = descr.substr(1);
@@ -62,12 +62,11 @@ void convert_to_float(DType dtype, const std::byte* src, std::size_t count, floa
 
 }  // namespace
 
-NpyHeader read_npy_header(const std::filesystem::path& path) {
-  const InputFile file(path);  // regular files only: a directory, FIFO or device is refused here
+NpyHeader parse_npy_header(const NpyByteRead& read, std::uint64_t size, const std::string& name) {
   unsigned char start[12] = {};
-  const std::size_t got = file.read_at(0, start, sizeof(start));
+  const std::size_t got = read(0, start, static_cast<std::size_t>(std::min<std::uint64_t>(size, sizeof(start))));
   if (got < 10 || std::memcmp(start, "\x93NUMPY", 6) != 0)
-    bad(path, got == 0 ? "the file is empty" : "missing the \\x93NUMPY magic string");
+    bad(name, got == 0 ? "the file is empty" : "missing the \\x93NUMPY magic string");
   const int major = start[6];
   std::uint32_t header_len = 0;
   std::uint64_t header_at = 0;
@@ -75,89 +74,131 @@ NpyHeader read_npy_header(const std::filesystem::path& path) {
     header_len = start[8] | (start[9] << 8);
     header_at = 10;
   } else if (major == 2 || major == 3) {
-    if (got < 12) bad(path, "truncated header");
+    if (got < 12) bad(name, "truncated header");
     header_len = start[8] | (start[9] << 8) | (start[10] << 16) | (static_cast<std::uint32_t>(start[11]) << 24);
     header_at = 12;
   } else {
-    bad(path, fmt::format("format version {} is not supported", major));
+    bad(name, fmt::format("format version {} is not supported", major));
   }
   // Never allocate more than the file holds (or than any sane header needs).
-  if (header_len > (1u << 20) || header_at + header_len > file.size()) bad(path, "truncated or oversized header");
+  if (header_len > (1u << 20) || header_at + header_len > size) bad(name, "truncated or oversized header");
   std::string header(header_len, '\0');
-  if (file.read_at(header_at, header.data(), header_len) != header_len) bad(path, "truncated header");
+  if (read(header_at, header.data(), header_len) != header_len) bad(name, "truncated header");
 
   NpyHeader result;
   result.data_offset = header_at + header_len;
   std::smatch m;
   if (!std::regex_search(header, m, std::regex(R"('descr'\s*:\s*'([^']*)')")))
-    bad(path, "header has no 'descr'");
-  result.dtype = parse_descr(path, m[1].str(), result.big_endian);
+    bad(name, "header has no 'descr'");
+  result.dtype = parse_descr(name, m[1].str(), result.big_endian);
   if (!std::regex_search(header, m, std::regex(R"('fortran_order'\s*:\s*(True|False))")))
-    bad(path, "header has no 'fortran_order'");
-  if (m[1].str() == "True") bad(path, "Fortran-ordered arrays are not supported; save with C order");
+    bad(name, "header has no 'fortran_order'");
+  if (m[1].str() == "True") bad(name, "Fortran-ordered arrays are not supported; save with C order");
   if (!std::regex_search(header, m, std::regex(R"('shape'\s*:\s*\(([^)]*)\))")))
-    bad(path, "header has no 'shape'");
+    bad(name, "header has no 'shape'");
   const std::string dims = m[1].str();
   const std::regex number(R"(\s*(\d+)\s*(,|$))");
-  if (dims.find_first_not_of(" ,0123456789") != std::string::npos) bad(path, "malformed 'shape'");
+  if (dims.find_first_not_of(" ,0123456789") != std::string::npos) bad(name, "malformed 'shape'");
   double elements = 1;  // in double, so an absurd shape cannot overflow the checks below
   for (auto it = std::sregex_iterator(dims.begin(), dims.end(), number); it != std::sregex_iterator(); ++it) {
     const std::string digits = (*it)[1].str();
-    if (digits.size() > 15) bad(path, fmt::format("dimension {} in 'shape' is too large", digits));
+    if (digits.size() > 15) bad(name, fmt::format("dimension {} in 'shape' is too large", digits));
     result.shape.push_back(std::stoll(digits));
     elements *= static_cast<double>(result.shape.back());
   }
-  if (elements > 0x1p50) bad(path, fmt::format("shape {} is too large", shape_string(result.shape)));
+  if (elements > 0x1p50) bad(name, fmt::format("shape {} is too large", shape_string(result.shape)));
 
   const auto need = result.data_offset +
                     static_cast<std::uint64_t>(element_count(result.shape)) * dtype_size(result.dtype);
-  if (file.size() < need)
-    bad(path, fmt::format("data truncated: shape {} needs {} bytes, the file has {}",
-                          shape_string(result.shape), need, file.size()));
+  if (size < need)
+    bad(name, fmt::format("data truncated: shape {} needs {} bytes, the file has {}", shape_string(result.shape), need,
+                          size));
   return result;
 }
 
+namespace {
+NpyHeader read_npy_header(const InputFile& file) {
+  return parse_npy_header(
+      [&file](std::uint64_t offset, void* dst, std::size_t count) { return file.read_at(offset, dst, count); },
+      file.size(), file.path().string());
+}
+}  // namespace
+
+NpyHeader read_npy_header(const std::filesystem::path& path) {
+  return read_npy_header(InputFile(path));  // regular files only: a directory, FIFO or device is refused here
+}
+
+void npy_values_to_float(const NpyHeader& header, const std::byte* src, std::size_t count, float* dst) {
+  const std::size_t width = dtype_size(header.dtype);
+  if (header.big_endian == (std::endian::native == std::endian::big)) {
+    convert_to_float(header.dtype, src, count, dst);
+    return;
+  }
+  // Swap through a small stack buffer, so the source stays read-only and no batch-sized copy is made.
+  std::array<std::byte, 4096> chunk{};
+  const std::size_t per_chunk = chunk.size() / width;
+  for (std::size_t done = 0; done < count; done += per_chunk) {
+    const std::size_t k = std::min(per_chunk, count - done);
+    std::memcpy(chunk.data(), src + done * width, k * width);
+    byteswap_in_place(chunk.data(), k, width);
+    convert_to_float(header.dtype, chunk.data(), k, dst + done);
+  }
+}
+
 Tensor read_npy(const std::filesystem::path& path) {
-  const NpyHeader header = read_npy_header(path);
   const InputFile file(path);
+  const NpyHeader header = read_npy_header(file);
   Tensor tensor(header.shape, header.dtype);  // no larger than the file, as read_npy_header checked
   if (file.read_at(header.data_offset, tensor.raw(), tensor.bytes()) != tensor.bytes())
-    bad(path, "the file shrank while it was being read");
+    bad(path.string(), "the file shrank while it was being read");
   if (header.big_endian != (std::endian::native == std::endian::big))
     byteswap_in_place(tensor.raw(), static_cast<std::size_t>(tensor.size()), dtype_size(header.dtype));
   return tensor;
 }
 
-NpyRowReader::NpyRowReader(std::filesystem::path path)
-    : path_(std::move(path)), header_(read_npy_header(path_)), map_(path_) {
-  // read_npy_header checked the size, but the file may have changed in between.
+NpyRowReader::NpyRowReader(const std::filesystem::path& path) : NpyRowReader(InputFile(path)) {}
+
+NpyRowReader::NpyRowReader(const InputFile& file)
+    : name_(file.path().string()), header_(read_npy_header(file)), map_(file) {
+  check_mapped_size();
+}
+
+NpyRowReader::NpyRowReader(const InputFile& archive, std::uint64_t at, std::uint64_t length,
+                           std::string name)
+    : name_(std::move(name)), map_(archive) {
+  const auto bytes = map_.bytes();
+  if (at > bytes.size() || length > bytes.size() - at)
+    bad(name_, fmt::format("bytes {}..{} lie outside the file of {} bytes", at, at + length, bytes.size()));
+  header_ = parse_npy_header(
+      [&](std::uint64_t offset, void* dst, std::size_t count) {
+        const std::size_t n = offset >= length ? 0 : static_cast<std::size_t>(std::min<std::uint64_t>(count, length - offset));
+        std::memcpy(dst, bytes.data() + at + offset, n);
+        return n;
+      },
+      length, name_);
+  header_.data_offset += at;
+}
+
+void NpyRowReader::check_mapped_size() const {
+  // The header was checked against the file's size, but the file may have been cut since.
   const auto need = header_.data_offset +
                     static_cast<std::uint64_t>(element_count(header_.shape)) * dtype_size(header_.dtype);
-  if (map_.bytes().size() < need) bad(path_, "the file shrank while it was being opened");
+  if (map_.bytes().size() < need) bad(name_, "the file shrank while it was being opened");
 }
 
 void NpyRowReader::read_as_float(std::int64_t first, std::int64_t count, std::int64_t row_elements, float* dst,
                                  bool release_read) const {
   if (first < 0 || count < 0 || row_elements < 0 || (first + count) * row_elements > element_count(header_.shape))
-    throw std::out_of_range(fmt::format("{}: rows {}..{} are outside the array", path_.string(), first, first + count));
+    throw std::out_of_range(fmt::format("{}: rows {}..{} are outside the array", name_, first, first + count));
   const std::size_t width = dtype_size(header_.dtype);
   const auto n = static_cast<std::size_t>(count * row_elements);
   const std::size_t offset = header_.data_offset + static_cast<std::size_t>(first * row_elements) * width;
-  const std::byte* src = map_.bytes().data() + offset;
-  if (header_.big_endian != (std::endian::native == std::endian::big)) {
-    // Swap through a small stack buffer, so the map stays read-only and no batch-sized copy is made.
-    std::array<std::byte, 4096> chunk{};
-    const std::size_t per_chunk = chunk.size() / width;
-    for (std::size_t done = 0; done < n; done += per_chunk) {
-      const std::size_t k = std::min(per_chunk, n - done);
-      std::memcpy(chunk.data(), src + done * width, k * width);
-      byteswap_in_place(chunk.data(), k, width);
-      convert_to_float(header_.dtype, chunk.data(), k, dst + done);
-    }
-  } else {
-    convert_to_float(header_.dtype, src, n, dst);
-  }
+  npy_values_to_float(header_, map_.bytes().data() + offset, n, dst);
   if (release_read) map_.release(offset, n * width);
+}
+
+void NpyRowReader::read(std::int64_t first, std::int64_t count, float* dst, bool release) {
+  read_as_float(first, count, 1, dst, release);
 }
 
 namespace {

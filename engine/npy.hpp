@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <string>
 
 #include "engine/atomic_file.hpp"
@@ -12,6 +13,7 @@
 
 namespace pacflow {
 
+class InputFile;
 class OutputSet;
 
 struct NpyHeader {
@@ -21,29 +23,56 @@ struct NpyHeader {
   std::uint64_t data_offset = 0;
 };
 
-// Reads and checks the header: supported dtypes are float32, float64, int16, int32 (either byte
-// order), C order only. Throws InputError naming the file and what is wrong.
+// Reads up to `count` bytes at `offset` of an .npy file's bytes into dst; returns how many it read.
+using NpyByteRead = std::function<std::size_t(std::uint64_t offset, void* dst, std::size_t count)>;
+
+// Parses and checks an .npy header from `read`, over `size` bytes in all (the array's data must fit
+// in them): supported dtypes are float32, float64, int16, int32 (either byte order), C order only.
+// Throws InputError naming `name` and what is wrong. data_offset is relative to those bytes.
+NpyHeader parse_npy_header(const NpyByteRead& read, std::uint64_t size, const std::string& name);
+
+// parse_npy_header on a file (regular files only).
 NpyHeader read_npy_header(const std::filesystem::path& path);
+
+// `count` values as the header's dtype and byte order store them, to float32.
+void npy_values_to_float(const NpyHeader& header, const std::byte* src, std::size_t count, float* dst);
 
 // Reads a whole array in its own dtype (converted to host byte order).
 Tensor read_npy(const std::filesystem::path& path);
 
+// The values of one stored .npy array, read as float32: an .npy file, or a member of an .npz archive.
+class NpyValues {
+ public:
+  virtual ~NpyValues() = default;
+  virtual const NpyHeader& header() const = 0;
+  // Values [first, first + count) in C order (flat indices) to dst. With `release`, the reader may
+  // let go of what it holds of them (for readers that go forward and never return).
+  virtual void read(std::int64_t first, std::int64_t count, float* dst, bool release) = 0;
+};
+
 // Rows of an .npy array through a memory map: a read touches only the pages of the rows it asks for,
 // so files far larger than memory stream batch by batch.
-class NpyRowReader {
+class NpyRowReader final : public NpyValues {
  public:
   // Reads and checks the header (read_npy_header: throws InputError), then maps the file.
-  explicit NpyRowReader(std::filesystem::path path);
-  const NpyHeader& header() const { return header_; }
+  explicit NpyRowReader(const std::filesystem::path& path);
+  // The .npy bytes stored uncompressed at [at, at + length) of `archive` (a member of an .npz
+  // archive); `name` names them in messages.
+  NpyRowReader(const InputFile& archive, std::uint64_t at, std::uint64_t length, std::string name);
+  const NpyHeader& header() const override { return header_; }
   // Writes rows [first, first + count) to dst as float32, converted from the file's dtype and byte
   // order; a row is a run of `row_elements` consecutive values (e.g. one series of the last axis).
   // With `release_read`, the pages of these rows are handed back afterwards (for readers that go
   // forward and never return).
   void read_as_float(std::int64_t first, std::int64_t count, std::int64_t row_elements, float* dst,
                      bool release_read = false) const;
+  void read(std::int64_t first, std::int64_t count, float* dst, bool release) override;
 
  private:
-  std::filesystem::path path_;
+  explicit NpyRowReader(const InputFile& file);
+  void check_mapped_size() const;
+
+  std::string name_;
   NpyHeader header_;
   MappedFile map_;
 };

@@ -22,7 +22,8 @@ struct Outcome {
 // `.pipe` text: parse_pipe_text, then each element's parameters against its schema, and the
 // sinks' output paths as the engine checks them before a run (check_output_target, find_output_clash).
 Outcome pipe_format(Input data);
-// An `.npy` file: header parsing, the memory-mapped row reader and the whole-array reader.
+// An `.npy` file (header parsing, the memory-mapped row reader, the whole-array reader) or an `.npz`
+// archive (its directory, a stored member mapped in place or a deflated one inflated, read twice).
 Outcome npy_reader(Input data);
 // An EDF/BDF file: the header check, EDFlib's open (with annotations) and a few samples per signal.
 Outcome edf_reader(Input data);

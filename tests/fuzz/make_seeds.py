@@ -7,10 +7,12 @@ The seeds are small, valid or nearly valid inputs that reach deep into each read
 mutates them. They are committed; rerun this script after changing it. Inputs a fuzzer crashed on go
 into tests/fuzz/<target>/regressions/ by hand (see docs/reliability.md).
 """
+import io
 import math
 import pathlib
 import shutil
 import struct
+import zipfile
 
 ROOT = pathlib.Path(__file__).resolve().parent
 REPO = ROOT.parent.parent
@@ -69,6 +71,21 @@ def npy_seeds():
     write("npy_reader", "fortran.npy", npy("<f4", (2, 2), [1, 2, 3, 4], fortran=True))
     write("npy_reader", "empty_rows.npy", npy("<f4", (0, 4), []))
     write("npy_reader", "truncated.npy", npy("<f4", (10, 10), [1.0, 2.0]))
+    # .npz archives as NumPy writes them (np.savez: stored; np.savez_compressed: deflated), by
+    # Python's own zipfile, so the reader meets zip structures it did not write.
+    def npz(members, compression):
+        out = io.BytesIO()
+        with zipfile.ZipFile(out, "w", compression) as archive:
+            for name, data in members:
+                with archive.open(name, "w", force_zip64=True) as member:
+                    member.write(data)
+        return out.getvalue()
+    x = npy("<f8", (3, 4), [0.25 * i - 1 for i in range(12)], fmt="<d")
+    sf = npy("<f8", (), [256.0], fmt="<d")
+    write("npy_reader", "stored.npz", npz([("x.npy", x)], zipfile.ZIP_STORED))
+    write("npy_reader", "deflated.npz", npz([("x.npy", x)], zipfile.ZIP_DEFLATED))
+    write("npy_reader", "two_arrays.npz", npz([("x.npy", x), ("sf.npy", sf)], zipfile.ZIP_DEFLATED))
+    write("npy_reader", "not_npy_member.npz", npz([("notes.txt", b"no array here")], zipfile.ZIP_STORED))
 
 
 # ---- edf_reader: EDF, EDF+ with an annotation signal, BDF; 1 s records

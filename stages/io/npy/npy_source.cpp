@@ -5,6 +5,7 @@
 #include "engine/errors.hpp"
 #include "stages/io/common/file_sha256.hpp"
 #include "stages/io/common/finite_samples.hpp"
+#include "stages/io/npy/npz_archive.hpp"
 
 namespace pacflow::stages {
 
@@ -12,10 +13,17 @@ ElementInfo NpySource::info() {
   ElementInfo info;
   info.kind = ElementKind::Source;
   info.name = "npy";
-  info.summary = "NumPy .npy array [E][C][S][T], [E][C][T], [C][T] or [T]; float32/float64/int16/int32";
+  info.summary = "NumPy array from an .npy file or an .npz archive (key=), axes named by layout= (ECT, ET, TC, ECST, "
+                 "…); float32/float64/int16/int32";
   info.params = {
-      {"path", ParamType::InputFile, nullptr, "", "the .npy file"},
+      {"path", ParamType::InputFile, nullptr, "", "the .npy file or .npz archive"},
       {"fs", ParamType::Number, nullptr, "Hz", "sample rate"},
+      {"layout", ParamType::String, nullptr, "",
+       "the array's axes in order: E (epochs), C (channels), S (segments), T (time), e.g. ECT, ET (TensorPAC's "
+       "(n_epochs, n_times)), TC; default T, CT, ECT or ECST by rank (a 2-D array read as CT is warned about)",
+       true},
+      {"key", ParamType::String, nullptr, "",
+       "the array of an .npz archive (np.savez's keyword, e.g. x for x.npy); needed when it holds several", true},
       nan_policy_param(),
   };
   info.make_source = [](const Params& p) { return std::make_unique<NpySource>(p); };
@@ -26,40 +34,72 @@ NpySource::NpySource(const Params& params)
     : path_(params.string("path")), fs_(params.number("fs")),
       samples_(parse_nan_policy(params.string("nan_policy")), path_) {
   if (!(fs_ > 0)) throw ParamError("fs", fmt::format("must be > 0, got {}", fs_));
+  if (params.has("key")) key_ = params.string("key");
+  if (params.has("layout")) given_layout_ = ArrayLayout::parse(params.string("layout"));
 }
 
-StreamInfo NpySource::open(const std::stop_token& stop) {
+std::string NpySource::open_values(json& description) {
   try {
-    reader_.emplace(path_);
+    if (!is_zip_archive(path_)) {
+      if (key_)
+        throw ParamError("key", fmt::format("{} is an .npy file, which holds one array; key= picks an array of an .npz "
+                                            "archive",
+                                            path_));
+      values_ = std::make_unique<NpyRowReader>(path_);
+      return path_;
+    }
+    NpzMember member = open_npz_member(path_, key_);
+    description["key"] = member.key;
+    description["member_compression"] = member.compressed ? "deflated" : "stored";
+    values_ = std::move(member.values);
+    return member.where;
+  } catch (const ParamError&) {
+    throw;
   } catch (const InputError& e) {
     throw ParamError("path", e.bare_message());  // located at path=… in the .pipe file
   }
-  const NpyHeader& header = reader_->header();
-  const Shape& s = header.shape;
-  if (s.empty() || s.size() > 4)
-    throw InputError(fmt::format("{}: array of shape {} is not supported; expected [T], [C][T], [E][C][T] or "
-                                 "[E][C][S][T] (S segments per series)",
-                                 path_, shape_string(s)));
-  length_ = s.back();
-  leading_ = s.size() >= 3 ? Shape(s.begin(), s.end() - 1) : s.size() == 2 ? Shape{1, s[0]} : Shape{1, 1};
-  if (length_ < 2 || element_count(leading_) < 1)
-    throw InputError(fmt::format("{}: array of shape {} holds no series of at least 2 samples", path_,
-                                 shape_string(s)));
+}
+
+StreamInfo NpySource::open(const std::stop_token& stop) {
   StreamInfo info;
-  info.leading_dims = leading_;
-  info.leading_names = {"epochs", "channels"};
-  if (leading_.size() == 3) info.leading_names.push_back("segments");
-  info.series_length = length_;
+  info.description = {{"source", "npy"}, {"path", path_}};
+  const std::string where = open_values(info.description);
+  const NpyHeader& header = values_->header();
+  const Shape& s = header.shape;
+  if (given_layout_) {
+    layout_ = *given_layout_;
+  } else {
+    if (s.empty() || s.size() > 4)
+      throw InputError(fmt::format("{}: array of shape {} is not supported; expected [T], [C][T], [E][C][T] or "
+                                   "[E][C][S][T] (S segments per series), or name its axes with layout=",
+                                   where, shape_string(s)));
+    layout_ = ArrayLayout::default_for(s.size());
+    if (s.size() == 2)
+      info.warnings.push_back(fmt::format(
+          "{}: the 2-D array of shape {} is read as layout=CT: {} channels of one epoch, {} samples each; say "
+          "layout=ET for {} epochs of one channel (TensorPAC's (n_epochs, n_times)), or layout=TC / TE for time first",
+          where, shape_string(s), s[0], s[1], s[0]));
+  }
+  layout_.bind(s, where);
+  const bool compressed = info.description.value("member_compression", "") == "deflated";
+  if (compressed && !layout_.in_stream_order())
+    throw ParamError("layout", fmt::format("{}: the member is compressed (np.savez_compressed) and layout={} does not "
+                                           "store each series whole in pacflow's order (epochs, channels, segments, "
+                                           "time), so every batch would inflate it again; save it with np.savez, or "
+                                           "as an .npy file",
+                                           where, layout_.axes()));
+  info.leading_dims = layout_.leading();
+  info.leading_names = layout_.leading_names();
+  info.series_length = layout_.length();
   info.sample_rate = fs_;
-  info.description = {{"source", "npy"},
-                      {"path", path_},
-                      {"file_shape", s},
-                      {"dtype", dtype_name(header.dtype)},
-                      {"fs", fs_},
-                      {"sha256", sha256_file(path_, stop)}};
+  info.description["file_shape"] = s;
+  info.description["layout"] = layout_.axes();
+  info.description["dtype"] = dtype_name(header.dtype);
+  info.description["fs"] = fs_;
+  info.description["sha256"] = sha256_file(path_, stop);
   info.input_files = {path_};
   samples_.scan(
-      info, leading_[1], leading_.size() == 3 ? leading_[2] : 1,
+      info, layout_.channels(), layout_.segments(),
       [this](std::int64_t first, std::int64_t count, std::int64_t offset, std::int64_t samples, float* dst) {
         read_raw(first, count, offset, samples, dst);
       },
@@ -68,17 +108,14 @@ StreamInfo NpySource::open(const std::stop_token& stop) {
 }
 
 void NpySource::read_raw(std::int64_t first, std::int64_t count, std::int64_t offset, std::int64_t samples,
-                         float* dst) const {
-  if (offset == 0 && samples == length_) {
-    reader_->read_as_float(first, count, length_, dst, /*release_read=*/true);
-    return;
-  }
-  for (std::int64_t s = 0; s < count; ++s)  // a piece of each series: single values from its offset
-    reader_->read_as_float((first + s) * length_ + offset, samples, 1, dst + s * samples, /*release_read=*/true);
+                         float* dst) {
+  // A forward pass reads each page once, unless time comes before another axis: then every batch
+  // needs pages of the whole array, and they are kept.
+  layout_.read(*values_, first, count, offset, samples, dst, /*release=*/layout_.time_last());
 }
 
 void NpySource::read(std::int64_t first, std::int64_t count, float* dst) {
-  reader_->read_as_float(first, count, length_, dst, /*release_read=*/true);  // batches come in order, once each
+  read_raw(first, count, 0, layout_.length(), dst);  // batches come in order, once each
   samples_.apply(dst, first, count);
 }
 

@@ -1,13 +1,18 @@
 #pragma once
-// Source `npy`: a NumPy array [E][C][T], [C][T] or [T] (float32, float64, int16, int32, C order),
-// or [E][C][S][T] with S segments per series (PAC per segment, as gPAC), memory-mapped and read
-// batch by batch (only the pages of the batch are touched, and handed back after it), converted to
-// float32. NaN and Inf samples, flat series: nan_policy (stages/io/common/finite_samples.hpp).
+// Source `npy`: a NumPy array from an .npy file or a member of an .npz archive (float32, float64,
+// int16, int32, C order), its axes named by `layout=` (E epochs, C channels, S segments, T time, in
+// the file's order: ECT, ET, TC, ECST, …; by default T, CT, ECT or ECST by rank). A .npy file or a
+// stored .npz member is memory-mapped and read batch by batch (only the pages of the batch are
+// touched, and handed back after it when the file is in pacflow's order); a deflated member is
+// inflated as it is read. Converted to float32. NaN and Inf samples, flat series: nan_policy
+// (stages/io/common/finite_samples.hpp).
+#include <memory>
 #include <optional>
 
 #include "engine/npy.hpp"
 #include "engine/registry.hpp"
 #include "stages/io/common/finite_samples.hpp"
+#include "stages/io/npy/array_layout.hpp"
 
 namespace pacflow::stages {
 
@@ -20,14 +25,18 @@ class NpySource final : public Source {
   static ElementInfo info();
 
  private:
+  // Opens the .npy file or the .npz member; fills the description's file facts; returns where the
+  // array is, for messages.
+  std::string open_values(json& description);
   // Samples [offset, offset + samples) of series [first, first + count), as the file holds them.
-  void read_raw(std::int64_t first, std::int64_t count, std::int64_t offset, std::int64_t samples, float* dst) const;
+  void read_raw(std::int64_t first, std::int64_t count, std::int64_t offset, std::int64_t samples, float* dst);
 
   std::string path_;
   double fs_;
-  std::optional<NpyRowReader> reader_;
-  Shape leading_;
-  std::int64_t length_ = 0;
+  std::optional<std::string> key_;
+  std::optional<ArrayLayout> given_layout_;
+  ArrayLayout layout_;
+  std::unique_ptr<NpyValues> values_;
   SamplePolicy samples_;
 };
 
