@@ -26,6 +26,8 @@ void add_field_vocabulary(Registry& registry) {
       {"cycle", "TensorPAC's cycle=(3, 6) is pha_cycles= and amp_cycles= on stage bandpass"},
       {"dcomplex", "TensorPAC's dcomplex='hilbert' is stage hilbert, after stage bandpass"},
       {"sf", "the sample rate is fs= on the source"},
+      {"reject", "MNE's reject=dict(eeg=…) is reject_ptp= on source edf, in the channels' physical unit (reject_ptp=150 "
+                 "for 150 uV); epochs overlapping BAD annotations are left out by default (reject_by_annotation=)"},
   };
   for (const Entry& e : kEntries) registry.add_foreign_name(e.name, e.hint);
 }

@@ -68,7 +68,9 @@ EdfFile::EdfFile(std::string path, bool read_annotations) : path_(std::move(path
   for (long long i = 0; i < header->annotations_in_file; ++i) {
     edf_annotation_struct a{};
     if (edf_get_annotation(handle_.id, static_cast<int>(i), &a) != 0) continue;
-    annotations_.push_back({static_cast<double>(a.onset) / EDFLIB_TIME_DIMENSION, trim(a.annotation)});
+    // EDFlib gives -10000000 (-1 s) for an annotation without a duration.
+    const double duration_s = a.duration_l > 0 ? static_cast<double>(a.duration_l) / EDFLIB_TIME_DIMENSION : 0.0;
+    annotations_.push_back({static_cast<double>(a.onset) / EDFLIB_TIME_DIMENSION, duration_s, trim(a.annotation)});
   }
 }
 

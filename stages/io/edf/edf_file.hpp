@@ -21,7 +21,8 @@ struct EdfSignal {
 };
 
 struct EdfAnnotation {
-  double onset_s = 0;  // from the start of the recording
+  double onset_s = 0;     // from the start of the recording
+  double duration_s = 0;  // 0 when the annotation has none (an instant)
   std::string text;
 };
 

@@ -1,13 +1,16 @@
 #include "stages/io/edf/edf_source.hpp"
 
+#include <algorithm>
 #include <climits>
 #include <cmath>
 #include <fmt/format.h>
+#include <limits>
 #include <map>
 
 #include "engine/errors.hpp"
 #include "stages/io/common/file_sha256.hpp"
 #include "stages/io/edf/channel_selection.hpp"
+#include "stages/io/edf/epoch_rejection.hpp"
 
 namespace pacflow::stages {
 
@@ -25,6 +28,13 @@ ElementInfo EdfSource::info() {
       {"step", ParamType::Duration, nullptr, "s, ms or smp", "distance between epoch starts (default: the epoch length)", true},
       {"events", ParamType::String, nullptr, "", "EDF+ annotation text: one epoch around each onset of it", true},
       {"window", ParamType::Spec, nullptr, "s, ms or smp", "START:END around each event onset, e.g. -1s:3s (with events)", true},
+      {"reject_by_annotation", ParamType::Spec, "BAD", "",
+       "epochs overlapping an EDF+ annotation whose text begins with this (any case; a list such as [BAD, EDGE] for "
+       "several) are left out, as MNE does; none keeps every epoch"},
+      {"reject_ptp", ParamType::Number, nullptr, "physical unit",
+       "epochs where some channel's peak-to-peak amplitude exceeds this (in the channels' physical unit, e.g. 150 for "
+       "150 uV) are left out (MNE's reject=)",
+       true},
       nan_policy_param(),
   };
   info.make_source = [](const Params& p) { return std::make_unique<EdfSource>(p); };
@@ -43,6 +53,23 @@ EdfSource::EdfSource(const Params& params)
                                                              "around annotations), not both");
   if (!events_.empty() && !window_) throw ParamError("window", "events= needs window=START:END, e.g. window=-1s:3s");
   if (events_.empty() && window_) throw ParamError("window", "needs events=NAME (the annotation to centre on)");
+  const json& reject = params.raw("reject_by_annotation");
+  const auto prefix = [](const json& v) {
+    if (!v.is_string() || v.get<std::string>().empty())
+      throw ParamError("reject_by_annotation", fmt::format("expected the beginning of an annotation's text (BAD), a "
+                                                           "list of them, or none; got {}", v.dump()));
+    return v.get<std::string>();
+  };
+  if (reject.is_array()) {
+    for (const auto& v : reject) bad_prefixes_.push_back(prefix(v));
+  } else if (!(reject.is_string() && reject.get<std::string>() == "none")) {
+    bad_prefixes_.push_back(prefix(reject));
+  }
+  if (params.has("reject_ptp")) {
+    reject_ptp_ = params.number("reject_ptp");
+    if (!(*reject_ptp_ > 0) || !std::isfinite(*reject_ptp_))
+      throw ParamError("reject_ptp", fmt::format("must be a peak-to-peak amplitude > 0, got {}", *reject_ptp_));
+  }
 }
 
 std::vector<std::size_t> EdfSource::selected_channels() const {
@@ -62,6 +89,23 @@ std::vector<std::size_t> EdfSource::selected_channels() const {
 }
 
 namespace {
+// "they overlap BAD_muscle (3x), BAD_eye (1x); 2 exceed reject_ptp: 12 s (Fz 212 uV), …"
+std::string rejection_summary(const std::map<std::string, int>& by_annotation, const std::vector<std::string>& by_amplitude) {
+  std::vector<std::string> parts;
+  if (!by_annotation.empty()) {
+    std::vector<std::string> names;
+    for (const auto& [text, n] : by_annotation) names.push_back(fmt::format("\"{}\" ({}x)", text, n));
+    parts.push_back(fmt::format("overlapping {}", fmt::join(names, ", ")));
+  }
+  if (!by_amplitude.empty()) {
+    constexpr std::size_t kNamed = 5;
+    std::vector<std::string> named(by_amplitude.begin(), by_amplitude.begin() + std::min(kNamed, by_amplitude.size()));
+    parts.push_back(fmt::format("{} above reject_ptp at {}{}", by_amplitude.size(), fmt::join(named, ", "),
+                                by_amplitude.size() > kNamed ? ", …" : ""));
+  }
+  return fmt::format("{}", fmt::join(parts, "; "));
+}
+
 // A duration in samples, rounded; absurd values are refused before they can overflow.
 std::int64_t to_samples(const char* param, double exact) {
   if (!(std::abs(exact) < 0x1p62)) throw ParamError(param, "is too long");
@@ -128,6 +172,70 @@ Epochs EdfSource::event_epochs(std::int64_t total, double fs, json& description,
   return epochs;
 }
 
+void EdfSource::reject(Epochs& epochs, double fs, const std::vector<std::size_t>& selected, json& description,
+                       std::vector<std::string>& warnings, const std::stop_token& stop) const {
+  const auto bad = bad_annotations(file_->annotations(), bad_prefixes_);
+  json rejected = json::array();
+  std::map<std::string, int> by_annotation;
+  std::vector<std::string> by_amplitude;
+  std::vector<std::size_t> kept;
+  std::vector<double> series(static_cast<std::size_t>(std::min<std::int64_t>(epochs.length, kPtpChunk)));
+  for (std::size_t e = 0; e < epochs.starts.size(); ++e) {
+    const std::int64_t start = epochs.starts[e];
+    const double start_s = static_cast<double>(start) / fs;
+    if (const EdfAnnotation* a = overlapping_annotation(bad, start, epochs.length, fs)) {
+      rejected.push_back({{"start_s", start_s}, {"reason", "annotation"}, {"annotation", a->text},
+                          {"annotation_onset_s", a->onset_s}, {"annotation_duration_s", a->duration_s}});
+      ++by_annotation[a->text];
+      continue;
+    }
+    bool spoilt = false;
+    for (std::size_t c = 0; reject_ptp_ && c < selected.size() && !spoilt; ++c) {
+      if (stop.stop_requested()) throw RunCancelled(0);
+      const auto& signal = file_->signals()[selected[c]];
+      double low = std::numeric_limits<double>::infinity(), high = -low;
+      for (std::int64_t at = 0; at < epochs.length; at += kPtpChunk) {
+        const auto n = static_cast<int>(std::min(kPtpChunk, epochs.length - at));
+        file_->read_physical(static_cast<int>(selected[c]), start + at, n, series.data());
+        const auto [lo, hi] = std::minmax_element(series.begin(), series.begin() + n);
+        low = std::min(low, *lo);
+        high = std::max(high, *hi);
+      }
+      if (high - low <= *reject_ptp_) continue;
+      spoilt = true;
+      rejected.push_back({{"start_s", start_s}, {"reason", "peak-to-peak"}, {"channel", signal.label},
+                          {"peak_to_peak", high - low}, {"unit", signal.unit}});
+      by_amplitude.push_back(fmt::format("{:g} s ({} {:.4g} {})", start_s, signal.label, high - low, signal.unit));
+    }
+    if (!spoilt) kept.push_back(e);
+  }
+  description["rejected_epochs"] = rejected;
+  description["reject_by_annotation"] = bad_prefixes_;
+  if (reject_ptp_) description["reject_ptp"] = *reject_ptp_;
+  if (rejected.empty()) return;
+  if (kept.empty())
+    throw ParamError(by_annotation.empty() ? "reject_ptp" : "reject_by_annotation",
+                     fmt::format("{}: every one of the {} epochs is left out ({}); {}", path_, epochs.starts.size(),
+                                 rejection_summary(by_annotation, by_amplitude),
+                                 epochs.starts.size() == 1 ? "cut the recording into epochs (epoch=4s or events=) so "
+                                                             "that only the spoilt ones are left out, or set "
+                                                             "reject_by_annotation=none"
+                                                           : "check the annotations and the limit, or set "
+                                                             "reject_by_annotation=none"));
+  warnings.push_back(fmt::format("{}: {} of {} epochs left out: {} (each listed in result.json, input.rejected_epochs)",
+                                 path_, rejected.size(), epochs.starts.size(),
+                                 rejection_summary(by_annotation, by_amplitude)));
+  json& epoching = description["epoching"];
+  std::vector<std::int64_t> starts;
+  json onsets = json::array();
+  for (const auto e : kept) {
+    starts.push_back(epochs.starts[e]);
+    if (epoching.contains("onsets_s")) onsets.push_back(epoching["onsets_s"][e]);
+  }
+  if (epoching.contains("onsets_s")) epoching["onsets_s"] = onsets;
+  epochs.starts = starts;
+}
+
 Epochs EdfSource::cut(std::int64_t total, double fs, json& description, std::vector<std::string>& warnings) const {
   Epochs epochs;
   if (epoch_) {
@@ -146,7 +254,7 @@ Epochs EdfSource::cut(std::int64_t total, double fs, json& description, std::vec
 StreamInfo EdfSource::open(const std::stop_token& stop) {
   try {
     file_.reset();  // EDFlib opens a file once at a time: close it before opening it again
-    file_ = std::make_unique<EdfFile>(path_, !events_.empty());
+    file_ = std::make_unique<EdfFile>(path_, !events_.empty() || !bad_prefixes_.empty());
   } catch (const InputError& e) {
     throw ParamError("path", e.bare_message());  // located at path=… in the .pipe file
   }
@@ -166,6 +274,9 @@ StreamInfo EdfSource::open(const std::stop_token& stop) {
   StreamInfo info;
   info.description = {{"source", "edf"}, {"path", path_}, {"format", file_->format()}, {"fs", fs}};
   epochs_ = cut(first.samples, fs, info.description, info.warnings);
+  reject(epochs_, fs, selected, info.description, info.warnings, stop);
+  info.description["epoching"]["epochs"] = epochs_.starts.size();
+  info.description["epoching"]["epoch_starts_samples"] = epochs_.starts;
   if (epochs_.length > INT_MAX)
     throw InputError(fmt::format("{}: epochs of {} samples are too long; cut the recording with epoch=", path_,
                                  epochs_.length));

@@ -2,7 +2,9 @@
 // Source `edf`: EDF, EDF+, BDF or BDF+ recordings through EDFlib, in physical units. Selected
 // channels (by label or index) must share one sample rate; the recording is read whole as one
 // epoch, cut into fixed windows (epoch=, step=) or into windows around EDF+ annotation onsets
-// (events=, window=). Each batch reads only the samples of its series. Flat series (EDF samples are
+// (events=, window=). Epochs overlapping annotations marked bad (reject_by_annotation=, "BAD" by
+// default) or above a peak-to-peak limit (reject_ptp=) are left out. Each batch reads only the
+// samples of its series. Flat series (EDF samples are
 // integers, never NaN): nan_policy (stages/io/common/finite_samples.hpp).
 #include <memory>
 #include <optional>
@@ -33,6 +35,9 @@ class EdfSource final : public Source {
   Epochs cut(std::int64_t total, double fs, json& description, std::vector<std::string>& warnings) const;
   Epochs fixed_epochs(std::int64_t total, double fs, json& description) const;
   Epochs event_epochs(std::int64_t total, double fs, json& description, std::vector<std::string>& warnings) const;
+  // Leaves out the epochs overlapping bad annotations or above reject_ptp; says which and why.
+  void reject(Epochs& epochs, double fs, const std::vector<std::size_t>& selected, json& description,
+              std::vector<std::string>& warnings, const std::stop_token& stop) const;
   // Samples [offset, offset + samples) of series [first, first + count) as the file holds them,
   // before the nan_policy.
   void read_series(std::int64_t first, std::int64_t count, std::int64_t offset, std::int64_t samples, float* dst);
@@ -44,6 +49,9 @@ class EdfSource final : public Source {
   std::optional<Duration> step_;
   std::string events_;
   std::optional<EventWindow> window_;
+  std::vector<std::string> bad_prefixes_;  // reject_by_annotation: empty keeps every epoch
+  std::optional<double> reject_ptp_;
+  static constexpr std::int64_t kPtpChunk = 1 << 20;  // samples read at a time for reject_ptp
   std::unique_ptr<EdfFile> file_;
   std::vector<int> signals_;  // EDFlib signal index of each selected channel
   Epochs epochs_;

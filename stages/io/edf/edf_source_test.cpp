@@ -44,6 +44,7 @@ std::vector<EdfSignalSpec> specs(const std::vector<std::string>& labels, bool bd
 struct Annotation {
   double onset_s;
   std::string text;
+  double duration_s = -1;  // none: an instant
 };
 
 fs::path write_recording(const fs::path& path, bool bdf, const std::vector<std::string>& labels = {"Fz", "Cz", "Pz", "Oz"},
@@ -57,7 +58,7 @@ fs::path write_recording(const fs::path& path, bool bdf, const std::vector<std::
         record[c].push_back(written(c, std::int64_t{r} * signals[c].sample_rate + i));
     writer.write_record(record);
   }
-  for (const auto& a : annotations) writer.annotate(a.onset_s, a.text);
+  for (const auto& a : annotations) writer.annotate(a.onset_s, a.text, a.duration_s);
   writer.close();
   return path;
 }
@@ -184,6 +185,104 @@ TEST(EdfSource, CutsWindowsAroundAnnotationOnsetsAndWarnsAboutThoseThatDoNotFit)
     EXPECT_NE(missing.find("no annotation \"stimulus\"; the file has \"other\" (1x), \"stim\" (3x)"), std::string::npos)
         << missing;
   }
+}
+
+// MNE's reject_by_annotation: an epoch is left out when an annotation whose text begins with "bad"
+// (any case) overlaps it: onset < epoch end and onset + duration > epoch start, in seconds.
+TEST(EdfSource, EpochsOverlappingBadAnnotationsAreLeftOutAndListed) {
+  testing::ScratchDir dir("edf_bad");
+  const auto path = write_recording(dir / "a.edf", false, {"Fz", "Cz"},
+                                    {{2.5, "BAD_muscle", 1.0},   // [2.5, 3.5]: epochs at 2 s and 3 s
+                                     {7.25, "bad eye"},           // an instant inside the epoch at 7 s
+                                     {5.0, "BAD_edge"},           // an instant on a boundary: inside none
+                                     {8.5, "Stim", 0.2},          // not bad
+                                     {3.0, "go"}, {6.0, "go"}});
+  {
+    EdfSource source = make_source(path, {{"epoch", "1s"}});
+    const StreamInfo s = source.open({});
+    EXPECT_EQ(s.leading_dims, (Shape{7, 2}));
+    EXPECT_EQ(s.description["epoching"]["epoch_starts_samples"],
+              json::array({0, kRate, 4 * kRate, 5 * kRate, 6 * kRate, 8 * kRate, 9 * kRate}));
+    const json& rejected = s.description["rejected_epochs"];
+    ASSERT_EQ(rejected.size(), 3u);
+    EXPECT_EQ(rejected[0]["start_s"], 2.0);
+    EXPECT_EQ(rejected[0]["annotation"], "BAD_muscle");
+    EXPECT_EQ(rejected[0]["annotation_duration_s"], 1.0);
+    EXPECT_EQ(rejected[1]["start_s"], 3.0);
+    EXPECT_EQ(rejected[2]["start_s"], 7.0);
+    EXPECT_EQ(rejected[2]["annotation"], "bad eye");
+    ASSERT_EQ(s.warnings.size(), 1u);
+    EXPECT_NE(s.warnings[0].find("3 of 10 epochs left out: overlapping \"BAD_muscle\" (2x), \"bad eye\" (1x)"),
+              std::string::npos)
+        << s.warnings[0];
+    // The series are those of the epochs kept.
+    expect_samples(read_all(source, s), s, {0, 1}, {0, kRate, 4 * kRate, 5 * kRate, 6 * kRate, 8 * kRate, 9 * kRate},
+                   1000.0 / 65535.0);
+  }  // EDFlib opens a file once at a time
+
+  const StreamInfo all = make_source(path, {{"epoch", "1s"}, {"reject_by_annotation", "none"}}).open({});
+  EXPECT_EQ(all.leading_dims, (Shape{10, 2}));
+  EXPECT_TRUE(all.warnings.empty());
+  // Other prefixes, several at once: "Stim" spans [8.5, 8.7].
+  const StreamInfo stim =
+      make_source(path, {{"epoch", "1s"}, {"reject_by_annotation", json::array({"stim", "bad_m"})}}).open({});
+  EXPECT_EQ(stim.leading_dims, (Shape{7, 2}));
+  // Around events too ([2.5, 3.5) overlaps BAD_muscle); the onsets kept are listed.
+  const StreamInfo events = make_source(path, {{"events", "go"}, {"window", "-0.5s:0.5s"}}).open({});
+  EXPECT_EQ(events.leading_dims, (Shape{1, 2}));
+  EXPECT_EQ(events.description["epoching"]["onsets_s"], json::array({6.0}));
+  EXPECT_EQ(events.description["rejected_epochs"][0]["start_s"], 2.5);
+}
+
+TEST(EdfSource, EveryEpochLeftOutIsRefusedSayingWhatToDo) {
+  testing::ScratchDir dir("edf_all_bad");
+  const auto path = write_recording(dir / "a.edf", false, {"Fz"}, {{4.0, "BAD", 2.0}});
+  const std::string whole = open_error(path);
+  try {
+    make_source(path).open({});
+  } catch (const ParamError& e) {
+    EXPECT_EQ(e.param(), "reject_by_annotation");
+  }
+  EXPECT_NE(whole.find("every one of the 1 epochs is left out (overlapping \"BAD\" (1x)); cut the recording into "
+                       "epochs (epoch=4s or events=)"),
+            std::string::npos)
+      << whole;
+  EXPECT_EQ(make_source(path, {{"epoch", "2s"}}).open({}).leading_dims, (Shape{4, 1}));  // 4-6 s out
+}
+
+// MNE's reject=: an epoch is left out when some channel's peak-to-peak amplitude exceeds the limit.
+TEST(EdfSource, EpochsAboveThePeakToPeakLimitAreLeftOutNamingTheChannel) {
+  testing::ScratchDir dir("edf_ptp");
+  const auto path = dir / "spike.edf";
+  {
+    const auto signals = specs({"Fz", "Cz"}, false);
+    EdfWriter writer(path.string(), false, signals);
+    for (int r = 0; r < kSeconds; ++r) {
+      std::vector<std::vector<double>> record(2);
+      for (std::size_t c = 0; c < 2; ++c)
+        for (int i = 0; i < kRate; ++i)
+          record[c].push_back(written(c, std::int64_t{r} * kRate + i) + (c == 1 && r == 6 && i == 40 ? 250.0 : 0.0));
+      writer.write_record(record);
+    }
+    writer.close();
+  }
+  // Without the spike every epoch's peak-to-peak is at most 2 * 200 + 10 uV.
+  {
+    EdfSource source = make_source(path, {{"epoch", "2s"}, {"reject_ptp", 500}});
+    const StreamInfo s = source.open({});
+    EXPECT_EQ(s.leading_dims, (Shape{4, 2}));
+    ASSERT_EQ(s.description["rejected_epochs"].size(), 1u);
+    const json& spiked = s.description["rejected_epochs"][0];
+    EXPECT_EQ(spiked["start_s"], 6.0);
+    EXPECT_EQ(spiked["channel"], "Cz");
+    EXPECT_EQ(spiked["unit"], "uV");
+    EXPECT_GT(spiked["peak_to_peak"].get<double>(), 500.0);
+    ASSERT_EQ(s.warnings.size(), 1u);
+    EXPECT_NE(s.warnings[0].find("1 of 5 epochs left out: 1 above reject_ptp at 6 s (Cz "), std::string::npos)
+        << s.warnings[0];
+  }
+  EXPECT_EQ(make_source(path, {{"epoch", "2s"}, {"reject_ptp", 800}}).open({}).leading_dims, (Shape{5, 2}));
+  EXPECT_NE(open_error(path, {{"reject_ptp", -1}}).find("must be a peak-to-peak amplitude > 0"), std::string::npos);
 }
 
 TEST(EdfSource, RefusesChannelsOfDifferentRatesListingThem) {

@@ -53,8 +53,9 @@ void EdfWriter::write_record(const std::vector<std::vector<double>>& record) {
   }
 }
 
-void EdfWriter::annotate(double onset_s, const std::string& text) {
-  if (edfwrite_annotation_utf8(handle_, std::llround(onset_s * 10000.0), -1, text.c_str()) != 0)
+void EdfWriter::annotate(double onset_s, const std::string& text, double duration_s) {
+  const long long duration = duration_s < 0 ? -1 : std::llround(duration_s * 10000.0);
+  if (edfwrite_annotation_utf8(handle_, std::llround(onset_s * 10000.0), duration, text.c_str()) != 0)
     throw InputError(fmt::format("{}: cannot add annotation \"{}\"", path_, text));
 }
 

@@ -25,8 +25,9 @@ class EdfWriter {
   // Appends one data record: record[s] holds signal s's sample_rate physical values (clipped to
   // its physical range by EDFlib).
   void write_record(const std::vector<std::vector<double>>& record);
-  // Adds an EDF+ annotation (resolution 0.1 ms), stored when the file is closed.
-  void annotate(double onset_s, const std::string& text);
+  // Adds an EDF+ annotation (resolution 0.1 ms), stored when the file is closed; a negative
+  // duration writes none (an instant).
+  void annotate(double onset_s, const std::string& text, double duration_s = -1);
   // Finalises the header and closes the file; throws when EDFlib reports a failure.
   void close();
 
