@@ -24,6 +24,10 @@ struct StreamInfo {
   Shape leading_dims;
   std::vector<std::string> leading_names;  // e.g. {"epochs", "channels"}
   std::int64_t series_length = 0;
+  // Samples of context at each end of every series (a source's pad=), counted in series_length:
+  // filtered with the series, then cropped by the hilbert stage, so later stages see
+  // series_length - 2 pad samples.
+  std::int64_t pad = 0;
   double sample_rate = 0;
   std::string tensor = "signal";  // name of the float32 [n][series_length] tensor it writes
   json description = json::object();  // shown in result.json (path, dtype, checksum, …)

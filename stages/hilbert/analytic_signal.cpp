@@ -54,7 +54,8 @@ double AnalyticSignal::workspace_bytes_for(std::int64_t fft_length) {
   return static_cast<double>(fft_length) * static_cast<double>(sizeof(float) + 2 * sizeof(fftwf_complex));
 }
 
-void AnalyticSignal::apply(std::span<const float> x, Output what, Workspace& ws, float* out) const {
+void AnalyticSignal::apply(std::span<const float> x, Output what, Workspace& ws, float* out, std::int64_t first,
+                           std::int64_t kept) const {
   const auto n = static_cast<std::size_t>(n_);
   const auto t = static_cast<std::size_t>(length_);
   float* real = ws.real.get();
@@ -73,11 +74,14 @@ void AnalyticSignal::apply(std::span<const float> x, Output what, Workspace& ws,
   fftwf_complex* z = ws.analytic.get();
   inverse_.complex(s, z);
   const float scale = 1.0f / static_cast<float>(n_);
+  if (first < 0 || first > length_ || kept > length_ - first) throw std::invalid_argument("window outside the series");
+  const fftwf_complex* window = z + first;
+  const auto count = static_cast<std::size_t>(kept < 0 ? length_ - first : kept);
   if (what == Output::Phase) {
     const int width = simd::simd_width();
-    (width == 64 ? write_phases_64 : (width == 32 ? write_phases_32 : write_phases_16))(z, t, out);
+    (width == 64 ? write_phases_64 : (width == 32 ? write_phases_32 : write_phases_16))(window, count, out);
   } else {
-    for (std::size_t i = 0; i < t; ++i) out[i] = amplitude_of(z[i][0] * scale, z[i][1] * scale);
+    for (std::size_t i = 0; i < count; ++i) out[i] = amplitude_of(window[i][0] * scale, window[i][1] * scale);
   }
 }
 

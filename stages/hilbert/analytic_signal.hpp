@@ -23,8 +23,10 @@ class AnalyticSignal {
   double workspace_bytes() const;  // of one Workspace
   static double workspace_bytes_for(std::int64_t fft_length);  // the same, before building
 
-  // Writes the phase or the amplitude of x's analytic signal into out (series_length floats).
-  void apply(std::span<const float> x, Output what, Workspace& ws, float* out) const;
+  // Writes the phase or the amplitude of x's analytic signal into out: samples [first, first + kept)
+  // of it (kept < 0: every sample from first on), the window a padded series keeps.
+  void apply(std::span<const float> x, Output what, Workspace& ws, float* out, std::int64_t first = 0,
+             std::int64_t kept = -1) const;
 
   std::int64_t fft_length() const { return n_; }
 

@@ -41,14 +41,15 @@ __global__ void weight_bins(const float2* half, std::int64_t chunk, std::int64_t
   }
 }
 
-__global__ void write_output(const float2* z, std::int64_t rows, std::int64_t length, std::int64_t n, bool phase,
-                             float* out) {
-  const std::int64_t total = rows * length;
+// out[r][i] from sample first + i of row r's analytic signal, i < kept.
+__global__ void write_output(const float2* z, std::int64_t rows, std::int64_t first, std::int64_t kept, std::int64_t n,
+                             bool phase, float* out) {
+  const std::int64_t total = rows * kept;
   const float scale = 1.0f / static_cast<float>(n);
   for (std::int64_t e = blockIdx.x * std::int64_t{blockDim.x} + threadIdx.x; e < total;
        e += std::int64_t{gridDim.x} * blockDim.x) {
-    const std::int64_t r = e / length, i = e % length;
-    const float2 v = z[r * n + i];
+    const std::int64_t r = e / kept, i = e % kept;
+    const float2 v = z[r * n + first + i];
     // The phase needs no scaling (atan2 of a scaled pair is the same angle), as on the CPU.
     out[e] = phase ? phase_of(v.x, v.y) : amplitude_of(v.x * scale, v.y * scale);
   }
@@ -64,7 +65,9 @@ double analytic_workspace_bytes(std::int64_t rows, std::int64_t n) {
 }
 
 void analytic_rows_on_gpu(const float* in, std::int64_t rows, std::int64_t length, std::int64_t n, Output what,
-                          float* out, const cuda::StageContext& ctx, cufft::PlanCache& plans) {
+                          float* out, const cuda::StageContext& ctx, cufft::PlanCache& plans, std::int64_t first,
+                          std::int64_t kept) {
+  if (kept < 0) kept = length - first;
   const std::int64_t chunk = std::min(kChunkRows, cufft::padded_count(rows));
   const std::int64_t bins = n / 2 + 1;
   const auto bytes = [](std::int64_t count, std::size_t size) { return static_cast<std::size_t>(count) * size; };
@@ -74,10 +77,10 @@ void analytic_rows_on_gpu(const float* in, std::int64_t rows, std::int64_t lengt
   cufft::Plan& forward = plans.get(ctx, cufft::Kind::RealToComplex, n);
   cufft::Plan& inverse = plans.get(ctx, cufft::Kind::ComplexInverse, n);
   const cudaStream_t stream = ctx.stream();
-  for (std::int64_t first = 0; first < rows; first += chunk) {
-    const std::int64_t count = std::min(chunk, rows - first);
+  for (std::int64_t start = 0; start < rows; start += chunk) {
+    const std::int64_t count = std::min(chunk, rows - start);
     const std::int64_t calls = cufft::padded_count(count);
-    pad_rows<<<cuda::blocks_for(calls * n), cuda::kThreads, 0, stream>>>(in + first * length, count, calls, length, n,
+    pad_rows<<<cuda::blocks_for(calls * n), cuda::kThreads, 0, stream>>>(in + start * length, count, calls, length, n,
                                                                         reinterpret_cast<float*>(real.data));
     cuda::check_launch("hilbert pad_rows");
     forward.execute(ctx, real.data, half.data, calls);
@@ -85,8 +88,8 @@ void analytic_rows_on_gpu(const float* in, std::int64_t rows, std::int64_t lengt
         reinterpret_cast<const float2*>(half.data), calls, n, reinterpret_cast<float2*>(full.data));
     cuda::check_launch("hilbert weight_bins");
     inverse.execute(ctx, full.data, full.data, calls);
-    write_output<<<cuda::blocks_for(count * length), cuda::kThreads, 0, stream>>>(
-        reinterpret_cast<const float2*>(full.data), count, length, n, what == Output::Phase, out + first * length);
+    write_output<<<cuda::blocks_for(count * kept), cuda::kThreads, 0, stream>>>(
+        reinterpret_cast<const float2*>(full.data), count, first, kept, n, what == Output::Phase, out + start * kept);
     cuda::check_launch("hilbert write_output");
   }
 }

@@ -12,9 +12,11 @@
 namespace pacflow::hilbert {
 
 // Writes the phase or amplitude of each of `rows` device rows of `length` samples (FFT length n)
-// into device out [rows][length], on ctx's stream.
+// into device out [rows][kept]: samples [first, first + kept) of each (kept < 0: length - first),
+// on ctx's stream.
 void analytic_rows_on_gpu(const float* in, std::int64_t rows, std::int64_t length, std::int64_t n, Output what,
-                          float* out, const cuda::StageContext& ctx, cufft::PlanCache& plans);
+                          float* out, const cuda::StageContext& ctx, cufft::PlanCache& plans, std::int64_t first = 0,
+                          std::int64_t kept = -1);
 
 // Device scratch for `rows` rows of FFT length n (rows go in chunks of a bounded size).
 double analytic_workspace_bytes(std::int64_t rows, std::int64_t n);

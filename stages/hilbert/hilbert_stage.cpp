@@ -1,5 +1,6 @@
 #include "stages/hilbert/hilbert_stage.hpp"
 
+#include <fmt/format.h>
 #include <oneapi/tbb/parallel_for.h>
 
 #include "engine/errors.hpp"
@@ -31,12 +32,20 @@ void HilbertStage::plan(PlanContext& ctx) {
   n_pha_ = pha.per_series.at(0);
   n_amp_ = amp.per_series.at(0);
   length_ = pha.per_series.at(1);
+  // A padded stream (a source's pad=) is cropped here: the filters and the transform saw the
+  // context on each side, the later stages see only the window between.
+  first_ = ctx.stream().pad;
+  kept_ = length_ - 2 * first_;
+  if (kept_ < 2)
+    throw InputError(fmt::format("series of {} samples padded by {} on each side leave {} to analyse", length_,
+                                 first_, kept_));
   const std::int64_t n = pad_ == "fast" ? next_fast_length(length_) : length_;
   fft_length_ = n;
   transform_.reset();
-  ctx.declare({"phase", {n_pha_, length_}, DType::Float32, false, "instantaneous phase in (-pi, pi]"});
-  ctx.declare({"amplitude", {n_amp_, length_}, DType::Float32, false, "instantaneous amplitude"});
+  ctx.declare({"phase", {n_pha_, kept_}, DType::Float32, false, "instantaneous phase in (-pi, pi]"});
+  ctx.declare({"amplitude", {n_amp_, kept_}, DType::Float32, false, "instantaneous amplitude"});
   ctx.resolved()["fft_length"] = n;
+  if (first_ > 0) ctx.resolved()["cropped"] = {{"first_sample", first_}, {"samples", kept_}};
   ctx.attributes()["hilbert_fft_length"] = n;  // envelope_phase uses the same transform
 }
 
@@ -51,21 +60,19 @@ void HilbertStage::prepare() {
 void HilbertStage::process(Batch& batch) {
   const float* pha_in = batch.at("filtered_pha").values<float>().data();
   const float* amp_in = batch.at("filtered_amp").values<float>().data();
-  float* phase = batch.emplace("phase", {n_pha_, length_}, DType::Float32).values<float>().data();
-  float* amplitude = batch.emplace("amplitude", {n_amp_, length_}, DType::Float32).values<float>().data();
-  const auto t = static_cast<std::size_t>(length_);
+  float* phase = batch.emplace("phase", {n_pha_, kept_}, DType::Float32).values<float>().data();
+  float* amplitude = batch.emplace("amplitude", {n_amp_, kept_}, DType::Float32).values<float>().data();
+  const auto t = static_cast<std::size_t>(length_), kept = static_cast<std::size_t>(kept_);
   const std::int64_t rows_pha = batch.series_count * n_pha_;
   const std::int64_t rows = rows_pha + batch.series_count * n_amp_;
   // One task per (series, band) row: phase rows first, then amplitude rows.
   oneapi::tbb::parallel_for(std::int64_t{0}, rows, [&](std::int64_t r) {
     auto& ws = workspaces_->local();
-    if (r < rows_pha) {
-      const auto off = static_cast<std::size_t>(r) * t;
-      transform_->apply({pha_in + off, t}, hilbert::Output::Phase, ws, phase + off);
-    } else {
-      const auto off = static_cast<std::size_t>(r - rows_pha) * t;
-      transform_->apply({amp_in + off, t}, hilbert::Output::Amplitude, ws, amplitude + off);
-    }
+    const bool is_phase = r < rows_pha;
+    const auto row = static_cast<std::size_t>(is_phase ? r : r - rows_pha);
+    transform_->apply({(is_phase ? pha_in : amp_in) + row * t, t},
+                      is_phase ? hilbert::Output::Phase : hilbert::Output::Amplitude, ws,
+                      (is_phase ? phase : amplitude) + row * kept, first_, kept_);
   });
 }
 
@@ -87,13 +94,13 @@ void HilbertStage::process_cuda(Batch& batch, cuda::StageContext& ctx) {
   using cuda::StageContext;
   const float* pha_in = StageContext::data<float>(batch.at("filtered_pha"));
   const float* amp_in = StageContext::data<float>(batch.at("filtered_amp"));
-  float* phase = StageContext::data<float>(ctx.emplace(batch, "phase", {n_pha_, length_}, DType::Float32));
-  float* amplitude = StageContext::data<float>(ctx.emplace(batch, "amplitude", {n_amp_, length_}, DType::Float32));
+  float* phase = StageContext::data<float>(ctx.emplace(batch, "phase", {n_pha_, kept_}, DType::Float32));
+  float* amplitude = StageContext::data<float>(ctx.emplace(batch, "amplitude", {n_amp_, kept_}, DType::Float32));
   const std::int64_t n = fft_length_;
   hilbert::analytic_rows_on_gpu(pha_in, batch.series_count * n_pha_, length_, n, hilbert::Output::Phase, phase, ctx,
-                                plans_);
+                                plans_, first_, kept_);
   hilbert::analytic_rows_on_gpu(amp_in, batch.series_count * n_amp_, length_, n, hilbert::Output::Amplitude,
-                                amplitude, ctx, plans_);
+                                amplitude, ctx, plans_, first_, kept_);
 }
 
 double HilbertStage::device_workspace_bytes(std::int64_t series) const {

@@ -1,6 +1,7 @@
 #pragma once
 // Stage `hilbert`: phase of the phase bands and amplitude of the amplitude bands (spec §4).
-// Reads `filtered_pha`, `filtered_amp`; writes `phase` [n_pha][T] and `amplitude` [n_amp][T].
+// Reads `filtered_pha`, `filtered_amp`; writes `phase` [n_pha][T] and `amplitude` [n_amp][T]. A padded
+// stream (a source's pad=) is cropped here: T is the series length less the padding at each end.
 #include <memory>
 #include <optional>
 
@@ -33,7 +34,9 @@ class HilbertStage final : public Stage {
 
  private:
   std::string pad_;
-  std::int64_t length_ = 0;
+  std::int64_t length_ = 0;  // of the filtered series, padding included
+  std::int64_t first_ = 0;   // the window kept: samples [first_, first_ + kept_) (pad= crops)
+  std::int64_t kept_ = 0;
   std::int64_t n_pha_ = 0;
   std::int64_t n_amp_ = 0;
   std::int64_t fft_length_ = 0;

@@ -107,6 +107,33 @@ void expect_phase_and_amplitude_match(const std::string& folder, const std::stri
 class HilbertOn : public testing::OnDevice {};
 TEST_P(HilbertOn, PhaseAndAmplitudeMatchFixtureFastPadding) { expect_phase_and_amplitude_match("small", device()); }
 TEST_P(HilbertOn, PhaseAndAmplitudeMatchFixtureNoPadding) { expect_phase_and_amplitude_match("nopad_bins12", device()); }
+
+// pad=: the series are filtered and transformed whole, then cropped; the window kept is exactly the
+// same samples of the unpadded computation (bit for bit: the same arithmetic on the same inputs).
+TEST_P(HilbertOn, APaddedStreamIsCroppedToTheWindowBetweenItsPadding) {
+  const json m = testing::manifest("small");
+  const auto x = testing::load_floats(data_dir() / "small" / "x.npy");
+  const auto run = [&](std::int64_t pad) {
+    StreamInfo stream = testing::fixture_stream("small");
+    stream.pad = pad;
+    testing::StageHarness h(stream, device());
+    h.add("bandpass", {{"pha", m["pha_bands_hz"]}, {"amp", m["amp_bands_hz"]}}).add("hilbert");
+    return h.run(x, 0, stream.series_count());
+  };
+  const Batch whole = run(0), padded = run(100);
+  const std::int64_t t = 1024, kept = t - 200;
+  for (const char* name : {"phase", "amplitude"}) {
+    const auto full = whole.at(name).values<float>();
+    const auto cropped = padded.at(name).values<float>();
+    const std::int64_t rows = static_cast<std::int64_t>(full.size()) / t;
+    ASSERT_EQ(static_cast<std::int64_t>(cropped.size()), rows * kept) << name;
+    for (std::int64_t r = 0; r < rows; ++r)
+      for (std::int64_t i = 0; i < kept; ++i)
+        ASSERT_EQ(cropped[static_cast<std::size_t>(r * kept + i)], full[static_cast<std::size_t>(r * t + 100 + i)])
+            << name << " row " << r << " sample " << i;
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Devices, HilbertOn, ::testing::ValuesIn(testing::test_devices()), testing::device_test_name);
 
 }  // namespace

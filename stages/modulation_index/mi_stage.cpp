@@ -1,6 +1,8 @@
 #include "stages/modulation_index/mi_stage.hpp"
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
 #include <fmt/format.h>
 #include <oneapi/tbb/parallel_for.h>
 #include <vector>
@@ -81,6 +83,20 @@ ModulationIndexStage::ModulationIndexStage(const Params& params) : pairs_spec_(p
     for (const auto& name : output_names(params.raw("outputs"))) (name == "distributions" ? distributions_ : preferred_phase_) = true;
 }
 
+// The bandpass stage refuses series shorter than a cycle of the slowest phase band; with pad= the
+// filters see the padded series, and the window analysed here may still be shorter than that.
+void ModulationIndexStage::warn_of_a_short_window(PlanContext& ctx) const {
+  const StreamInfo& s = ctx.stream();
+  if (s.pad == 0 || !ctx.attributes().contains("pha_bands_hz")) return;
+  double lowest = std::numeric_limits<double>::infinity();
+  for (const auto& band : ctx.attributes()["pha_bands_hz"]) lowest = std::min(lowest, band.at(0).get<double>());
+  const double seconds = static_cast<double>(length_) / s.sample_rate;
+  if (std::isfinite(lowest) && seconds * lowest < 1)
+    ctx.warn(fmt::format("the window analysed ({} samples, {:g} s, once pad= is cropped) holds less than one cycle of "
+                         "the lowest phase band ({:g} Hz: {:g} s), so its phase bins see part of a cycle",
+                         length_, seconds, lowest, 1 / lowest));
+}
+
 void ModulationIndexStage::plan(PlanContext& ctx) {
   const TensorDecl& phase = ctx.require("phase", "mi");
   const TensorDecl& amplitude = ctx.require("amplitude", "mi");
@@ -93,6 +109,7 @@ void ModulationIndexStage::plan(PlanContext& ctx) {
     throw ParamError("method", "plv compares the phase with the phase of each amplitude envelope in the phase bands; "
                                "add \"stage envelope_phase\" between hilbert and mi");
   if (mi::needs_envelope_phase(settings_.kind)) ctx.require("envelope_phase", "mi");
+  warn_of_a_short_window(ctx);
   pairs_ = mi::PairPlan(pairs_spec_, ctx.stream());
   method_ = mi::make_method(settings_, length_);
   const RowLayout rows = pairs_.rows();

@@ -33,6 +33,7 @@ class ModulationIndexStage final : public Stage {
   static ElementInfo info();
 
  private:
+  void warn_of_a_short_window(PlanContext& ctx) const;
   // Amplitude distribution over the phase bins and preferred phase of one output row.
   void write_distributions(const mi::PairView& in, float* distribution, float* preferred) const;
 

@@ -94,6 +94,43 @@ TEST(FormatExamples, BdfExampleCutsEpochsAroundEventsAndFindsTheCoupledChannels)
   for (std::int64_t c : {2, 3}) EXPECT_LT(peak_mean_z(z, shape, c), 3.0) << "channel " << c;
 }
 
+// Short windows around events: each epoch filtered alone cuts the slow phase filters short (a
+// warning names them); pad=3s filters each with three seconds of the recording on either side and
+// crops after the hilbert stage, so every filter keeps its order (the slowest, [1.5, 2.5] Hz at
+// 256 Hz, is 512: 3 orders need 1537 samples, 256 + 2 x 768 are 1792) and the results their shape.
+TEST(FormatExamples, PaddedShortEventWindowsKeepEveryFilterAndTheirShape) {
+  const ExampleInputs inputs;
+  const std::string window = " --set source.window=-0.5s:0.5s --set bandpass.pha=2:20:10 --set surrogates.n=10 ";
+  const auto bare = run_cli("run -q" + window + example("bdf"), inputs.dir.path());
+  ASSERT_EQ(bare.exit_code, 0) << bare.err;
+  EXPECT_NE(bare.err.find("shorter than 3 filter orders of"), std::string::npos) << bare.err;
+  const auto padded = run_cli("run -q" + window + "--set source.pad=3s " + example("bdf"), inputs.dir.path());
+  ASSERT_EQ(padded.exit_code, 0) << padded.err;
+  EXPECT_EQ(padded.err.find("filter orders"), std::string::npos) << padded.err;
+  // "stim" every 5 s from 2.5 s in a 60 s recording: the first window (from 2 s) lacks 1 s of
+  // padding before it, the last (to 58 s) 1 s after it.
+  EXPECT_NE(padded.err.find("pad=768 samples reaches past the recording's ends for 2 of 12 epochs (at 2 s, 57 s)"),
+            std::string::npos)
+      << padded.err;
+  std::ifstream in(inputs.dir / "out" / "bdf_example" / "result.json");
+  const json result = json::parse(in);
+  EXPECT_EQ(result["input"]["shape"], json({12, 5, 256 + 2 * 768}));
+  EXPECT_EQ(result["input"]["pad_samples"], 768);
+  EXPECT_EQ(result["input"]["padding_missing"][0]["missing_before_samples"], 256);
+  EXPECT_EQ(result["input"]["padding_missing"][1]["missing_after_samples"], 256);
+  Shape shape;
+  testing::load_doubles(inputs.dir / "out" / "bdf_example" / "pac.npy", &shape);
+  EXPECT_EQ(shape, (Shape{12, 5, 10, 5}));
+  // Half a second analysed is less than a cycle of 1.5 Hz: the filters are whole, the bins are not.
+  const auto shorter = run_cli("run -q" + window + "--set source.pad=3s --set source.window=-0.25s:0.25s " +
+                               example("bdf"), inputs.dir.path());
+  ASSERT_EQ(shorter.exit_code, 0) << shorter.err;
+  EXPECT_NE(shorter.err.find("the window analysed (128 samples, 0.5 s, once pad= is cropped) holds less than one "
+                             "cycle of the lowest phase band (1.5 Hz: 0.666667 s)"),
+            std::string::npos)
+      << shorter.err;
+}
+
 TEST(FormatExamples, Hdf5ExampleTakesFsAndChannelNamesFromAttributes) {
   const ExampleInputs inputs;
   const auto r = run_example(inputs, "hdf5");

@@ -9,6 +9,7 @@
 
 #include "engine/errors.hpp"
 #include "stages/io/common/file_sha256.hpp"
+#include "stages/io/common/padding.hpp"
 #include "stages/io/edf/channel_selection.hpp"
 #include "stages/io/edf/epoch_rejection.hpp"
 
@@ -35,6 +36,9 @@ ElementInfo EdfSource::info() {
        "epochs where some channel's peak-to-peak amplitude exceeds this (in the channels' physical unit, e.g. 150 for "
        "150 uV) are left out (MNE's reject=)",
        true},
+      pad_param("more of the recording read on each side of every epoch: filtered with it, then cropped after the "
+                "hilbert stage, so short epochs keep their full filters; where the recording ends, an odd reflection "
+                "stands in (reported)"),
       nan_policy_param(),
   };
   info.make_source = [](const Params& p) { return std::make_unique<EdfSource>(p); };
@@ -48,6 +52,7 @@ EdfSource::EdfSource(const Params& params)
   if (params.has("step")) step_ = params.duration("step");
   if (params.has("events")) events_ = params.string("events");
   if (params.has("window")) window_ = parse_event_window("window", params.raw("window"));
+  if (params.has("pad")) pad_ = params.duration("pad");
   if (step_ && !epoch_) throw ParamError("step", "needs epoch= (the length of each window)");
   if (!events_.empty() && epoch_) throw ParamError("events", "use either epoch= (fixed windows) or events= (windows "
                                                              "around annotations), not both");
@@ -277,6 +282,9 @@ StreamInfo EdfSource::open(const std::stop_token& stop) {
   reject(epochs_, fs, selected, info.description, info.warnings, stop);
   info.description["epoching"]["epochs"] = epochs_.starts.size();
   info.description["epoching"]["epoch_starts_samples"] = epochs_.starts;
+  recording_samples_ = first.samples;
+  pad_samples_ = pad_samples(pad_, fs, -1);
+  if (pad_samples_ > 0) describe_padding(fs, info.description, info.warnings);
   if (epochs_.length > INT_MAX)
     throw InputError(fmt::format("{}: epochs of {} samples are too long; cut the recording with epoch=", path_,
                                  epochs_.length));
@@ -292,7 +300,8 @@ StreamInfo EdfSource::open(const std::stop_token& stop) {
   info.leading_dims = {static_cast<std::int64_t>(epochs_.starts.size()), static_cast<std::int64_t>(signals_.size())};
   info.leading_names = {"epochs", "channels"};
   info.labels = {{}, labels};
-  info.series_length = epochs_.length;
+  info.series_length = epochs_.length + 2 * pad_samples_;
+  info.pad = pad_samples_;
   info.sample_rate = fs;
   info.description["channel_labels"] = labels;
   info.description["channel_indices"] = selected;
@@ -311,8 +320,56 @@ StreamInfo EdfSource::open(const std::stop_token& stop) {
 }
 
 void EdfSource::read(std::int64_t first, std::int64_t count, float* dst) {
-  read_series(first, count, 0, epochs_.length, dst);
+  read_series(first, count, 0, epochs_.length + 2 * pad_samples_, dst);
   samples_.apply(dst, first, count);
+}
+
+void EdfSource::describe_padding(double fs, json& description, std::vector<std::string>& warnings) const {
+  const std::int64_t p = pad_samples_;
+  description["pad_samples"] = p;
+  json missing = json::array();
+  std::vector<std::string> named;
+  for (const auto start : epochs_.starts) {
+    const std::int64_t before = std::max<std::int64_t>(0, p - start);
+    const std::int64_t after = std::max<std::int64_t>(0, start + epochs_.length + p - recording_samples_);
+    if (before == 0 && after == 0) continue;
+    missing.push_back({{"epoch_start_s", static_cast<double>(start) / fs}, {"missing_before_samples", before},
+                       {"missing_after_samples", after}});
+    if (named.size() < 5) named.push_back(fmt::format("{:g} s", static_cast<double>(start) / fs));
+  }
+  description["padding_missing"] = missing;
+  if (!missing.empty())
+    warnings.push_back(fmt::format("{}: pad={} samples reaches past the recording's {} for {} of {} epochs (at {}{}): an "
+                                   "odd reflection of the recording stands in for the missing samples (listed in "
+                                   "result.json, input.padding_missing)",
+                                   path_, p, missing.size() == 1 && missing[0]["missing_after_samples"] == 0 ? "start"
+                                             : missing.size() == 1 && missing[0]["missing_before_samples"] == 0 ? "end"
+                                                                                                                 : "ends",
+                                   missing.size(), epochs_.starts.size(), fmt::join(named, ", "),
+                                   missing.size() > named.size() ? ", …" : ""));
+}
+
+void EdfSource::read_reflected(int signal, std::int64_t from, std::int64_t n, double* dst) {
+  // x(i) for i < 0 is 2 x(0) - x(-i); for i >= total, 2 x(total - 1) - x(2 (total - 1) - i): an odd
+  // reflection (filtfilt's padtype=odd), the mirrored index held inside the recording.
+  const std::int64_t total = recording_samples_, last = total - 1;
+  const std::int64_t a = std::clamp<std::int64_t>(from, 0, total), b = std::clamp<std::int64_t>(from + n, 0, total);
+  if (b > a) file_->read_physical(signal, a, static_cast<int>(b - a), dst + (a - from));
+  const auto mirrored = [&](std::int64_t lo, std::int64_t hi) {  // x(lo .. hi), inclusive, read at once
+    std::vector<double> x(static_cast<std::size_t>(hi - lo + 1));
+    file_->read_physical(signal, lo, static_cast<int>(x.size()), x.data());
+    return x;
+  };
+  if (from < a) {  // before the recording: mirrors of x(0 .. min(-from, last))
+    const auto x = mirrored(0, std::min(-from, last));
+    for (std::int64_t i = from; i < a; ++i) dst[i - from] = 2 * x[0] - x[static_cast<std::size_t>(std::min(-i, last))];
+  }
+  if (from + n > std::max(b, from)) {  // after it: mirrors of x(lo .. last)
+    const std::int64_t lo = std::max<std::int64_t>(0, 2 * last - (from + n - 1));
+    const auto x = mirrored(lo, last);
+    for (std::int64_t i = std::max(b, from); i < from + n; ++i)
+      dst[i - from] = 2 * x.back() - x[static_cast<std::size_t>(std::max<std::int64_t>(2 * last - i, 0) - lo)];
+  }
 }
 
 void EdfSource::read_series(std::int64_t first, std::int64_t count, std::int64_t offset, std::int64_t samples,
@@ -320,9 +377,8 @@ void EdfSource::read_series(std::int64_t first, std::int64_t count, std::int64_t
   const auto channels = static_cast<std::int64_t>(signals_.size());
   buffer_.resize(static_cast<std::size_t>(samples));
   for (std::int64_t s = first; s < first + count; ++s) {
-    const auto start = epochs_.starts[static_cast<std::size_t>(s / channels)];
-    file_->read_physical(signals_[static_cast<std::size_t>(s % channels)], start + offset, static_cast<int>(samples),
-                         buffer_.data());
+    const auto start = epochs_.starts[static_cast<std::size_t>(s / channels)] - pad_samples_;
+    read_reflected(signals_[static_cast<std::size_t>(s % channels)], start + offset, samples, buffer_.data());
     float* out = dst + (s - first) * samples;
     for (std::size_t t = 0; t < buffer_.size(); ++t) out[t] = static_cast<float>(buffer_[t]);
   }

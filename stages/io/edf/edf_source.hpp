@@ -24,7 +24,7 @@ class EdfSource final : public Source {
   void read(std::int64_t first, std::int64_t count, float* dst) override;
   // One series in double, as EDFlib delivers it.
   double host_workspace_bytes(std::int64_t /*batch_series*/) const override {
-    return static_cast<double>(epochs_.length) * sizeof(double);
+    return static_cast<double>(epochs_.length + 2 * pad_samples_) * sizeof(double);
   }
 
   static ElementInfo info();
@@ -41,6 +41,11 @@ class EdfSource final : public Source {
   // Samples [offset, offset + samples) of series [first, first + count) as the file holds them,
   // before the nan_policy.
   void read_series(std::int64_t first, std::int64_t count, std::int64_t offset, std::int64_t samples, float* dst);
+  // Samples [from, from + n) of `signal`, an odd reflection standing in for those outside the
+  // recording (pad= near its ends).
+  void read_reflected(int signal, std::int64_t from, std::int64_t n, double* dst);
+  // pad_samples and the epochs whose padding reaches past the recording, with a warning.
+  void describe_padding(double fs, json& description, std::vector<std::string>& warnings) const;
 
   std::string path_;
   SamplePolicy samples_;
@@ -51,6 +56,9 @@ class EdfSource final : public Source {
   std::optional<EventWindow> window_;
   std::vector<std::string> bad_prefixes_;  // reject_by_annotation: empty keeps every epoch
   std::optional<double> reject_ptp_;
+  std::optional<Duration> pad_;
+  std::int64_t pad_samples_ = 0;         // read on each side of every epoch
+  std::int64_t recording_samples_ = 0;  // of each selected channel
   static constexpr std::int64_t kPtpChunk = 1 << 20;  // samples read at a time for reject_ptp
   std::unique_ptr<EdfFile> file_;
   std::vector<int> signals_;  // EDFlib signal index of each selected channel

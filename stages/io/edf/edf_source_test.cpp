@@ -285,6 +285,41 @@ TEST(EdfSource, EpochsAboveThePeakToPeakLimitAreLeftOutNamingTheChannel) {
   EXPECT_NE(open_error(path, {{"reject_ptp", -1}}).find("must be a peak-to-peak amplitude > 0"), std::string::npos);
 }
 
+// pad=: each epoch is read with that much of the recording on each side; past the recording's ends
+// an odd reflection stands in (x(-k) = 2 x(0) - x(k), x(N - 1 + k) = 2 x(N - 1) - x(N - 1 - k)),
+// reported per epoch.
+TEST(EdfSource, PaddedEpochsReadTheRecordingAroundThemAndReflectPastItsEnds) {
+  testing::ScratchDir dir("edf_pad");
+  const auto path = write_recording(dir / "a.edf", false, {"Fz", "Cz"});
+  constexpr std::int64_t P = kRate / 2, L = 2 * kRate, N = kSeconds * kRate;
+  EdfSource source = make_source(path, {{"epoch", "2s"}, {"pad", "500ms"}, {"channels", "Cz"}});
+  const StreamInfo s = source.open({});
+  EXPECT_EQ(s.leading_dims, (Shape{5, 1}));
+  EXPECT_EQ(s.series_length, L + 2 * P);
+  EXPECT_EQ(s.pad, P);
+  const auto x = [](std::int64_t i) {  // Cz as written, reflected past the ends
+    if (i < 0) return 2 * written(1, 0) - written(1, -i);
+    if (i >= N) return 2 * written(1, N - 1) - written(1, 2 * (N - 1) - i);
+    return written(1, i);
+  };
+  const auto got = read_all(source, s, 2);
+  for (std::int64_t e = 0; e < 5; ++e)
+    for (std::int64_t t = 0; t < L + 2 * P; ++t) {
+      const double expected = x(e * L - P + t);
+      // Reflected values carry two samples' rounding.
+      const double tolerance = 3 * 1000.0 / 65535.0 + std::abs(expected) * 0x1p-22;
+      ASSERT_NEAR(got[static_cast<std::size_t>(e * (L + 2 * P) + t)], expected, tolerance) << "epoch " << e << " t " << t;
+    }
+  ASSERT_EQ(s.description["padding_missing"].size(), 2u);
+  EXPECT_EQ(s.description["padding_missing"][0]["missing_before_samples"], P);
+  EXPECT_EQ(s.description["padding_missing"][1]["epoch_start_s"], 8.0);
+  EXPECT_EQ(s.description["padding_missing"][1]["missing_after_samples"], P);
+  ASSERT_EQ(s.warnings.size(), 1u);
+  EXPECT_NE(s.warnings[0].find("pad=64 samples reaches past the recording's ends for 2 of 5 epochs (at 0 s, 8 s)"),
+            std::string::npos)
+      << s.warnings[0];
+}
+
 TEST(EdfSource, RefusesChannelsOfDifferentRatesListingThem) {
   testing::ScratchDir dir("edf_rates");
   const auto path = write_recording(dir / "a.edf", false, {"Fz", "ECG", "Cz"}, {}, {128, 256, 128});

@@ -8,6 +8,7 @@
 #include "stages/io/common/epoch_runs.hpp"
 #include "stages/io/common/file_sha256.hpp"
 #include "stages/io/common/finite_samples.hpp"
+#include "stages/io/common/padding.hpp"
 #include "stages/io/hdf5/hdf5_attributes.hpp"
 
 namespace pacflow::stages {
@@ -43,6 +44,8 @@ ElementInfo Hdf5Source::info() {
        "attribute holding the sample rate in Hz: on the dataset, else on the file's root"},
       {"labels_attribute", ParamType::String, "channel_names", "",
        "string-list attribute of the dataset naming the channels (used when present)"},
+      pad_param("context at each end of every series, held in the dataset (epochs cut with margins): filtered with "
+                "the series, then cropped after the hilbert stage, so later stages see the window between"),
       nan_policy_param(),
   };
   info.make_source = [](const Params& p) { return std::make_unique<Hdf5Source>(p); };
@@ -67,6 +70,7 @@ Hdf5Source::Hdf5Source(const Params& params)
   }
   if (seen.find('T') == std::string::npos)
     throw ParamError("layout", fmt::format("\"{}\" has no time axis T", layout_));
+  if (params.has("pad")) pad_ = params.duration("pad");
   if (params.has("fs")) {
     fs_ = params.number("fs");
     if (!(*fs_ > 0)) throw ParamError("fs", fmt::format("must be > 0, got {}", *fs_));
@@ -148,6 +152,8 @@ StreamInfo Hdf5Source::open(const std::stop_token& stop) {
                       {"layout", layout_},  {"file_shape", file_shape}, {"dtype", type_name(type.get())}};
   info.sample_rate = sample_rate(dataset_.get(), info.description);
   info.description["fs"] = info.sample_rate;
+  info.pad = pad_samples(pad_, info.sample_rate, length_);
+  if (info.pad > 0) info.description["pad_samples"] = info.pad;
   const auto labels = channel_labels(dataset_.get());
   if (!labels.empty()) {
     info.labels = {{}, labels};

@@ -40,6 +40,7 @@ class Hdf5Source final : public Source {
   std::string dataset_path_;
   std::string layout_;  // the file's axes in order, e.g. "ECT"
   std::optional<double> fs_;
+  std::optional<Duration> pad_;
   std::string fs_attribute_;
   std::string labels_attribute_;
   hdf5::Id file_;

@@ -119,6 +119,20 @@ TEST(Hdf5Source, ReadsAnEctDatasetExactlyWithFsFromItsAttribute) {
   expect_all_samples(source, s, 5);  // batches of 5 cross epoch boundaries
 }
 
+// pad=: context held in each series at the attribute's sample rate (20 ms at 250 Hz: 5 samples).
+TEST(Hdf5Source, PadNamesContextHeldInTheSeries) {
+  testing::ScratchDir dir("h5_pad");
+  const auto path = write_dataset(dir / "a.h5", Dataset().with_attributes({{"fs", 250.0}}));
+  Hdf5Source padded = make_source(path, {{"pad", "20ms"}});
+  const StreamInfo s = padded.open({});
+  EXPECT_EQ(s.series_length, 50);
+  EXPECT_EQ(s.pad, 5);
+  EXPECT_EQ(make_source(path, {{"pad", "24smp"}}).open({}).pad, 24);  // 2 samples left between
+  Hdf5Source all = make_source(path, {{"pad", "25smp"}});
+  EXPECT_NE(open_error(all).find("25 samples at each end of series of 50 samples leave 0 to analyse"),
+            std::string::npos);
+}
+
 TEST(Hdf5Source, ReadsEveryAxisOrderAndStorageTypeAsTheSameSeries) {
   testing::ScratchDir dir("h5_layouts");
   const std::vector<std::pair<std::string, hid_t>> cases = {

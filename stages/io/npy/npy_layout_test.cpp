@@ -144,6 +144,22 @@ TEST(NpyLayout, ATwoDimensionalArrayWithoutLayoutIsReadAsChannelsWithAWarningSay
   EXPECT_EQ(read_all(said, as_epochs, 2), expected);
 }
 
+// pad= on an array: the context is already in each series (epochs cut with margins); the stream
+// says how much, for the hilbert stage to crop.
+TEST(NpySource, PadNamesContextHeldInTheSeries) {
+  const auto x = (testing::data_dir() / "small" / "x.npy").string();  // 1024 samples at 256 Hz
+  NpySource padded = make_source({{"path", x}, {"fs", 256}, {"pad", "1s"}});
+  const StreamInfo info = padded.open({});
+  EXPECT_EQ(info.series_length, 1024);
+  EXPECT_EQ(info.pad, 256);
+  EXPECT_EQ(info.description["pad_samples"], 256);
+  EXPECT_NE(refusal({{"path", x}, {"fs", 256}, {"pad", "2s"}}).find("512 samples at each end of series of 1024 samples "
+                                                                     "leave 0 to analyse"),
+            std::string::npos);
+  EXPECT_NE(refusal({{"path", x}, {"fs", 256}, {"pad", "1ms"}}).find("padding must be at least one sample"),
+            std::string::npos);
+}
+
 // tests/data/npz/ holds archives NumPy wrote (make_npz.py there): x is small/x.npy's six series as
 // TensorPAC's (n_epochs, n_times), in float64, beside two other arrays.
 TEST(Npz, StoredAndDeflatedMembersGiveTheArrayNumPyWrote) {

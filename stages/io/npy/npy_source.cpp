@@ -5,6 +5,7 @@
 #include "engine/errors.hpp"
 #include "stages/io/common/file_sha256.hpp"
 #include "stages/io/common/finite_samples.hpp"
+#include "stages/io/common/padding.hpp"
 #include "stages/io/npy/npz_archive.hpp"
 
 namespace pacflow::stages {
@@ -24,6 +25,8 @@ ElementInfo NpySource::info() {
        true},
       {"key", ParamType::String, nullptr, "",
        "the array of an .npz archive (np.savez's keyword, e.g. x for x.npy); needed when it holds several", true},
+      pad_param("context at each end of every series, held in the array (epochs cut with margins): filtered with the "
+                "series, then cropped after the hilbert stage, so later stages see the window between"),
       nan_policy_param(),
   };
   info.make_source = [](const Params& p) { return std::make_unique<NpySource>(p); };
@@ -36,6 +39,7 @@ NpySource::NpySource(const Params& params)
   if (!(fs_ > 0)) throw ParamError("fs", fmt::format("must be > 0, got {}", fs_));
   if (params.has("key")) key_ = params.string("key");
   if (params.has("layout")) given_layout_ = ArrayLayout::parse(params.string("layout"));
+  if (params.has("pad")) pad_ = params.duration("pad");
 }
 
 std::string NpySource::open_values(json& description) {
@@ -91,7 +95,9 @@ StreamInfo NpySource::open(const std::stop_token& stop) {
   info.leading_dims = layout_.leading();
   info.leading_names = layout_.leading_names();
   info.series_length = layout_.length();
+  info.pad = pad_samples(pad_, fs_, info.series_length);
   info.sample_rate = fs_;
+  if (info.pad > 0) info.description["pad_samples"] = info.pad;
   info.description["file_shape"] = s;
   info.description["layout"] = layout_.axes();
   info.description["dtype"] = dtype_name(header.dtype);

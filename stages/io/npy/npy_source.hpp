@@ -35,6 +35,7 @@ class NpySource final : public Source {
   double fs_;
   std::optional<std::string> key_;
   std::optional<ArrayLayout> given_layout_;
+  std::optional<Duration> pad_;
   ArrayLayout layout_;
   std::unique_ptr<NpyValues> values_;
   SamplePolicy samples_;
