@@ -50,10 +50,17 @@ struct BuiltSink {
   std::size_t element = 0;  // its index among the pipeline's elements (for error locations)
 };
 
+// A preprocessing stage (engine/transform.hpp), folded into the source's reads.
+struct BuiltPreprocessing {
+  std::string name;
+  json resolved;
+};
+
 struct BuiltPipeline {
-  std::unique_ptr<Source> source;
+  std::unique_ptr<Source> source;  // with the preprocessing stages' transforms, if any
   std::string source_name;
   json source_resolved;
+  std::vector<BuiltPreprocessing> preprocessing;
   std::vector<std::string> source_writes;
   StreamInfo stream;
   std::vector<BuiltStage> stages;

@@ -9,6 +9,7 @@
 #include "engine/memory_budget.hpp"
 #include "engine/memory_estimate.hpp"
 #include "engine/output_checks.hpp"
+#include "engine/transformed_source.hpp"
 
 #ifndef PACFLOW_VERSION
 #define PACFLOW_VERSION "0.0.0"
@@ -329,12 +330,55 @@ BuiltPipeline build(const Registry& registry, const std::vector<ElementSpec>& el
                                  built.stream.series_length),
                      source_spec.where);
 
+  // Preprocessing stages, right after the source: they become part of its reads.
+  std::size_t next = 1;
+  bool whole_epochs = false;
+  for (; next < elements.size(); ++next) {
+    const ElementSpec& spec = elements[next];
+    const ElementInfo* info = spec.kind == ElementKind::Stage ? registry.find(spec.kind, spec.name) : nullptr;
+    if (!info || !info->make_transform) break;
+    for (const char* placement_param : {"on", "ring", "batch", "overflow", "fallback", "vram"}) {
+      if (!spec.params.contains(placement_param)) continue;
+      try {
+        throw ParamError(placement_param, fmt::format("a preprocessing stage runs on the CPU as the source reads, so it "
+                                                      "takes no {}=",
+                                                      placement_param));
+      } catch (...) {
+        rethrow_located(spec);
+      }
+    }
+    const Params params = checked_params(registry, *info, spec);
+    try {
+      std::unique_ptr<Transform> transform = info->make_transform(params);
+      json resolved = params.all();
+      StreamInfo after = transform->plan(built.stream, resolved);
+      whole_epochs = whole_epochs || transform->per_epoch();
+      built.source = std::make_unique<TransformedSource>(std::move(built.source), built.stream, std::move(transform),
+                                                         after);
+      built.stream = std::move(after);
+      built.preprocessing.push_back({spec.name, resolved});
+    } catch (...) {
+      rethrow_located(spec);
+    }
+  }
+
   PlanContext ctx(built.stream);
+  if (whole_epochs) {
+    ctx.require_batch_multiple(built.stream.series_count() / built.stream.leading_dims.at(0));
+    built.batch_multiple = ctx.batch_multiple();
+    built.batch_multiple_by = built.preprocessing.back().name;
+  }
   for (const auto& t : ctx.tensors()) built.source_writes.push_back(t.name);
   std::vector<std::vector<std::string>> reads;  // per stage
-  for (std::size_t i = 1; i < elements.size(); ++i) {
+  for (std::size_t i = next; i < elements.size(); ++i) {
     const ElementSpec& spec = elements[i];
     const ElementInfo* info = registry.find(spec.kind, spec.name);
+    if (info->make_transform)
+      throw InputError(fmt::format("stage \"{}\" is a preprocessing stage: it transforms the source's series as they "
+                                   "are read, so it comes right after the source (with the other preprocessing "
+                                   "stages), before stage \"{}\"",
+                                   spec.name, elements[next].name),
+                       spec.where);
     const Params params = checked_params(registry, *info, spec);
     ctx.begin_element();
     const std::size_t declared_before = ctx.tensors().size();
@@ -551,6 +595,8 @@ json describe(const BuiltPipeline& built, std::int64_t batch_option, int in_flig
                       {"name", built.source_name},
                       {"params", built.source_resolved},
                       {"writes", built.source_writes}});
+  for (const auto& p : built.preprocessing)
+    elements.push_back({{"kind", "stage"}, {"name", p.name}, {"device", "cpu, as the source reads"}, {"params", p.resolved}});
   for (const auto& s : built.stages)
     elements.push_back({{"kind", "stage"},
                         {"name", s.name},

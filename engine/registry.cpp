@@ -19,13 +19,14 @@ std::string kind_name(ElementKind kind) {
 void Registry::add(ElementInfo info) {
   if (find(info.kind, info.name))
     throw std::logic_error(kind_name(info.kind) + " \"" + info.name + "\" registered twice");
-  if (info.kind == ElementKind::Stage)
+  const bool placed = info.kind == ElementKind::Stage && !info.make_transform;
+  if (placed)
     info.params.push_back(ParamSpec{"on", ParamType::Device, nullptr, "",
                                     "devices the stage runs on: cpu (all threads), cpu:K, cuda:K (a GPU), sim:K "
                                     "(modelled), or a list such as cpu:0,1, cuda:* or sim:0-7 to replicate it; "
                                     "unset: the run's device pool",
                                     true});
-  if (info.kind == ElementKind::Stage) {
+  if (placed) {
     // Settings of the edge into the stage; a ring is set up there when the stage runs on other
     // devices than the one before it, or when any of these is given.
     info.params.push_back(ParamSpec{"ring", ParamType::Integer, nullptr, "slots",

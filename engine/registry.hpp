@@ -8,6 +8,7 @@
 
 #include "engine/params.hpp"
 #include "engine/stage.hpp"
+#include "engine/transform.hpp"
 
 namespace pacflow {
 
@@ -22,11 +23,15 @@ struct ElementInfo {
   std::function<std::unique_ptr<Source>(const Params&)> make_source;
   std::function<std::unique_ptr<Stage>(const Params&)> make_stage;
   std::function<std::unique_ptr<Sink>(const Params&)> make_sink;
+  // A preprocessing stage (engine/transform.hpp) has this instead of make_stage: it runs as the
+  // source reads, right after it, and takes no placement parameters.
+  std::function<std::unique_ptr<Transform>(const Params&)> make_transform = {};
 };
 
 class Registry {
  public:
-  // Adds an element; stages also get the engine's placement parameter `on`.
+  // Adds an element; stages (not preprocessing stages) also get the engine's placement parameters
+  // (`on`, the edge's `ring`, `batch`, `overflow`, `fallback`, `vram`).
   void add(ElementInfo info);
   const ElementInfo* find(ElementKind kind, const std::string& name) const;
   std::vector<std::string> names(ElementKind kind) const;

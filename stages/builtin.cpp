@@ -12,6 +12,8 @@
 #include "stages/io/npy/npy_source.hpp"
 #include "stages/io/png/png_sink.hpp"
 #include "stages/modulation_index/mi_stage.hpp"
+#include "stages/notch/notch_stage.hpp"
+#include "stages/reref/reref_stage.hpp"
 #include "stages/surrogates/surrogates_stage.hpp"
 #include "stages/synthetic/synthetic_source.hpp"
 
@@ -24,6 +26,8 @@ const Registry& builtin_registry() {
     r.add(NpySource::info());
     r.add(EdfSource::info());
     r.add(Hdf5Source::info());
+    r.add(NotchStage::info());
+    r.add(RerefStage::info());
     r.add(BandpassStage::info());
     r.add(HilbertStage::info());
     r.add(EnvelopePhaseStage::info());

@@ -26,6 +26,10 @@ void add_field_vocabulary(Registry& registry) {
       {"cycle", "TensorPAC's cycle=(3, 6) is pha_cycles= and amp_cycles= on stage bandpass"},
       {"dcomplex", "TensorPAC's dcomplex='hilbert' is stage hilbert, after stage bandpass"},
       {"sf", "the sample rate is fs= on the source"},
+      {"ref_channels", "MNE's set_eeg_reference(ref_channels=…) is stage reref right after the source: ref=average, "
+                       "ref=CHANNEL, or bipolar=[F3-C3, …] for a bipolar montage"},
+      {"freqs", "MNE's notch_filter(freqs=…) is stage notch right after the source: freq= (the line frequency) with "
+                "harmonics=all or a count"},
       {"reject", "MNE's reject=dict(eeg=…) is reject_ptp= on source edf, in the channels' physical unit (reject_ptp=150 "
                  "for 150 uV); epochs overlapping BAD annotations are left out by default (reject_by_annotation=)"},
   };

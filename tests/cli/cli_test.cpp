@@ -88,6 +88,44 @@ TEST(Cli, UnknownStageExitsTwoWithLocationAndSuggestion) {
   EXPECT_NE(r.err.find("p.pipe:4:8: unknown stage \"hilbret\"; did you mean \"hilbert\"?"), std::string::npos) << r.err;
 }
 
+// Preprocessing stages run as the source reads: right after it, in whole epochs where they combine
+// channels (every batch size is rounded to whole epochs), with the same results for any batch size.
+TEST(Cli, PreprocessingStagesComeRightAfterTheSourceAndKeepResultsIndependentOfBatches) {
+  const ScratchDir dir("cli_preprocessing");
+  const std::string preprocessing = "stage notch freq=50\nstage reref bipolar=[0-1, 1-2]\n";
+  std::string text = small_pipe(fixture_input());
+  text.insert(text.find("stage  bandpass"), preprocessing);
+  dir.write("p.pipe", text);
+  const auto one = run_cli("run p.pipe -q --batch 1 --out one", dir.path());
+  ASSERT_EQ(one.exit_code, 0) << one.err;
+  const auto five = run_cli("run p.pipe -q --batch 5 --out five", dir.path());
+  ASSERT_EQ(five.exit_code, 0) << five.err;
+  EXPECT_EQ(testing::read_file(dir / "one" / "pac.npy"), testing::read_file(dir / "five" / "pac.npy"));
+  std::ifstream in(dir / "five" / "result.json");
+  const json report = json::parse(in);
+  EXPECT_EQ(report["input"]["shape"], json({2, 2, 1024}));
+  EXPECT_EQ(report["batch_multiple"], json({{"series", 2}, {"required_by", "reref"}}));
+  EXPECT_EQ(report["pipeline"][1]["name"], "notch");
+  EXPECT_EQ(report["pipeline"][1]["params"]["frequencies_hz"], json({50.0, 100.0}));
+  EXPECT_EQ(report["pipeline"][2]["params"]["bipolar"], json({"0-1", "1-2"}));
+  EXPECT_EQ(read_npy(dir / "five" / "pac.npy").shape(), (Shape{2, 2, 1, 1}));
+
+  std::string late = small_pipe(fixture_input(), "stage  notch freq=50\n");
+  dir.write("late.pipe", late);
+  const auto refused = run_cli("run late.pipe", dir.path());
+  EXPECT_EQ(refused.exit_code, 2);
+  EXPECT_NE(refused.err.find("late.pipe:4:8: stage \"notch\" is a preprocessing stage: it transforms the source's "
+                             "series as they are read, so it comes right after the source"),
+            std::string::npos)
+      << refused.err;
+  const auto placed = run_cli("run p.pipe --set reref.on=cpu:0", dir.path());
+  EXPECT_EQ(placed.exit_code, 2);
+  EXPECT_NE(placed.err.find("parameter \"on\": a preprocessing stage runs on the CPU as the source reads, so it takes "
+                            "no on="),
+            std::string::npos)
+      << placed.err;
+}
+
 TEST(Cli, UnknownParameterExitsTwoWithLocationAndSuggestion) {
   const ScratchDir dir("cli");
   std::string text = small_pipe(fixture_input());

@@ -1,0 +1,90 @@
+#include "stages/notch/notch_stage.hpp"
+
+#include <cmath>
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <oneapi/tbb/enumerable_thread_specific.h>
+#include <oneapi/tbb/info.h>
+#include <oneapi/tbb/parallel_for.h>
+
+#include "engine/errors.hpp"
+
+namespace pacflow::stages {
+
+ElementInfo NotchStage::info() {
+  ElementInfo info;
+  info.kind = ElementKind::Stage;
+  info.name = "notch";
+  info.summary = "line noise and its harmonics removed (scipy iirnotch + filtfilt), as the source reads; right "
+                 "after the source";
+  info.params = {
+      {"freq", ParamType::Number, nullptr, "Hz", "the line frequency, e.g. 50 or 60"},
+      {"harmonics", ParamType::Spec, "all", "",
+       "how many of freq, 2 freq, 3 freq, … to remove: all (every one below fs/2) or a count (1: freq only)"},
+      {"q", ParamType::Number, 30, "", "quality factor of each notch: its -3 dB width is its frequency / q"},
+  };
+  info.make_transform = [](const Params& p) { return std::make_unique<NotchStage>(p); };
+  return info;
+}
+
+NotchStage::NotchStage(const Params& params)
+    : frequency_(params.number("freq")), harmonics_(params.raw("harmonics")), q_(params.number("q")) {
+  if (!(frequency_ > 0) || !std::isfinite(frequency_))
+    throw ParamError("freq", fmt::format("must be a frequency > 0 Hz, got {}", frequency_));
+  if (!(q_ > 0) || !std::isfinite(q_)) throw ParamError("q", fmt::format("must be > 0, got {}", q_));
+  const bool all = harmonics_.is_string() && harmonics_.get<std::string>() == "all";
+  if (!all && !(harmonics_.is_number_integer() && harmonics_.get<std::int64_t>() >= 1))
+    throw ParamError("harmonics", fmt::format("expected all or a count >= 1, got {}", harmonics_.dump()));
+}
+
+StreamInfo NotchStage::plan(const StreamInfo& before, json& resolved) {
+  const double fs = before.sample_rate, nyquist = fs / 2;
+  if (frequency_ >= nyquist)
+    throw ParamError("freq", fmt::format("{:g} Hz is at or above the Nyquist frequency ({:g} Hz at {:g} Hz)",
+                                         frequency_, nyquist, fs));
+  std::vector<double> frequencies;
+  if (harmonics_.is_string()) {
+    for (std::int64_t k = 1; static_cast<double>(k) * frequency_ < nyquist; ++k)
+      frequencies.push_back(static_cast<double>(k) * frequency_);
+  } else {
+    const auto count = harmonics_.get<std::int64_t>();
+    if (static_cast<double>(count) * frequency_ >= nyquist)
+      throw ParamError("harmonics", fmt::format("harmonic {} of {:g} Hz, {:g} Hz, is at or above the Nyquist frequency "
+                                                "({:g} Hz); use harmonics={} or all",
+                                                count, frequency_, static_cast<double>(count) * frequency_, nyquist,
+                                                static_cast<std::int64_t>(std::ceil(nyquist / frequency_)) - 1));
+    for (std::int64_t k = 1; k <= count; ++k) frequencies.push_back(static_cast<double>(k) * frequency_);
+  }
+  if (before.series_length <= static_cast<std::int64_t>(notch::kPadLength))
+    throw InputError(fmt::format("series of {} samples are too short for the notch's filtfilt (more than {} needed)",
+                                 before.series_length, notch::kPadLength));
+  filters_.clear();
+  for (const double f : frequencies) filters_.push_back(notch::iir_notch(f, q_, fs));
+  length_ = before.series_length;
+  resolved["frequencies_hz"] = frequencies;
+  resolved["filter"] = "scipy.signal.iirnotch(f, q, fs) for each frequency in turn, filtfilt padtype=odd padlen=9, "
+                       "in double";
+  return before;
+}
+
+void NotchStage::apply(const float* in, float* out, std::int64_t, std::int64_t count) const {
+  const auto t = static_cast<std::size_t>(length_);
+  struct Buffers {
+    std::vector<double> series, extension;
+  };
+  oneapi::tbb::enumerable_thread_specific<Buffers> buffers;
+  oneapi::tbb::parallel_for(std::int64_t{0}, count, [&](std::int64_t s) {
+    Buffers& b = buffers.local();
+    b.series.assign(in + static_cast<std::size_t>(s) * t, in + static_cast<std::size_t>(s + 1) * t);
+    for (const auto& filter : filters_) notch::filtfilt(filter, b.series, b.extension);
+    float* dst = out + static_cast<std::size_t>(s) * t;
+    for (std::size_t i = 0; i < t; ++i) dst[i] = static_cast<float>(b.series[i]);
+  });
+}
+
+double NotchStage::host_workspace_bytes() const {
+  return static_cast<double>(oneapi::tbb::info::default_concurrency()) *
+         static_cast<double>(2 * length_ + 2 * static_cast<std::int64_t>(notch::kPadLength)) * sizeof(double);
+}
+
+}  // namespace pacflow::stages

@@ -1,0 +1,32 @@
+#pragma once
+// Stage `notch`: removes line noise and its harmonics from every series before any other stage, as
+// the source reads them (a preprocessing stage, engine/transform.hpp): for each frequency f, 2f, …
+// in turn, scipy's iirnotch(f, q, fs) applied by filtfilt (notch_filter.hpp), in double precision.
+#include <vector>
+
+#include "engine/registry.hpp"
+#include "engine/transform.hpp"
+#include "stages/notch/notch_filter.hpp"
+
+namespace pacflow::stages {
+
+class NotchStage final : public Transform {
+ public:
+  explicit NotchStage(const Params& params);
+  StreamInfo plan(const StreamInfo& before, json& resolved) override;
+  bool per_epoch() const override { return false; }
+  void apply(const float* in, float* out, std::int64_t first, std::int64_t count) const override;
+  // One series in double and its extension, per thread.
+  double host_workspace_bytes() const override;
+
+  static ElementInfo info();
+
+ private:
+  double frequency_;
+  json harmonics_;  // "all" or a count
+  double q_;
+  std::vector<notch::Biquad> filters_;  // one per frequency, ascending
+  std::int64_t length_ = 0;
+};
+
+}  // namespace pacflow::stages

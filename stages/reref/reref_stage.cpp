@@ -1,0 +1,199 @@
+#include "stages/reref/reref_stage.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "engine/errors.hpp"
+#include "stages/io/edf/channel_selection.hpp"
+
+namespace pacflow::stages {
+
+namespace {
+
+// One channel by label or index, as channels= names it; errors name `param`.
+std::size_t one_channel(const json& spec, const std::vector<std::string>& labels, const std::string& param) {
+  try {
+    const auto found = select_channels(spec.is_number_integer() ? json(std::to_string(spec.get<std::int64_t>())) : spec,
+                                       labels);
+    if (found.size() != 1) throw ParamError(param, fmt::format("{} names {} channels, not one", spec.dump(), found.size()));
+    return found.front();
+  } catch (const ParamError& e) {
+    if (e.param() == param) throw;
+    throw ParamError(param, e.bare_message());
+  }
+}
+
+}  // namespace
+
+ElementInfo RerefStage::info() {
+  ElementInfo info;
+  info.kind = ElementKind::Stage;
+  info.name = "reref";
+  info.summary = "re-referencing (average, one channel, or bipolar pairs) as the source reads; right after the source";
+  info.params = {
+      {"ref", ParamType::Spec, nullptr, "",
+       "average (each channel minus the mean of the epoch's channels; the default) or a channel (label or index) "
+       "subtracted from the others and dropped",
+       true},
+      {"bipolar", ParamType::Spec, nullptr, "",
+       "pairs [F3-C3, C3-P3] (or [[F3, C3], …]): one channel per pair, the first minus the second; replaces ref", true},
+  };
+  info.make_transform = [](const Params& p) { return std::make_unique<RerefStage>(p); };
+  return info;
+}
+
+RerefStage::RerefStage(const Params& params) : ref_(params.has("ref") ? params.raw("ref") : json("average")) {
+  if (params.has("bipolar")) {
+    if (params.has("ref"))
+      throw ParamError("bipolar", "use either ref= (average or one channel) or bipolar= (pairs), not both");
+    mode_ = Mode::Bipolar;
+    bipolar_ = params.raw("bipolar");
+    if (!bipolar_.is_array() || bipolar_.empty())
+      throw ParamError("bipolar", fmt::format("expected a list of pairs such as [F3-C3, C3-P3], got {}", bipolar_.dump()));
+  } else if (!(ref_.is_string() && ref_.get<std::string>() == "average")) {
+    mode_ = Mode::Channel;
+  }
+}
+
+void RerefStage::plan_bipolar(const std::vector<std::string>& labels) {
+  for (const auto& pair : bipolar_) {
+    Difference d;
+    if (pair.is_array()) {
+      if (pair.size() != 2) throw ParamError("bipolar", fmt::format("{} is not a pair of channels", pair.dump()));
+      d = {one_channel(pair[0], labels, "bipolar"), one_channel(pair[1], labels, "bipolar")};
+    } else if (pair.is_string()) {
+      // "A-B": the one split at a '-' whose two sides both name a channel.
+      const std::string text = pair.get<std::string>();
+      std::vector<Difference> splits;
+      std::string why;  // what the first split found wrong
+      for (auto dash = text.find('-'); dash != std::string::npos; dash = text.find('-', dash + 1)) {
+        try {
+          splits.push_back({one_channel(json(text.substr(0, dash)), labels, "bipolar"),
+                            one_channel(json(text.substr(dash + 1)), labels, "bipolar")});
+        } catch (const ParamError& e) {
+          if (why.empty()) why = e.bare_message();
+        }
+      }
+      if (splits.size() > 1)
+        throw ParamError("bipolar", fmt::format("\"{}\" is ambiguous as two channels joined by '-'; write the pair as "
+                                                "[A, B]",
+                                                text));
+      if (splits.empty())
+        throw ParamError("bipolar", fmt::format("\"{}\" is not two channels joined by '-'{}", text,
+                                                why.empty() ? "" : ": " + why));
+      d = splits.front();
+    } else {
+      throw ParamError("bipolar", fmt::format("{} is not a pair of channels (A-B or [A, B])", pair.dump()));
+    }
+    if (d.plus == d.minus) throw ParamError("bipolar", fmt::format("{} pairs a channel with itself", pair.dump()));
+    channels_out_.push_back(d);
+    labels_out_.push_back(labels[d.plus].empty() ? fmt::format("{}-{}", d.plus, d.minus)
+                                                 : fmt::format("{}-{}", labels[d.plus], labels[d.minus]));
+  }
+}
+
+StreamInfo RerefStage::plan(const StreamInfo& before, json& resolved) {
+  if (before.leading_dims.size() < 2 || before.leading_names.at(1) != "channels")
+    throw InputError("reref needs an input laid out [epochs][channels]…[time]");
+  channels_ = before.leading_dims[1];
+  segments_ = before.leading_dims.size() > 2 ? before.leading_dims[2] : 1;
+  length_ = before.series_length;
+  if (channels_ < 2) throw InputError(fmt::format("reref needs at least 2 channels; the input has {}", channels_));
+  std::vector<std::string> labels =
+      before.labels.size() > 1 && !before.labels[1].empty() ? before.labels[1]
+                                                             : std::vector<std::string>(static_cast<std::size_t>(channels_));
+  channels_out_.clear();
+  labels_out_.clear();
+  if (mode_ == Mode::Bipolar) {
+    plan_bipolar(labels);
+    resolved["bipolar"] = labels_out_;
+  } else if (mode_ == Mode::Channel) {
+    const std::size_t ref = one_channel(ref_, labels, "ref");
+    for (std::size_t c = 0; c < labels.size(); ++c) {
+      if (c == ref) continue;
+      channels_out_.push_back({c, ref});
+      labels_out_.push_back(labels[c]);
+    }
+    resolved["ref"] = labels[ref].empty() ? json(ref) : json(labels[ref]);
+  } else {
+    for (std::size_t c = 0; c < labels.size(); ++c) channels_out_.push_back({c, 0});
+    labels_out_ = labels;
+  }
+  // Series left out by the source: an output series built from one is left out too (in the
+  // average, they are left out of the mean instead).
+  excluded_.assign(static_cast<std::size_t>(before.series_count()), false);
+  for (const auto k : before.excluded_series) excluded_[static_cast<std::size_t>(k)] = true;
+  StreamInfo after = before;
+  after.leading_dims[1] = static_cast<std::int64_t>(channels_out_.size());
+  if (after.labels.size() < 2) after.labels.resize(2);
+  after.labels[1] = std::any_of(labels.begin(), labels.end(), [](const auto& l) { return !l.empty(); }) ||
+                            mode_ == Mode::Bipolar
+                        ? labels_out_
+                        : std::vector<std::string>{};
+  after.excluded_series.clear();
+  const auto out_channels = static_cast<std::int64_t>(channels_out_.size());
+  for (std::int64_t e = 0; e < before.leading_dims[0]; ++e)
+    for (std::int64_t c = 0; c < out_channels; ++c)
+      for (std::int64_t s = 0; s < segments_; ++s) {
+        const Difference& d = channels_out_[static_cast<std::size_t>(c)];
+        const auto series = [&](std::size_t channel) {
+          return static_cast<std::size_t>((e * channels_ + static_cast<std::int64_t>(channel)) * segments_ + s);
+        };
+        if (excluded_[series(d.plus)] || (mode_ != Mode::Average && excluded_[series(d.minus)]))
+          after.excluded_series.push_back((e * out_channels + c) * segments_ + s);
+      }
+  if (after.description.contains("channel_labels")) after.description["channel_labels"] = after.labels[1];
+  resolved["channels"] = after.labels[1].empty() ? json(out_channels) : json(after.labels[1]);
+  return after;
+}
+
+void RerefStage::apply(const float* in, float* out, std::int64_t first, std::int64_t count) const {
+  const auto t = static_cast<std::size_t>(length_);
+  const auto out_channels = static_cast<std::int64_t>(channels_out_.size());
+  std::vector<double> mean(t);
+  std::vector<float> copy;  // an epoch's input, when it is rewritten in place by differences
+  for (std::int64_t e = 0; e < count; ++e) {
+    const float* epoch_in = in + static_cast<std::size_t>(e * channels_ * segments_) * t;
+    if (in == out && mode_ != Mode::Average) {
+      copy.assign(epoch_in, epoch_in + static_cast<std::size_t>(channels_ * segments_) * t);
+      epoch_in = copy.data();
+    }
+    float* epoch_out = out + static_cast<std::size_t>(e * out_channels * segments_) * t;
+    for (std::int64_t s = 0; s < segments_; ++s) {
+      const auto row = [&](auto* base, std::int64_t channel) { return base + static_cast<std::size_t>(channel * segments_ + s) * t; };
+      const auto left_out = [&](std::size_t channel) {
+        return excluded_[static_cast<std::size_t>(((first + e) * channels_ + static_cast<std::int64_t>(channel)) * segments_ + s)];
+      };
+      if (mode_ == Mode::Average) {
+        std::fill(mean.begin(), mean.end(), 0.0);
+        std::int64_t used = 0;
+        for (std::int64_t c = 0; c < channels_; ++c) {
+          if (left_out(static_cast<std::size_t>(c))) continue;
+          const float* x = row(epoch_in, c);
+          for (std::size_t i = 0; i < t; ++i) mean[i] += x[i];
+          ++used;
+        }
+        if (used > 0)
+          for (double& m : mean) m /= static_cast<double>(used);
+        for (std::int64_t c = 0; c < channels_; ++c) {  // in place allowed: each value read before it is written
+          if (left_out(static_cast<std::size_t>(c))) continue;
+          const float* x = row(epoch_in, c);
+          float* y = row(epoch_out, c);
+          for (std::size_t i = 0; i < t; ++i) y[i] = static_cast<float>(static_cast<double>(x[i]) - mean[i]);
+        }
+        continue;
+      }
+      for (std::int64_t c = 0; c < out_channels; ++c) {
+        const Difference& d = channels_out_[static_cast<std::size_t>(c)];
+        const float* a = row(epoch_in, static_cast<std::int64_t>(d.plus));
+        const float* b = row(epoch_in, static_cast<std::int64_t>(d.minus));
+        float* y = row(epoch_out, c);
+        for (std::size_t i = 0; i < t; ++i) y[i] = static_cast<float>(static_cast<double>(a[i]) - static_cast<double>(b[i]));
+      }
+    }
+  }
+}
+
+double RerefStage::host_workspace_bytes() const { return static_cast<double>(length_) * sizeof(double); }
+
+}  // namespace pacflow::stages

@@ -1,0 +1,45 @@
+#pragma once
+// Stage `reref`: re-references the channels of every epoch before any other stage, as the source
+// reads them (a preprocessing stage, engine/transform.hpp):
+//   ref=average (default)  each channel minus the mean of the epoch's channels at each sample
+//                          (channels left out by nan_policy=skip are not in the mean);
+//   ref=Cz                 each channel minus that one, which is dropped (it would be zero);
+//   bipolar=[F3-C3, …]     one channel per pair, the first minus the second, labelled "F3-C3"
+//                          (or [[F3, C3], …] where a label holds a '-').
+// Channels are named by label (when the input has labels) or by index.
+#include <vector>
+
+#include "engine/registry.hpp"
+#include "engine/transform.hpp"
+
+namespace pacflow::stages {
+
+class RerefStage final : public Transform {
+ public:
+  explicit RerefStage(const Params& params);
+  StreamInfo plan(const StreamInfo& before, json& resolved) override;
+  bool per_epoch() const override { return true; }
+  void apply(const float* in, float* out, std::int64_t first, std::int64_t count) const override;
+  // The mean of one epoch's channels, in double.
+  double host_workspace_bytes() const override;
+
+  static ElementInfo info();
+
+ private:
+  enum class Mode { Average, Channel, Bipolar };
+  // Output channel c is input channel plus[c] minus input channel minus[c] (Average: minus unused).
+  struct Difference {
+    std::size_t plus = 0, minus = 0;
+  };
+  void plan_bipolar(const std::vector<std::string>& labels);
+
+  Mode mode_ = Mode::Average;
+  json ref_;
+  json bipolar_;
+  std::vector<Difference> channels_out_;
+  std::vector<std::string> labels_out_;
+  std::int64_t channels_ = 0, segments_ = 1, length_ = 0;
+  std::vector<bool> excluded_;  // per series of the stream before
+};
+
+}  // namespace pacflow::stages
