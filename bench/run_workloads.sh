@@ -5,12 +5,15 @@
 # ("Workloads end to end") after a line giving the conditions of the measurement. Each run writes
 # into the same output directory, as a user's repeated runs do.
 # Usage: bench/run_workloads.sh [N] [w1 w2 w3 ...]   (from the repository root, after a build)
+# PACFLOW_CLI names another pipeline_cli (a bundle's, tools/gpu/bundle.sh), PACFLOW_RUN_ARGS adds
+# options to every run (--devices cuda:0). Without /usr/bin/time the peak RSS column reads "-".
 set -euo pipefail
 cd "$(dirname "$0")/.."
 runs=${1:-5}
 shift || true
 workloads=${*:-w1 w2 w3}
-cli=build/bin/pipeline_cli
+cli=${PACFLOW_CLI:-build/bin/pipeline_cli}
+read -ra run_args <<< "${PACFLOW_RUN_ARGS:-}"
 [[ -x $cli ]] || { echo "run tools/setup.sh first: $cli is missing" >&2; exit 2; }
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
@@ -19,14 +22,18 @@ trap 'rm -rf "$out"' EXIT
 declare -A goal=([w1]=0.25 [w2]=10 [w3]=60)
 
 cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)
-echo "<!-- $(date -I), $cpu, $(nproc) CPUs, load average before: $(cut -d' ' -f1-3 /proc/loadavg); medians of $runs runs -->"
+echo "<!-- $(date -I), $cpu, $(nproc) CPUs, load average before: $(cut -d' ' -f1-3 /proc/loadavg); medians of $runs runs${PACFLOW_RUN_ARGS:+, options $PACFLOW_RUN_ARGS} -->"
 echo "| workload | median | fastest | peak RSS | goal (issue 4) |"
 echo "| --- | --- | --- | --- | --- |"
 for w in $workloads; do
   times=() peak=0
   for ((i = 0; i < runs; i++)); do
     start=$EPOCHREALTIME
-    /usr/bin/time -f '%M' -o "$out/rss" "$cli" run -q --out "$out/$w" "pipelines/bench/$w.pipe" 2>/dev/null
+    if [[ -x /usr/bin/time ]]; then
+      /usr/bin/time -f '%M' -o "$out/rss" "$cli" run -q "${run_args[@]}" --out "$out/$w" "pipelines/bench/$w.pipe" 2>/dev/null
+    else
+      "$cli" run -q "${run_args[@]}" --out "$out/$w" "pipelines/bench/$w.pipe" 2>/dev/null && echo 0 > "$out/rss"
+    fi
     seconds=$(awk -v a="$start" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.3f", b - a }')
     read -r kib < "$out/rss"
     times+=("$seconds")
@@ -39,6 +46,7 @@ for w in $workloads; do
     verdict="< ${goal[$w]} s: $(awk -v m="$median" -v g="${goal[$w]}" 'BEGIN { print (m < g) ? "met" : "**not met**" }')"
     [[ $w == w2 ]] && verdict+="; RSS < 1 GiB: $( ((peak < 1048576)) && echo met || echo '**not met**')"
   fi
-  printf '| %s | %s s | %s s | %d MiB | %s |\n' "${w^^}" "$median" "$(head -1 <<< "$sorted")" $((peak / 1024)) "$verdict"
+  rss=$( ((peak > 0)) && echo "$((peak / 1024)) MiB" || echo -)
+  printf '| %s | %s s | %s s | %s | %s |\n' "${w^^}" "$median" "$(head -1 <<< "$sorted")" "$rss" "$verdict"
 done
 echo "<!-- load average after: $(cut -d' ' -f1-3 /proc/loadavg) -->"

@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# On a GPU machine, with a bundle from tools/gpu/bundle.sh: the GPU checks of issue 21 in one go,
+# each step's log and JSON written into OUT_DIR (default ./gpu-check):
+#   devices   nvidia-smi and `pipeline_cli devices`
+#   tests     cuda_tests, stage_tests 'Devices/*', the CUDA tests of pipeline_tests
+#   sanitize  tests/cuda/compute_sanitizer.sh (memcheck, racecheck, synccheck, initcheck)
+#   bench     gpu_bench (medians of 5), JSON kept
+#   cli       W1-W3 through pipeline_cli on cuda:0 and on the CPU (bench/run_workloads.sh), and
+#             W1's fixed costs: process start, device enumeration, a traced run
+# Usage: tools/gpu/check.sh [BUNDLE] [OUT_DIR] [STEP...]   (from the repository root; all steps
+# when none is named). A step that fails is reported and the others still run; the exit status is
+# the number of failed steps.
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+bundle=$(realpath "${1:-.gpu-bundle}")
+out=$(realpath -m "${2:-gpu-check}")
+shift 2 2>/dev/null || shift $#
+steps=${*:-devices tests sanitize bench cli}
+[[ -x $bundle/bin/pipeline_cli ]] || { echo "check.sh: no bundle at $bundle (tools/gpu/bundle.sh makes one)" >&2; exit 2; }
+mkdir -p "$out"
+export LD_LIBRARY_PATH=$bundle/lib:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
+# The tests read fixtures, and start pipeline_cli, from the paths they were built with; point those
+# at this checkout and the bundle.
+src=$(cat "$bundle/source_dir")
+if [[ ! -e $src/tests/data ]]; then mkdir -p "$(dirname "$src")" && ln -sfn "$(pwd)" "$src"; fi
+bin=$bundle/bin
+if [[ ! -x $src/build/bin/pipeline_cli ]]; then mkdir -p "$src/build/bin" && ln -sfn "$bin/pipeline_cli" "$src/build/bin/pipeline_cli"; fi
+failed=0
+step() {  # step NAME COMMAND...: runs COMMAND, its output in OUT_DIR/NAME.log, and says how it went
+  local name=$1; shift
+  local start=$EPOCHREALTIME
+  "$@" > "$out/$name.log" 2>&1
+  local rc=$?
+  printf '%-28s rc=%d  %6.1f s\n' "$name" "$rc" "$(awk -v a="$start" -v b="$EPOCHREALTIME" 'BEGIN { print b - a }')"
+  ((rc == 0)) || { failed=$((failed + 1)); tail -20 "$out/$name.log"; }
+}
+echo "bundle of commit $(cat "$bundle/commit"), $(date -Is)"
+for s in $steps; do
+  case $s in
+    devices)
+      step nvidia-smi nvidia-smi
+      step cli-devices "$bin/pipeline_cli" devices ;;
+    tests)
+      step cuda_tests "$bin/cuda_tests"
+      step stage_tests-devices "$bin/stage_tests" --gtest_filter='Devices/*'
+      step pipeline_tests-gpu "$bin/pipeline_tests" --gtest_filter='*Gpu*:*Cuda*:*cuda*' ;;
+    sanitize)
+      step compute-sanitizer env PACFLOW_SANITIZER_LOGS="$out" tests/cuda/compute_sanitizer.sh "$bin/cuda_tests" "${PACFLOW_SANITIZER_FILTER:-*}" ;;
+    bench)
+      step gpu_bench "$bin/gpu_bench" --benchmark_repetitions=5 --benchmark_report_aggregates_only=true \
+        --benchmark_out="$out/gpu_bench.json" --benchmark_out_format=json ;;
+    cli)
+      # Wall seconds of five starts each: the process alone, then with CUDA's initialisation.
+      step cli-help-start bash -c "TIMEFORMAT=%R; for i in 1 2 3 4 5; do time $bin/pipeline_cli --help >/dev/null; done"
+      step cli-devices-start bash -c "TIMEFORMAT=%R; for i in 1 2 3 4 5; do time $bin/pipeline_cli devices >/dev/null; done"
+      step w1-trace "$bin/pipeline_cli" run -q --devices cuda:0 --out "$out/w1" --trace "$out/w1/trace.json" pipelines/bench/w1.pipe
+      step workloads-cuda env PACFLOW_CLI="$bin/pipeline_cli" PACFLOW_RUN_ARGS="--devices cuda:0" bench/run_workloads.sh 5
+      step workloads-cpu env PACFLOW_CLI="$bin/pipeline_cli" bench/run_workloads.sh 5 ;;
+    *) echo "check.sh: unknown step '$s' (devices tests sanitize bench cli)" >&2; exit 2 ;;
+  esac
+done
+exit $failed
