@@ -68,6 +68,7 @@ struct BuiltPipeline {
   json attributes;
   json tensors;  // declared tensors, for the report
   std::vector<TensorDecl> results;  // the tensors sinks persist
+  std::vector<TensorDecl> masked;   // set to NaN for the source's excluded series: results and kept tensors
   std::vector<std::string> warnings;
   MemoryBudget vram;  // the run's GPU memory budget (--vram), if given
   // Every batch holds a multiple of this many series (PlanContext::require_batch_multiple), first

@@ -73,7 +73,22 @@ json checkpoint_plan(const json& description) {
   return plan;
 }
 
+// A stage's run summary, with the stage's name for errors and for its checkpoint folder.
+struct NamedSummary {
+  std::string stage;
+  std::unique_ptr<RunSummary> summary;
+};
+
+std::vector<NamedSummary> make_summaries(const detail::BuiltPipeline& built) {
+  std::vector<NamedSummary> summaries;
+  for (const auto& stage : built.stages)
+    if (auto summary = stage.stage->make_summary()) summaries.push_back({stage.name, std::move(summary)});
+  return summaries;
+}
+
+// The checkpoint's participants are the sinks, then the run summaries (each with a folder of its own).
 std::unique_ptr<Checkpoint> open_checkpoint(const detail::BuiltPipeline& built, const json& description,
+                                            const std::vector<NamedSummary>& summaries,
                                             const std::filesystem::path& dir) {
   if (dir.empty()) return nullptr;
   std::vector<std::string> names;
@@ -83,6 +98,7 @@ std::unique_ptr<Checkpoint> open_checkpoint(const detail::BuiltPipeline& built, 
                                    sink.name, why));
     names.push_back(sink.name);
   }
+  for (const auto& s : summaries) names.push_back(s.stage + "-summary");
   auto checkpoint = std::make_unique<Checkpoint>(dir, checkpoint_plan(description), built.stream.series_count(), names);
   if (checkpoint->series_done() % built.batch_multiple != 0)
     throw InputError(fmt::format("--checkpoint {}: {} series recorded, not a whole number of groups of {}; remove it "
@@ -117,19 +133,26 @@ json Pipeline::run(const RunOptions& options) const {
   // A checkpointed run that resumes carries only the series after those already recorded.
   json description = detail::describe(built, options.batch_size, options.max_in_flight);
   for (const auto& note : folders.notes()) description["warnings"].push_back(note);
-  const std::unique_ptr<Checkpoint> checkpoint = open_checkpoint(built, description, options.checkpoint);
+  std::vector<NamedSummary> summaries = make_summaries(built);
+  const std::unique_ptr<Checkpoint> checkpoint = open_checkpoint(built, description, summaries, options.checkpoint);
   const std::int64_t first_series = checkpoint ? checkpoint->series_done() : 0;
   for (auto& seg : segments) seg.batch_count = seg.batches(series - first_series);
   if (checkpoint) {
+    const std::size_t sinks = built.sinks.size();
     std::size_t s = 0;
     try {
-      for (; s < built.sinks.size(); ++s)
+      for (; s < sinks; ++s)
         built.sinks[s].sink->resume(checkpoint->sink_dir(s), checkpoint->sink_state(s), first_series);
+      for (; s < sinks + summaries.size(); ++s)
+        summaries[s - sinks].summary->resume(checkpoint->sink_dir(s), checkpoint->sink_state(s), first_series);
     } catch (const json::exception& e) {
       for (auto& sink : built.sinks) sink.sink->abort();
-      throw InputError(fmt::format("--checkpoint {}: the record of sink \"{}\" is damaged ({}); remove the checkpoint "
+      throw InputError(fmt::format("--checkpoint {}: the record of {} is damaged ({}); remove the checkpoint "
                                    "to start afresh",
-                                   checkpoint->dir().string(), built.sinks[s].name, e.what()));
+                                   checkpoint->dir().string(),
+                                   s < sinks ? fmt::format("sink \"{}\"", built.sinks[s].name)
+                                             : fmt::format("stage \"{}\"'s summary", summaries[s - sinks].stage),
+                                   e.what()));
     } catch (...) {
       for (auto& sink : built.sinks) sink.sink->abort();
       throw;
@@ -273,7 +296,8 @@ json Pipeline::run(const RunOptions& options) const {
               BatchPtr batch, SimNode::gateway_type& gateway) {
             guarded("stage", stage.name, batch->index, [&] {
               for (const auto& out : stage.outputs)
-                batch->emplace_rows(out.name, out.rows.rows(batch->series_count), out.per_series, out.dtype);
+                if (!out.summary)
+                  batch->emplace_rows(out.name, out.rows.rows(batch->series_count), out.per_series, out.dtype);
               for (const auto& name : stage.drop_after) batch->tensors.erase(name);
             });
             const auto n = static_cast<double>(batch->series_count);
@@ -352,7 +376,8 @@ json Pipeline::run(const RunOptions& options) const {
   flow::function_node<BatchPtr, flow::continue_msg> deliver(
       graph, flow::serial, [&](BatchPtr batch) {
         if (!built.stream.excluded_series.empty())
-          detail::mask_excluded_rows(*batch, built.results, built.stream.excluded_series);
+          detail::mask_excluded_rows(*batch, built.masked, built.stream.excluded_series);
+        for (auto& s : summaries) guarded("stage", s.stage, batch->index, [&] { s.summary->add(*batch); });
         for (std::size_t s = 0; s < built.sinks.size(); ++s) {
           const Clock::time_point start = Clock::now();
           guarded("sink", built.sinks[s].name, batch->index, [&] { built.sinks[s].sink->consume(*batch); });
@@ -365,6 +390,7 @@ json Pipeline::run(const RunOptions& options) const {
           guarded("checkpoint", checkpoint->dir().string(), batch->index, [&] {
             std::vector<json> states;
             for (auto& sink : built.sinks) states.push_back(sink.sink->checkpoint());
+            for (auto& s : summaries) states.push_back(s.summary->checkpoint());
             checkpoint->record(batch->first_series + batch->series_count, std::move(states));
           });
         ++delivered;
@@ -384,6 +410,13 @@ json Pipeline::run(const RunOptions& options) const {
     outside_failure.rethrow_if_any();
     if (delivered != delivered_total)
       throw std::logic_error(fmt::format("engine delivered {} of {} batches", delivered, delivered_total));
+    if (!summaries.empty()) {
+      Batch summary;
+      summary.index = batch_count;
+      summary.series_count = series;
+      for (auto& s : summaries) guarded("stage", s.stage, -1, [&] { s.summary->finish(summary); });
+      for (auto& sink : built.sinks) guarded("sink", sink.name, -1, [&] { sink.sink->consume_summary(summary); });
+    }
   } catch (...) {
     for (auto& sink : built.sinks) sink.sink->abort();
     // Whatever surfaced while the run was stopping (a stage's RunCancelled, a batch cut short), the

@@ -172,8 +172,10 @@ std::int64_t bytes_per_row(const TensorDecl& t) {
   return element_count(t.per_series) * static_cast<std::int64_t>(dtype_size(t.dtype));
 }
 
-// A tensor with rows per group of series spreads their bytes over the group's series.
+// A tensor with rows per group of series spreads their bytes over the group's series. A summary
+// tensor is made once at the end and travels in no batch.
 double bytes_per_series(const TensorDecl& t) {
+  if (t.summary) return 0;
   return static_cast<double>(bytes_per_row(t) * t.rows.rows_per_group) / static_cast<double>(t.rows.group);
 }
 
@@ -219,7 +221,8 @@ void place_rings(BuiltPipeline& built, const std::vector<TensorDecl>& decls) {
                                             static_cast<std::size_t>(bytes_per_row(decl)), 0, decl.rows.group,
                                             decl.rows.rows_per_group});
       }
-    for (const auto& w : stage.writes) alive.push_back(w);
+    for (const auto& w : stage.writes)
+      if (!decl_of(w).summary) alive.push_back(w);
     stage.alive_bytes_per_series = 0;
     for (const auto& name : alive) stage.alive_bytes_per_series += static_cast<double>(bytes_per_series(decl_of(name)));
     std::erase_if(alive, [&](const std::string& name) {
@@ -438,7 +441,7 @@ BuiltPipeline build(const Registry& registry, const std::vector<ElementSpec>& el
 
   // Free each intermediate tensor right after its last reader.
   for (const auto& decl : ctx.tensors()) {
-    if (decl.result) continue;
+    if (decl.result || decl.kept || decl.summary) continue;
     for (std::size_t s = built.stages.size(); s-- > 0;) {
       if (std::find(reads[s].begin(), reads[s].end(), decl.name) != reads[s].end()) {
         built.stages[s].drop_after.push_back(decl.name);
@@ -449,6 +452,9 @@ BuiltPipeline build(const Registry& registry, const std::vector<ElementSpec>& el
   place_rings(built, ctx.tensors());
   built.attributes = ctx.attributes();
   built.results = ctx.results();
+  built.masked = built.results;
+  for (const auto& decl : ctx.tensors())
+    if (decl.kept) built.masked.push_back(decl);
   built.warnings = ctx.warnings();
   if (!forced.empty())
     built.warnings.push_back(fmt::format("the device pool {} overrides the accelerator placement of {}",
@@ -474,6 +480,8 @@ BuiltPipeline build(const Registry& registry, const std::vector<ElementSpec>& el
                   {"bytes_per_series", bytes_per_series(t)},
                   {"result", t.result},
                   {"doc", t.doc}};
+    if (t.kept) entry["kept_for_summary"] = true;
+    if (t.summary) entry["summary"] = true;
     if (!t.rows.per_series())
       entry["rows"] = {{"group_series", t.rows.group},
                        {"rows_per_group", t.rows.rows_per_group},

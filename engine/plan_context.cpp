@@ -20,7 +20,7 @@ void PlanContext::declare(TensorDecl decl) {
                                  "appear only once in a chain", decl.name));
   const RowLayout& rows = decl.rows;
   if (rows.group < 1 || rows.rows_per_group < 1 || rows.leading_names.size() != rows.leading.size() ||
-      (!rows.leading.empty() && element_count(rows.leading) != stream_.series_count() / rows.group * rows.rows_per_group))
+      (!decl.summary && !rows.leading.empty() && element_count(rows.leading) != stream_.series_count() / rows.group * rows.rows_per_group))
     throw std::logic_error(fmt::format("tensor \"{}\": row layout inconsistent with the stream", decl.name));
   if (rows.group > 1) require_batch_multiple(rows.group);
   tensors_.push_back(std::move(decl));

@@ -4,6 +4,7 @@
 // shapes are known and checked before the first batch moves.
 #include <cstdint>
 #include <filesystem>
+#include <memory>
 #include <stop_token>
 #include <string>
 #include <vector>
@@ -69,6 +70,13 @@ struct TensorDecl {
   bool result = false;  // a final result that sinks persist
   std::string doc;
   RowLayout rows{};
+  // Read by the declaring stage's run summary (RunSummary) rather than by a later element: kept in
+  // every batch until the summary has seen it, never persisted.
+  bool kept = false;
+  // Not in the batches: made once by the declaring stage's run summary after the last batch, with
+  // one row per entry of `rows.leading` (empty: a single row) of shape `per_series`. A result like
+  // any other for the sinks, which receive it through Sink::consume_summary.
+  bool summary = false;
 };
 
 // Planning state threaded through the chain in order.
@@ -115,6 +123,21 @@ class PlanContext {
   mutable std::vector<std::string> reads_;
 };
 
+// What a stage computes over the whole run rather than per batch (statistics across epochs): fed
+// every batch serially, in index order, after the source's excluded series were set to NaN and
+// before the sinks; it emplaces the stage's `summary` tensors once the last batch is in. Its state
+// travels with a checkpoint like a sink's.
+class RunSummary {
+ public:
+  virtual ~RunSummary() = default;
+  virtual void add(const Batch& batch) = 0;
+  // Emplaces every summary tensor the stage declared into `out` (rows = product of rows.leading).
+  virtual void finish(Batch& out) = 0;
+  // Checkpointed runs: as Sink::resume and Sink::checkpoint, with a folder of its own.
+  virtual void resume(const std::filesystem::path& dir, const json& state, std::int64_t series_done) = 0;
+  virtual json checkpoint() = 0;
+};
+
 class Stage {
  public:
   virtual ~Stage() = default;
@@ -130,6 +153,9 @@ class Stage {
   // Floating-point operations per series, an estimate for modelled devices (`sim`); the bytes a
   // stage moves are known from the tensors it reads and writes. Valid after plan().
   virtual double flops_per_series() const { return 0; }
+  // The stage's run summary when, as planned, it declared summary tensors; null otherwise. Called
+  // once per run, after plan().
+  virtual std::unique_ptr<RunSummary> make_summary() const { return nullptr; }
 
   // GPU execution (CUDA builds). Empty when the stage, as planned, can run on a GPU; otherwise why
   // not ("it has no CUDA implementation", "bins > 256", …). process_cuda then queues its work for
@@ -173,6 +199,9 @@ class Sink {
   virtual std::vector<std::filesystem::path> output_files() const = 0;
   // Receives every batch once, serially, in index order.
   virtual void consume(const Batch& batch) = 0;
+  // After the last batch and before finish(): the summary results (TensorDecl::summary), complete,
+  // as rows of `summary`. A sink that persists results persists these too.
+  virtual void consume_summary(const Batch& /*summary*/) {}
   // All batches delivered: writes every output completely under a temporary name and hands each to
   // `outputs` (OutputSet::add); the engine moves them into place together, with every other sink's,
   // once all are written. `report` is result.json's content. Throws on failure (a full disk).

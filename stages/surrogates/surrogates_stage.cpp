@@ -69,6 +69,11 @@ ElementInfo SurrogatesStage::info() {
        "phase with the amplitude of epoch perm_k(e); needs the whole input in one batch)"},
       {"norm", ParamType::String, "z", "",
        "correction of the PAC by its surrogates: z (pac_z only), subtract, divide or both (also writes pac_norm)"},
+      {"trials", ParamType::String, "auto", "",
+       "trial-level test of each channel's mean over epochs against the surrogates' mean (trial_pac, trial_z, "
+       "trial_pvalues): maxstat (max-T over the channel's cells), maxstat_raw (TensorPAC's max of raw means), fdr or "
+       "bonferroni across the cells, uncorrected, or none; auto: maxstat when the input has two epochs or more, else "
+       "none"},
   };
   info.make_stage = [](const Params& p) { return std::make_unique<SurrogatesStage>(p); };
   return info;
@@ -83,6 +88,10 @@ SurrogatesStage::SurrogatesStage(const Params& params)
     kind_ = Kind::SwapTrials;
   } else if (method != "timeshift") {
     throw ParamError("method", fmt::format("unknown method \"{}\"; valid: timeshift, timelag, swap_trials", method));
+  }
+  if (params.string("trials") != "auto") {
+    auto_trials_ = false;
+    trials_.test = surrogates::parse_trial_test(params.string("trials"));
   }
   if (params.integer("seed") < 0) throw ParamError("seed", "must be >= 0");
   seed_ = static_cast<std::uint64_t>(params.integer("seed"));
@@ -143,6 +152,62 @@ void SurrogatesStage::plan(PlanContext& ctx) {
   }
   ctx.resolved()["n_perm"] = n_perm_;
   ctx.resolved()["measure"] = settings.to_json();
+  plan_trials(ctx);
+}
+
+// The trial-level test: each measure row r = e · groups + g belongs to epoch e and group g (a
+// channel, pair or segment); the test is on each group's mean over the epochs.
+void SurrogatesStage::plan_trials(PlanContext& ctx) {
+  const StreamInfo& stream = ctx.stream();
+  const RowLayout rows = pairs_.rows();
+  const Shape leading = rows.leading.empty() ? stream.leading_dims : rows.leading;
+  const std::vector<std::string> names = rows.leading.empty() ? stream.leading_names : rows.leading_names;
+  const bool epochs = !names.empty() && names[0] == "epochs";
+  const std::int64_t count = epochs ? leading[0] : 1;
+  if (auto_trials_) trials_.test = epochs && count >= 2 ? surrogates::TrialTest::Maxstat : surrogates::TrialTest::None;
+  ctx.resolved()["trials"] = surrogates::trial_test_name(trials_.test);
+  if (trials_.test == surrogates::TrialTest::None) return;
+  if (!epochs || count < 2)
+    throw ParamError("trials", fmt::format("a test of the mean over epochs needs two epochs or more, but the input is "
+                                           "laid out [{}] of {} series; use trials=none",
+                                           fmt::join(names, "]["), stream.series_count()));
+  trials_.rows = rows;
+  trials_.epochs = count;
+  trials_.groups = element_count(leading) / count;
+  trials_.n_perm = n_perm_;
+  trials_.cells = {n_pha_, n_amp_};
+  trials_.excluded_series = stream.excluded_series;
+  TensorDecl values{surrogates::kTrialValuesTensor, {n_perm_ + 1, n_pha_, n_amp_}, DType::Float64, false,
+                    "the measure of the observed alignment and of each surrogate, for the trial-level test", rows};
+  values.kept = true;
+  ctx.declare(std::move(values));
+  const RowLayout per_group{1, 1, Shape(leading.begin() + 1, leading.end()),
+                            std::vector<std::string>(names.begin() + 1, names.end())};
+  const std::string correction = trials_.test == surrogates::TrialTest::Maxstat ? "max-T over the cells (standardised by each cell's surrogates)"
+                                 : trials_.test == surrogates::TrialTest::MaxstatRaw ? "max statistic of the raw means over the cells (TensorPAC)"
+                                 : trials_.test == surrogates::TrialTest::Fdr   ? "Benjamini-Hochberg FDR over the cells"
+                                 : trials_.test == surrogates::TrialTest::Bonferroni ? "Bonferroni over the cells"
+                                                                                     : "uncorrected";
+  const struct {
+    const char* name;
+    std::string doc;
+  } outputs[] = {
+      {surrogates::kTrialPac, "mean over epochs of the measure"},
+      {surrogates::kTrialZ, "(mean - mean of the surrogate means) / std of the surrogate means"},
+      {surrogates::kTrialPvalues, "(1 + #{k: mean_k >= mean}) / (n + 1) of the mean over epochs, " + correction},
+  };
+  for (const auto& out : outputs) {
+    TensorDecl decl{out.name, {n_pha_, n_amp_}, DType::Float32, true, out.doc, per_group};
+    decl.summary = true;
+    ctx.declare(std::move(decl));
+  }
+  ctx.resolved()["trial_epochs"] = count;
+  ctx.attributes()["trial_test"] = surrogates::trial_test_name(trials_.test);
+}
+
+std::unique_ptr<RunSummary> SurrogatesStage::make_summary() const {
+  if (trials_.test == surrogates::TrialTest::None) return nullptr;
+  return std::make_unique<surrogates::TrialStatistics>(trials_);
 }
 
 void SurrogatesStage::plan_shifts(PlanContext& ctx) {
@@ -287,16 +352,25 @@ void SurrogatesStage::process(Batch& batch) {
   std::vector<float*> out;
   for (const auto& name : outputs_)
     out.push_back(batch.emplace_rows(name, rows, {n_pha_, n_amp_}, DType::Float32).values<float>().data());
-  const auto cells = static_cast<std::size_t>(n_pha_ * n_amp_);
+  const auto row_values = (static_cast<std::size_t>(n_perm_) + 1) * static_cast<std::size_t>(n_pha_ * n_amp_);
+  // [row][alignment][cell], kept for the trial-level test when there is one
+  double* kept = trials_.test == surrogates::TrialTest::None
+                     ? nullptr
+                     : batch.emplace_rows(surrogates::kTrialValuesTensor, rows, {n_perm_ + 1, n_pha_, n_amp_}, DType::Float64)
+                           .values<double>()
+                           .data();
   oneapi::tbb::parallel_for(std::int64_t{0}, rows, [&](std::int64_t r) {
-    std::vector<double> values((static_cast<std::size_t>(n_perm_) + 1) * cells);  // [alignment][cell]
-    alignments(inputs, r, batch.series_count, values.data());
-    write_statistics(values.data(), out, r);
+    std::vector<double> own(kept ? 0 : row_values);  // [alignment][cell]
+    double* values = kept ? kept + static_cast<std::size_t>(r) * row_values : own.data();
+    alignments(inputs, r, batch.series_count, values);
+    write_statistics(values, out, r);
   });
 }
 
+// Each thread's values of every alignment, and the trial-level sums of every group.
 double SurrogatesStage::host_workspace_bytes(int threads) const {
-  return threads * static_cast<double>((n_perm_ + 1) * n_pha_ * n_amp_) * sizeof(double);
+  const double row = static_cast<double>((n_perm_ + 1) * n_pha_ * n_amp_) * sizeof(double);
+  return threads * row + (trials_.test == surrogates::TrialTest::None ? 0.0 : static_cast<double>(trials_.groups) * row);
 }
 
 double SurrogatesStage::flops_per_series() const {
@@ -321,9 +395,16 @@ void SurrogatesStage::process_cuda(Batch& batch, cuda::StageContext& ctx) {
                                 envelope_ ? StageContext::data<float>(batch.at("envelope_phase")) : nullptr,
                                 batch.series_count, n_pha_, n_amp_, length_};
   const std::int64_t cells = n_pha_ * n_amp_;
-  const SharedMemory values =
-      ctx.scratch(static_cast<std::size_t>(batch.series_count * (n_perm_ + 1) * cells) * sizeof(double));
-  auto* mi_values = reinterpret_cast<double*>(values.data);  // [series][1 + n_perm][cells]
+  // [series][1 + n_perm][cells]: scratch, or the tensor kept for the trial-level test
+  double* mi_values = nullptr;
+  SharedMemory values;
+  if (trials_.test == surrogates::TrialTest::None) {
+    values = ctx.scratch(static_cast<std::size_t>(batch.series_count * (n_perm_ + 1) * cells) * sizeof(double));
+    mi_values = reinterpret_cast<double*>(values.data);
+  } else {
+    mi_values = StageContext::data<double>(
+        ctx.emplace(batch, surrogates::kTrialValuesTensor, {n_perm_ + 1, n_pha_, n_amp_}, DType::Float64));
+  }
   mi::shifted_measure_on_gpu(bands, *mi::gpu_measure(settings_, length_), shifts_on_gpu_->on(ctx.device()),
                              n_perm_ + 1, mi_values, ctx);
   float* out[6] = {};

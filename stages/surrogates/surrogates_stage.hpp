@@ -4,7 +4,8 @@
 // (timeshift), shift the phase (timelag) or pair each epoch's phase with another epoch's amplitude
 // (swap_trials). Reads `phase`, `amplitude` (plv also `envelope_phase`); writes the results
 // `pac_z`, `surrogate_mean`, `surrogate_std`, `pvalues`, `pvalues_maxstat` and, for norm other
-// than z, `pac_norm`, each [n_pha][n_amp] per mi output row.
+// than z, `pac_norm`, each [n_pha][n_amp] per mi output row; with several epochs, also the
+// trial-level test of each channel's mean over epochs (trials=, trial_statistics.hpp).
 #include <memory>
 #include <vector>
 
@@ -12,6 +13,7 @@
 #include "stages/modulation_index/methods/method.hpp"
 #include "stages/modulation_index/pairs.hpp"
 #include "stages/surrogates/surrogate_math.hpp"
+#include "stages/surrogates/trial_statistics.hpp"
 #ifdef PACFLOW_HAVE_CUDA
 #include <optional>
 
@@ -29,6 +31,8 @@ class SurrogatesStage final : public Stage {
   double flops_per_series() const override;
   // Each thread's values of every alignment for the row it evaluates.
   double host_workspace_bytes(int threads) const override;
+  // The trial-level statistics, unless trials=none (or auto with fewer than two epochs).
+  std::unique_ptr<RunSummary> make_summary() const override;
 #ifdef PACFLOW_HAVE_CUDA
   // Time-shift and time-lag surrogates of the measures the GPU has (gpu_support.hpp), per series.
   std::string why_not_on_gpu() const override;
@@ -45,6 +49,7 @@ class SurrogatesStage final : public Stage {
   std::int64_t min_shift_samples(const PlanContext& ctx) const;
   void warn_of_small_shifts(PlanContext& ctx, std::int64_t min_shift) const;
   void plan_swaps(PlanContext& ctx);
+  void plan_trials(PlanContext& ctx);
   // The measure of output row `row` for the observed alignment (row 0) and each surrogate: values
   // [n_perm + 1][cells].
   void alignments(const mi::BatchInputs& in, std::int64_t row, std::int64_t series, double* values) const;
@@ -70,6 +75,8 @@ class SurrogatesStage final : public Stage {
   std::unique_ptr<const mi::Method> method_;
   std::vector<std::string> outputs_;
   mi::MethodSettings settings_;
+  bool auto_trials_ = true;
+  surrogates::TrialLayout trials_;  // trials_.test None: no trial-level statistics
 #ifdef PACFLOW_HAVE_CUDA
   std::optional<cuda::DeviceConstants<std::int64_t>> shifts_on_gpu_;
 #endif

@@ -13,7 +13,7 @@ std::vector<TensorDecl> results_to_write(const PlanContext& ctx) {
 }
 
 ResultLeading result_leading(const TensorDecl& decl, const StreamInfo& stream) {
-  if (decl.rows.leading.empty()) return {stream.leading_dims, stream.leading_names};
+  if (decl.rows.leading.empty() && !decl.summary) return {stream.leading_dims, stream.leading_names};
   return {decl.rows.leading, decl.rows.leading_names};
 }
 

@@ -16,7 +16,8 @@ std::vector<TensorDecl> results_to_write(const PlanContext& ctx);
 // The leading dimensions of a result's rows, with their names: the result's own where its rows are
 // not one per series (cross-channel PAC: [epochs][pairs]…, erpac: [channels]…), else the stream's
 // ([epochs][channels]…). A batch of series [s, s + n) holds rows [rows.rows(s), rows.rows(s + n)) of
-// these dimensions, flattened in row-major order.
+// these dimensions, flattened in row-major order. A summary result (TensorDecl::summary) has its
+// own, possibly none ([channels]…, or a single row).
 struct ResultLeading {
   Shape dims;
   std::vector<std::string> names;

@@ -99,10 +99,28 @@ void Hdf5Sink::consume(const Batch& batch) {
   writing([&] {
     if (!file_) create_file();
     for (auto& out : outputs_) {
+      if (out.decl.summary) continue;
       const Tensor& t = batch.at(out.decl.name);
       const std::int64_t per_row = element_count(out.decl.per_series);
       write_rows(out, t.values<float>().data(), out.decl.rows.rows(batch.first_series),
                  static_cast<std::int64_t>(t.size()) / per_row);
+    }
+  });
+}
+
+void Hdf5Sink::consume_summary(const Batch& summary) {
+  const hdf5::QuietErrors quiet;
+  writing([&] {
+    if (!file_) create_file();
+    for (auto& out : outputs_) {
+      if (!out.decl.summary) continue;
+      const float* values = summary.at(out.decl.name).values<float>().data();
+      if (!out.leading.dims.empty()) {
+        write_rows(out, values, 0, element_count(out.leading.dims));
+        continue;
+      }
+      hdf5::check(H5Dwrite(out.dataset.get(), H5T_NATIVE_FLOAT, H5S_ALL, H5S_ALL, H5P_DEFAULT, values),
+                  fmt::format("{}:/{}", path_.string(), out.decl.name), "cannot write (disk full?)");
     }
   });
 }

@@ -102,7 +102,10 @@ TEST(Hdf5Sink, WritesTheNpySinksArraysWithBandEdgesAndParametersAsAttributes) {
   const Id file(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose);
   ASSERT_TRUE(file);
   const json npy_result = expect_the_npy_sinks_arrays(file.get(), dir / "npy");
-  for (const auto& [file_name, entry] : npy_result["outputs"].items()) EXPECT_EQ(entry["shape"], (Shape{2, 3, 3, 2}));
+  // Per series [epochs][channels]…; the trial-level test's summaries per channel.
+  for (const auto& [file_name, entry] : npy_result["outputs"].items())
+    EXPECT_EQ(entry["shape"], (file_name.starts_with("trial_") ? Shape{3, 3, 2} : Shape{2, 3, 3, 2})) << file_name;
+  EXPECT_TRUE(npy_result["outputs"].contains("trial_pvalues.npy"));
   EXPECT_EQ(read_numbers(file.get(), "pha_bands_hz"), flat(report["pha_bands_hz"]));
   EXPECT_EQ(read_numbers(file.get(), "amp_bands_hz"), flat(report["amp_bands_hz"]));
   EXPECT_EQ(read_numbers(file.get(), "mi_bins"), (std::vector<double>{18}));

@@ -43,11 +43,23 @@ std::vector<fs::path> NpySink::output_files() const {
 
 void NpySink::consume(const Batch& batch) {
   if (!started_) {
-    for (auto& out : outputs_) out.writer = std::make_unique<NpyWriter>(file_of(out), out.shape);
+    for (auto& out : outputs_)
+      if (!out.decl.summary) out.writer = std::make_unique<NpyWriter>(file_of(out), out.shape);
     started_ = true;
   }
   for (auto& out : outputs_) {
+    if (out.decl.summary) continue;
     const Tensor& t = batch.at(out.decl.name);
+    out.writer->append(t.values<float>().data(), t.size());
+  }
+}
+
+// Summaries are written whole at the end, also in a checkpointed run (their state is the stage's).
+void NpySink::consume_summary(const Batch& summary) {
+  for (auto& out : outputs_) {
+    if (!out.decl.summary) continue;
+    const Tensor& t = summary.at(out.decl.name);
+    out.writer = std::make_unique<NpyWriter>(file_of(out), out.shape);
     out.writer->append(t.values<float>().data(), t.size());
   }
 }
@@ -55,6 +67,7 @@ void NpySink::consume(const Batch& batch) {
 // The state is the number of values each output holds; the partial files are DIR/<name>.npy.
 void NpySink::resume(const fs::path& dir, const json& state, std::int64_t series_done) {
   for (auto& out : outputs_) {
+    if (out.decl.summary) continue;
     const std::int64_t per_row = element_count(out.decl.per_series);
     const std::int64_t expected = out.decl.rows.rows(series_done) * per_row;
     std::int64_t keep = 0;
@@ -77,7 +90,8 @@ void NpySink::resume(const fs::path& dir, const json& state, std::int64_t series
 
 json NpySink::checkpoint() {
   json values = json::object();
-  for (auto& out : outputs_) values[out.decl.name] = out.writer->flush();
+  for (auto& out : outputs_)
+    if (!out.decl.summary) values[out.decl.name] = out.writer->flush();
   return {{"values", values}};
 }
 

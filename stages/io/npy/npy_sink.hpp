@@ -16,6 +16,7 @@ class NpySink final : public Sink {
   void plan(const PlanContext& ctx) override;
   std::vector<std::filesystem::path> output_files() const override;
   void consume(const Batch& batch) override;
+  void consume_summary(const Batch& summary) override;
   void finish(const json& report, OutputSet& outputs) override;
   void abort() noexcept override;
   std::string why_not_checkpointable() const override { return ""; }

@@ -14,6 +14,7 @@ namespace pacflow::stages {
 
 namespace {
 constexpr const char* kSignificance = "pvalues_maxstat";
+constexpr const char* kTrialSignificance = "trial_pvalues";  // [channels or pairs][segments…][cells]
 constexpr double kNan = std::numeric_limits<double>::quiet_NaN();
 }  // namespace
 
@@ -27,7 +28,7 @@ ElementInfo PngSink::info() {
       {"grid", ParamType::Boolean, true, "",
        "also write STEM_channels.png beside it: one comodulogram per channel, averaged over epochs"},
       {"alpha", ParamType::Number, 0.05, "",
-       "grid outlines cells whose family-wise p (pvalues_maxstat) < alpha in enough epochs (binomial test at alpha)"},
+       "grid outlines cells whose trial-level p (trial_pvalues) < alpha, or without one, whose family-wise p (pvalues_maxstat) < alpha in enough epochs (binomial test at alpha)"},
   };
   info.make_sink = [](const Params& p) { return std::make_unique<PngSink>(p); };
   return info;
@@ -100,6 +101,10 @@ void PngSink::plan(const PlanContext& ctx) {
   significance_ = grid_ && ctx.provides(kSignificance);
   if (significance_) ctx.require(kSignificance, "png");
   hits_.assign(significance_ ? sum_.size() : 0, 0);
+  trial_test_ = grid_ && ctx.provides(kTrialSignificance);
+  if (trial_test_) ctx.require(kTrialSignificance, "png");
+  trial_correction_ = attrs.value("trial_test", std::string());
+  trial_hits_.assign(trial_test_ ? sum_.size() : 0, 0);
   needed_ = epochs_needed(epochs_ * inner_, alpha_);
   surrogates_ = attrs.value("surrogate_shifts", json::array()).size();
   what_ = tensor_ == "pac_z" ? "PAC z-score against surrogates"
@@ -138,6 +143,17 @@ void PngSink::consume(const Batch& batch) {
   }
 }
 
+// trial_pvalues: one row per panel and segment.
+void PngSink::consume_summary(const Batch& summary) {
+  if (!trial_test_) return;
+  const auto p = summary.at(kTrialSignificance).values<float>();
+  const std::size_t cells = x_centres_.size() * y_centres_.size();
+  for (std::int64_t row = 0; row < panels_ * inner_; ++row)
+    for (std::size_t k = 0; k < cells; ++k)
+      trial_hits_[static_cast<std::size_t>(row / inner_) * cells + k] +=
+          double{p[static_cast<std::size_t>(row) * cells + k]} < alpha_ ? 1 : 0;
+}
+
 void PngSink::resume(const std::filesystem::path& /*dir*/, const json& state, std::int64_t series_done) {
   const std::int64_t rows = layout_.rows(series_done);
   if (state.is_null()) {
@@ -164,11 +180,12 @@ void PngSink::resume(const std::filesystem::path& /*dir*/, const json& state, st
 json PngSink::checkpoint() { return {{"sum", sum_}, {"count", count_}, {"hits", hits_}, {"rows", rows_seen_}}; }
 
 std::vector<bool> PngSink::significant_cells(std::int64_t panel) const {
-  if (!significance_) return {};
+  if (!significance_ && !trial_test_) return {};
   const std::size_t cells = x_centres_.size() * y_centres_.size();
+  const std::vector<std::int64_t>& hits = trial_test_ ? trial_hits_ : hits_;
+  const std::int64_t needed = trial_test_ ? epochs_needed(inner_, alpha_) : needed_;
   std::vector<bool> out(cells);
-  for (std::size_t k = 0; k < cells; ++k)
-    out[k] = hits_[static_cast<std::size_t>(panel) * cells + k] >= needed_;
+  for (std::size_t k = 0; k < cells; ++k) out[k] = hits[static_cast<std::size_t>(panel) * cells + k] >= needed;
   return out;
 }
 
@@ -207,7 +224,12 @@ void PngSink::finish(const json& /*report*/, OutputSet& outputs) {
   const std::int64_t tests = epochs_ * inner_;  // one family-wise test per epoch (and segment)
   grid.title = fmt::format("{} per {}, mean over {} epochs{}", what_, panel_kind_, epochs_,
                            inner_ > 1 ? fmt::format(" and {} segments", inner_) : "");
-  grid.subtitle = !significance_ ? "no surrogates ran: no significance outlines"
+  grid.subtitle = trial_test_
+                      ? fmt::format("outlined: p of the mean over {} epochs ({}, {} surrogates) < {:g}{}", epochs_,
+                                    trial_correction_, surrogates_, alpha_,
+                                    inner_ > 1 ? fmt::format(" in at least {} of {} segments", epochs_needed(inner_, alpha_), inner_)
+                                               : "")
+                  : !significance_ ? "no surrogates ran: no significance outlines"
                   : tests == 1
                       ? fmt::format("outlined: family-wise p (max over cells, {} surrogates) < {:g}", surrogates_, alpha_)
                       : fmt::format("outlined: family-wise p (max over cells, {} surrogates) < {:g} in at least {} of "

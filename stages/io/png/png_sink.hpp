@@ -7,7 +7,9 @@
 // p-value (pvalues_maxstat) is below alpha in at least k of the E epochs, k the smallest count with
 // P[Binomial(E, alpha) >= k] <= alpha: each epoch's max-statistic test has family-wise level alpha,
 // so for independent epochs the chance of outlining any cell of an uncoupled channel is at most
-// alpha (with one epoch: p < alpha).
+// alpha (with one epoch: p < alpha). When the surrogates stage ran its trial-level test
+// (trial_pvalues: the mean over epochs, corrected across the channel's cells), cells are outlined
+// by it instead: trial p < alpha (with segments, in at least k of them, k as above).
 #include <filesystem>
 #include <vector>
 
@@ -21,6 +23,7 @@ class PngSink final : public Sink {
   void plan(const PlanContext& ctx) override;
   std::vector<std::filesystem::path> output_files() const override;
   void consume(const Batch& batch) override;
+  void consume_summary(const Batch& summary) override;
   void finish(const json& report, OutputSet& outputs) override;
   // Its state is small (sums and counts per panel and cell): a checkpoint holds it whole.
   std::string why_not_checkpointable() const override { return ""; }
@@ -60,6 +63,9 @@ class PngSink final : public Sink {
   std::string what_;                 // "PAC z-score against surrogates", or the measure's name
   std::string colorbar_;             // "z-score", or the measure ("MI", "MVL", …)
   std::size_t surrogates_ = 0;
+  bool trial_test_ = false;          // trial_pvalues is available: it outlines the cells
+  std::string trial_correction_;     // "maxstat", "fdr", …
+  std::vector<std::int64_t> trial_hits_;  // [panel][cell]: segments whose trial-level p < alpha
 };
 
 }  // namespace pacflow::stages

@@ -54,8 +54,10 @@ struct SinkOutput {
 
 // Feeds the sink kEpochs x kChannels series of 2 x 2 cells in two batches; p gives each series'
 // family-wise p-values.
+// `trial`, when given, is each channel's trial-level p (the surrogates stage's summary).
 SinkOutput run_sink(const fs::path& dir, std::vector<std::vector<std::string>> labels,
-             const std::function<float(std::int64_t, std::int64_t, std::int64_t)>& p) {
+                    const std::function<float(std::int64_t, std::int64_t, std::int64_t)>& p,
+                    const std::function<float(std::int64_t, std::int64_t)>& trial = {}) {
   StreamInfo stream;
   stream.leading_dims = {kEpochs, kChannels};
   stream.leading_names = {"epochs", "channels"};
@@ -68,6 +70,12 @@ SinkOutput run_sink(const fs::path& dir, std::vector<std::vector<std::string>> l
   ctx.attributes()["surrogate_shifts"] = std::vector<int>(19, 1);
   ctx.declare({"pac_z", {2, 2}, DType::Float32, true, ""});
   ctx.declare({"pvalues_maxstat", {2, 2}, DType::Float32, true, ""});
+  if (trial) {
+    TensorDecl decl{"trial_pvalues", {2, 2}, DType::Float32, true, "", RowLayout{1, 1, {kChannels}, {"channels"}}};
+    decl.summary = true;
+    ctx.declare(decl);
+    ctx.attributes()["trial_test"] = "maxstat";
+  }
   PngSink sink(Params({{"path", (dir / "comodulogram.png").string()}, {"alpha", 0.05}}, PngSink::info().params));
   sink.plan(ctx);
   for (const auto& [first, count] : std::vector<std::pair<std::int64_t, std::int64_t>>{{0, 4}, {4, 2}}) {
@@ -84,6 +92,13 @@ SinkOutput run_sink(const fs::path& dir, std::vector<std::vector<std::string>> l
         pv[static_cast<std::size_t>(i * kCells + k)] = p(s / kChannels, s % kChannels, k);
       }
     sink.consume(batch);
+  }
+  if (trial) {
+    Batch summary;
+    auto pv = summary.emplace_rows("trial_pvalues", kChannels, {2, 2}, DType::Float32).values<float>();
+    for (std::int64_t c = 0; c < kChannels; ++c)
+      for (std::int64_t k = 0; k < kCells; ++k) pv[static_cast<std::size_t>(c * kCells + k)] = trial(c, k);
+    sink.consume_summary(summary);
   }
   OutputSet outputs;
   sink.finish(json::object(), outputs);
@@ -143,6 +158,18 @@ TEST(PngSink, OutlinesCellsWhoseFamilyWisePBeatsAlphaInEnoughEpochs) {
   EXPECT_TRUE(label_drawn(run, 0, "Fz"));
   EXPECT_TRUE(label_drawn(run, 1, "Cz"));
   EXPECT_TRUE(label_drawn(run, 2, "Pz"));
+}
+
+// A channel coupled weakly in every epoch beats alpha in no single epoch, but its mean over the
+// epochs does: with the trial-level test, that test outlines, and only it.
+TEST(PngSink, OutlinesByTheTrialLevelTestWhenThereIsOne) {
+  const testing::ScratchDir dir("png_trial");
+  const auto run = run_sink(
+      dir.path(), {}, [](std::int64_t c, std::int64_t k, std::int64_t) { return c == 2 && k == 3 ? 0.01f : 0.3f; },
+      [](std::int64_t c, std::int64_t k) { return c == 0 && k == 1 ? 0.004f : 0.6f; });
+  for (std::int64_t c = 0; c < kChannels; ++c)
+    for (std::int64_t k = 0; k < kCells; ++k)
+      EXPECT_EQ(outlined(run, c, k), c == 0 && k == 1) << "channel " << c << " cell " << k;
 }
 
 TEST(PngSink, NamesPanelsChKWhenTheSourceHasNoLabels) {

@@ -1,0 +1,62 @@
+#pragma once
+// Trial-level statistics (spec §6.4): the mean over epochs of each channel's (pair's, segment's)
+// measure, tested against the surrogate distribution of that mean, as TensorPAC's infer_pvalues
+// does: surrogate k of the mean is the mean over the epochs of each epoch's surrogate k. Sums are
+// taken in series order in double, so the result does not depend on the batch size.
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "engine/stage.hpp"
+
+namespace pacflow::surrogates {
+
+// How the p-value of the trial mean is corrected across a channel's cells (band pairs). Maxstat is
+// the max-T procedure: each cell's mean standardised by its own surrogate means (its z), against
+// the largest such z of each surrogate over the cells, so cells whose measure is biased upward
+// (wide bands, short series) do not drown the others. MaxstatRaw takes the maximum of the raw
+// means instead, as TensorPAC's infer_pvalues(mcp="maxstat") does.
+enum class TrialTest { None, Uncorrected, Maxstat, MaxstatRaw, Fdr, Bonferroni };
+// "none", "uncorrected", "maxstat", "maxstat_raw", "fdr" or "bonferroni"; throws ParamError("trials")
+// otherwise.
+TrialTest parse_trial_test(const std::string& name);
+const char* trial_test_name(TrialTest test);
+
+struct TrialLayout {
+  RowLayout rows;             // of the measure's rows (one per series, or per pair of a group)
+  std::int64_t epochs = 0;    // the leading dimension of those rows
+  std::int64_t groups = 0;    // rows per epoch: channels (× segments) or pairs
+  std::int64_t n_perm = 0;
+  Shape cells;                // {n_pha, n_amp}
+  TrialTest test = TrialTest::Maxstat;
+  std::vector<std::int64_t> excluded_series;  // the source's stand-ins (NaN rows): left out of the means
+};
+
+// The summary tensors, each [groups][n_pha][n_amp] float32.
+inline constexpr const char* kTrialValuesTensor = "surrogate_values";  // kept: [n_perm + 1][n_pha][n_amp] float64
+inline constexpr const char* kTrialPac = "trial_pac";
+inline constexpr const char* kTrialZ = "trial_z";
+inline constexpr const char* kTrialPvalues = "trial_pvalues";
+
+class TrialStatistics final : public RunSummary {
+ public:
+  explicit TrialStatistics(TrialLayout layout);
+  void add(const Batch& batch) override;
+  void finish(Batch& out) override;
+  void resume(const std::filesystem::path& dir, const json& state, std::int64_t series_done) override;
+  json checkpoint() override;
+
+ private:
+  bool excluded_row(std::int64_t row) const;
+
+  TrialLayout layout_;
+  std::int64_t row_values_ = 0;       // (n_perm + 1) · cells
+  std::vector<double> sums_;          // [groups][n_perm + 1][cells]
+  std::vector<std::int64_t> counts_;  // epochs summed per group
+  std::int64_t rows_seen_ = 0;
+  std::vector<std::int64_t> excluded_groups_;  // row groups (rows.group series each) holding an excluded series
+  std::filesystem::path dir_;                  // checkpointed runs: sums-0.bin and sums-1.bin in turn
+  int last_file_ = 1;
+};
+
+}  // namespace pacflow::surrogates
