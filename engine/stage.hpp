@@ -43,6 +43,11 @@ struct StreamInfo {
   std::vector<std::int64_t> excluded_series;
   // The files the source reads: no output of the run may replace one of them.
   std::vector<std::filesystem::path> input_files;
+  // Experimental conditions (several event types, e.g. events=[go, nogo]): their names, and the
+  // condition of each epoch (leading dimension 0), whose epochs come grouped by condition. Empty:
+  // one condition.
+  std::vector<std::string> condition_names;
+  std::vector<std::int64_t> epoch_conditions;
 
   std::int64_t series_count() const { return element_count(leading_dims); }
 };

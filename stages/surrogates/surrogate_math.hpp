@@ -18,8 +18,10 @@ PACFLOW_HD inline std::int64_t timeshift(std::uint64_t seed, std::uint64_t k, st
 // Permutation k of `epochs` epochs (swap_trials): out[e] is the epoch whose amplitude pairs with
 // epoch e's phase. Fisher–Yates driven by the counter-based generator keyed by (seed, k), so it
 // depends on nothing else. A permutation may leave an epoch in place (as TensorPAC's do).
-PACFLOW_HD inline void epoch_permutation(std::uint64_t seed, std::uint64_t k, std::int64_t epochs, std::int64_t* out) {
-  const std::uint64_t key = rng::key(rng::key(seed, 0x73776170ULL /* "swap" */), k);
+// `salt` keeps the streams of different uses apart.
+PACFLOW_HD inline void epoch_permutation(std::uint64_t seed, std::uint64_t k, std::int64_t epochs, std::int64_t* out,
+                                         std::uint64_t salt = 0x73776170ULL /* "swap" */) {
+  const std::uint64_t key = rng::key(rng::key(seed, salt), k);
   for (std::int64_t e = 0; e < epochs; ++e) out[e] = e;
   for (std::int64_t i = epochs - 1; i > 0; --i) {
     const std::int64_t j = rng::uniform_int(key, static_cast<std::uint64_t>(i), 0, i);
@@ -27,6 +29,12 @@ PACFLOW_HD inline void epoch_permutation(std::uint64_t seed, std::uint64_t k, st
     out[i] = out[j];
     out[j] = held;
   }
+}
+
+// Permutation k of the epochs' condition labels (the two-condition contrast, spec §6.4): epoch e
+// takes the label of epoch out[e].
+inline void condition_permutation(std::uint64_t seed, std::uint64_t k, std::int64_t epochs, std::int64_t* out) {
+  epoch_permutation(seed, k, epochs, out, 0x636f6e64ULL /* "cond" */);
 }
 
 struct CellStats {

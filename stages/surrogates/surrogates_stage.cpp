@@ -177,12 +177,22 @@ void SurrogatesStage::plan_trials(PlanContext& ctx) {
   trials_.n_perm = n_perm_;
   trials_.cells = {n_pha_, n_amp_};
   trials_.excluded_series = stream.excluded_series;
+  trials_.conditions = std::max<std::int64_t>(1, static_cast<std::int64_t>(stream.condition_names.size()));
+  trials_.epoch_conditions = stream.epoch_conditions;
+  trials_.seed = seed_;
+  if (trials_.conditions > 1 && static_cast<std::int64_t>(stream.epoch_conditions.size()) != count)
+    throw std::logic_error("the source names a condition for each epoch");
   TensorDecl values{surrogates::kTrialValuesTensor, {n_perm_ + 1, n_pha_, n_amp_}, DType::Float64, false,
                     "the measure of the observed alignment and of each surrogate, for the trial-level test", rows};
   values.kept = true;
   ctx.declare(std::move(values));
   const RowLayout per_group{1, 1, Shape(leading.begin() + 1, leading.end()),
                             std::vector<std::string>(names.begin() + 1, names.end())};
+  RowLayout per_condition = per_group;  // with several conditions, a leading [conditions] dimension
+  if (trials_.conditions > 1) {
+    per_condition.leading.insert(per_condition.leading.begin(), trials_.conditions);
+    per_condition.leading_names.insert(per_condition.leading_names.begin(), "conditions");
+  }
   const std::string correction = trials_.test == surrogates::TrialTest::Maxstat ? "max-T over the cells (standardised by each cell's surrogates)"
                                  : trials_.test == surrogates::TrialTest::MaxstatRaw ? "max statistic of the raw means over the cells (TensorPAC)"
                                  : trials_.test == surrogates::TrialTest::Fdr   ? "Benjamini-Hochberg FDR over the cells"
@@ -196,12 +206,28 @@ void SurrogatesStage::plan_trials(PlanContext& ctx) {
       {surrogates::kTrialZ, "(mean - mean of the surrogate means) / std of the surrogate means"},
       {surrogates::kTrialPvalues, "(1 + #{k: mean_k >= mean}) / (n + 1) of the mean over epochs, " + correction},
   };
-  for (const auto& out : outputs) {
-    TensorDecl decl{out.name, {n_pha_, n_amp_}, DType::Float32, true, out.doc, per_group};
+  const auto declare = [&](const char* name, const std::string& doc, const RowLayout& rows_of) {
+    TensorDecl decl{name, {n_pha_, n_amp_}, DType::Float32, true, doc, rows_of};
     decl.summary = true;
     ctx.declare(std::move(decl));
+  };
+  for (const auto& out : outputs) declare(out.name, out.doc, per_condition);
+  if (trials_.conditions == 2) {
+    const std::string& a = stream.condition_names[0];
+    const std::string& b = stream.condition_names[1];
+    declare(surrogates::kContrastPac, fmt::format("mean over the {} epochs minus mean over the {} epochs", a, b), per_group);
+    declare(surrogates::kContrastZ, "(difference - mean) / std of the differences under permuted condition labels",
+            per_group);
+    declare(surrogates::kContrastPvalues,
+            "(1 + #{k: |difference_k| >= |difference|}) / (n + 1) under permuted condition labels, " + correction,
+            per_group);
+  } else if (trials_.conditions > 2) {
+    ctx.warn(fmt::format("{} conditions: each is tested on its own (trial_pvalues [conditions]…); the contrast of "
+                         "conditions is made for two only",
+                         trials_.conditions));
   }
   ctx.resolved()["trial_epochs"] = count;
+  if (trials_.conditions > 1) ctx.resolved()["trial_conditions"] = stream.condition_names;
   ctx.attributes()["trial_test"] = surrogates::trial_test_name(trials_.test);
 }
 

@@ -11,7 +11,7 @@
 #include "engine/atomic_file.hpp"
 #include "engine/errors.hpp"
 #include "stages/erpac/multiple_comparisons.hpp"
-#include "stages/surrogates/surrogate_stats_cpu.hpp"
+#include "stages/surrogates/surrogate_math.hpp"
 
 namespace pacflow::surrogates {
 
@@ -40,37 +40,57 @@ const char* trial_test_name(TrialTest test) {
 
 namespace {
 
-// Max-T: z_k(c) = (m_k(c) - mu(c)) / sd(c) for the observed mean (k = 0) and every surrogate's,
-// mu and sd the population mean and std of the surrogate means of cell c (two passes, in double);
-// p(c) = (1 + #{k >= 1: max over cells of z_k >= z_0(c)}) / (n + 1). A cell without spread has no z:
-// it stays out of the maxima and its p is NaN.
-void max_t_pvalues(const double* means, std::int64_t n, std::int64_t cells, float* p) {
-  std::vector<double> mu(static_cast<std::size_t>(cells), 0.0), sd(mu.size(), 0.0);
+// The p-values of the observed values[0][c] against values[1..n][c] (spec §6.4), written to p, and
+// z = (observed - mean) / population std of the surrogates (two passes, in double) to z when not
+// null. One-sided (a mean over epochs: large is coupled) or two-sided (a difference of conditions:
+// compares magnitudes). A cell whose surrogates have no spread has z NaN; max-T leaves it out of the
+// maxima and gives it p NaN.
+void test_cells(const double* values, std::int64_t n, std::int64_t cells, TrialTest test, bool two_sided, float* p,
+                float* z) {
+  const auto at = [&](std::int64_t k, std::int64_t c) { return values[k * cells + c]; };
+  const auto size = [](double v, bool both) { return both ? std::abs(v) : v; };
+  std::vector<double> mu(static_cast<std::size_t>(cells), 0.0), sd(mu.size(), 0.0), raw(mu.size());
   for (std::int64_t k = 1; k <= n; ++k)
-    for (std::int64_t c = 0; c < cells; ++c) mu[static_cast<std::size_t>(c)] += means[k * cells + c];
+    for (std::int64_t c = 0; c < cells; ++c) mu[static_cast<std::size_t>(c)] += at(k, c);
   for (auto& m : mu) m /= static_cast<double>(n);
   for (std::int64_t k = 1; k <= n; ++k)
     for (std::int64_t c = 0; c < cells; ++c) {
-      const double d = means[k * cells + c] - mu[static_cast<std::size_t>(c)];
+      const double d = at(k, c) - mu[static_cast<std::size_t>(c)];
       sd[static_cast<std::size_t>(c)] += d * d;
     }
   for (auto& s : sd) s = std::sqrt(s / static_cast<double>(n));
-  const auto z = [&](std::int64_t k, std::int64_t c) {
-    return (means[k * cells + c] - mu[static_cast<std::size_t>(c)]) / sd[static_cast<std::size_t>(c)];
+  const auto z_of = [&](std::int64_t k, std::int64_t c) {
+    const auto i = static_cast<std::size_t>(c);
+    return sd[i] > 0 ? (at(k, c) - mu[i]) / sd[i] : std::numeric_limits<double>::quiet_NaN();
   };
-  std::vector<double> max_z(static_cast<std::size_t>(n), -std::numeric_limits<double>::infinity());
+  // The largest statistic of each surrogate over the cells: raw values, or z (max-T).
+  std::vector<double> largest(static_cast<std::size_t>(n), -std::numeric_limits<double>::infinity());
   for (std::int64_t k = 1; k <= n; ++k)
-    for (std::int64_t c = 0; c < cells; ++c)
-      if (sd[static_cast<std::size_t>(c)] > 0) max_z[static_cast<std::size_t>(k - 1)] = std::max(max_z[static_cast<std::size_t>(k - 1)], z(k, c));
-  for (std::int64_t c = 0; c < cells; ++c) {
-    if (!(sd[static_cast<std::size_t>(c)] > 0)) {
-      p[c] = std::numeric_limits<float>::quiet_NaN();
-      continue;
+    for (std::int64_t c = 0; c < cells; ++c) {
+      const double v = test == TrialTest::Maxstat ? z_of(k, c) : at(k, c);
+      if (!std::isnan(v)) largest[static_cast<std::size_t>(k - 1)] = std::max(largest[static_cast<std::size_t>(k - 1)], size(v, two_sided));
     }
-    const double observed = z(0, c);
-    const auto above = std::count_if(max_z.begin(), max_z.end(), [&](double m) { return m >= observed; });
-    p[c] = static_cast<float>((1.0 + static_cast<double>(above)) / static_cast<double>(n + 1));
+  const auto share = [&](auto&& beats) {
+    std::int64_t count = 0;
+    for (std::int64_t k = 1; k <= n; ++k) count += beats(k) ? 1 : 0;
+    return (1.0 + static_cast<double>(count)) / static_cast<double>(n + 1);
+  };
+  for (std::int64_t c = 0; c < cells; ++c) {
+    const double observed = size(at(0, c), two_sided);
+    if (z) z[c] = static_cast<float>(z_of(0, c));
+    raw[static_cast<std::size_t>(c)] = share([&](std::int64_t k) { return size(at(k, c), two_sided) >= observed; });
+    if (test == TrialTest::MaxstatRaw)
+      p[c] = static_cast<float>(share([&](std::int64_t k) { return largest[static_cast<std::size_t>(k - 1)] >= observed; }));
+    if (test == TrialTest::Maxstat) {
+      const double zc = size(z_of(0, c), two_sided);
+      p[c] = std::isnan(zc) ? std::numeric_limits<float>::quiet_NaN()
+                            : static_cast<float>(share([&](std::int64_t k) { return largest[static_cast<std::size_t>(k - 1)] >= zc; }));
+    }
   }
+  if (test == TrialTest::Fdr || test == TrialTest::Bonferroni)
+    erpac::correct(raw, test == TrialTest::Fdr ? erpac::Correction::Fdr : erpac::Correction::Bonferroni);
+  if (test != TrialTest::Maxstat && test != TrialTest::MaxstatRaw)
+    std::transform(raw.begin(), raw.end(), p, [](double v) { return static_cast<float>(v); });
 }
 
 }  // namespace
@@ -78,8 +98,12 @@ void max_t_pvalues(const double* means, std::int64_t n, std::int64_t cells, floa
 TrialStatistics::TrialStatistics(TrialLayout layout)
     : layout_(std::move(layout)),
       row_values_((layout_.n_perm + 1) * element_count(layout_.cells)),
-      sums_(static_cast<std::size_t>(layout_.groups * row_values_), 0.0),
-      counts_(static_cast<std::size_t>(layout_.groups), 0) {
+      sums_(static_cast<std::size_t>(layout_.conditions * layout_.groups * row_values_), 0.0),
+      counts_(static_cast<std::size_t>(layout_.conditions * layout_.groups), 0),
+      observed_(layout_.conditions == 2
+                    ? static_cast<std::size_t>(layout_.epochs * layout_.groups * element_count(layout_.cells))
+                    : 0,
+                std::numeric_limits<double>::quiet_NaN()) {
   for (auto s : layout_.excluded_series) excluded_groups_.push_back(s / layout_.rows.group);
   excluded_groups_.erase(std::unique(excluded_groups_.begin(), excluded_groups_.end()), excluded_groups_.end());
 }
@@ -89,31 +113,65 @@ bool TrialStatistics::excluded_row(std::int64_t row) const {
   return std::binary_search(excluded_groups_.begin(), excluded_groups_.end(), row / layout_.rows.rows_per_group);
 }
 
+std::int64_t TrialStatistics::condition_of(std::int64_t epoch) const {
+  return layout_.epoch_conditions.empty() ? 0 : layout_.epoch_conditions[static_cast<std::size_t>(epoch)];
+}
+
 void TrialStatistics::add(const Batch& batch) {
   const auto values = batch.at(kTrialValuesTensor).values<double>();
+  const std::int64_t cells = element_count(layout_.cells);
   const std::int64_t first_row = layout_.rows.rows(batch.first_series);
   const std::int64_t rows = layout_.rows.rows(batch.series_count);
   for (std::int64_t r = 0; r < rows; ++r) {
     const std::int64_t row = first_row + r;
     if (excluded_row(row)) continue;
-    const std::int64_t group = row % layout_.groups;
+    const std::int64_t group = row % layout_.groups, epoch = row / layout_.groups;
+    const std::int64_t slot = condition_of(epoch) * layout_.groups + group;
     const double* from = values.data() + r * row_values_;
-    double* to = sums_.data() + group * row_values_;
+    double* to = sums_.data() + slot * row_values_;
     for (std::int64_t v = 0; v < row_values_; ++v) to[v] += from[v];
-    ++counts_[static_cast<std::size_t>(group)];
+    ++counts_[static_cast<std::size_t>(slot)];
+    if (!observed_.empty()) std::copy_n(from, cells, observed_.begin() + row * cells);
   }
   rows_seen_ = first_row + rows;
 }
 
+// The difference of the two conditions' means of one group, D = mean_0 - mean_1 per cell, against
+// n permutations of the epochs' condition labels (the same permutations for every group).
+void TrialStatistics::contrast(std::int64_t group, std::vector<double>& differences, float* d, float* z, float* p) const {
+  const std::int64_t cells = element_count(layout_.cells), n = layout_.n_perm;
+  std::vector<std::int64_t> labels(static_cast<std::size_t>(layout_.epochs)), perm(labels.size());
+  for (std::int64_t e = 0; e < layout_.epochs; ++e) labels[static_cast<std::size_t>(e)] = condition_of(e);
+  std::vector<double> sum(static_cast<std::size_t>(2 * cells));
+  for (std::int64_t k = 0; k <= n; ++k) {
+    if (k > 0) condition_permutation(layout_.seed, static_cast<std::uint64_t>(k - 1), layout_.epochs, perm.data());
+    std::fill(sum.begin(), sum.end(), 0.0);
+    std::int64_t count[2] = {0, 0};
+    for (std::int64_t e = 0; e < layout_.epochs; ++e) {
+      const std::int64_t row = e * layout_.groups + group;
+      if (excluded_row(row)) continue;
+      const std::int64_t label = labels[static_cast<std::size_t>(k > 0 ? perm[static_cast<std::size_t>(e)] : e)];
+      ++count[label];
+      for (std::int64_t c = 0; c < cells; ++c)
+        sum[static_cast<std::size_t>(label * cells + c)] += observed_[static_cast<std::size_t>(row * cells + c)];
+    }
+    for (std::int64_t c = 0; c < cells; ++c)
+      differences[static_cast<std::size_t>(k * cells + c)] =
+          sum[static_cast<std::size_t>(c)] / static_cast<double>(count[0]) -
+          sum[static_cast<std::size_t>(cells + c)] / static_cast<double>(count[1]);
+  }
+  for (std::int64_t c = 0; c < cells; ++c) d[c] = static_cast<float>(differences[static_cast<std::size_t>(c)]);
+  test_cells(differences.data(), n, cells, layout_.test, true, p, z);
+}
+
 void TrialStatistics::finish(Batch& out) {
   const std::int64_t cells = element_count(layout_.cells);
-  float* pac = out.emplace_rows(kTrialPac, layout_.groups, layout_.cells, DType::Float32).values<float>().data();
-  float* z = out.emplace_rows(kTrialZ, layout_.groups, layout_.cells, DType::Float32).values<float>().data();
-  float* p = out.emplace_rows(kTrialPvalues, layout_.groups, layout_.cells, DType::Float32).values<float>().data();
+  const std::int64_t slots = layout_.conditions * layout_.groups;
+  float* pac = out.emplace_rows(kTrialPac, slots, layout_.cells, DType::Float32).values<float>().data();
+  float* z = out.emplace_rows(kTrialZ, slots, layout_.cells, DType::Float32).values<float>().data();
+  float* p = out.emplace_rows(kTrialPvalues, slots, layout_.cells, DType::Float32).values<float>().data();
   std::vector<double> means(static_cast<std::size_t>(row_values_));
-  std::vector<float> mean(static_cast<std::size_t>(cells)), spread(mean.size()), raw(mean.size()), maxstat(mean.size());
-  std::vector<double> family(mean.size());
-  for (std::int64_t g = 0; g < layout_.groups; ++g) {
+  for (std::int64_t g = 0; g < slots; ++g) {
     const std::int64_t n = counts_[static_cast<std::size_t>(g)];
     if (n == 0) {  // every epoch of the group was left out by the source
       for (float* result : {pac, z, p}) std::fill_n(result + g * cells, cells, std::numeric_limits<float>::quiet_NaN());
@@ -121,22 +179,20 @@ void TrialStatistics::finish(Batch& out) {
     }
     const double* sum = sums_.data() + g * row_values_;
     for (std::int64_t v = 0; v < row_values_; ++v) means[static_cast<std::size_t>(v)] = sum[v] / static_cast<double>(n);
-    float* const statistics[5] = {z + g * cells, mean.data(), spread.data(), raw.data(), maxstat.data()};
-    surrogate_stats_on_cpu(means.data(), layout_.n_perm, cells, std::span<float* const, 5>(statistics), nullptr, Norm::Z, 0);
-    float* p_out = p + g * cells;
     for (std::int64_t c = 0; c < cells; ++c) pac[g * cells + c] = static_cast<float>(means[static_cast<std::size_t>(c)]);
-    switch (layout_.test) {
-      case TrialTest::Maxstat: max_t_pvalues(means.data(), layout_.n_perm, cells, p_out); break;
-      case TrialTest::MaxstatRaw: std::copy(maxstat.begin(), maxstat.end(), p_out); break;
-      case TrialTest::Fdr:
-      case TrialTest::Bonferroni:
-        std::copy(raw.begin(), raw.end(), family.begin());
-        erpac::correct(family, layout_.test == TrialTest::Fdr ? erpac::Correction::Fdr : erpac::Correction::Bonferroni);
-        std::transform(family.begin(), family.end(), p_out, [](double v) { return static_cast<float>(v); });
-        break;
-      case TrialTest::Uncorrected:
-      case TrialTest::None: std::copy(raw.begin(), raw.end(), p_out); break;
+    test_cells(means.data(), layout_.n_perm, cells, layout_.test, false, p + g * cells, z + g * cells);
+  }
+  if (observed_.empty()) return;
+  float* d = out.emplace_rows(kContrastPac, layout_.groups, layout_.cells, DType::Float32).values<float>().data();
+  float* dz = out.emplace_rows(kContrastZ, layout_.groups, layout_.cells, DType::Float32).values<float>().data();
+  float* dp = out.emplace_rows(kContrastPvalues, layout_.groups, layout_.cells, DType::Float32).values<float>().data();
+  std::vector<double> differences(static_cast<std::size_t>(row_values_));
+  for (std::int64_t g = 0; g < layout_.groups; ++g) {
+    if (counts_[static_cast<std::size_t>(g)] == 0 || counts_[static_cast<std::size_t>(layout_.groups + g)] == 0) {
+      for (float* result : {d, dz, dp}) std::fill_n(result + g * cells, cells, std::numeric_limits<float>::quiet_NaN());
+      continue;
     }
+    contrast(g, differences, d + g * cells, dz + g * cells, dp + g * cells);
   }
 }
 
@@ -144,13 +200,16 @@ void TrialStatistics::finish(Batch& out) {
 // written in turn, so a kill between this write and the record leaves the recorded one intact.
 json TrialStatistics::checkpoint() {
   const int file = 1 - last_file_;
-  std::string content(sizeof(std::int64_t) * (1 + counts_.size()) + sizeof(double) * sums_.size(), '\0');
+  std::string content(sizeof(std::int64_t) * (1 + counts_.size()) + sizeof(double) * (sums_.size() + observed_.size()),
+                      '\0');
   char* at = content.data();
   std::memcpy(at, &rows_seen_, sizeof rows_seen_);
   at += sizeof rows_seen_;
   std::memcpy(at, counts_.data(), sizeof(std::int64_t) * counts_.size());
   at += sizeof(std::int64_t) * counts_.size();
   std::memcpy(at, sums_.data(), sizeof(double) * sums_.size());
+  at += sizeof(double) * sums_.size();
+  std::memcpy(at, observed_.data(), sizeof(double) * observed_.size());
   write_file_atomically(dir_ / fmt::format("sums-{}.bin", file), content);
   last_file_ = file;
   return {{"file", file}, {"rows", rows_seen_}};
@@ -168,7 +227,8 @@ void TrialStatistics::resume(const std::filesystem::path& dir, const json& state
   const std::filesystem::path path = dir / fmt::format("sums-{}.bin", file);
   std::ifstream in(path, std::ios::binary);
   const std::string content((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  const std::size_t expected = sizeof(std::int64_t) * (1 + counts_.size()) + sizeof(double) * sums_.size();
+  const std::size_t expected =
+      sizeof(std::int64_t) * (1 + counts_.size()) + sizeof(double) * (sums_.size() + observed_.size());
   std::int64_t recorded = -1;
   if (content.size() == expected) std::memcpy(&recorded, content.data(), sizeof recorded);
   if ((file != 0 && file != 1) || recorded != rows || state.at("rows").get<std::int64_t>() != rows)
@@ -177,7 +237,9 @@ void TrialStatistics::resume(const std::filesystem::path& dir, const json& state
                                  path.string(), series_done));
   const char* at = content.data() + sizeof recorded;
   std::memcpy(counts_.data(), at, sizeof(std::int64_t) * counts_.size());
-  std::memcpy(sums_.data(), at + sizeof(std::int64_t) * counts_.size(), sizeof(double) * sums_.size());
+  at += sizeof(std::int64_t) * counts_.size();
+  std::memcpy(sums_.data(), at, sizeof(double) * sums_.size());
+  std::memcpy(observed_.data(), at + sizeof(double) * sums_.size(), sizeof(double) * observed_.size());
   rows_seen_ = rows;
   last_file_ = file;
 }

@@ -2,7 +2,9 @@
 // Trial-level statistics (spec §6.4): the mean over epochs of each channel's (pair's, segment's)
 // measure, tested against the surrogate distribution of that mean, as TensorPAC's infer_pvalues
 // does: surrogate k of the mean is the mean over the epochs of each epoch's surrogate k. Sums are
-// taken in series order in double, so the result does not depend on the batch size.
+// taken in series order in double, so the result does not depend on the batch size. With several
+// conditions (events=[a, b]) the test is made per condition, and with two, their difference is
+// tested against permutations of the epochs' condition labels.
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -30,13 +32,20 @@ struct TrialLayout {
   Shape cells;                // {n_pha, n_amp}
   TrialTest test = TrialTest::Maxstat;
   std::vector<std::int64_t> excluded_series;  // the source's stand-ins (NaN rows): left out of the means
+  std::int64_t conditions = 1;                 // StreamInfo::condition_names, at least one
+  std::vector<std::int64_t> epoch_conditions;  // per epoch (empty: all in condition 0)
+  std::uint64_t seed = 42;                     // of the condition-label permutations
 };
 
-// The summary tensors, each [groups][n_pha][n_amp] float32.
+// The summary tensors, float32 [conditions (when several)][groups][n_pha][n_amp], and with two
+// conditions the contrast's [groups][n_pha][n_amp].
 inline constexpr const char* kTrialValuesTensor = "surrogate_values";  // kept: [n_perm + 1][n_pha][n_amp] float64
 inline constexpr const char* kTrialPac = "trial_pac";
 inline constexpr const char* kTrialZ = "trial_z";
 inline constexpr const char* kTrialPvalues = "trial_pvalues";
+inline constexpr const char* kContrastPac = "contrast_pac";
+inline constexpr const char* kContrastZ = "contrast_z";
+inline constexpr const char* kContrastPvalues = "contrast_pvalues";
 
 class TrialStatistics final : public RunSummary {
  public:
@@ -48,11 +57,14 @@ class TrialStatistics final : public RunSummary {
 
  private:
   bool excluded_row(std::int64_t row) const;
+  std::int64_t condition_of(std::int64_t epoch) const;
+  void contrast(std::int64_t group, std::vector<double>& differences, float* d, float* z, float* p) const;
 
   TrialLayout layout_;
   std::int64_t row_values_ = 0;       // (n_perm + 1) · cells
-  std::vector<double> sums_;          // [groups][n_perm + 1][cells]
-  std::vector<std::int64_t> counts_;  // epochs summed per group
+  std::vector<double> sums_;          // [conditions][groups][n_perm + 1][cells]
+  std::vector<std::int64_t> counts_;  // epochs summed per condition and group
+  std::vector<double> observed_;      // two conditions: [epochs][groups][cells], the measure of each epoch
   std::int64_t rows_seen_ = 0;
   std::vector<std::int64_t> excluded_groups_;  // row groups (rows.group series each) holding an excluded series
   std::filesystem::path dir_;                  // checkpointed runs: sums-0.bin and sums-1.bin in turn

@@ -11,6 +11,7 @@
 #include <random>
 
 #include "engine/errors.hpp"
+#include "stages/surrogates/surrogate_math.hpp"
 #include "stages/surrogates/trial_statistics.hpp"
 #include "tests/support/cli_runner.hpp"
 
@@ -32,7 +33,7 @@ std::vector<double> make_values() {
 }
 
 TrialLayout layout(TrialTest test, std::vector<std::int64_t> excluded = {}) {
-  return {RowLayout{}, kEpochs, kChannels, kPerm, {kPha, kAmp}, test, std::move(excluded)};
+  return {RowLayout{}, kEpochs, kChannels, kPerm, {kPha, kAmp}, test, std::move(excluded), 1, {}, 42};
 }
 
 // Runs the statistics over the series in batches of `batch` series; returns trial_pac, trial_z,
@@ -228,6 +229,66 @@ TEST(TrialStatistics, ACheckpointResumesTheSumsExactly) {
 
   TrialStatistics wrong(layout(TrialTest::Fdr));
   EXPECT_THROW(wrong.resume(dir.path(), state, 6), InputError) << "the record holds 9 series, not 6";
+}
+
+// Two conditions (epochs 0, 2, 4 and 1, 3): each condition's mean is tested on its own, and their
+// difference against permutations of the labels, here with a difference planted in channel 1, cell 2.
+TEST(TrialStatistics, TwoConditionsAreTestedEachAndTheirDifferenceByPermutedLabels) {
+  auto values = make_values();
+  const std::vector<std::int64_t> labels{0, 1, 0, 1, 0};
+  for (std::int64_t e : {0, 2, 4}) values[static_cast<std::size_t>((e * kChannels + 1) * kRow + 2)] += 1.0;
+  TrialLayout two = layout(TrialTest::Uncorrected);
+  two.conditions = 2;
+  two.epoch_conditions = labels;
+  TrialStatistics stats(two);
+  for (std::int64_t first = 0; first < kEpochs * kChannels; first += 4) {
+    Batch batch;
+    batch.first_series = first;
+    batch.series_count = std::min<std::int64_t>(4, kEpochs * kChannels - first);
+    auto t = batch.emplace(kTrialValuesTensor, {kPerm + 1, kPha, kAmp}, DType::Float64).values<double>();
+    std::copy_n(values.begin() + first * kRow, batch.series_count * kRow, t.begin());
+    stats.add(batch);
+  }
+  Batch out;
+  stats.finish(out);
+  ASSERT_EQ(out.at(kTrialPac).size(), static_cast<std::size_t>(2 * kChannels * kCells)) << "[conditions][channels]…";
+  // Condition 1's mean of channel 2, cell 5, and the contrast of every cell, from the definition.
+  const auto observed = [&](std::int64_t e, std::int64_t c, std::int64_t q) {
+    return values[static_cast<std::size_t>((e * kChannels + c) * kRow + q)];
+  };
+  EXPECT_NEAR(out.at(kTrialPac).values<float>()[static_cast<std::size_t>((kChannels + 2) * kCells + 5)],
+              (observed(1, 2, 5) + observed(3, 2, 5)) / 2, 1e-6);
+  const auto difference = [&](std::int64_t c, std::int64_t q, const std::vector<std::int64_t>& of) {
+    double sum[2] = {0, 0};
+    std::int64_t n[2] = {0, 0};
+    for (std::int64_t e = 0; e < kEpochs; ++e) {
+      sum[of[static_cast<std::size_t>(e)]] += observed(e, c, q);
+      ++n[of[static_cast<std::size_t>(e)]];
+    }
+    return sum[0] / static_cast<double>(n[0]) - sum[1] / static_cast<double>(n[1]);
+  };
+  std::vector<std::vector<std::int64_t>> permuted;
+  for (std::int64_t k = 0; k < kPerm; ++k) {
+    std::vector<std::int64_t> perm(kEpochs), relabelled(kEpochs);
+    condition_permutation(42, static_cast<std::uint64_t>(k), kEpochs, perm.data());
+    for (std::int64_t e = 0; e < kEpochs; ++e) relabelled[static_cast<std::size_t>(e)] = labels[static_cast<std::size_t>(perm[static_cast<std::size_t>(e)])];
+    permuted.push_back(relabelled);
+  }
+  const auto d = out.at(kContrastPac).values<float>();
+  const auto p = out.at(kContrastPvalues).values<float>();
+  for (std::int64_t c = 0; c < kChannels; ++c)
+    for (std::int64_t q = 0; q < kCells; ++q) {
+      const double want = difference(c, q, labels);
+      std::int64_t above = 0;
+      for (const auto& relabelled : permuted) above += std::abs(difference(c, q, relabelled)) >= std::abs(want);
+      const auto i = static_cast<std::size_t>(c * kCells + q);
+      EXPECT_NEAR(d[i], want, 1e-6) << "channel " << c << " cell " << q;
+      EXPECT_FLOAT_EQ(p[i], static_cast<float>((1.0 + static_cast<double>(above)) / (kPerm + 1)))
+          << "channel " << c << " cell " << q;
+    }
+  // Five epochs have 10 labellings with three in condition 0: the planted difference is the largest
+  // of them, so only labellings equal to the observed one (about 1 in 10) reach it.
+  EXPECT_LT(p[static_cast<std::size_t>(kCells + 2)], 0.25f);
 }
 
 TEST(TrialStatistics, UnknownTestIsRefusedNamingTheChoices) {

@@ -1,13 +1,17 @@
 // The trial-level test through whole pipelines: a coupling too weak for any single epoch's test
 // shows in the mean over epochs (issue 17: a channel coupled across many epochs got no outline),
 // an uncoupled channel does not; the test runs by itself with two epochs or more and is refused,
-// when asked for, with one.
+// when asked for, with one; two event types are tested each and against each other.
+#include <cmath>
 #include <filesystem>
 #include <gtest/gtest.h>
+#include <numbers>
+#include <random>
 
 #include "engine/errors.hpp"
 #include "engine/pipeline.hpp"
 #include "stages/builtin.hpp"
+#include "stages/io/edf/edf_writer.hpp"
 #include "stages/io/png/png_sink.hpp"
 #include "tests/support/cli_runner.hpp"
 #include "tests/support/fixtures.hpp"
@@ -79,6 +83,70 @@ TEST(TrialLevel, RunsByItselfOnlyWithSeveralEpochsAndIsRefusedWithOneWhenAskedFo
   }
   const json none = run_weak(3, dir / "none", {{"trials", "none"}});
   EXPECT_FALSE(fs::exists(dir / "none" / "trial_pvalues.npy"));
+}
+
+// 80 s at 256 Hz, two channels of noise; after each "go" (every 4 s from 1 s) channel 0 carries
+// 60 Hz bursts locked to the phase of a 6 Hz rhythm for 2 s, after each "nogo" (every 4 s from
+// 3 s) the same rhythms uncoupled.
+std::filesystem::path go_nogo_recording(const fs::path& path) {
+  constexpr int kRate = 256, kSeconds = 80;
+  std::mt19937_64 rng(11);
+  std::normal_distribution<double> noise(0.0, 10.0);
+  std::vector<stages::EdfSignalSpec> signals(2);
+  signals[0].label = "C3";
+  signals[1].label = "C4";
+  for (auto& s : signals) s.sample_rate = kRate;
+  stages::EdfWriter writer(path.string(), false, signals);
+  // The slow rhythm's phase diffuses (spec §7's driven model), so shifted surrogates decorrelate.
+  std::normal_distribution<double> step(0.0, std::sqrt(4 * std::numbers::pi * 0.5 / kRate));
+  double theta = 0;
+  for (int r = 0; r < kSeconds; ++r) {
+    std::vector<std::vector<double>> record(2);
+    for (int i = 0; i < kRate; ++i) {
+      const double t = r + static_cast<double>(i) / kRate;
+      const double since = std::fmod(t - 1.0 + 4.0, 4.0);  // seconds after the last go
+      theta += 2 * std::numbers::pi * 6 / kRate + step(rng);
+      const double slow = std::cos(theta);
+      const double envelope = since < 2.0 ? 1 + slow : 1;  // coupled after go only
+      const double fast = std::sin(2 * std::numbers::pi * 60 * t);
+      record[0].push_back(40 * slow + 15 * envelope * fast + noise(rng));
+      record[1].push_back(40 * slow + noise(rng));
+    }
+    writer.write_record(record);
+  }
+  for (int k = 0; k < kSeconds / 4 - 1; ++k) {
+    writer.annotate(1.0 + 4 * k, "go", -1);
+    writer.annotate(3.0 + 4 * k, "nogo", -1);
+  }
+  writer.close();
+  return path;
+}
+
+TEST(TrialLevel, TwoEventTypesAreTestedEachAndTheirDifferenceAgainstPermutedLabels) {
+  const testing::ScratchDir dir("trial_conditions");
+  Pipeline p(stages::builtin_registry());
+  p.source("edf", {{"path", go_nogo_recording(dir / "go_nogo.edf").string()}, {"events", {"go", "nogo"}},
+                   {"window", "0s:2s"}});
+  p.stage("bandpass", {{"pha", "4:8:3"}, {"amp", "50:70:3"}});
+  p.stage("hilbert");
+  p.stage("mi");
+  p.stage("surrogates", {{"n", 200}, {"min_shift", "0.25s"}});
+  p.sink("npy", {{"dir", (dir / "out").string()}});
+  const json report = p.run();
+  EXPECT_EQ(report["input"]["conditions"][0], (json{{"name", "go"}, {"epochs", 19}, {"first_epoch", 0}}));
+  Shape shape;
+  const auto trial_p = testing::load_floats(dir / "out" / "trial_pvalues.npy", &shape);
+  ASSERT_EQ(shape, (Shape{2, 2, 3, 3})) << "[conditions][channels][phase][amplitude]";
+  const auto contrast_p = testing::load_floats(dir / "out" / "contrast_pvalues.npy", &shape);
+  ASSERT_EQ(shape, (Shape{2, 3, 3}));
+  const auto contrast = testing::load_floats(dir / "out" / "contrast_pac.npy");
+  const auto at = [](std::int64_t condition, std::int64_t channel) { return (condition * 2 + channel) * kCells + kCoupledCell; };
+  EXPECT_LT(trial_p[static_cast<std::size_t>(at(0, 0))], 0.01f) << "go, C3: coupled";
+  EXPECT_GE(trial_p[static_cast<std::size_t>(at(1, 0))], 0.05f) << "nogo, C3: not coupled";
+  EXPECT_GT(contrast[kCoupledCell], 0.0f) << "go minus nogo";
+  EXPECT_LT(contrast_p[kCoupledCell], 0.01f) << "C3 differs between go and nogo";
+  for (std::int64_t c = 0; c < kCells; ++c)
+    EXPECT_GE(contrast_p[static_cast<std::size_t>(kCells + c)], 0.05f) << "C4 is the same in both, cell " << c;
 }
 
 }  // namespace

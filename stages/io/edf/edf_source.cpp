@@ -27,7 +27,10 @@ ElementInfo EdfSource::info() {
       {"epoch", ParamType::Duration, nullptr, "s, ms or smp", "epoch length (e.g. 4s); default: the whole recording is one epoch",
        true},
       {"step", ParamType::Duration, nullptr, "s, ms or smp", "distance between epoch starts (default: the epoch length)", true},
-      {"events", ParamType::String, nullptr, "", "EDF+ annotation text: one epoch around each onset of it", true},
+      {"events", ParamType::Spec, nullptr, "",
+       "EDF+ annotation text: one epoch around each onset of it; a list [go, nogo] makes one condition per text "
+       "(epochs grouped by condition, in the list's order)",
+       true},
       {"window", ParamType::Spec, nullptr, "s, ms or smp", "START:END around each event onset, e.g. -1s:3s (with events)", true},
       {"reject_by_annotation", ParamType::Spec, "BAD", "",
        "epochs overlapping an EDF+ annotation whose text begins with this (any case; a list such as [BAD, EDGE] for "
@@ -45,12 +48,36 @@ ElementInfo EdfSource::info() {
   return info;
 }
 
+namespace {
+
+// events=NAME, or events=[A, B, …]: one condition per event type, each named once.
+std::vector<std::string> event_types(const json& value) {
+  std::vector<std::string> names;
+  const auto add = [&](const json& v) {
+    if (!v.is_string() || v.get<std::string>().empty())
+      throw ParamError("events", fmt::format("expected an annotation's text or a list of them ([go, \"Stimulus/S  1\"]); "
+                                             "got {}", v.dump()));
+    if (std::find(names.begin(), names.end(), v.get<std::string>()) != names.end())
+      throw ParamError("events", fmt::format("\"{}\" is listed twice", v.get<std::string>()));
+    names.push_back(v.get<std::string>());
+  };
+  if (value.is_array()) {
+    if (value.empty()) throw ParamError("events", "the list is empty");
+    for (const auto& v : value) add(v);
+  } else {
+    add(value);
+  }
+  return names;
+}
+
+}  // namespace
+
 EdfSource::EdfSource(const Params& params)
     : path_(params.string("path")), samples_(parse_nan_policy(params.string("nan_policy")), path_) {
   if (params.has("channels")) channels_ = params.raw("channels");
   if (params.has("epoch")) epoch_ = params.duration("epoch");
   if (params.has("step")) step_ = params.duration("step");
-  if (params.has("events")) events_ = params.string("events");
+  if (params.has("events")) events_ = event_types(params.raw("events"));
   if (params.has("window")) window_ = parse_event_window("window", params.raw("window"));
   if (params.has("pad")) pad_ = params.duration("pad");
   if (step_ && !epoch_) throw ParamError("step", "needs epoch= (the length of each window)");
@@ -137,43 +164,52 @@ Epochs EdfSource::event_epochs(std::int64_t total, double fs, json& description,
   if (!file_->plus())
     throw ParamError("events", fmt::format("{}: events= needs EDF+ or BDF+ annotations; this file is plain {}", path_,
                                            file_->format()));
-  std::vector<std::int64_t> onsets;
-  std::vector<double> onset_s;
   std::map<std::string, int> seen;
-  for (const auto& a : file_->annotations()) {
-    ++seen[a.text];
-    if (a.text != events_) continue;
-    onsets.push_back(std::llround(a.onset_s * fs));
-    onset_s.push_back(a.onset_s);
-  }
-  if (onsets.empty()) {
-    std::vector<std::string> names;
-    for (const auto& [text, n] : seen) names.push_back(fmt::format("\"{}\" ({}x)", text, n));
-    throw ParamError("events", fmt::format("{}: no annotation \"{}\"; the file has {}", path_, events_,
-                                           names.empty() ? "none" : fmt::format("{}", fmt::join(names, ", "))));
-  }
+  for (const auto& a : file_->annotations()) ++seen[a.text];
   const std::int64_t start = to_samples("window", window_->start.samples_exact(fs));
   const std::int64_t end = to_samples("window", window_->end.samples_exact(fs));
   if (end - start < 2)
     throw ParamError("window", fmt::format("{} to {} samples at {} Hz; END must lie at least 2 samples after START",
                                            start, end, fs));
-  std::vector<std::size_t> skipped;  // ascending
-  Epochs epochs = event_windows(onsets, start, end, total, skipped);
+  Epochs epochs{{}, end - start, {}};
   std::vector<double> used_s, skipped_s;
-  for (std::size_t i = 0, k = 0; i < onsets.size(); ++i) {
-    const bool skip = k < skipped.size() && skipped[k] == i;
-    (skip ? skipped_s : used_s).push_back(onset_s[i]);
-    k += skip ? 1 : 0;
+  // One condition per event type, in the order listed; its epochs in the order of their onsets.
+  for (std::size_t c = 0; c < events_.size(); ++c) {
+    const std::string& event = events_[c];
+    std::vector<std::pair<double, std::int64_t>> by_onset;  // (seconds, samples)
+    for (const auto& a : file_->annotations())
+      if (a.text == event) by_onset.emplace_back(a.onset_s, std::llround(a.onset_s * fs));
+    std::stable_sort(by_onset.begin(), by_onset.end());
+    if (by_onset.empty()) {
+      std::vector<std::string> names;
+      for (const auto& [text, n] : seen) names.push_back(fmt::format("\"{}\" ({}x)", text, n));
+      throw ParamError("events", fmt::format("{}: no annotation \"{}\"; the file has {}", path_, event,
+                                             names.empty() ? "none" : fmt::format("{}", fmt::join(names, ", "))));
+    }
+    std::vector<std::int64_t> onsets;
+    for (const auto& o : by_onset) onsets.push_back(o.second);
+    std::vector<std::size_t> skipped;  // ascending
+    const Epochs these = event_windows(onsets, start, end, total, skipped);
+    std::vector<double> skipped_here;
+    for (std::size_t i = 0, k = 0; i < onsets.size(); ++i) {
+      const bool skip = k < skipped.size() && skipped[k] == i;
+      (skip ? skipped_here : used_s).push_back(by_onset[i].first);
+      k += skip ? 1 : 0;
+    }
+    if (!skipped.empty())
+      warnings.push_back(fmt::format("{}: {} of {} \"{}\" events skipped: their windows reach outside the recording "
+                                     "(onsets {} s)", path_, skipped.size(), onsets.size(), event,
+                                     fmt::join(skipped_here, ", ")));
+    if (these.starts.empty())
+      throw ParamError("window", fmt::format("{}: every \"{}\" window reaches outside the recording", path_, event));
+    skipped_s.insert(skipped_s.end(), skipped_here.begin(), skipped_here.end());
+    epochs.starts.insert(epochs.starts.end(), these.starts.begin(), these.starts.end());
+    epochs.condition.insert(epochs.condition.end(), these.starts.size(), static_cast<std::int64_t>(c));
   }
-  description["epoching"] = {{"method", "event windows"}, {"event", events_},
+  description["epoching"] = {{"method", "event windows"},
+                             {"event", events_.size() == 1 ? json(events_[0]) : json(events_)},
                              {"window_start_samples", start}, {"window_end_samples", end},
                              {"onsets_s", used_s}, {"skipped_onsets_s", skipped_s}};
-  if (!skipped.empty())
-    warnings.push_back(fmt::format("{}: {} of {} \"{}\" events skipped: their windows reach outside the recording "
-                                   "(onsets {} s)", path_, skipped.size(), onsets.size(), events_,
-                                   fmt::join(skipped_s, ", ")));
-  if (epochs.starts.empty())
-    throw ParamError("window", fmt::format("{}: every \"{}\" window reaches outside the recording", path_, events_));
   return epochs;
 }
 
@@ -231,14 +267,16 @@ void EdfSource::reject(Epochs& epochs, double fs, const std::vector<std::size_t>
                                  path_, rejected.size(), epochs.starts.size(),
                                  rejection_summary(by_annotation, by_amplitude)));
   json& epoching = description["epoching"];
-  std::vector<std::int64_t> starts;
+  std::vector<std::int64_t> starts, condition;
   json onsets = json::array();
   for (const auto e : kept) {
     starts.push_back(epochs.starts[e]);
+    if (!epochs.condition.empty()) condition.push_back(epochs.condition[e]);
     if (epoching.contains("onsets_s")) onsets.push_back(epoching["onsets_s"][e]);
   }
   if (epoching.contains("onsets_s")) epoching["onsets_s"] = onsets;
   epochs.starts = starts;
+  epochs.condition = condition;
 }
 
 Epochs EdfSource::cut(std::int64_t total, double fs, json& description, std::vector<std::string>& warnings) const {
@@ -248,7 +286,7 @@ Epochs EdfSource::cut(std::int64_t total, double fs, json& description, std::vec
   } else if (!events_.empty()) {
     epochs = event_epochs(total, fs, description, warnings);
   } else {
-    epochs = {{0}, total};
+    epochs = {{0}, total, {}};
     description["epoching"] = {{"method", "whole recording"}};
   }
   description["epoching"]["epochs"] = epochs.starts.size();
@@ -282,6 +320,7 @@ StreamInfo EdfSource::open(const std::stop_token& stop) {
   reject(epochs_, fs, selected, info.description, info.warnings, stop);
   info.description["epoching"]["epochs"] = epochs_.starts.size();
   info.description["epoching"]["epoch_starts_samples"] = epochs_.starts;
+  describe_conditions(info);
   recording_samples_ = first.samples;
   pad_samples_ = pad_samples(pad_, fs, -1);
   if (pad_samples_ > 0) describe_padding(fs, info.description, info.warnings);
@@ -317,6 +356,24 @@ StreamInfo EdfSource::open(const std::stop_token& stop) {
       },
       stop);
   return info;
+}
+
+// Several event types: each epoch's condition, and the epochs each condition kept (none is refused).
+void EdfSource::describe_conditions(StreamInfo& info) const {
+  if (events_.size() < 2) return;
+  json conditions = json::array();
+  for (std::size_t c = 0; c < events_.size(); ++c) {
+    const auto first = std::find(epochs_.condition.begin(), epochs_.condition.end(), static_cast<std::int64_t>(c));
+    const auto count = std::count(epochs_.condition.begin(), epochs_.condition.end(), static_cast<std::int64_t>(c));
+    if (count == 0)
+      throw ParamError("events", fmt::format("{}: every \"{}\" epoch is left out (see the warnings); a condition "
+                                             "needs at least one epoch",
+                                             path_, events_[c]));
+    conditions.push_back({{"name", events_[c]}, {"epochs", count}, {"first_epoch", first - epochs_.condition.begin()}});
+  }
+  info.condition_names = events_;
+  info.epoch_conditions = epochs_.condition;
+  info.description["conditions"] = conditions;
 }
 
 void EdfSource::read(std::int64_t first, std::int64_t count, float* dst) {

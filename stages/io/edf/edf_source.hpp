@@ -32,6 +32,7 @@ class EdfSource final : public Source {
  private:
   std::vector<std::size_t> selected_channels() const;
   // Cuts the recording's `total` samples at `fs` into epochs; fills the epoching description.
+  void describe_conditions(StreamInfo& info) const;
   Epochs cut(std::int64_t total, double fs, json& description, std::vector<std::string>& warnings) const;
   Epochs fixed_epochs(std::int64_t total, double fs, json& description) const;
   Epochs event_epochs(std::int64_t total, double fs, json& description, std::vector<std::string>& warnings) const;
@@ -52,7 +53,7 @@ class EdfSource final : public Source {
   json channels_;  // null: every channel
   std::optional<Duration> epoch_;
   std::optional<Duration> step_;
-  std::string events_;
+  std::vector<std::string> events_;  // one event type per condition
   std::optional<EventWindow> window_;
   std::vector<std::string> bad_prefixes_;  // reject_by_annotation: empty keeps every epoch
   std::optional<double> reject_ptp_;

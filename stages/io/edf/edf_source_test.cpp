@@ -189,6 +189,36 @@ TEST(EdfSource, CutsWindowsAroundAnnotationOnsetsAndWarnsAboutThoseThatDoNotFit)
 
 // MNE's reject_by_annotation: an epoch is left out when an annotation whose text begins with "bad"
 // (any case) overlaps it: onset < epoch end and onset + duration > epoch start, in seconds.
+// events=[go, nogo]: one condition per event type, epochs grouped by condition in the list's order
+// and by onset within one; each epoch's condition travels with the stream and result.json names them.
+TEST(EdfSource, SeveralEventTypesMakeConditionsWithTheirEpochsGrouped) {
+  testing::ScratchDir dir("edf_conditions");
+  const auto path = write_recording(dir / "c.edf", false, {"Fz", "Cz"},
+                                    {{5.0, "nogo"}, {2.0, "go"}, {7.0, "go"}, {3.5, "nogo"}, {6.0, "BAD_eye", 0.5}});
+  {
+    EdfSource source = make_source(path, {{"events", {"go", "nogo"}}, {"window", "-0.5s:0.5s"}});
+    const StreamInfo s = source.open({});
+    // go at 2 and 7 s, nogo at 3.5 and 5 s; none overlaps BAD_eye [6, 6.5)
+    EXPECT_EQ(s.leading_dims, (Shape{4, 2}));
+    EXPECT_EQ(s.condition_names, (std::vector<std::string>{"go", "nogo"}));
+    EXPECT_EQ(s.epoch_conditions, (std::vector<std::int64_t>{0, 0, 1, 1}));
+    EXPECT_EQ(s.description["epoching"]["epoch_starts_samples"], json::array({192, 832, 384, 576}));
+    EXPECT_EQ(s.description["epoching"]["onsets_s"], json::array({2.0, 7.0, 3.5, 5.0}));
+    EXPECT_EQ(s.description["conditions"][1], (json{{"name", "nogo"}, {"epochs", 2}, {"first_epoch", 2}}));
+    const auto samples = read_all(source, s);
+    expect_samples(samples, s, {0, 1}, {192, 832, 384, 576}, 1000.0 / 65535.0);
+  }  // EDFlib opens a file once at a time
+
+  // A rejected epoch leaves its condition with the others; a condition without epochs is refused.
+  const StreamInfo rejected = make_source(path, {{"events", {"go", "nogo"}}, {"window", "-1.5s:0.5s"}}).open({});
+  EXPECT_EQ(rejected.epoch_conditions, (std::vector<std::int64_t>{0, 1, 1})) << "go at 7 s: [5.5, 7.5) overlaps BAD_eye";
+  EXPECT_EQ(rejected.description["conditions"][0]["epochs"], 1);
+  const std::string all_out = open_error(path, {{"events", {"go", "BAD_eye"}}, {"window", "0s:0.2s"}});
+  EXPECT_NE(all_out.find("every \"BAD_eye\" epoch is left out"), std::string::npos) << all_out;
+  EXPECT_NE(open_error(path, {{"events", {"go", "go"}}, {"window", "0s:1s"}}).find("\"go\" is listed twice"),
+            std::string::npos);
+}
+
 TEST(EdfSource, EpochsOverlappingBadAnnotationsAreLeftOutAndListed) {
   testing::ScratchDir dir("edf_bad");
   const auto path = write_recording(dir / "a.edf", false, {"Fz", "Cz"},

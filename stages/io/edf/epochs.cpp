@@ -7,7 +7,7 @@
 namespace pacflow::stages {
 
 Epochs fixed_windows(std::int64_t total, std::int64_t length, std::int64_t step) {
-  Epochs epochs{{}, length};
+  Epochs epochs{{}, length, {}};
   for (std::int64_t start = 0; start + length <= total; start += step) epochs.starts.push_back(start);
   return epochs;
 }
@@ -50,7 +50,7 @@ EventWindow parse_event_window(const std::string& param, const nlohmann::json& v
 
 Epochs event_windows(const std::vector<std::int64_t>& onsets, std::int64_t start, std::int64_t end,
                      std::int64_t total, std::vector<std::size_t>& skipped) {
-  Epochs epochs{{}, end - start};
+  Epochs epochs{{}, end - start, {}};
   for (std::size_t i = 0; i < onsets.size(); ++i) {
     const std::int64_t first = onsets[i] + start;
     if (first < 0 || first + epochs.length > total) skipped.push_back(i);

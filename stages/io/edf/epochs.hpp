@@ -14,6 +14,7 @@ namespace pacflow::stages {
 struct Epochs {
   std::vector<std::int64_t> starts;  // first sample of each epoch
   std::int64_t length = 0;           // samples per epoch
+  std::vector<std::int64_t> condition;  // per epoch, the index of its event type (events=[a, b]); or empty
 };
 
 // Windows [k step, k step + length) for k = 0, 1, … while they fit in `total` samples; the
