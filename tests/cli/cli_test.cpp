@@ -239,18 +239,19 @@ TEST(Cli, DevicesCpuForcesACpuOnlyRunWhateverTheFileSays) {
   EXPECT_TRUE(fs::exists(dir / "out" / "pac.npy"));
 }
 
-// From a directory laid out like the repository root after `make_example_inputs`: tests/data for
-// the npy example, out/example_inputs for the EDF, BDF and HDF5 examples.
+// From a directory laid out like the repository root after `make_example_inputs`: the pipelines,
+// tests/data for the npy example, out/example_inputs for the EDF, BDF and HDF5 examples.
 TEST(Cli, EveryShippedPipelineValidates) {
   const fs::path source = PACFLOW_SOURCE_DIR;
   const ScratchDir root("cli_examples");
   fs::create_directory_symlink(source / "tests", root / "tests");
+  testing::copy_shipped_pipelines(root.path());
   const auto made = testing::run_program(PACFLOW_MAKE_EXAMPLE_INPUTS, "out/example_inputs", root.path());
   ASSERT_EQ(made.exit_code, 0) << made.err;
   int checked = 0;
-  for (const auto& entry : fs::recursive_directory_iterator(source / "pipelines")) {
+  for (const auto& entry : fs::recursive_directory_iterator(root / "pipelines")) {
     if (entry.path().extension() != ".pipe") continue;
-    const auto r = run_cli("validate '" + entry.path().string() + "'", root.path());
+    const auto r = run_cli("validate '" + entry.path().lexically_relative(root.path()).string() + "'", root.path());
     EXPECT_EQ(r.exit_code, 0) << entry.path() << ": " << r.err;
     ++checked;
   }
@@ -442,6 +443,45 @@ TEST(Cli, BadMethodPairsAndSurrogateChoicesExitTwoExplaining) {
     EXPECT_EQ(r.exit_code, 2) << args << ": " << r.err;
     EXPECT_NE(r.err.find(message), std::string::npos) << args << ": " << r.err;
   }
+}
+
+// A .pipe file and its data move together: its paths are relative to its folder, run from anywhere;
+// what the command line gives (--set, --out) stays relative to the working directory.
+TEST(Cli, PathsInAPipeFileAreRelativeToItsFolderAndCommandLineValuesToTheWorkingDirectory) {
+  const ScratchDir dir("cli");
+  fs::create_directories(dir / "project" / "data");
+  fs::create_directories(dir / "elsewhere");
+  fs::copy_file(fixture_input(), dir / "project" / "data" / "x.npy");
+  dir.write("project/p.pipe",
+            "source npy path=data/x.npy fs=256\nstage bandpass pha=[[4,8]] amp=[[60,80]]\nstage hilbert\n"
+            "stage mi\nsink npy dir=results\nsink png path=plots/comodulogram.png\n");
+  const fs::path cwd = dir / "elsewhere";
+  const auto r = run_cli("run ../project/p.pipe -q", cwd);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(fs::exists(dir / "project" / "results" / "pac.npy"));
+  EXPECT_TRUE(fs::exists(dir / "project" / "plots" / "comodulogram.png"));
+  EXPECT_FALSE(fs::exists(cwd / "results"));
+  // The same by an absolute path, and the printed summary names where the files went.
+  const auto absolute = run_cli("run '" + (dir / "project" / "p.pipe").string() + "'", cwd);
+  ASSERT_EQ(absolute.exit_code, 0) << absolute.err;
+  EXPECT_NE(absolute.out.find((dir / "project" / "results").string()), std::string::npos) << absolute.out;
+  // --set and --out are the command line's: relative to the working directory.
+  fs::copy_file(fixture_input(), cwd / "mine.npy");
+  const auto set = run_cli("run ../project/p.pipe -q --set source.path=mine.npy --set png.path=mine.png --out here", cwd);
+  ASSERT_EQ(set.exit_code, 0) << set.err;
+  EXPECT_TRUE(fs::exists(cwd / "here" / "pac.npy"));
+  EXPECT_TRUE(fs::exists(cwd / "here" / "mine.png"));
+  std::ifstream in(cwd / "here" / "result.json");
+  EXPECT_EQ(json::parse(in)["input"]["path"], "mine.npy");
+  const auto no_out = run_cli("run ../project/p.pipe -q --set png.path=own/plot.png", cwd);
+  ASSERT_EQ(no_out.exit_code, 0) << no_out.err;
+  EXPECT_TRUE(fs::exists(cwd / "own" / "plot.png"));
+  EXPECT_TRUE(fs::exists(dir / "project" / "results" / "pac.npy"));
+  // An error names the path as resolved.
+  dir.write("project/bad.pipe", small_pipe("absent.npy"));
+  const auto bad = run_cli("validate ../project/bad.pipe", cwd);
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find("../project/absent.npy: no such file"), std::string::npos) << bad.err;
 }
 
 }  // namespace
