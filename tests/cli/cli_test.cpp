@@ -445,6 +445,28 @@ TEST(Cli, BadMethodPairsAndSurrogateChoicesExitTwoExplaining) {
   }
 }
 
+TEST(Cli, StagesNameShowsOnlyThoseElements) {
+  const ScratchDir dir("cli");
+  const auto one = run_cli("stages bandpass", dir.path());
+  ASSERT_EQ(one.exit_code, 0) << one.err;
+  EXPECT_EQ(one.out.rfind("stage bandpass:", 0), 0u) << one.out;
+  EXPECT_NE(one.out.find("pha"), std::string::npos);
+  EXPECT_EQ(one.out.find("stage hilbert"), std::string::npos) << one.out;
+  EXPECT_EQ(one.out.find("source "), std::string::npos) << one.out;
+  // A source and a sink share the name npy: both are shown.
+  const auto both = run_cli("stages npy", dir.path());
+  ASSERT_EQ(both.exit_code, 0) << both.err;
+  EXPECT_NE(both.out.find("source npy:"), std::string::npos) << both.out;
+  EXPECT_NE(both.out.find("sink npy:"), std::string::npos) << both.out;
+  EXPECT_EQ(both.out.find("stage "), std::string::npos) << both.out;
+  const auto unknown = run_cli("stages hilbret", dir.path());
+  EXPECT_EQ(unknown.exit_code, 2);
+  EXPECT_TRUE(unknown.out.empty()) << unknown.out;
+  EXPECT_NE(unknown.err.find("no source, stage or sink is called \"hilbret\"; did you mean \"hilbert\"?"),
+            std::string::npos)
+      << unknown.err;
+}
+
 // A .pipe file and its data move together: its paths are relative to its folder, run from anywhere;
 // what the command line gives (--set, --out) stays relative to the working directory.
 TEST(Cli, PathsInAPipeFileAreRelativeToItsFolderAndCommandLineValuesToTheWorkingDirectory) {

@@ -2,6 +2,7 @@
 // Exit codes: 0 success, 1 the run failed, 2 bad input or usage, 128 + N the run was stopped by signal N
 // (130 SIGINT, 143 SIGTERM).
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <fmt/format.h>
@@ -233,11 +234,20 @@ int devices_command() {
   return kOk;
 }
 
-int stages_command() {
+// Every element, or only those called `name` (a source and a sink may share one: npy, hdf5).
+int stages_command(const std::string& name) {
   const Registry& registry = stages::builtin_registry();
+  if (!name.empty() && std::none_of(registry.all().begin(), registry.all().end(),
+                                    [&](const ElementInfo& info) { return info.name == name; })) {
+    std::vector<std::string> names;
+    for (const auto& info : registry.all()) names.push_back(info.name);
+    const std::string hint = suggest(name, names);
+    throw InputError(fmt::format("stages: no source, stage or sink is called \"{}\"{}", name,
+                                 hint.empty() ? "; pipeline_cli stages lists them all" : "; " + hint));
+  }
   for (auto kind : {ElementKind::Source, ElementKind::Stage, ElementKind::Sink}) {
     for (const auto& info : registry.all()) {
-      if (info.kind != kind) continue;
+      if (info.kind != kind || (!name.empty() && info.name != name)) continue;
       fmt::print("{} {}: {}\n", kind_name(kind), info.name, info.summary);
       for (const auto& p : info.params) {
         const std::string def = p.default_value.is_null() ? (p.optional ? "unset" : "required")
@@ -296,7 +306,9 @@ int main(int argc, char** argv) {
   auto* validate = app.add_subcommand("validate", "check a pipeline file without running it");
   add_pipeline_options(*validate, args);
 
-  app.add_subcommand("stages", "list every source, stage and sink with its parameters");
+  std::string stage_name;
+  auto* stages_cmd = app.add_subcommand("stages", "list every source, stage and sink with its parameters");
+  stages_cmd->add_option("name", stage_name, "show only the elements of this name (e.g. bandpass, npy)");
 
   try {
     app.parse(argc, argv);
@@ -310,7 +322,8 @@ int main(int argc, char** argv) {
     if (validate->parsed()) return validate_command(args);
     if (graph->parsed()) return graph_command(args, graph_output, batch, in_flight);
     if (devices->parsed()) return devices_command();
-    return stages_command();
+    if (stages_cmd->parsed()) return stages_command(stage_name);
+    return kBadInput;
   } catch (const InputError& e) {
     fmt::print(stderr, "error: {}\n", e.what());
     return kBadInput;
