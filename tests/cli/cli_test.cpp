@@ -2,6 +2,7 @@
 // that are either complete or untouched.
 #include <filesystem>
 #include <fstream>
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "engine/devices.hpp"
@@ -443,6 +444,34 @@ TEST(Cli, BadMethodPairsAndSurrogateChoicesExitTwoExplaining) {
     EXPECT_EQ(r.exit_code, 2) << args << ": " << r.err;
     EXPECT_NE(r.err.find(message), std::string::npos) << args << ": " << r.err;
   }
+}
+
+// The estimate validate prints is the one run checks against --max-memory, for the same --batch.
+TEST(Cli, ValidatePrintsTheMemoryEstimateRunChecksAndAnEstimatedRunTime) {
+  const ScratchDir dir("cli");
+  dir.write("p.pipe", "source synthetic epochs=4 channels=8\nstage bandpass pha=2:20:10 amp=60:160:10\n"
+                      "stage hilbert\nstage mi\nsink npy dir=out\n");
+  const auto printed_memory = [](const std::string& out) {
+    const std::string mark = "memory: at most ";
+    const auto at = out.find(mark);
+    return at == std::string::npos ? std::string() : out.substr(at + mark.size(), out.find(" of host", at) - at - mark.size());
+  };
+  const auto whole = run_cli("validate p.pipe --batch 8", dir.path());
+  ASSERT_EQ(whole.exit_code, 0) << whole.err;
+  const std::string estimate = printed_memory(whole.out);
+  ASSERT_FALSE(estimate.empty()) << whole.out;
+  const auto refused = run_cli("run p.pipe -q --batch 8 --max-memory 1MiB", dir.path());
+  EXPECT_EQ(refused.exit_code, 2);
+  EXPECT_NE(refused.err.find("the run needs an estimated " + estimate + " ="), std::string::npos)
+      << "validate said " << estimate << "; run said " << refused.err;
+  // --batch and --in-flight shape the estimate as they shape a run.
+  const auto small = run_cli("validate p.pipe --batch 1 --in-flight 1", dir.path());
+  ASSERT_EQ(small.exit_code, 0) << small.err;
+  EXPECT_NE(printed_memory(small.out), estimate) << small.out;
+  const std::string threads = fmt::format("on {} thread", cpu_device_count());
+  EXPECT_NE(whole.out.find("run time: about "), std::string::npos) << whole.out;
+  EXPECT_NE(whole.out.find(threads), std::string::npos) << whole.out;
+  EXPECT_FALSE(fs::exists(dir / "out"));
 }
 
 TEST(Cli, StagesNameShowsOnlyThoseElements) {

@@ -13,10 +13,12 @@
 #include "engine/devices.hpp"
 #include "engine/graph_dot.hpp"
 #include "engine/json_text.hpp"
+#include "engine/memory_estimate.hpp"
 #include "engine/output_set.hpp"
 #include "engine/pipeline.hpp"
 #include "pipelines/pipe_format.hpp"
 #include "stages/builtin.hpp"
+#include "stages/common/lanes.hpp"
 #include "tools/pipeline_cli/interrupts.hpp"
 #if defined(PACFLOW_HAVE_CUDA)
 #include "engine/cuda/cuda_devices.hpp"
@@ -187,14 +189,25 @@ int run_command(const PipelineArgs& args, const RunArgs& run) {
   return kOk;
 }
 
-int validate_command(const PipelineArgs& args) {
+int validate_command(const PipelineArgs& args, std::int64_t batch, int in_flight) {
   const Pipeline pipeline = load(args);
-  const json plan = pipeline.validate();
+  RunOptions options;
+  options.batch_size = batch;
+  options.max_in_flight = in_flight;
+  options.rates = measured_rates(simd::simd_width());
+  const json plan = pipeline.validate(options);
   print_warnings(plan);
   const auto& shape = plan["input"]["shape"];
   fmt::print("{}: ok: {} elements, input shape {}\n", args.file, pipeline.elements().size(), json_text(shape));
   for (const auto& e : plan["pipeline"])
     fmt::print("  {:6} {:12} {}\n", e["kind"].get<std::string>(), e["name"].get<std::string>(), json_text(e["params"]));
+  // The estimate `run` checks against --max-memory, and an estimate of the time (engine/run_time_estimate.hpp).
+  fmt::print("memory: at most {} of host memory, estimated (what run --max-memory checks)\n",
+             detail::bytes_text(plan["host_memory_estimate"]["bytes"].get<double>()));
+  const json& time = plan["run_time_estimate"];
+  const int threads = time["threads"].get<int>();
+  fmt::print("run time: about {} on {} thread{} (an estimate from each stage's work; docs/performance.md)\n",
+             duration_text(time["seconds"].get<double>()), threads, threads == 1 ? "" : "s");
   return kOk;
 }
 
@@ -303,8 +316,13 @@ int main(int argc, char** argv) {
 
   auto* devices = app.add_subcommand("devices", "list the devices this machine offers");
 
-  auto* validate = app.add_subcommand("validate", "check a pipeline file without running it");
+  auto* validate = app.add_subcommand(
+      "validate", "check a pipeline file without running it; prints the memory estimate and an estimated run time");
   add_pipeline_options(*validate, args);
+  validate->add_option("--batch", batch, "series per batch, as for run (0 = chosen from the input size)")
+      ->check(CLI::Range(0, 1000000));
+  validate->add_option("--in-flight", in_flight, "most batches alive at once, as for run (0 = 2 per thread)")
+      ->check(CLI::Range(0, 100000));
 
   std::string stage_name;
   auto* stages_cmd = app.add_subcommand("stages", "list every source, stage and sink with its parameters");
@@ -319,7 +337,7 @@ int main(int argc, char** argv) {
 
   try {
     if (run->parsed()) return run_command(args, run_args);
-    if (validate->parsed()) return validate_command(args);
+    if (validate->parsed()) return validate_command(args, batch, in_flight);
     if (graph->parsed()) return graph_command(args, graph_output, batch, in_flight);
     if (devices->parsed()) return devices_command();
     if (stages_cmd->parsed()) return stages_command(stage_name);
