@@ -65,6 +65,8 @@ struct RunOptions {
   MemoryBudget max_memory{};
   // The speeds validate() estimates the run time with (`run_time_estimate` in its plan).
   ComputeRates rates{};
+  // Added to the report as `provenance` when set (collect_provenance: the command, build and machine).
+  json provenance{};
 };
 
 class Pipeline {

@@ -4,6 +4,7 @@
 #include <fstream>
 #include <fmt/format.h>
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include "engine/devices.hpp"
 
@@ -533,6 +534,45 @@ TEST(Cli, PathsInAPipeFileAreRelativeToItsFolderAndCommandLineValuesToTheWorking
   const auto bad = run_cli("validate ../project/bad.pipe", cwd);
   EXPECT_EQ(bad.exit_code, 2);
   EXPECT_NE(bad.err.find("../project/absent.npy: no such file"), std::string::npos) << bad.err;
+}
+
+TEST(Cli, ResultJsonRecordsProvenance) {
+  const ScratchDir dir("cli");
+  dir.write("p.pipe", small_pipe(fixture_input()));
+  ASSERT_EQ(run_cli("run p.pipe -q --batch 2", dir.path()).exit_code, 0);
+  std::ifstream in(dir / "out" / "result.json");
+  const json p = json::parse(in).at("provenance");
+  ASSERT_GE(p["command_line"].size(), 5u) << p;
+  EXPECT_EQ(p["command_line"][0], PACFLOW_CLI);
+  EXPECT_EQ(p["command_line"], json({PACFLOW_CLI, "run", "p.pipe", "-q", "--batch", "2"}));
+  EXPECT_EQ(fs::path(p["working_directory"].get<std::string>()), fs::canonical(dir.path()));
+  const auto version = run_cli("--version", dir.path());
+  EXPECT_NE(version.out.find(p["version"].get<std::string>()), std::string::npos) << version.out;
+  EXPECT_NE(version.out.find(p["describe"].get<std::string>()), std::string::npos) << version.out;
+  const std::string commit = p["commit"];
+  // The commit the build came from: the checkout's HEAD, or "unknown" outside a git checkout.
+  const auto head = testing::run_program("git", "-C '" + std::string(PACFLOW_SOURCE_DIR) + "' rev-parse HEAD", dir.path());
+  if (head.exit_code == 0) {
+    EXPECT_EQ(commit + "\n", head.out);
+  } else {
+    EXPECT_EQ(commit, "unknown");
+  }
+  const json& build = p["build"];
+  EXPECT_FALSE(build["compiler"].get<std::string>().empty());
+  EXPECT_TRUE(build["cuda"].is_boolean());
+  EXPECT_EQ(build["cuda"].get<bool>(), run_cli("devices", dir.path()).out.find("not built") == std::string::npos);
+  const int width = build["simd_width_bytes"];
+  EXPECT_TRUE(width == 16 || width == 32 || width == 64) << build;
+  char host[256] = {};
+  ::gethostname(host, sizeof(host) - 1);
+  EXPECT_EQ(p["host"], std::string(host));
+  EXPECT_FALSE(p["cpu_model"].get<std::string>().empty());
+  EXPECT_EQ(p["threads"], cpu_device_count());
+  ASSERT_TRUE(p["gpus"].is_array());
+  EXPECT_EQ(p["gpus"].size(), static_cast<std::size_t>(cuda_availability().count));
+  if (p["gpus"].empty()) {
+    EXPECT_EQ(p["gpus_none"], cuda_availability().why_none);
+  }
 }
 
 }  // namespace

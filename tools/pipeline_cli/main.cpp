@@ -16,6 +16,7 @@
 #include "engine/memory_estimate.hpp"
 #include "engine/output_set.hpp"
 #include "engine/pipeline.hpp"
+#include "engine/provenance.hpp"
 #include "pipelines/pipe_format.hpp"
 #include "stages/builtin.hpp"
 #include "stages/common/lanes.hpp"
@@ -141,7 +142,7 @@ int interrupted(const cli::InterruptWatch& interrupts, const RunCancelled& stop,
   return signal ? cli::interrupted_exit_code(signal) : kRunFailed;
 }
 
-int run_command(const PipelineArgs& args, const RunArgs& run) {
+int run_command(const PipelineArgs& args, const RunArgs& run, const std::vector<std::string>& command_line) {
   const cli::InterruptWatch interrupts;  // first: before any thread starts
   Pipeline pipeline = load(args);
   if (!run.out_dir.empty()) pipeline.redirect_outputs(run.out_dir);
@@ -150,6 +151,7 @@ int run_command(const PipelineArgs& args, const RunArgs& run) {
   options.max_in_flight = run.in_flight;
   options.stop = interrupts.token();
   options.checkpoint = run.checkpoint;
+  options.provenance = collect_provenance(command_line, simd::simd_width());
   if (!run.max_memory.empty()) {
     try {
       options.max_memory = parse_memory_budget("max-memory", run.max_memory, /*require_unit=*/true);
@@ -279,7 +281,7 @@ int stages_command(const std::string& name) {
 int main(int argc, char** argv) {
   CLI::App app{"pacflow: phase-amplitude coupling pipelines on a oneTBB flow graph.\n"
                "Exit codes: 0 ok, 1 run failed, 2 bad input or usage, 130 stopped by SIGINT, 143 by SIGTERM."};
-  app.set_version_flag("--version", "pipeline_cli (pacflow) " + engine_version());
+  app.set_version_flag("--version", "pipeline_cli (pacflow) " + engine_version() + " (" + build_describe() + ")");
   app.require_subcommand(1);
 
   PipelineArgs args;
@@ -336,7 +338,7 @@ int main(int argc, char** argv) {
   }
 
   try {
-    if (run->parsed()) return run_command(args, run_args);
+    if (run->parsed()) return run_command(args, run_args, std::vector<std::string>(argv, argv + argc));
     if (validate->parsed()) return validate_command(args, batch, in_flight);
     if (graph->parsed()) return graph_command(args, graph_output, batch, in_flight);
     if (devices->parsed()) return devices_command();
