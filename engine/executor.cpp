@@ -465,6 +465,7 @@ json Pipeline::run(const RunOptions& options) const {
                    {"rings", ring_report},
                    {"stages", per_stage}};
   if (checkpoint) report["run"]["checkpoint"] = {{"dir", checkpoint->dir().string()}, {"resumed_at_series", first_series}};
+  if (!options.provenance.is_null()) report["provenance"] = options.provenance;
 #ifdef PACFLOW_HAVE_CUDA
   if (gpus) report["run"]["gpu"] = gpus->report();
 #endif

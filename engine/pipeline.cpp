@@ -126,7 +126,10 @@ detail::Placement Pipeline::placement() const { return {device_pool_, force_pool
 json Pipeline::validate(const RunOptions& options) const {
   const detail::BuiltPipeline built = detail::build(*registry_, elements_, placement(), options.stop);
   detail::check_outputs(built, *registry_, elements_, options.trace_file, input_files(), options.checkpoint);
-  return detail::describe(built, options.batch_size, options.max_in_flight);
+  json plan = detail::describe(built, options.batch_size, options.max_in_flight);
+  const int threads = std::max(1, oneapi::tbb::info::default_concurrency());
+  plan["run_time_estimate"] = detail::estimate_run_time(built, threads, options.rates).to_json();
+  return plan;
 }
 
 namespace detail {

@@ -21,6 +21,7 @@
 #include "engine/errors.hpp"
 #include "engine/memory_budget.hpp"
 #include "engine/registry.hpp"
+#include "engine/run_time_estimate.hpp"
 #include "engine/sim_device.hpp"
 #include "engine/trace.hpp"
 
@@ -62,6 +63,10 @@ struct RunOptions {
   // A run whose estimated host memory (engine/memory_estimate.hpp) exceeds this (by default the
   // machine's physical memory) is refused before it starts, with the estimate's terms.
   MemoryBudget max_memory{};
+  // The speeds validate() estimates the run time with (`run_time_estimate` in its plan).
+  ComputeRates rates{};
+  // Added to the report as `provenance` when set (collect_provenance: the command, build and machine).
+  json provenance{};
 };
 
 class Pipeline {
@@ -102,7 +107,8 @@ class Pipeline {
 
   // Opens the source, plans every element and checks every output path without running; returns the
   // plan as JSON. Throws InputError naming the element, parameter and location at fault. The batch
-  // size and in-flight limit of `options` shape the plan's segments as they would a run's.
+  // size and in-flight limit of `options` shape the plan's segments as they would a run's; the plan
+  // adds `run_time_estimate`, at `options.rates`.
   json validate(const RunOptions& options = {}) const;
   // Runs to completion and returns the report (also handed to the sinks). Throws InputError for
   // bad input and StageError when a stage fails while running.

@@ -2,10 +2,12 @@
 
 #include "engine/devices.hpp"
 #include "engine/input_file.hpp"
+#include "pipelines/relative_paths.hpp"
 
 #include <algorithm>
 #include <charconv>
 #include <cstdint>
+#include <filesystem>
 #include <string_view>
 #include <system_error>
 
@@ -451,7 +453,10 @@ void load_pipe_text(const std::string& text, const std::string& file, Pipeline& 
 
 void load_pipe_file(const std::string& path, Pipeline& pipeline) {
   // Regular files only (a FIFO or /dev/zero is refused at once), and no larger than a pipeline can be.
-  load_pipe_text(InputFile(path).read_all(kMaxPipeFileBytes, "a pipeline file"), path, pipeline);
+  PipeText parsed = parse_pipe_text(InputFile(path).read_all(kMaxPipeFileBytes, "a pipeline file"), path);
+  resolve_relative_paths(parsed.elements, pipeline.registry(), std::filesystem::path(path).parent_path());
+  for (auto& spec : parsed.elements) pipeline.add(std::move(spec));
+  if (!parsed.devices.empty()) pipeline.devices(parsed.devices);
   pipeline.add_input_file(path);
 }
 

@@ -53,7 +53,9 @@ struct SetOverride {
 // Throws InputError (its message starts with `--set "TEXT": `) when TEXT is malformed.
 SetOverride parse_set_override(const std::string& text);
 
-// Reads and parses `path`, then adds each element to `pipeline` (which rejects unknown names).
+// Reads and parses `path`, then adds each element to `pipeline` (which rejects unknown names). Input
+// and output paths written in the file are relative to its folder (pipelines/relative_paths.hpp);
+// load_pipe_text leaves them as written.
 void load_pipe_file(const std::string& path, Pipeline& pipeline);
 void load_pipe_text(const std::string& text, const std::string& file, Pipeline& pipeline);
 

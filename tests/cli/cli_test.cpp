@@ -2,7 +2,9 @@
 // that are either complete or untouched.
 #include <filesystem>
 #include <fstream>
+#include <fmt/format.h>
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include "engine/devices.hpp"
 
@@ -239,18 +241,19 @@ TEST(Cli, DevicesCpuForcesACpuOnlyRunWhateverTheFileSays) {
   EXPECT_TRUE(fs::exists(dir / "out" / "pac.npy"));
 }
 
-// From a directory laid out like the repository root after `make_example_inputs`: tests/data for
-// the npy example, out/example_inputs for the EDF, BDF and HDF5 examples.
+// From a directory laid out like the repository root after `make_example_inputs`: the pipelines,
+// tests/data for the npy example, out/example_inputs for the EDF, BDF and HDF5 examples.
 TEST(Cli, EveryShippedPipelineValidates) {
   const fs::path source = PACFLOW_SOURCE_DIR;
   const ScratchDir root("cli_examples");
   fs::create_directory_symlink(source / "tests", root / "tests");
+  testing::copy_shipped_pipelines(root.path());
   const auto made = testing::run_program(PACFLOW_MAKE_EXAMPLE_INPUTS, "out/example_inputs", root.path());
   ASSERT_EQ(made.exit_code, 0) << made.err;
   int checked = 0;
-  for (const auto& entry : fs::recursive_directory_iterator(source / "pipelines")) {
+  for (const auto& entry : fs::recursive_directory_iterator(root / "pipelines")) {
     if (entry.path().extension() != ".pipe") continue;
-    const auto r = run_cli("validate '" + entry.path().string() + "'", root.path());
+    const auto r = run_cli("validate '" + entry.path().lexically_relative(root.path()).string() + "'", root.path());
     EXPECT_EQ(r.exit_code, 0) << entry.path() << ": " << r.err;
     ++checked;
   }
@@ -441,6 +444,134 @@ TEST(Cli, BadMethodPairsAndSurrogateChoicesExitTwoExplaining) {
     const auto r = testing::run_cli("validate '" + pipe + "' " + args, dir.path());
     EXPECT_EQ(r.exit_code, 2) << args << ": " << r.err;
     EXPECT_NE(r.err.find(message), std::string::npos) << args << ": " << r.err;
+  }
+}
+
+// The estimate validate prints is the one run checks against --max-memory, for the same --batch.
+TEST(Cli, ValidatePrintsTheMemoryEstimateRunChecksAndAnEstimatedRunTime) {
+  const ScratchDir dir("cli");
+  dir.write("p.pipe", "source synthetic epochs=4 channels=8\nstage bandpass pha=2:20:10 amp=60:160:10\n"
+                      "stage hilbert\nstage mi\nsink npy dir=out\n");
+  const auto printed_memory = [](const std::string& out) {
+    const std::string mark = "memory: at most ";
+    const auto at = out.find(mark);
+    return at == std::string::npos ? std::string() : out.substr(at + mark.size(), out.find(" of host", at) - at - mark.size());
+  };
+  const auto whole = run_cli("validate p.pipe --batch 8", dir.path());
+  ASSERT_EQ(whole.exit_code, 0) << whole.err;
+  const std::string estimate = printed_memory(whole.out);
+  ASSERT_FALSE(estimate.empty()) << whole.out;
+  const auto refused = run_cli("run p.pipe -q --batch 8 --max-memory 1MiB", dir.path());
+  EXPECT_EQ(refused.exit_code, 2);
+  EXPECT_NE(refused.err.find("the run needs an estimated " + estimate + " ="), std::string::npos)
+      << "validate said " << estimate << "; run said " << refused.err;
+  // --batch and --in-flight shape the estimate as they shape a run.
+  const auto small = run_cli("validate p.pipe --batch 1 --in-flight 1", dir.path());
+  ASSERT_EQ(small.exit_code, 0) << small.err;
+  EXPECT_NE(printed_memory(small.out), estimate) << small.out;
+  const std::string threads = fmt::format("on {} thread", cpu_device_count());
+  EXPECT_NE(whole.out.find("run time: about "), std::string::npos) << whole.out;
+  EXPECT_NE(whole.out.find(threads), std::string::npos) << whole.out;
+  EXPECT_FALSE(fs::exists(dir / "out"));
+}
+
+TEST(Cli, StagesNameShowsOnlyThoseElements) {
+  const ScratchDir dir("cli");
+  const auto one = run_cli("stages bandpass", dir.path());
+  ASSERT_EQ(one.exit_code, 0) << one.err;
+  EXPECT_EQ(one.out.rfind("stage bandpass:", 0), 0u) << one.out;
+  EXPECT_NE(one.out.find("pha"), std::string::npos);
+  EXPECT_EQ(one.out.find("stage hilbert"), std::string::npos) << one.out;
+  EXPECT_EQ(one.out.find("source "), std::string::npos) << one.out;
+  // A source and a sink share the name npy: both are shown.
+  const auto both = run_cli("stages npy", dir.path());
+  ASSERT_EQ(both.exit_code, 0) << both.err;
+  EXPECT_NE(both.out.find("source npy:"), std::string::npos) << both.out;
+  EXPECT_NE(both.out.find("sink npy:"), std::string::npos) << both.out;
+  EXPECT_EQ(both.out.find("stage "), std::string::npos) << both.out;
+  const auto unknown = run_cli("stages hilbret", dir.path());
+  EXPECT_EQ(unknown.exit_code, 2);
+  EXPECT_TRUE(unknown.out.empty()) << unknown.out;
+  EXPECT_NE(unknown.err.find("no source, stage or sink is called \"hilbret\"; did you mean \"hilbert\"?"),
+            std::string::npos)
+      << unknown.err;
+}
+
+// A .pipe file and its data move together: its paths are relative to its folder, run from anywhere;
+// what the command line gives (--set, --out) stays relative to the working directory.
+TEST(Cli, PathsInAPipeFileAreRelativeToItsFolderAndCommandLineValuesToTheWorkingDirectory) {
+  const ScratchDir dir("cli");
+  fs::create_directories(dir / "project" / "data");
+  fs::create_directories(dir / "elsewhere");
+  fs::copy_file(fixture_input(), dir / "project" / "data" / "x.npy");
+  dir.write("project/p.pipe",
+            "source npy path=data/x.npy fs=256\nstage bandpass pha=[[4,8]] amp=[[60,80]]\nstage hilbert\n"
+            "stage mi\nsink npy dir=results\nsink png path=plots/comodulogram.png\n");
+  const fs::path cwd = dir / "elsewhere";
+  const auto r = run_cli("run ../project/p.pipe -q", cwd);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(fs::exists(dir / "project" / "results" / "pac.npy"));
+  EXPECT_TRUE(fs::exists(dir / "project" / "plots" / "comodulogram.png"));
+  EXPECT_FALSE(fs::exists(cwd / "results"));
+  // The same by an absolute path, and the printed summary names where the files went.
+  const auto absolute = run_cli("run '" + (dir / "project" / "p.pipe").string() + "'", cwd);
+  ASSERT_EQ(absolute.exit_code, 0) << absolute.err;
+  EXPECT_NE(absolute.out.find((dir / "project" / "results").string()), std::string::npos) << absolute.out;
+  // --set and --out are the command line's: relative to the working directory.
+  fs::copy_file(fixture_input(), cwd / "mine.npy");
+  const auto set = run_cli("run ../project/p.pipe -q --set source.path=mine.npy --set png.path=mine.png --out here", cwd);
+  ASSERT_EQ(set.exit_code, 0) << set.err;
+  EXPECT_TRUE(fs::exists(cwd / "here" / "pac.npy"));
+  EXPECT_TRUE(fs::exists(cwd / "here" / "mine.png"));
+  std::ifstream in(cwd / "here" / "result.json");
+  EXPECT_EQ(json::parse(in)["input"]["path"], "mine.npy");
+  const auto no_out = run_cli("run ../project/p.pipe -q --set png.path=own/plot.png", cwd);
+  ASSERT_EQ(no_out.exit_code, 0) << no_out.err;
+  EXPECT_TRUE(fs::exists(cwd / "own" / "plot.png"));
+  EXPECT_TRUE(fs::exists(dir / "project" / "results" / "pac.npy"));
+  // An error names the path as resolved.
+  dir.write("project/bad.pipe", small_pipe("absent.npy"));
+  const auto bad = run_cli("validate ../project/bad.pipe", cwd);
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find("../project/absent.npy: no such file"), std::string::npos) << bad.err;
+}
+
+TEST(Cli, ResultJsonRecordsProvenance) {
+  const ScratchDir dir("cli");
+  dir.write("p.pipe", small_pipe(fixture_input()));
+  ASSERT_EQ(run_cli("run p.pipe -q --batch 2", dir.path()).exit_code, 0);
+  std::ifstream in(dir / "out" / "result.json");
+  const json p = json::parse(in).at("provenance");
+  ASSERT_GE(p["command_line"].size(), 5u) << p;
+  EXPECT_EQ(p["command_line"][0], PACFLOW_CLI);
+  EXPECT_EQ(p["command_line"], json({PACFLOW_CLI, "run", "p.pipe", "-q", "--batch", "2"}));
+  EXPECT_EQ(fs::path(p["working_directory"].get<std::string>()), fs::canonical(dir.path()));
+  const auto version = run_cli("--version", dir.path());
+  EXPECT_NE(version.out.find(p["version"].get<std::string>()), std::string::npos) << version.out;
+  EXPECT_NE(version.out.find(p["describe"].get<std::string>()), std::string::npos) << version.out;
+  const std::string commit = p["commit"];
+  // The commit the build came from: the checkout's HEAD, or "unknown" outside a git checkout.
+  const auto head = testing::run_program("git", "-C '" + std::string(PACFLOW_SOURCE_DIR) + "' rev-parse HEAD", dir.path());
+  if (head.exit_code == 0) {
+    EXPECT_EQ(commit + "\n", head.out);
+  } else {
+    EXPECT_EQ(commit, "unknown");
+  }
+  const json& build = p["build"];
+  EXPECT_FALSE(build["compiler"].get<std::string>().empty());
+  EXPECT_TRUE(build["cuda"].is_boolean());
+  EXPECT_EQ(build["cuda"].get<bool>(), run_cli("devices", dir.path()).out.find("not built") == std::string::npos);
+  const int width = build["simd_width_bytes"];
+  EXPECT_TRUE(width == 16 || width == 32 || width == 64) << build;
+  char host[256] = {};
+  ::gethostname(host, sizeof(host) - 1);
+  EXPECT_EQ(p["host"], std::string(host));
+  EXPECT_FALSE(p["cpu_model"].get<std::string>().empty());
+  EXPECT_EQ(p["threads"], cpu_device_count());
+  ASSERT_TRUE(p["gpus"].is_array());
+  EXPECT_EQ(p["gpus"].size(), static_cast<std::size_t>(cuda_availability().count));
+  if (p["gpus"].empty()) {
+    EXPECT_EQ(p["gpus_none"], cuda_availability().why_none);
   }
 }
 

@@ -18,14 +18,15 @@ namespace fs = std::filesystem;
 using hdf5::Id;
 using testing::run_cli;
 
-std::string example(const std::string& name) {
-  return (fs::path(PACFLOW_SOURCE_DIR) / "pipelines" / (name + "_example.pipe")).string();
-}
+// An example pipeline as ExampleInputs' folder holds it (its paths are relative to its folder).
+std::string example(const std::string& name) { return "pipelines/" + name + "_example.pipe"; }
 
-// A scratch directory holding out/example_inputs/ as the examples expect it.
+// A scratch directory laid out like the repository for the examples: pipelines/ and
+// out/example_inputs/.
 struct ExampleInputs {
   testing::ScratchDir dir{"format_examples"};
   ExampleInputs() {
+    testing::copy_shipped_pipelines(dir.path());
     const auto made = testing::run_program(PACFLOW_MAKE_EXAMPLE_INPUTS, "out/example_inputs", dir.path());
     EXPECT_EQ(made.exit_code, 0) << made.err;
   }

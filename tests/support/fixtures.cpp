@@ -15,6 +15,17 @@ namespace pacflow::testing {
 
 std::filesystem::path data_dir() { return PACFLOW_TEST_DATA; }
 
+void copy_shipped_pipelines(const std::filesystem::path& root) {
+  namespace fs = std::filesystem;
+  const fs::path from = fs::path(PACFLOW_SOURCE_DIR) / "pipelines";
+  for (const auto& entry : fs::recursive_directory_iterator(from)) {
+    if (entry.path().extension() != ".pipe") continue;
+    const fs::path to = root / "pipelines" / entry.path().lexically_relative(from);
+    fs::create_directories(to.parent_path());
+    fs::copy_file(entry.path(), to, fs::copy_options::overwrite_existing);
+  }
+}
+
 json manifest(const std::string& folder) {
   std::ifstream in(data_dir() / folder / "manifest.json");
   return json::parse(in);

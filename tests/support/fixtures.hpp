@@ -13,6 +13,9 @@
 namespace pacflow::testing {
 
 std::filesystem::path data_dir();
+// Copies the repository's pipelines/ (its .pipe files, folders kept) into `root`/pipelines: their
+// paths, relative to their own folder, then land inside `root` as they land in the repository.
+void copy_shipped_pipelines(const std::filesystem::path& root);
 json manifest(const std::string& folder);
 // Any supported .npy as doubles, with its shape.
 std::vector<double> load_doubles(const std::filesystem::path& path, Shape* shape = nullptr);

@@ -2,6 +2,7 @@
 // Exit codes: 0 success, 1 the run failed, 2 bad input or usage, 128 + N the run was stopped by signal N
 // (130 SIGINT, 143 SIGTERM).
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <fmt/format.h>
@@ -12,10 +13,13 @@
 #include "engine/devices.hpp"
 #include "engine/graph_dot.hpp"
 #include "engine/json_text.hpp"
+#include "engine/memory_estimate.hpp"
 #include "engine/output_set.hpp"
 #include "engine/pipeline.hpp"
+#include "engine/provenance.hpp"
 #include "pipelines/pipe_format.hpp"
 #include "stages/builtin.hpp"
+#include "stages/common/lanes.hpp"
 #include "tools/pipeline_cli/interrupts.hpp"
 #if defined(PACFLOW_HAVE_CUDA)
 #include "engine/cuda/cuda_devices.hpp"
@@ -138,7 +142,7 @@ int interrupted(const cli::InterruptWatch& interrupts, const RunCancelled& stop,
   return signal ? cli::interrupted_exit_code(signal) : kRunFailed;
 }
 
-int run_command(const PipelineArgs& args, const RunArgs& run) {
+int run_command(const PipelineArgs& args, const RunArgs& run, const std::vector<std::string>& command_line) {
   const cli::InterruptWatch interrupts;  // first: before any thread starts
   Pipeline pipeline = load(args);
   if (!run.out_dir.empty()) pipeline.redirect_outputs(run.out_dir);
@@ -147,6 +151,7 @@ int run_command(const PipelineArgs& args, const RunArgs& run) {
   options.max_in_flight = run.in_flight;
   options.stop = interrupts.token();
   options.checkpoint = run.checkpoint;
+  options.provenance = collect_provenance(command_line, simd::simd_width());
   if (!run.max_memory.empty()) {
     try {
       options.max_memory = parse_memory_budget("max-memory", run.max_memory, /*require_unit=*/true);
@@ -186,14 +191,25 @@ int run_command(const PipelineArgs& args, const RunArgs& run) {
   return kOk;
 }
 
-int validate_command(const PipelineArgs& args) {
+int validate_command(const PipelineArgs& args, std::int64_t batch, int in_flight) {
   const Pipeline pipeline = load(args);
-  const json plan = pipeline.validate();
+  RunOptions options;
+  options.batch_size = batch;
+  options.max_in_flight = in_flight;
+  options.rates = measured_rates(simd::simd_width());
+  const json plan = pipeline.validate(options);
   print_warnings(plan);
   const auto& shape = plan["input"]["shape"];
   fmt::print("{}: ok: {} elements, input shape {}\n", args.file, pipeline.elements().size(), json_text(shape));
   for (const auto& e : plan["pipeline"])
     fmt::print("  {:6} {:12} {}\n", e["kind"].get<std::string>(), e["name"].get<std::string>(), json_text(e["params"]));
+  // The estimate `run` checks against --max-memory, and an estimate of the time (engine/run_time_estimate.hpp).
+  fmt::print("memory: at most {} of host memory, estimated (what run --max-memory checks)\n",
+             detail::bytes_text(plan["host_memory_estimate"]["bytes"].get<double>()));
+  const json& time = plan["run_time_estimate"];
+  const int threads = time["threads"].get<int>();
+  fmt::print("run time: about {} on {} thread{} (an estimate from each stage's work; docs/performance.md)\n",
+             duration_text(time["seconds"].get<double>()), threads, threads == 1 ? "" : "s");
   return kOk;
 }
 
@@ -233,11 +249,20 @@ int devices_command() {
   return kOk;
 }
 
-int stages_command() {
+// Every element, or only those called `name` (a source and a sink may share one: npy, hdf5).
+int stages_command(const std::string& name) {
   const Registry& registry = stages::builtin_registry();
+  if (!name.empty() && std::none_of(registry.all().begin(), registry.all().end(),
+                                    [&](const ElementInfo& info) { return info.name == name; })) {
+    std::vector<std::string> names;
+    for (const auto& info : registry.all()) names.push_back(info.name);
+    const std::string hint = suggest(name, names);
+    throw InputError(fmt::format("stages: no source, stage or sink is called \"{}\"{}", name,
+                                 hint.empty() ? "; pipeline_cli stages lists them all" : "; " + hint));
+  }
   for (auto kind : {ElementKind::Source, ElementKind::Stage, ElementKind::Sink}) {
     for (const auto& info : registry.all()) {
-      if (info.kind != kind) continue;
+      if (info.kind != kind || (!name.empty() && info.name != name)) continue;
       fmt::print("{} {}: {}\n", kind_name(kind), info.name, info.summary);
       for (const auto& p : info.params) {
         const std::string def = p.default_value.is_null() ? (p.optional ? "unset" : "required")
@@ -256,7 +281,7 @@ int stages_command() {
 int main(int argc, char** argv) {
   CLI::App app{"pacflow: phase-amplitude coupling pipelines on a oneTBB flow graph.\n"
                "Exit codes: 0 ok, 1 run failed, 2 bad input or usage, 130 stopped by SIGINT, 143 by SIGTERM."};
-  app.set_version_flag("--version", "pipeline_cli (pacflow) " + engine_version());
+  app.set_version_flag("--version", "pipeline_cli (pacflow) " + engine_version() + " (" + build_describe() + ")");
   app.require_subcommand(1);
 
   PipelineArgs args;
@@ -293,10 +318,17 @@ int main(int argc, char** argv) {
 
   auto* devices = app.add_subcommand("devices", "list the devices this machine offers");
 
-  auto* validate = app.add_subcommand("validate", "check a pipeline file without running it");
+  auto* validate = app.add_subcommand(
+      "validate", "check a pipeline file without running it; prints the memory estimate and an estimated run time");
   add_pipeline_options(*validate, args);
+  validate->add_option("--batch", batch, "series per batch, as for run (0 = chosen from the input size)")
+      ->check(CLI::Range(0, 1000000));
+  validate->add_option("--in-flight", in_flight, "most batches alive at once, as for run (0 = 2 per thread)")
+      ->check(CLI::Range(0, 100000));
 
-  app.add_subcommand("stages", "list every source, stage and sink with its parameters");
+  std::string stage_name;
+  auto* stages_cmd = app.add_subcommand("stages", "list every source, stage and sink with its parameters");
+  stages_cmd->add_option("name", stage_name, "show only the elements of this name (e.g. bandpass, npy)");
 
   try {
     app.parse(argc, argv);
@@ -306,11 +338,12 @@ int main(int argc, char** argv) {
   }
 
   try {
-    if (run->parsed()) return run_command(args, run_args);
-    if (validate->parsed()) return validate_command(args);
+    if (run->parsed()) return run_command(args, run_args, std::vector<std::string>(argv, argv + argc));
+    if (validate->parsed()) return validate_command(args, batch, in_flight);
     if (graph->parsed()) return graph_command(args, graph_output, batch, in_flight);
     if (devices->parsed()) return devices_command();
-    return stages_command();
+    if (stages_cmd->parsed()) return stages_command(stage_name);
+    return kBadInput;
   } catch (const InputError& e) {
     fmt::print(stderr, "error: {}\n", e.what());
     return kBadInput;

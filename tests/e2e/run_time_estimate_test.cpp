@@ -1,0 +1,77 @@
+// validate()'s run-time estimate (engine/run_time_estimate.hpp) against real runs on this machine.
+#include <algorithm>
+#include <chrono>
+#include <gtest/gtest.h>
+#include <oneapi/tbb/info.h>
+#include <sys/resource.h>
+
+#include "engine/pipeline.hpp"
+#include "stages/builtin.hpp"
+#include "stages/common/lanes.hpp"
+#include "tests/support/cli_runner.hpp"
+
+namespace pacflow {
+namespace {
+
+// W1's chain (pipelines/bench/w1.pipe) on 8 epochs × `channels` series of 2048 samples, `n` surrogates.
+Pipeline w1_like(int channels, int n, const std::string& out) {
+  Pipeline p(stages::builtin_registry());
+  p.source("synthetic", {{"fs", 512}, {"epochs", 8}, {"channels", channels}, {"n_times", 2048}, {"seed", 1}})
+      .stage("bandpass", {{"pha", "2:20:10"}, {"amp", "60:160:10"}})
+      .stage("hilbert")
+      .stage("mi", {{"bins", 18}})
+      .stage("surrogates", {{"n", n}})
+      .sink("npy", {{"dir", out}});
+  return p;
+}
+
+// CPU seconds this process has used.
+double cpu_s() {
+  rusage usage{};
+  ::getrusage(RUSAGE_SELF, &usage);
+  const auto seconds = [](const timeval& t) { return static_cast<double>(t.tv_sec) + 1e-6 * static_cast<double>(t.tv_usec); };
+  return seconds(usage.ru_utime) + seconds(usage.ru_stime);
+}
+
+double estimated_s(const Pipeline& p) {
+  RunOptions options;
+  options.rates = measured_rates(simd::simd_width());
+  return p.validate(options).at("run_time_estimate").at("seconds").get<double>();
+}
+
+// The estimate is the time on the run's threads; on a shared machine the wall clock also measures
+// the neighbours, so the run is timed by the CPU time it used over its threads (W1 keeps both busy).
+TEST(RunTimeEstimate, IsWithinThreeTimesOfATimedRun) {
+  const testing::ScratchDir dir("run_time_estimate");
+  const Pipeline pipeline = w1_like(16, 400, dir.path().string());  // the stages' work dominates
+  const double estimate = estimated_s(pipeline);
+  pipeline.run();  // warm-up: FFTW plans, first-touch page faults
+  const int threads = std::max(1, oneapi::tbb::info::default_concurrency());
+  double best = 1e300, best_wall = 1e300;
+  for (int i = 0; i < 3; ++i) {
+    const double cpu_before = cpu_s();
+    const auto start = std::chrono::steady_clock::now();
+    pipeline.run();
+    best_wall = std::min(best_wall, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    best = std::min(best, (cpu_s() - cpu_before) / threads);
+  }
+  std::printf("estimated %.3f s; best of 3 runs: %.3f CPU s over %d threads, %.3f s wall\n", estimate, best, threads,
+              best_wall);
+  EXPECT_LT(estimate, 3 * best);
+  EXPECT_GT(estimate, best / 3);
+}
+
+TEST(RunTimeEstimate, GrowsWithTheWorkAndShrinksWithWiderVectors) {
+  const testing::ScratchDir dir("run_time_estimate");
+  const double small = estimated_s(w1_like(4, 100, dir.path().string()));
+  const double more_series = estimated_s(w1_like(16, 100, dir.path().string()));
+  const double more_surrogates = estimated_s(w1_like(16, 400, dir.path().string()));
+  EXPECT_GT(more_series, 2 * small);
+  EXPECT_GT(more_surrogates, 2 * more_series);
+  EXPECT_LT(more_surrogates, 5 * more_series);
+  EXPECT_GT(measured_rates(64).cpu_flops_per_thread_s, measured_rates(32).cpu_flops_per_thread_s);
+  EXPECT_GT(measured_rates(32).cpu_flops_per_thread_s, measured_rates(16).cpu_flops_per_thread_s);
+}
+
+}  // namespace
+}  // namespace pacflow
