@@ -62,6 +62,10 @@ struct RunOptions {
   // A run whose estimated host memory (engine/memory_estimate.hpp) exceeds this (by default the
   // machine's physical memory) is refused before it starts, with the estimate's terms.
   MemoryBudget max_memory{};
+  // Once the run's outputs are in place, remove the files of an earlier run that it found listed in
+  // its output folders' result.json and did not write itself (engine/run_files.hpp); without it
+  // they are only named in a warning.
+  bool clean = false;
 };
 
 class Pipeline {

@@ -7,11 +7,13 @@
 // p-value (pvalues_maxstat) is below alpha in at least k of the E epochs, k the smallest count with
 // P[Binomial(E, alpha) >= k] <= alpha: each epoch's max-statistic test has family-wise level alpha,
 // so for independent epochs the chance of outlining any cell of an uncoupled channel is at most
-// alpha (with one epoch: p < alpha).
+// alpha (with one epoch: p < alpha). When the erpac stage ran it also writes erpac.png beside PATH
+// (stages/io/png/erpac_plot.hpp); a pipeline with erpac and no mi gets erpac.png only.
 #include <filesystem>
 #include <vector>
 
 #include "engine/registry.hpp"
+#include "stages/io/png/erpac_plot.hpp"
 
 namespace pacflow::stages {
 
@@ -20,6 +22,7 @@ class PngSink final : public Sink {
   explicit PngSink(const Params& params);
   void plan(const PlanContext& ctx) override;
   std::vector<std::filesystem::path> output_files() const override;
+  std::string describe_output(const std::filesystem::path& file) const override;
   void consume(const Batch& batch) override;
   void finish(const json& report, OutputSet& outputs) override;
   // Its state is small (sums and counts per panel and cell): a checkpoint holds it whole.
@@ -30,11 +33,15 @@ class PngSink final : public Sink {
   static ElementInfo info();
   // Where the per-channel grid goes for a plot at `path`: comodulogram.png -> comodulogram_channels.png.
   static std::filesystem::path grid_path(const std::filesystem::path& path);
+  // Where the ERPAC plot goes for a plot at `path`: out/pac/comodulogram.png -> out/pac/erpac.png.
+  static std::filesystem::path erpac_path(const std::filesystem::path& path);
   // The smallest k with P[Binomial(epochs, alpha) >= k] <= alpha.
   static std::int64_t epochs_needed(std::int64_t epochs, double alpha);
 
  private:
   std::vector<bool> significant_cells(std::int64_t panel) const;
+  void plan_erpac(const PlanContext& ctx);
+  void write_erpac(OutputSet& outputs) const;
   // The panel (channel or pair) of global result row `row`.
   std::size_t panel_of(std::int64_t row) const;
 
@@ -60,6 +67,13 @@ class PngSink final : public Sink {
   std::string what_;                 // "PAC z-score against surrogates", or the measure's name
   std::string colorbar_;             // "z-score", or the measure ("MI", "MVL", …)
   std::size_t surrogates_ = 0;
+  bool comodulogram_ = true;         // pac_z or pac is there (else only erpac.png is drawn)
+  bool erpac_ = false;               // the erpac stage ran
+  plot::ErpacSums erpac_sums_;
+  plot::ErpacAxes erpac_axes_;
+  std::int64_t erpac_rows_ = 0;      // channels (x segments) per erpac result
+  std::int64_t erpac_epochs_ = 0;
+  std::int64_t erpac_needed_ = 1;    // epochs_needed(erpac_rows_, alpha_)
 };
 
 }  // namespace pacflow::stages
