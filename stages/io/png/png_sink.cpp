@@ -7,8 +7,8 @@
 
 #include "engine/errors.hpp"
 #include "engine/output_set.hpp"
-#include "stages/io/common/output_paths.hpp"
 #include "stages/common/coordinates.hpp"
+#include "stages/io/common/output_paths.hpp"
 #include "stages/io/png/comodulogram_plot.hpp"
 
 namespace pacflow::stages {
