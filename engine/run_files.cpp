@@ -91,7 +91,8 @@ std::vector<StaleFiles> find_stale_files(const std::vector<fs::path>& outputs) {
       const fs::path listed(name);
       if (!stays_inside(listed) || reserved_name(listed.filename().string())) continue;
       const fs::path file = fs::absolute(folder / listed).lexically_normal();
-      if (!removable(file)) continue;
+      // Still inside once links are resolved: a listed sub/x whose sub now links elsewhere is not ours to touch.
+      if (!removable(file) || !lies_inside(file, folder)) continue;
       if (std::find(written.begin(), written.end(), normal(file)) != written.end() ||
           std::find(written.begin(), written.end(), file) != written.end())
         continue;
