@@ -44,6 +44,7 @@
 #include "engine/output_folders.hpp"
 #include "engine/output_set.hpp"
 #include "engine/placement.hpp"
+#include "engine/run_files.hpp"
 #include "engine/run_support.hpp"
 #ifdef PACFLOW_HAVE_CUDA
 #include "engine/cuda/gpu_stage_node.hpp"
@@ -117,8 +118,9 @@ json Pipeline::run(const RunOptions& options) const {
   OutputFolders folders;
   folders.hold(detail::named_output_folders(*registry_, elements_, trace_file));
   detail::BuiltPipeline built = detail::build(*registry_, elements_, placement(), options.stop);
-  folders.hold_folders_of(
-      detail::check_outputs(built, *registry_, elements_, trace_file, input_files(), options.checkpoint));
+  const std::vector<std::filesystem::path> output_paths =
+      detail::check_outputs(built, *registry_, elements_, trace_file, input_files(), options.checkpoint);
+  folders.hold_folders_of(output_paths);
   if (options.stop.stop_requested()) throw RunCancelled(0);
   const std::int64_t series = built.stream.series_count();
   const std::int64_t length = built.stream.series_length;
@@ -133,6 +135,9 @@ json Pipeline::run(const RunOptions& options) const {
   // A checkpointed run that resumes carries only the series after those already recorded.
   json description = detail::describe(built, options.batch_size, options.max_in_flight);
   for (const auto& note : folders.notes()) description["warnings"].push_back(note);
+  description["files"] = files_json(detail::run_files(built, trace_file));
+  const std::vector<StaleFiles> stale = find_stale_files(output_paths);  // the folders are held: they stay so
+  for (const auto& s : stale) description["warnings"].push_back(stale_warning(s, options.clean));
   std::vector<NamedSummary> summaries = make_summaries(built);
   const std::unique_ptr<Checkpoint> checkpoint = open_checkpoint(built, description, summaries, options.checkpoint);
   const std::int64_t first_series = checkpoint ? checkpoint->series_done() : 0;
@@ -489,6 +494,9 @@ json Pipeline::run(const RunOptions& options) const {
     }
   }
   folders.keep_created();
+  // Only now that this run's outputs are in place: a failed run leaves the earlier files as they were.
+  if (options.clean)
+    for (auto& failure : remove_stale_files(stale)) report["warnings"].push_back(std::move(failure));
   if (checkpoint) checkpoint->discard();
   return report;
 }

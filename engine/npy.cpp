@@ -202,12 +202,12 @@ void NpyRowReader::read(std::int64_t first, std::int64_t count, float* dst, bool
 }
 
 namespace {
-std::string npy_v1_header(const Shape& shape) {
+std::string npy_v1_header(const Shape& shape, const char* descr = "<f4") {
   std::string dims;
   for (auto d : shape) dims += std::to_string(d) + ", ";
   if (shape.size() == 1) dims = std::to_string(shape[0]) + ",";
   else if (!dims.empty()) dims.resize(dims.size() - 2);
-  std::string dict = fmt::format("{{'descr': '<f4', 'fortran_order': False, 'shape': ({}), }}", dims);
+  std::string dict = fmt::format("{{'descr': '{}', 'fortran_order': False, 'shape': ({}), }}", descr, dims);
   const std::size_t total = 10 + dict.size() + 1;
   dict.append((64 - total % 64) % 64, ' ');
   dict.push_back('\n');
@@ -217,6 +217,13 @@ std::string npy_v1_header(const Shape& shape) {
   return out + dict;
 }
 }  // namespace
+
+std::string npy_bytes(const std::vector<double>& values) {
+  static_assert(std::endian::native == std::endian::little, "the writer emits little-endian data");
+  std::string out = npy_v1_header({static_cast<std::int64_t>(values.size())}, "<f8");
+  out.append(reinterpret_cast<const char*>(values.data()), values.size() * sizeof(double));
+  return out;
+}
 
 NpyWriter::NpyWriter(std::filesystem::path path, Shape shape)
     : path_(std::move(path)), temp_(temp_path_for(resolved_output(path_))), expected_(element_count(shape)) {

@@ -6,6 +6,7 @@
 #include <fstream>
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "engine/atomic_file.hpp"
 #include "engine/mapped_file.hpp"
@@ -76,6 +77,9 @@ class NpyRowReader final : public NpyValues {
   NpyHeader header_;
   MappedFile map_;
 };
+
+// A whole one-dimensional float64 (little-endian) .npy file, for small arrays written at once.
+std::string npy_bytes(const std::vector<double>& values);
 
 // Writes a float32 array row by row into a temporary file beside `path`; hand_over() gives the
 // complete file to the run's OutputSet, which moves it into place with every other output, so

@@ -67,6 +67,10 @@ struct RunOptions {
   ComputeRates rates{};
   // Added to the report as `provenance` when set (collect_provenance: the command, build and machine).
   json provenance{};
+  // Once the run's outputs are in place, remove the files of an earlier run that it found listed in
+  // its output folders' result.json and did not write itself (engine/run_files.hpp); without it
+  // they are only named in a warning.
+  bool clean = false;
 };
 
 class Pipeline {

@@ -29,6 +29,9 @@ struct StreamInfo {
   // filtered with the series, then cropped by the hilbert stage, so later stages see
   // series_length - 2 pad samples.
   std::int64_t pad = 0;
+  // Time in seconds of the first sample after the pad (the first one later stages see), relative to
+  // the epoch's reference: an event's onset for epochs cut around events, else 0 (the epoch's start).
+  double time_origin_s = 0;
   double sample_rate = 0;
   std::string tensor = "signal";  // name of the float32 [n][series_length] tensor it writes
   json description = json::object();  // shown in result.json (path, dtype, checksum, …)
@@ -202,6 +205,8 @@ class Sink {
   // not a regular file (a device, a FIFO, a directory), that names an input or another output, and
   // it locks and creates the folders (engine/output_set.hpp); so a sink never checks these itself.
   virtual std::vector<std::filesystem::path> output_files() const = 0;
+  // What one of output_files() holds, in a few words, for result.json's `files` ("" when obvious).
+  virtual std::string describe_output(const std::filesystem::path& /*file*/) const { return ""; }
   // Receives every batch once, serially, in index order.
   virtual void consume(const Batch& batch) = 0;
   // After the last batch and before finish(): the summary results (TensorDecl::summary), complete,

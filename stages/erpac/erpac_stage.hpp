@@ -2,7 +2,8 @@
 // Stage `erpac`: event-related PAC (Voytek et al. 2013), the circular-linear correlation across
 // epochs between phase and amplitude at every time point, per channel (and segment) and band pair,
 // with its p-values corrected per channel (TensorPAC's EventRelatedPac, method "circular").
-// Reads `phase`, `amplitude`; writes the results `erpac` and `erpac_pvalues`, [C][n_pha][n_amp][T].
+// Reads `phase`, `amplitude`; writes the results `erpac` and `erpac_pvalues`, [C][n_pha][n_amp][T],
+// and publishes the coordinate `erpac_times` (the time of each of the T samples; sinks write it).
 //
 // It reduces across epochs, and the series of one channel lie E·C apart in the stream ([E][C]
 // order), so it asks for the whole input in one batch (PlanContext::require_batch_multiple): memory

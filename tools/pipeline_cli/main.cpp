@@ -127,6 +127,7 @@ struct RunArgs {
   std::string trace_path;
   std::string checkpoint;
   std::string max_memory;
+  bool clean = false;
 };
 
 // What the user hears when a signal stopped the run; returns the exit code.
@@ -152,6 +153,7 @@ int run_command(const PipelineArgs& args, const RunArgs& run, const std::vector<
   options.stop = interrupts.token();
   options.checkpoint = run.checkpoint;
   options.provenance = collect_provenance(command_line, simd::simd_width());
+  options.clean = run.clean;
   if (!run.max_memory.empty()) {
     try {
       options.max_memory = parse_memory_budget("max-memory", run.max_memory, /*require_unit=*/true);
@@ -306,6 +308,10 @@ int main(int argc, char** argv) {
   run->add_option("--max-memory", run_args.max_memory,
                   "refuse to start when the run's estimated memory exceeds this: an amount with its unit (8GB, "
                   "512MiB) or a share of the machine's memory with a percent sign (50%)");
+
+  run->add_flag("--clean", run_args.clean,
+                "once the run succeeded, remove the files an earlier run listed in an output folder's result.json "
+                "that this run does not write (without it they are named in a warning)");
 
   std::string graph_output;
   auto* graph = app.add_subcommand("graph", "print the pipeline as a Graphviz DOT graph (render: dot -Tsvg)");

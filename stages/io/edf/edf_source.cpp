@@ -342,6 +342,8 @@ StreamInfo EdfSource::open(const std::stop_token& stop) {
   info.series_length = epochs_.length + 2 * pad_samples_;
   info.pad = pad_samples_;
   info.sample_rate = fs;
+  // Around events, time runs from the onset: the window's first sample lies round(start · fs) samples from it.
+  if (!events_.empty()) info.time_origin_s = info.description["epoching"]["window_start_samples"].get<double>() / fs;
   info.description["channel_labels"] = labels;
   info.description["channel_indices"] = selected;
   info.description["units"] = units;

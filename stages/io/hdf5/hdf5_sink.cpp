@@ -7,6 +7,7 @@
 #include "engine/json_text.hpp"
 #include "engine/output_checks.hpp"
 #include "engine/output_set.hpp"
+#include "engine/run_files.hpp"
 #include "stages/io/common/epoch_runs.hpp"
 #include "stages/io/common/output_paths.hpp"
 #include "stages/io/hdf5/hdf5_attributes.hpp"
@@ -32,6 +33,22 @@ Hdf5Sink::~Hdf5Sink() { abort(); }
 void Hdf5Sink::plan(const PlanContext& ctx) {
   outputs_.clear();
   for (const auto& decl : results_to_write(ctx)) outputs_.push_back({decl, result_leading(decl, ctx.stream()), {}});
+  coordinates_ = coordinates_of(ctx);
+}
+
+void Hdf5Sink::write_coordinates() {
+  for (const auto& c : coordinates_) {
+    const std::string where = fmt::format("{}:/{}", path_.string(), c.name);
+    const hsize_t n = c.values.size();
+    const hdf5::Id space = hdf5::check(H5Screate_simple(1, &n, nullptr), H5Sclose, where, "cannot make a dataspace");
+    const hdf5::Id dataset = hdf5::check(H5Dcreate2(file_.get(), c.name.c_str(), H5T_IEEE_F64LE, space.get(),
+                                                    H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
+                                         H5Dclose, where, "cannot create the dataset");
+    hdf5::check(H5Dwrite(dataset.get(), H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, c.values.data()), where,
+                "cannot write (disk full?)");
+    hdf5::write_attribute(dataset.get(), "doc", c.doc, where);
+    hdf5::write_attribute(dataset.get(), "unit", c.unit, where);
+  }
 }
 
 void Hdf5Sink::create_file() {
@@ -132,10 +149,13 @@ void Hdf5Sink::finish(const json& report, OutputSet& set) {
   temp_.clear();  // the set's now
 }
 
-void Hdf5Sink::write_report(const json& report) {
+void Hdf5Sink::write_report(const json& given) {
   if (!file_) create_file();  // no batch arrived (cannot happen in a run, which has at least one)
   const std::string where = path_.string();
   for (auto& out : outputs_) out.dataset.reset();
+  write_coordinates();
+  json report = given;
+  if (report.contains("files")) report["files"] = files_relative_to(report["files"], path_.parent_path());
   for (const auto& [key, value] : report.items()) {
     if (key == "pipeline") continue;
     if (value.is_object()) {

@@ -1,7 +1,7 @@
 #pragma once
 // Sink `hdf5`: every result tensor as a float32 dataset /<name> in one HDF5 file (the npy sink's
 // arrays: [E][C][...], or the result's own leading dims, e.g. [E][pair][...] or erpac's [C][...]), with
-// the run's report as attributes (stage facts such as band edges on the root, the input under
+// the run's report as attributes, every coordinate (erpac's times) as a float64 dataset (stage facts such as band edges on the root, the input under
 // /input, every element's resolved parameters under /pipeline/NN_kind_name, and the complete
 // result.json text as /@result_json). Written to a temporary file beside PATH and moved into place,
 // with every other sink's files, only when the run succeeds. Layout: docs/formats.md.
@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "engine/registry.hpp"
+#include "stages/common/coordinates.hpp"
 #include "stages/io/common/output_paths.hpp"
 #include "stages/io/hdf5/hdf5_handle.hpp"
 
@@ -20,6 +21,9 @@ class Hdf5Sink final : public Sink {
   ~Hdf5Sink() override;
   void plan(const PlanContext& ctx) override;
   std::vector<std::filesystem::path> output_files() const override { return {path_}; }
+  std::string describe_output(const std::filesystem::path& /*file*/) const override {
+    return "every result and coordinate as a dataset, the run's report as attributes";
+  }
   void consume(const Batch& batch) override;
   void consume_summary(const Batch& summary) override;
   void finish(const json& report, OutputSet& outputs) override;
@@ -40,10 +44,12 @@ class Hdf5Sink final : public Sink {
   // The report as attributes, then the file closed (complete under its temporary name).
   void write_report(const json& report);
   void write_rows(Output& out, const float* values, std::int64_t first_row, std::int64_t rows);
+  void write_coordinates();
 
   std::filesystem::path path_;
   std::filesystem::path temp_;
   std::vector<Output> outputs_;
+  std::vector<Coordinate> coordinates_;  // float64 datasets /<name>
   hdf5::Id file_;
 };
 

@@ -73,6 +73,16 @@ json expect_the_npy_sinks_arrays(hid_t file, const fs::path& npy_dir) {
   for (const auto& [file_name, entry] : npy_result["outputs"].items()) {
     const std::string name = file_name.substr(0, file_name.size() - 4);
     SCOPED_TRACE(name);
+    if (entry["dtype"] == "float64") {  // a coordinate (erpac's times): float64 [n] in both, the same values
+      const Id dataset(H5Dopen2(file, name.c_str(), H5P_DEFAULT), H5Dclose);
+      EXPECT_TRUE(dataset);
+      const std::vector<double> npy = testing::load_doubles(npy_dir / file_name);
+      std::vector<double> h5(npy.size());
+      EXPECT_GE(H5Dread(dataset.get(), H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, h5.data()), 0);
+      EXPECT_EQ(h5, npy);
+      EXPECT_EQ(hdf5::read_string_attribute(dataset.get(), "unit", name).value().at(0), entry["unit"]);
+      continue;
+    }
     Shape h5_shape, npy_shape;
     const auto h5 = read_dataset(file, name, h5_shape);
     const auto npy = testing::load_floats(npy_dir / file_name, &npy_shape);
@@ -126,10 +136,18 @@ TEST(Hdf5Sink, WritesTheNpySinksArraysWithBandEdgesAndParametersAsAttributes) {
   const Id input(H5Gopen2(file.get(), "/input", H5P_DEFAULT), H5Gclose);
   EXPECT_EQ(read_numbers(input.get(), "sample_rate_hz"), (std::vector<double>{256}));
 
-  // The whole report, as result.json holds it (less the npy sink's list of its own files).
+  // The whole report, as result.json holds it (less the npy sink's list of its own files), with the
+  // run's files named from each report's own folder.
   json from_h5 = json::parse(hdf5::read_string_attribute(file.get(), "result_json", "root").value().at(0));
   json expected = npy_result;
   expected.erase("outputs");
+  ASSERT_EQ(from_h5["files"].size(), expected["files"].size());
+  EXPECT_EQ(from_h5["files"].back()["path"], "result.h5");
+  EXPECT_EQ(expected["files"].back()["path"], (dir / "h5" / "result.h5").string());
+  EXPECT_EQ(from_h5["files"][0]["path"], (dir / "npy" / "pac.npy").string());
+  EXPECT_EQ(expected["files"][0]["path"], "pac.npy");
+  from_h5.erase("files");
+  expected.erase("files");
   EXPECT_EQ(from_h5, expected);
 }
 

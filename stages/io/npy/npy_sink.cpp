@@ -6,6 +6,7 @@
 #include "engine/errors.hpp"
 #include "engine/json_text.hpp"
 #include "engine/output_set.hpp"
+#include "engine/run_files.hpp"
 #include "stages/io/common/output_paths.hpp"
 
 namespace pacflow::stages {
@@ -32,13 +33,23 @@ void NpySink::plan(const PlanContext& ctx) {
     shape.insert(shape.end(), decl.per_series.begin(), decl.per_series.end());
     outputs_.push_back({decl, std::move(shape), std::move(leading.names), nullptr});
   }
+  coordinates_ = coordinates_of(ctx);
 }
 
 std::vector<fs::path> NpySink::output_files() const {
   std::vector<fs::path> files;
   for (const auto& out : outputs_) files.push_back(file_of(out));
-  files.push_back(fs::path(dir_) / "result.json");
+  for (const auto& c : coordinates_) files.push_back(fs::path(dir_) / (c.name + ".npy"));
+  files.push_back(fs::path(dir_) / kRunReport);
   return files;
+}
+
+std::string NpySink::describe_output(const fs::path& file) const {
+  for (const auto& out : outputs_)
+    if (file == file_of(out)) return out.decl.doc;
+  for (const auto& c : coordinates_)
+    if (file == fs::path(dir_) / (c.name + ".npy")) return fmt::format("{} (float64, {})", c.doc, c.unit);
+  return file.filename() == kRunReport ? "the run's report: input, parameters, placement, timings, files" : "";
 }
 
 void NpySink::consume(const Batch& batch) {
@@ -101,8 +112,12 @@ void NpySink::finish(const json& report, OutputSet& set) {
   for (const auto& out : outputs_)
     result["outputs"][out.decl.name + ".npy"] = {
         {"shape", out.shape}, {"leading_dims", out.leading_names}, {"dtype", "float32"}, {"doc", out.decl.doc}};
+  for (const auto& c : coordinates_)
+    result["outputs"][c.name + ".npy"] = {{"shape", json::array({c.values.size()})}, {"dtype", "float64"}, {"unit", c.unit}, {"doc", c.doc}};
+  if (report.contains("files")) result["files"] = files_relative_to(report["files"], dir_);
   for (auto& out : outputs_) out.writer->hand_over(set);
-  set.add_content(fs::path(dir_) / "result.json", json_text(result, 2) + "\n");
+  for (const auto& c : coordinates_) set.add_content(fs::path(dir_) / (c.name + ".npy"), npy_bytes(c.values));
+  set.add_content(fs::path(dir_) / kRunReport, json_text(result, 2) + "\n");
 }
 
 void NpySink::abort() noexcept {

@@ -1,12 +1,13 @@
 #pragma once
-// Sink `npy`: every result tensor as DIR/<name>.npy [E][C][...] (or its own leading dims) float32, plus DIR/result.json
-// (spec §8). Files stream into temporaries (in a checkpointed run: partial files in the checkpoint) and
+// Sink `npy`: every result tensor as DIR/<name>.npy [E][C][...] (or its own leading dims) float32, every
+// coordinate (stages/common/coordinates.hpp) as DIR/<name>.npy float64, plus DIR/result.json (spec §8). Files stream into temporaries (in a checkpointed run: partial files in the checkpoint) and
 // are moved into place with result.json, and every other sink's files, only when the run succeeds.
 #include <memory>
 #include <vector>
 
 #include "engine/npy.hpp"
 #include "engine/registry.hpp"
+#include "stages/common/coordinates.hpp"
 
 namespace pacflow::stages {
 
@@ -15,6 +16,7 @@ class NpySink final : public Sink {
   explicit NpySink(const Params& params);
   void plan(const PlanContext& ctx) override;
   std::vector<std::filesystem::path> output_files() const override;
+  std::string describe_output(const std::filesystem::path& file) const override;
   void consume(const Batch& batch) override;
   void consume_summary(const Batch& summary) override;
   void finish(const json& report, OutputSet& outputs) override;
@@ -36,6 +38,7 @@ class NpySink final : public Sink {
 
   std::string dir_;
   std::vector<Output> outputs_;
+  std::vector<Coordinate> coordinates_;  // written whole as float64 DIR/<name>.npy
   bool started_ = false;  // the writers exist (made by the first batch, or by resume())
 };
 

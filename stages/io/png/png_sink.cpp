@@ -7,6 +7,7 @@
 
 #include "engine/errors.hpp"
 #include "engine/output_set.hpp"
+#include "stages/common/coordinates.hpp"
 #include "stages/io/common/output_paths.hpp"
 #include "stages/io/png/comodulogram_plot.hpp"
 
@@ -16,13 +17,15 @@ namespace {
 constexpr const char* kSignificance = "pvalues_maxstat";
 constexpr const char* kTrialSignificance = "trial_pvalues";  // [channels or pairs][segments…][cells]
 constexpr double kNan = std::numeric_limits<double>::quiet_NaN();
+constexpr std::size_t kErpacColumns = 120;  // time columns at most: 3 pixels each in a 360-pixel panel
 }  // namespace
 
 ElementInfo PngSink::info() {
   ElementInfo info;
   info.kind = ElementKind::Sink;
   info.name = "png";
-  info.summary = "comodulogram heat map (mean over epochs and channels) and a per-channel grid, as PNGs";
+  info.summary = "comodulogram heat map (mean over epochs and channels) and a per-channel grid, as PNGs; erpac.png "
+                 "per phase band when erpac ran";
   info.params = {
       {"path", ParamType::OutputFile, "out/pac/comodulogram.png", "", "image file to write"},
       {"grid", ParamType::Boolean, true, "",
@@ -43,6 +46,10 @@ std::filesystem::path PngSink::grid_path(const std::filesystem::path& path) {
   return path.parent_path() / (path.stem().string() + "_channels" + path.extension().string());
 }
 
+std::filesystem::path PngSink::erpac_path(const std::filesystem::path& path) {
+  return path.parent_path() / ("erpac" + path.extension().string());
+}
+
 std::int64_t PngSink::epochs_needed(std::int64_t epochs, double alpha) {
   // Upper tail of Binomial(epochs, alpha), summed from the top: P[K >= k] for k = epochs, epochs - 1, …
   const auto n = static_cast<double>(epochs);
@@ -57,7 +64,30 @@ std::int64_t PngSink::epochs_needed(std::int64_t epochs, double alpha) {
   return 0;  // unreachable for alpha < 1: P[K >= 0] = 1
 }
 
+void PngSink::plan_erpac(const PlanContext& ctx) {
+  erpac_ = ctx.provides("erpac") && ctx.provides("erpac_pvalues");
+  if (!erpac_) return;
+  const TensorDecl& decl = ctx.require("erpac", "png");
+  ctx.require("erpac_pvalues", "png");
+  const json& attrs = ctx.attributes();
+  erpac_axes_.pha_centres_hz = attrs.at("pha_centres_hz").get<std::vector<double>>();
+  erpac_axes_.amp_centres_hz = attrs.at("amp_centres_hz").get<std::vector<double>>();
+  const Shape& cell = decl.per_series;  // [n_pha][n_amp][time]
+  erpac_sums_.reset(cell.at(0), cell.at(1), cell.at(2));
+  erpac_axes_.times_s.clear();
+  for (const Coordinate& c : coordinates_of(ctx))
+    if (c.name == "erpac_times") erpac_axes_.times_s = c.values;
+  if (static_cast<std::int64_t>(erpac_axes_.times_s.size()) != cell.at(2))
+    throw InputError("the png sink draws erpac against its times, but the erpac stage published none");
+  erpac_rows_ = element_count(decl.rows.leading);
+  erpac_epochs_ = ctx.stream().leading_dims.at(0);
+  erpac_needed_ = epochs_needed(erpac_rows_, alpha_);
+}
+
 void PngSink::plan(const PlanContext& ctx) {
+  plan_erpac(ctx);
+  comodulogram_ = !erpac_ || ctx.provides("pac_z") || ctx.provides("pac");
+  if (!comodulogram_) return;
   tensor_ = ctx.provides("pac_z") ? "pac_z" : "pac";
   const TensorDecl& decl = ctx.require(tensor_, "png");
   const json& attrs = ctx.attributes();
@@ -113,13 +143,25 @@ void PngSink::plan(const PlanContext& ctx) {
 }
 
 std::vector<std::filesystem::path> PngSink::output_files() const {
-  if (!grid_) return {path_};
-  return {path_, grid_path(path_)};
+  std::vector<std::filesystem::path> files;
+  if (comodulogram_) files.push_back(path_);
+  if (comodulogram_ && grid_) files.push_back(grid_path(path_));
+  if (erpac_) files.push_back(erpac_path(path_));
+  return files;
+}
+
+std::string PngSink::describe_output(const std::filesystem::path& file) const {
+  if (file == path_) return "comodulogram, mean over every leading dim";
+  if (file == grid_path(path_)) return "one comodulogram per " + panel_kind_ + ", mean over epochs";
+  if (file == erpac_path(path_)) return "ERPAC per phase band (time x amplitude frequency), mean over channels";
+  return "";
 }
 
 std::size_t PngSink::panel_of(std::int64_t row) const { return static_cast<std::size_t>((row / inner_) % panels_); }
 
 void PngSink::consume(const Batch& batch) {
+  if (erpac_) erpac_sums_.add(batch.at("erpac").values<float>(), batch.at("erpac_pvalues").values<float>(), alpha_);
+  if (!comodulogram_) return;
   const auto values = batch.at(tensor_).values<float>();
   const std::size_t cells = x_centres_.size() * y_centres_.size();
   const auto rows = static_cast<std::int64_t>(values.size() / cells);
@@ -155,6 +197,19 @@ void PngSink::consume_summary(const Batch& summary) {
 }
 
 void PngSink::resume(const std::filesystem::path& /*dir*/, const json& state, std::int64_t series_done) {
+  if (erpac_ && !state.is_null() && state.contains("erpac")) {
+    const json& e = state["erpac"];
+    auto sum = e.at("sum").get<std::vector<double>>();
+    auto count = e.at("count").get<std::vector<std::int64_t>>();
+    auto hits = e.at("hits").get<std::vector<std::int64_t>>();
+    if (sum.size() != erpac_sums_.sum.size() || count.size() != sum.size() || hits.size() != sum.size())
+      throw InputError("--checkpoint: its png erpac state does not fit this plot; remove the checkpoint to start afresh");
+    erpac_sums_.sum = std::move(sum);
+    erpac_sums_.count = std::move(count);
+    erpac_sums_.hits = std::move(hits);
+    erpac_sums_.rows = e.at("rows").get<std::int64_t>();
+  }
+  if (!comodulogram_) return;
   const std::int64_t rows = layout_.rows(series_done);
   if (state.is_null()) {
     if (rows != 0) throw InputError("--checkpoint: it records series done but no png state; remove it to start afresh");
@@ -177,7 +232,13 @@ void PngSink::resume(const std::filesystem::path& /*dir*/, const json& state, st
 }
 
 // JSON keeps every double exactly (shortest round-trip form), so a resumed plot is the uninterrupted one.
-json PngSink::checkpoint() { return {{"sum", sum_}, {"count", count_}, {"hits", hits_}, {"rows", rows_seen_}}; }
+json PngSink::checkpoint() {
+  json state = {{"sum", sum_}, {"count", count_}, {"hits", hits_}, {"rows", rows_seen_}};
+  if (erpac_)
+    state["erpac"] = {{"sum", erpac_sums_.sum}, {"count", erpac_sums_.count}, {"hits", erpac_sums_.hits},
+                      {"rows", erpac_sums_.rows}};
+  return state;
+}
 
 std::vector<bool> PngSink::significant_cells(std::int64_t panel) const {
   if (!significance_ && !trial_test_) return {};
@@ -189,7 +250,21 @@ std::vector<bool> PngSink::significant_cells(std::int64_t panel) const {
   return out;
 }
 
+void PngSink::write_erpac(OutputSet& outputs) const {
+  plot::HeatmapGrid grid = plot::erpac_grid(erpac_sums_, erpac_axes_, erpac_needed_, kErpacColumns);
+  grid.title = fmt::format("ERPAC (circular-linear rho across {} epochs) per phase band, mean over {} channel{}",
+                           erpac_epochs_, erpac_rows_, erpac_rows_ == 1 ? "" : "s");
+  grid.subtitle = erpac_rows_ == 1 ? fmt::format("outlined: corrected p (erpac_pvalues) < {:g}", alpha_)
+                                   : fmt::format("outlined: corrected p (erpac_pvalues) < {:g} in at least {} of {} "
+                                                 "channels (binomial test at {:g})",
+                                                 alpha_, erpac_needed_, erpac_rows_, alpha_);
+  const std::filesystem::path file = erpac_path(path_);
+  outputs.add_content(file, plot::png_bytes(plot::render_grid(grid, 360, 180), file.string()));
+}
+
 void PngSink::finish(const json& /*report*/, OutputSet& outputs) {
+  if (erpac_) write_erpac(outputs);
+  if (!comodulogram_) return;
   const std::size_t cells = x_centres_.size() * y_centres_.size();
   plot::Heatmap map;
   for (std::size_t k = 0; k < cells; ++k) {

@@ -10,10 +10,13 @@
 // alpha (with one epoch: p < alpha). When the surrogates stage ran its trial-level test
 // (trial_pvalues: the mean over epochs, corrected across the channel's cells), cells are outlined
 // by it instead: trial p < alpha (with segments, in at least k of them, k as above).
+// When the erpac stage ran it also writes erpac.png beside PATH
+// (stages/io/png/erpac_plot.hpp); a pipeline with erpac and no mi gets erpac.png only.
 #include <filesystem>
 #include <vector>
 
 #include "engine/registry.hpp"
+#include "stages/io/png/erpac_plot.hpp"
 
 namespace pacflow::stages {
 
@@ -22,6 +25,7 @@ class PngSink final : public Sink {
   explicit PngSink(const Params& params);
   void plan(const PlanContext& ctx) override;
   std::vector<std::filesystem::path> output_files() const override;
+  std::string describe_output(const std::filesystem::path& file) const override;
   void consume(const Batch& batch) override;
   void consume_summary(const Batch& summary) override;
   void finish(const json& report, OutputSet& outputs) override;
@@ -33,11 +37,15 @@ class PngSink final : public Sink {
   static ElementInfo info();
   // Where the per-channel grid goes for a plot at `path`: comodulogram.png -> comodulogram_channels.png.
   static std::filesystem::path grid_path(const std::filesystem::path& path);
+  // Where the ERPAC plot goes for a plot at `path`: out/pac/comodulogram.png -> out/pac/erpac.png.
+  static std::filesystem::path erpac_path(const std::filesystem::path& path);
   // The smallest k with P[Binomial(epochs, alpha) >= k] <= alpha.
   static std::int64_t epochs_needed(std::int64_t epochs, double alpha);
 
  private:
   std::vector<bool> significant_cells(std::int64_t panel) const;
+  void plan_erpac(const PlanContext& ctx);
+  void write_erpac(OutputSet& outputs) const;
   // The panel (channel or pair) of global result row `row`.
   std::size_t panel_of(std::int64_t row) const;
 
@@ -66,6 +74,13 @@ class PngSink final : public Sink {
   bool trial_test_ = false;          // trial_pvalues is available: it outlines the cells
   std::string trial_correction_;     // "maxstat", "fdr", …
   std::vector<std::int64_t> trial_hits_;  // [panel][cell]: segments whose trial-level p < alpha
+  bool comodulogram_ = true;         // pac_z or pac is there (else only erpac.png is drawn)
+  bool erpac_ = false;               // the erpac stage ran
+  plot::ErpacSums erpac_sums_;
+  plot::ErpacAxes erpac_axes_;
+  std::int64_t erpac_rows_ = 0;      // channels (x segments) per erpac result
+  std::int64_t erpac_epochs_ = 0;
+  std::int64_t erpac_needed_ = 1;    // epochs_needed(erpac_rows_, alpha_)
 };
 
 }  // namespace pacflow::stages

@@ -10,7 +10,9 @@
 #include "engine/errors.hpp"
 #include "engine/output_set.hpp"
 #include "engine/stage.hpp"
+#include "stages/common/coordinates.hpp"
 #include "stages/io/png/comodulogram_plot.hpp"
+#include "stages/io/png/erpac_plot.hpp"
 #include "stages/io/png/heatmap_panel.hpp"
 #include "stages/io/png/png_sink.hpp"
 #include "tests/support/cli_runner.hpp"
@@ -191,9 +193,76 @@ TEST(PngSink, NeedsTheEpochCountWhoseBinomialTailIsBelowAlpha) {
   EXPECT_LT(many, 70);
 }
 
+// ERPAC: one panel per phase band, time across, amplitude frequency up; a strong ρ (both channels
+// significant) in phase band 1, amplitude band 2, from the 6th sample on, shows there and only there.
+TEST(PngSink, DrawsErpacPerPhaseBandWithTimeAcrossAndAmplitudeUp) {
+  testing::ScratchDir dir("png_erpac");
+  constexpr std::int64_t kE = 4, kC = 2, kPha = 2, kAmp = 3, kT = 10;
+  StreamInfo stream;
+  stream.leading_dims = {kE, kC};
+  stream.leading_names = {"epochs", "channels"};
+  stream.series_length = kT;
+  stream.sample_rate = 10;
+  PlanContext ctx(stream);
+  ctx.attributes()["pha_centres_hz"] = {5.0, 7.0};
+  ctx.attributes()["amp_centres_hz"] = {60.0, 80.0, 100.0};
+  publish_coordinate(ctx, "erpac_times", -0.5, 0.1, kT, "s", "time");
+  const RowLayout rows{kE * kC, kC, {kC}, {"channels"}};
+  ctx.declare({"erpac", {kPha, kAmp, kT}, DType::Float32, true, "", rows});
+  ctx.declare({"erpac_pvalues", {kPha, kAmp, kT}, DType::Float32, true, "", rows});
+  PngSink sink(Params({{"path", (dir.path() / "comodulogram.png").string()}}, PngSink::info().params));
+  sink.plan(ctx);
+  ASSERT_EQ(sink.output_files(), std::vector<fs::path>{dir.path() / "erpac.png"}) << "no mi: erpac only";
+
+  const auto strong = [](std::int64_t p, std::int64_t a, std::int64_t t) { return p == 1 && a == 2 && t >= 5; };
+  std::vector<float> rho, pv;
+  for (std::int64_t c = 0; c < kC; ++c)
+    for (std::int64_t p = 0; p < kPha; ++p)
+      for (std::int64_t a = 0; a < kAmp; ++a)
+        for (std::int64_t t = 0; t < kT; ++t) {
+          rho.push_back(strong(p, a, t) ? 0.9f : 0.1f);
+          pv.push_back(strong(p, a, t) ? 0.001f : 1.0f);
+        }
+  Batch batch;
+  batch.series_count = kE * kC;
+  std::copy(rho.begin(), rho.end(), batch.emplace_rows("erpac", kC, {kPha, kAmp, kT}, DType::Float32).values<float>().begin());
+  std::copy(pv.begin(), pv.end(), batch.emplace_rows("erpac_pvalues", kC, {kPha, kAmp, kT}, DType::Float32).values<float>().begin());
+  sink.consume(batch);
+  OutputSet outputs;
+  sink.finish(json::object(), outputs);
+  outputs.commit();
+  ASSERT_FALSE(fs::exists(dir.path() / "comodulogram.png"));
+  const plot::Image image = decode(dir.path() / "erpac.png");
+
+  plot::ErpacSums sums;
+  sums.reset(kPha, kAmp, kT);
+  sums.add(rho, pv, 0.05);
+  plot::ErpacAxes axes{{}, {5.0, 7.0}, {60.0, 80.0, 100.0}};
+  for (std::int64_t t = 0; t < kT; ++t) axes.times_s.push_back(-0.5 + 0.1 * static_cast<double>(t));
+  plot::HeatmapGrid expected = plot::erpac_grid(sums, axes, 2, 120);
+  expected.title = expected.subtitle = "x";  // the layout depends on whether there are such lines, not on them
+  const plot::GridLayout layout = plot::layout_grid(expected, 360, 180);
+  ASSERT_EQ(layout.panels.size(), 2u) << "one panel per phase band";
+  EXPECT_EQ(image.width(), layout.width);
+  EXPECT_EQ(image.height(), layout.height);
+  for (std::int64_t p = 0; p < kPha; ++p) {
+    const auto& box = layout.panels[static_cast<std::size_t>(p)];
+    const plot::PanelArea area{box.x0, box.y0, box.x1, box.y1, kT, kAmp};
+    for (std::int64_t t = 0; t < kT; ++t)
+      for (std::int64_t a = 0; a < kAmp; ++a) {
+        const auto ix = static_cast<std::size_t>(t), iy = static_cast<std::size_t>(a);
+        const int x = (area.x_edge(ix) + area.x_edge(ix + 1)) / 2, y = (area.y_edge(iy) + area.y_edge(iy + 1)) / 2;
+        EXPECT_EQ(image.at(x, y), plot::viridis(strong(p, a, t) ? 1.0 : 0.0)) << "phase " << p << " amp " << a << " t " << t;
+        EXPECT_EQ(image.at(area.x_edge(ix) + 1, y), strong(p, a, t) ? plot::kSignificant : image.at(x, y))
+            << "outline: phase " << p << " amp " << a << " t " << t;
+      }
+  }
+}
+
 TEST(PngSink, PutsTheGridBesideThePlot) {
   EXPECT_EQ(PngSink::grid_path("out/pac/comodulogram.png"), fs::path("out/pac/comodulogram_channels.png"));
   EXPECT_EQ(PngSink::grid_path("plot.png"), fs::path("plot_channels.png"));
+  EXPECT_EQ(PngSink::erpac_path("out/pac/comodulogram.png"), fs::path("out/pac/erpac.png"));
   EXPECT_THROW(PngSink(Params({{"alpha", 1.5}}, PngSink::info().params)), ParamError);
 }
 
