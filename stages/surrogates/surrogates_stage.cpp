@@ -193,11 +193,13 @@ void SurrogatesStage::plan_trials(PlanContext& ctx) {
     per_condition.leading.insert(per_condition.leading.begin(), trials_.conditions);
     per_condition.leading_names.insert(per_condition.leading_names.begin(), "conditions");
   }
-  const std::string correction = trials_.test == surrogates::TrialTest::Maxstat ? "max-T over the cells (standardised by each cell's surrogates)"
-                                 : trials_.test == surrogates::TrialTest::MaxstatRaw ? "max statistic of the raw means over the cells (TensorPAC)"
-                                 : trials_.test == surrogates::TrialTest::Fdr   ? "Benjamini-Hochberg FDR over the cells"
-                                 : trials_.test == surrogates::TrialTest::Bonferroni ? "Bonferroni over the cells"
-                                                                                     : "uncorrected";
+  using surrogates::TrialTest;
+  const std::string correction =
+      trials_.test == TrialTest::Maxstat      ? "max-T over the cells (standardised by each cell's surrogates)"
+      : trials_.test == TrialTest::MaxstatRaw ? "max statistic of the raw means over the cells (TensorPAC)"
+      : trials_.test == TrialTest::Fdr        ? "Benjamini-Hochberg FDR over the cells"
+      : trials_.test == TrialTest::Bonferroni ? "Bonferroni over the cells"
+                                              : "uncorrected";
   const struct {
     const char* name;
     std::string doc;
@@ -215,7 +217,8 @@ void SurrogatesStage::plan_trials(PlanContext& ctx) {
   if (trials_.conditions == 2) {
     const std::string& a = stream.condition_names[0];
     const std::string& b = stream.condition_names[1];
-    declare(surrogates::kContrastPac, fmt::format("mean over the {} epochs minus mean over the {} epochs", a, b), per_group);
+    declare(surrogates::kContrastPac, fmt::format("mean over the {} epochs minus mean over the {} epochs", a, b),
+            per_group);
     declare(surrogates::kContrastZ, "(difference - mean) / std of the differences under permuted condition labels",
             per_group);
     declare(surrogates::kContrastPvalues,
@@ -380,11 +383,11 @@ void SurrogatesStage::process(Batch& batch) {
     out.push_back(batch.emplace_rows(name, rows, {n_pha_, n_amp_}, DType::Float32).values<float>().data());
   const auto row_values = (static_cast<std::size_t>(n_perm_) + 1) * static_cast<std::size_t>(n_pha_ * n_amp_);
   // [row][alignment][cell], kept for the trial-level test when there is one
-  double* kept = trials_.test == surrogates::TrialTest::None
-                     ? nullptr
-                     : batch.emplace_rows(surrogates::kTrialValuesTensor, rows, {n_perm_ + 1, n_pha_, n_amp_}, DType::Float64)
-                           .values<double>()
-                           .data();
+  double* kept = nullptr;
+  if (trials_.test != surrogates::TrialTest::None)
+    kept = batch.emplace_rows(surrogates::kTrialValuesTensor, rows, {n_perm_ + 1, n_pha_, n_amp_}, DType::Float64)
+               .values<double>()
+               .data();
   oneapi::tbb::parallel_for(std::int64_t{0}, rows, [&](std::int64_t r) {
     std::vector<double> own(kept ? 0 : row_values);  // [alignment][cell]
     double* values = kept ? kept + static_cast<std::size_t>(r) * row_values : own.data();
@@ -393,10 +396,16 @@ void SurrogatesStage::process(Batch& batch) {
   });
 }
 
-// Each thread's values of every alignment, and the trial-level sums of every group.
+// Each thread's values of every alignment, and the trial-level sums of every condition and group.
 double SurrogatesStage::host_workspace_bytes(int threads) const {
   const double row = static_cast<double>((n_perm_ + 1) * n_pha_ * n_amp_) * sizeof(double);
-  return threads * row + (trials_.test == surrogates::TrialTest::None ? 0.0 : static_cast<double>(trials_.groups) * row);
+  if (trials_.test == surrogates::TrialTest::None) return threads * row;
+  const auto groups = static_cast<double>(trials_.groups);
+  const double sums = static_cast<double>(trials_.conditions) * groups * row;
+  const double observed = trials_.conditions == 2  // each epoch's measure, for the contrast
+                              ? static_cast<double>(trials_.epochs * n_pha_ * n_amp_) * groups * sizeof(double)
+                              : 0.0;
+  return threads * row + sums + observed;
 }
 
 double SurrogatesStage::flops_per_series() const {

@@ -1,9 +1,10 @@
 #include "stages/surrogates/trial_statistics.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstring>
-#include <fmt/format.h>
 #include <fstream>
 #include <iterator>
 #include <limits>
@@ -22,18 +23,25 @@ TrialTest parse_trial_test(const std::string& name) {
   if (name == "maxstat_raw") return TrialTest::MaxstatRaw;
   if (name == "fdr") return TrialTest::Fdr;
   if (name == "bonferroni") return TrialTest::Bonferroni;
-  throw ParamError("trials", fmt::format("unknown test \"{}\"; valid: auto, maxstat, maxstat_raw, fdr, bonferroni, uncorrected, none",
-                                         name));
+  throw ParamError(
+      "trials",
+      fmt::format("unknown test \"{}\"; valid: auto, maxstat, maxstat_raw, fdr, bonferroni, uncorrected, none", name));
 }
 
 const char* trial_test_name(TrialTest test) {
   switch (test) {
-    case TrialTest::None: return "none";
-    case TrialTest::Uncorrected: return "uncorrected";
-    case TrialTest::Maxstat: return "maxstat";
-    case TrialTest::MaxstatRaw: return "maxstat_raw";
-    case TrialTest::Fdr: return "fdr";
-    case TrialTest::Bonferroni: return "bonferroni";
+    case TrialTest::None:
+      return "none";
+    case TrialTest::Uncorrected:
+      return "uncorrected";
+    case TrialTest::Maxstat:
+      return "maxstat";
+    case TrialTest::MaxstatRaw:
+      return "maxstat_raw";
+    case TrialTest::Fdr:
+      return "fdr";
+    case TrialTest::Bonferroni:
+      return "bonferroni";
   }
   return "";
 }
@@ -65,11 +73,16 @@ void test_cells(const double* values, std::int64_t n, std::int64_t cells, TrialT
   };
   // The largest statistic of each surrogate over the cells: raw values, or z (max-T).
   std::vector<double> largest(static_cast<std::size_t>(n), -std::numeric_limits<double>::infinity());
-  for (std::int64_t k = 1; k <= n; ++k)
+  for (std::int64_t k = 1; k <= n; ++k) {
+    double& most = largest[static_cast<std::size_t>(k - 1)];
     for (std::int64_t c = 0; c < cells; ++c) {
       const double v = test == TrialTest::Maxstat ? z_of(k, c) : at(k, c);
-      if (!std::isnan(v)) largest[static_cast<std::size_t>(k - 1)] = std::max(largest[static_cast<std::size_t>(k - 1)], size(v, two_sided));
+      if (!std::isnan(v)) most = std::max(most, size(v, two_sided));
     }
+  }
+  const auto above_largest = [&](double observed) {
+    return [&largest, observed](std::int64_t k) { return largest[static_cast<std::size_t>(k - 1)] >= observed; };
+  };
   const auto share = [&](auto&& beats) {
     std::int64_t count = 0;
     for (std::int64_t k = 1; k <= n; ++k) count += beats(k) ? 1 : 0;
@@ -79,12 +92,10 @@ void test_cells(const double* values, std::int64_t n, std::int64_t cells, TrialT
     const double observed = size(at(0, c), two_sided);
     if (z) z[c] = static_cast<float>(z_of(0, c));
     raw[static_cast<std::size_t>(c)] = share([&](std::int64_t k) { return size(at(k, c), two_sided) >= observed; });
-    if (test == TrialTest::MaxstatRaw)
-      p[c] = static_cast<float>(share([&](std::int64_t k) { return largest[static_cast<std::size_t>(k - 1)] >= observed; }));
+    if (test == TrialTest::MaxstatRaw) p[c] = static_cast<float>(share(above_largest(observed)));
     if (test == TrialTest::Maxstat) {
       const double zc = size(z_of(0, c), two_sided);
-      p[c] = std::isnan(zc) ? std::numeric_limits<float>::quiet_NaN()
-                            : static_cast<float>(share([&](std::int64_t k) { return largest[static_cast<std::size_t>(k - 1)] >= zc; }));
+      p[c] = std::isnan(zc) ? std::numeric_limits<float>::quiet_NaN() : static_cast<float>(share(above_largest(zc)));
     }
   }
   if (test == TrialTest::Fdr || test == TrialTest::Bonferroni)
@@ -138,7 +149,8 @@ void TrialStatistics::add(const Batch& batch) {
 
 // The difference of the two conditions' means of one group, D = mean_0 - mean_1 per cell, against
 // n permutations of the epochs' condition labels (the same permutations for every group).
-void TrialStatistics::contrast(std::int64_t group, std::vector<double>& differences, float* d, float* z, float* p) const {
+void TrialStatistics::contrast(std::int64_t group, std::vector<double>& differences, float* d, float* z,
+                               float* p) const {
   const std::int64_t cells = element_count(layout_.cells), n = layout_.n_perm;
   std::vector<std::int64_t> labels(static_cast<std::size_t>(layout_.epochs)), perm(labels.size());
   for (std::int64_t e = 0; e < layout_.epochs; ++e) labels[static_cast<std::size_t>(e)] = condition_of(e);
@@ -179,7 +191,8 @@ void TrialStatistics::finish(Batch& out) {
     }
     const double* sum = sums_.data() + g * row_values_;
     for (std::int64_t v = 0; v < row_values_; ++v) means[static_cast<std::size_t>(v)] = sum[v] / static_cast<double>(n);
-    for (std::int64_t c = 0; c < cells; ++c) pac[g * cells + c] = static_cast<float>(means[static_cast<std::size_t>(c)]);
+    for (std::int64_t c = 0; c < cells; ++c)
+      pac[g * cells + c] = static_cast<float>(means[static_cast<std::size_t>(c)]);
     test_cells(means.data(), layout_.n_perm, cells, layout_.test, false, p + g * cells, z + g * cells);
   }
   if (observed_.empty()) return;
@@ -232,9 +245,10 @@ void TrialStatistics::resume(const std::filesystem::path& dir, const json& state
   std::int64_t recorded = -1;
   if (content.size() == expected) std::memcpy(&recorded, content.data(), sizeof recorded);
   if ((file != 0 && file != 1) || recorded != rows || state.at("rows").get<std::int64_t>() != rows)
-    throw InputError(fmt::format("--checkpoint: {} does not hold the trial-level sums of the {} series it records "
-                                 "done; remove the checkpoint to start afresh",
-                                 path.string(), series_done));
+    throw InputError(
+        fmt::format("--checkpoint: {} does not hold the trial-level sums of the {} series it records "
+                    "done; remove the checkpoint to start afresh",
+                    path.string(), series_done));
   const char* at = content.data() + sizeof recorded;
   std::memcpy(counts_.data(), at, sizeof(std::int64_t) * counts_.size());
   at += sizeof(std::int64_t) * counts_.size();

@@ -25,13 +25,13 @@ TrialTest parse_trial_test(const std::string& name);
 const char* trial_test_name(TrialTest test);
 
 struct TrialLayout {
-  RowLayout rows;             // of the measure's rows (one per series, or per pair of a group)
-  std::int64_t epochs = 0;    // the leading dimension of those rows
-  std::int64_t groups = 0;    // rows per epoch: channels (× segments) or pairs
+  RowLayout rows;           // of the measure's rows (one per series, or per pair of a group)
+  std::int64_t epochs = 0;  // the leading dimension of those rows
+  std::int64_t groups = 0;  // rows per epoch: channels (× segments) or pairs
   std::int64_t n_perm = 0;
-  Shape cells;                // {n_pha, n_amp}
+  Shape cells;  // {n_pha, n_amp}
   TrialTest test = TrialTest::Maxstat;
-  std::vector<std::int64_t> excluded_series;  // the source's stand-ins (NaN rows): left out of the means
+  std::vector<std::int64_t> excluded_series;   // the source's stand-ins (NaN rows): left out of the means
   std::int64_t conditions = 1;                 // StreamInfo::condition_names, at least one
   std::vector<std::int64_t> epoch_conditions;  // per epoch (empty: all in condition 0)
   std::uint64_t seed = 42;                     // of the condition-label permutations

@@ -3,6 +3,8 @@
 // corrected across the group's cells by max statistic, Benjamini-Hochberg or Bonferroni. The sums
 // do not depend on how the series are cut into batches, a checkpoint resumes them exactly, and the
 // source's excluded series stay out of the means.
+#include "stages/surrogates/trial_statistics.hpp"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -12,7 +14,6 @@
 
 #include "engine/errors.hpp"
 #include "stages/surrogates/surrogate_math.hpp"
-#include "stages/surrogates/trial_statistics.hpp"
 #include "tests/support/cli_runner.hpp"
 
 namespace pacflow::surrogates {
@@ -271,7 +272,8 @@ TEST(TrialStatistics, TwoConditionsAreTestedEachAndTheirDifferenceByPermutedLabe
   for (std::int64_t k = 0; k < kPerm; ++k) {
     std::vector<std::int64_t> perm(kEpochs), relabelled(kEpochs);
     condition_permutation(42, static_cast<std::uint64_t>(k), kEpochs, perm.data());
-    for (std::int64_t e = 0; e < kEpochs; ++e) relabelled[static_cast<std::size_t>(e)] = labels[static_cast<std::size_t>(perm[static_cast<std::size_t>(e)])];
+    for (std::int64_t e = 0; e < kEpochs; ++e)
+      relabelled[static_cast<std::size_t>(e)] = labels[static_cast<std::size_t>(perm[static_cast<std::size_t>(e)])];
     permuted.push_back(relabelled);
   }
   const auto d = out.at(kContrastPac).values<float>();

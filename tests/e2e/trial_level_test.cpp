@@ -2,9 +2,10 @@
 // shows in the mean over epochs (issue 17: a channel coupled across many epochs got no outline),
 // an uncoupled channel does not; the test runs by itself with two epochs or more and is refused,
 // when asked for, with one; two event types are tested each and against each other.
+#include <gtest/gtest.h>
+
 #include <cmath>
 #include <filesystem>
-#include <gtest/gtest.h>
 #include <numbers>
 #include <random>
 
@@ -23,8 +24,8 @@ namespace fs = std::filesystem;
 
 // Channel 0 weakly coupled (6 Hz phase, 60 Hz amplitude), channel 1 not.
 json weak_coupling(std::int64_t epochs) {
-  return {{"fs", 256},   {"epochs", epochs}, {"channels", 2},   {"seconds", 4},    {"f_pha", 6},      {"f_amp", 60},
-          {"chi", 0.55}, {"noise", 1.0},     {"pha_bw", 0.5},   {"seed", 3},       {"coupled", {0}}};
+  return {{"fs", 256},   {"epochs", epochs}, {"channels", 2}, {"seconds", 4}, {"f_pha", 6},    {"f_amp", 60},
+          {"chi", 0.55}, {"noise", 1.0},     {"pha_bw", 0.5}, {"seed", 3},    {"coupled", {0}}};
 }
 
 json run_weak(std::int64_t epochs, const fs::path& out, json surrogates = json::object()) {
@@ -49,11 +50,13 @@ TEST(TrialLevel, ACouplingTooWeakForAnyEpochShowsInTheMeanOverEpochs) {
   ASSERT_EQ(shape, (Shape{2, 3, 3}));
   const auto per_epoch_p = testing::load_floats(dir / "pvalues_maxstat.npy");
   std::int64_t epochs_below = 0;
-  for (std::int64_t e = 0; e < kEpochs; ++e) epochs_below += per_epoch_p[static_cast<std::size_t>((e * 2 + 0) * kCells + kCoupledCell)] < 0.05f;
+  for (std::int64_t e = 0; e < kEpochs; ++e)
+    epochs_below += per_epoch_p[static_cast<std::size_t>((e * 2 + 0) * kCells + kCoupledCell)] < 0.05f;
   EXPECT_LT(epochs_below, stages::PngSink::epochs_needed(kEpochs, 0.05))
       << "the epochs' own tests, even counted by the binomial rule, must miss this coupling";
   EXPECT_LT(trial_p[kCoupledCell], 0.01f) << "the mean over 40 epochs is far above every surrogate's";
-  for (std::int64_t c = 0; c < kCells; ++c) EXPECT_GE(trial_p[static_cast<std::size_t>(kCells + c)], 0.05f) << "uncoupled channel, cell " << c;
+  for (std::int64_t c = 0; c < kCells; ++c)
+    EXPECT_GE(trial_p[static_cast<std::size_t>(kCells + c)], 0.05f) << "uncoupled channel, cell " << c;
 
   // trial_pac is the mean of pac over the epochs.
   const auto pac = testing::load_floats(dir / "pac.npy");
@@ -125,8 +128,9 @@ std::filesystem::path go_nogo_recording(const fs::path& path) {
 TEST(TrialLevel, TwoEventTypesAreTestedEachAndTheirDifferenceAgainstPermutedLabels) {
   const testing::ScratchDir dir("trial_conditions");
   Pipeline p(stages::builtin_registry());
-  p.source("edf", {{"path", go_nogo_recording(dir / "go_nogo.edf").string()}, {"events", {"go", "nogo"}},
-                   {"window", "0s:2s"}});
+  p.source(
+      "edf",
+      {{"path", go_nogo_recording(dir / "go_nogo.edf").string()}, {"events", {"go", "nogo"}}, {"window", "0s:2s"}});
   p.stage("bandpass", {{"pha", "4:8:3"}, {"amp", "50:70:3"}});
   p.stage("hilbert");
   p.stage("mi");
@@ -140,7 +144,9 @@ TEST(TrialLevel, TwoEventTypesAreTestedEachAndTheirDifferenceAgainstPermutedLabe
   const auto contrast_p = testing::load_floats(dir / "out" / "contrast_pvalues.npy", &shape);
   ASSERT_EQ(shape, (Shape{2, 3, 3}));
   const auto contrast = testing::load_floats(dir / "out" / "contrast_pac.npy");
-  const auto at = [](std::int64_t condition, std::int64_t channel) { return (condition * 2 + channel) * kCells + kCoupledCell; };
+  const auto at = [](std::int64_t condition, std::int64_t channel) {
+    return (condition * 2 + channel) * kCells + kCoupledCell;
+  };
   EXPECT_LT(trial_p[static_cast<std::size_t>(at(0, 0))], 0.01f) << "go, C3: coupled";
   EXPECT_GE(trial_p[static_cast<std::size_t>(at(1, 0))], 0.05f) << "nogo, C3: not coupled";
   EXPECT_GT(contrast[kCoupledCell], 0.0f) << "go minus nogo";
