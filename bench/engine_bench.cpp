@@ -9,6 +9,7 @@
 //   device on sim:0-3; counter speedup = first / second.
 // - BM_SimCopyOverlap: copies in and out each as long as the compute (2 ms per batch, a slow
 //   modelled link); counter total_over_max = measured / (batches x 2 ms), 1 when copies fully overlap.
+#include <fmt/format.h>
 #include <benchmark/benchmark.h>
 
 #include <chrono>
@@ -34,7 +35,7 @@ void hop_chain(benchmark::State& state, bool rings) {
   Pipeline p(registry);
   p.source("zeros", {{"series", kBatches}, {"length", 1}});
   for (int i = 0; i < kHops; ++i) {
-    json params = {{"in", i == 0 ? "signal" : "t" + std::to_string(i - 1)}, {"out", "t" + std::to_string(i)}};
+    json params = {{"in", i == 0 ? "signal" : fmt::format("t{}", i - 1)}, {"out", fmt::format("t{}", i)}};
     if (rings) params["ring"] = 8;
     p.stage("work", params);
   }
@@ -73,8 +74,8 @@ void BM_SimPipelineSpeedup(benchmark::State& state) {
     Pipeline p(registry);
     p.source("zeros", {{"series", kBatches}, {"length", 16}});
     for (int i = 0; i < 4; ++i)
-      p.stage("work", {{"in", i == 0 ? "signal" : "t" + std::to_string(i - 1)},
-                       {"out", "t" + std::to_string(i)},
+      p.stage("work", {{"in", i == 0 ? "signal" : fmt::format("t{}", i - 1)},
+                       {"out", fmt::format("t{}", i)},
                        {"flops", kComputeS * kH100Flops},
                        {"on", pinned ? "sim:" + std::to_string(i) : "sim:0"}});
     return p.sink("discard");

@@ -42,7 +42,7 @@ void run_workload(benchmark::State& state, const std::string& name, const std::s
 }
 
 void BM_GpuWorkload(benchmark::State& state) {
-  run_workload(state, "w" + std::to_string(state.range(0)), "cuda:0", 0);
+  run_workload(state, fmt::format("w{}", state.range(0)), "cuda:0", 0);
 }
 BENCHMARK(BM_GpuWorkload)->DenseRange(1, 3)->Unit(benchmark::kMillisecond)->UseRealTime()->MinWarmUpTime(0.5);
 

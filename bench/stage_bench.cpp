@@ -1,6 +1,7 @@
 // Per-stage throughput on the reference workload's series (W1: 2048 samples at 512 Hz, bands
 // 2:20:10 x 60:160:10, 18 bins, 200 surrogates), one batch of 16 series per iteration (counter:
 // series per second), and the reference workloads W1-W3 end to end.
+#include <fmt/format.h>
 #include <benchmark/benchmark.h>
 
 
@@ -26,7 +27,7 @@ BENCHMARK(BM_Stage)->DenseRange(0, 3)->Unit(benchmark::kMillisecond)->UseRealTim
 // The reference workloads end to end, as pipeline_cli runs them (pipelines/bench/wN.pipe), with the
 // results written to a scratch directory. W2 takes several seconds per iteration.
 void BM_Workload(benchmark::State& state) {
-  const std::string name = "w" + std::to_string(state.range(0));
+  const std::string name = fmt::format("w{}", state.range(0));
   const bench::ScratchOutput out(name);
   for (auto _ : state) {
     Pipeline pipeline(stages::builtin_registry());

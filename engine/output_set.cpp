@@ -79,7 +79,7 @@ void copy_contents(const fs::path& from, const fs::path& to, const fs::path& tar
 bool plausible_move(const fs::path& from, const fs::path& to) {
   return from.is_absolute() && to.is_absolute() && from.parent_path() == to.parent_path() && to.has_filename() &&
          temp_file_writer(from.filename().string()) > 0 &&
-         from.filename().string().rfind("." + to.filename().string() + ".", 0) == 0;
+         from.filename().string().rfind(fmt::format(".{}.", to.filename().string()), 0) == 0;
 }
 
 // A commit's journal as read back: its id, every folder it was written to, and every move.

@@ -147,7 +147,7 @@ TEST_P(Invariance, ResultsAreIdenticalOnEveryPlacement) {
   int i = 0;
   for (const auto& [how, on] : placements) {
     for (std::int64_t batch : {1, 3}) {
-      const auto out = scratch_ / ("p" + std::to_string(i++));
+      const auto out = scratch_ / fmt::format("p{}", i++);
       build(variant_, out, on).run({batch, 4, {}});
       expect_same_outputs(reference(), out, what(fmt::format("{}, batch {}", how, batch)));
     }

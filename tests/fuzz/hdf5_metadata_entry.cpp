@@ -33,10 +33,10 @@ class Recipe {
   std::uint8_t byte() { return at_ < data_.size() ? data_[at_++] : 0; }
   template <typename T>
   T value() {
-    std::array<std::uint8_t, sizeof(T)> bytes{};
-    for (auto& b : bytes) b = byte();
-    T v;
-    std::memcpy(&v, bytes.data(), sizeof(T));
+    // Byte by byte into the value's own storage (a std::array copy trips g++ 12's -Wstringop-overflow).
+    T v{};
+    auto* out = reinterpret_cast<unsigned char*>(&v);
+    for (std::size_t i = 0; i < sizeof(T); ++i) out[i] = byte();
     return v;
   }
   std::string letters(const char* alphabet, std::size_t most) {
