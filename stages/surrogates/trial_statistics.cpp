@@ -216,13 +216,14 @@ json TrialStatistics::checkpoint() {
   std::string content(sizeof(std::int64_t) * (1 + counts_.size()) + sizeof(double) * (sums_.size() + observed_.size()),
                       '\0');
   char* at = content.data();
-  std::memcpy(at, &rows_seen_, sizeof rows_seen_);
-  at += sizeof rows_seen_;
-  std::memcpy(at, counts_.data(), sizeof(std::int64_t) * counts_.size());
-  at += sizeof(std::int64_t) * counts_.size();
-  std::memcpy(at, sums_.data(), sizeof(double) * sums_.size());
-  at += sizeof(double) * sums_.size();
-  std::memcpy(at, observed_.data(), sizeof(double) * observed_.size());
+  const auto put = [&at](const void* from, std::size_t bytes) {
+    if (bytes > 0) std::memcpy(at, from, bytes);  // an empty vector's data() may be null
+    at += bytes;
+  };
+  put(&rows_seen_, sizeof rows_seen_);
+  put(counts_.data(), sizeof(std::int64_t) * counts_.size());
+  put(sums_.data(), sizeof(double) * sums_.size());
+  put(observed_.data(), sizeof(double) * observed_.size());
   write_file_atomically(dir_ / fmt::format("sums-{}.bin", file), content);
   last_file_ = file;
   return {{"file", file}, {"rows", rows_seen_}};
@@ -250,10 +251,13 @@ void TrialStatistics::resume(const std::filesystem::path& dir, const json& state
                     "done; remove the checkpoint to start afresh",
                     path.string(), series_done));
   const char* at = content.data() + sizeof recorded;
-  std::memcpy(counts_.data(), at, sizeof(std::int64_t) * counts_.size());
-  at += sizeof(std::int64_t) * counts_.size();
-  std::memcpy(sums_.data(), at, sizeof(double) * sums_.size());
-  std::memcpy(observed_.data(), at + sizeof(double) * sums_.size(), sizeof(double) * observed_.size());
+  const auto take = [&at](void* to, std::size_t bytes) {
+    if (bytes > 0) std::memcpy(to, at, bytes);
+    at += bytes;
+  };
+  take(counts_.data(), sizeof(std::int64_t) * counts_.size());
+  take(sums_.data(), sizeof(double) * sums_.size());
+  take(observed_.data(), sizeof(double) * observed_.size());
   rows_seen_ = rows;
   last_file_ = file;
 }
