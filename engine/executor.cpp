@@ -101,7 +101,7 @@ std::unique_ptr<Checkpoint> open_checkpoint(const detail::BuiltPipeline& built, 
   }
   for (const auto& s : summaries) names.push_back(s.stage + "-summary");
   auto checkpoint = std::make_unique<Checkpoint>(dir, checkpoint_plan(description), built.stream.series_count(), names);
-  if (checkpoint->series_done() % built.batch_multiple != 0)
+  if (checkpoint->series_done() % built.batch_multiple != 0 && checkpoint->series_done() != built.stream.series_count())
     throw InputError(fmt::format("--checkpoint {}: {} series recorded, not a whole number of groups of {}; remove it "
                                  "to start afresh",
                                  dir.string(), checkpoint->series_done(), built.batch_multiple));

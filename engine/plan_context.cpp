@@ -31,6 +31,11 @@ void PlanContext::require_batch_multiple(std::int64_t series) {
   if (stream_.series_count() % series != 0)
     throw InputError(fmt::format("it needs batches of whole groups of {} series, but the input has {} series",
                                  series, stream_.series_count()));
+  align_batches(series);
+}
+
+void PlanContext::align_batches(std::int64_t series) {
+  if (series < 1) throw std::logic_error("a batch alignment must be at least one series");
   batch_multiple_ = std::lcm(batch_multiple_, series);
 }
 

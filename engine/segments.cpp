@@ -79,11 +79,11 @@ std::vector<Segment> plan_segments(const BuiltPipeline& built, std::int64_t batc
     const auto by_memory = static_cast<std::int64_t>(0x1p28 / std::max(bytes_per_series, 1.0));
     batch = std::clamp<std::int64_t>(std::min(series / (4 * threads), by_memory), 1, 16);
   }
-  // Stages that combine the series of a group see whole groups: every batch size is a multiple. No
-  // batch holds more than the input (the series count is a whole number of groups).
+  // Stages that combine the series of a group (or a block) see whole groups: every batch size is a
+  // multiple, so every batch starts at one. No batch holds more than the input.
   const std::int64_t multiple = built.batch_multiple;
   const auto whole_groups = [multiple, series](std::int64_t b) {
-    return (std::min(b, series) + multiple - 1) / multiple * multiple;
+    return std::min((std::min(b, series) + multiple - 1) / multiple * multiple, series);
   };
   batch = whole_groups(batch);
   // The first segment starts at the source (it may hold no stage); each ring starts another.

@@ -110,6 +110,9 @@ class PlanContext {
   // to the least common multiple of all such requests; a tensor declared per group requests its
   // group itself. Throws InputError when the stream's series count is not a multiple.
   void require_batch_multiple(std::int64_t series);
+  // Every batch of the run starts at a multiple of `series` (a stage that combines a block of
+  // consecutive series); unlike require_batch_multiple, the last batch may hold fewer.
+  void align_batches(std::int64_t series);
   std::int64_t batch_multiple() const { return batch_multiple_; }
   // A warning for the user (printed by the CLI, kept in result.json).
   void warn(const std::string& message) { warnings_.push_back(message); }

@@ -37,6 +37,13 @@ inline void condition_permutation(std::uint64_t seed, std::uint64_t k, std::int6
   epoch_permutation(seed, k, epochs, out, 0x636f6e64ULL /* "cond" */);
 }
 
+// Permutation k of the m epochs of one block and condition (the trial-level test, spec §6.4): the
+// epoch at position i of the block takes the amplitude of the epoch at position out[i]. `key` is
+// rng::key(rng::key(seed, block), condition).
+inline void trial_permutation(std::uint64_t key, std::uint64_t k, std::int64_t m, std::int64_t* out) {
+  epoch_permutation(key, k, m, out, 0x747269616cULL /* "trial" */);
+}
+
 struct CellStats {
   double mean = 0;
   double std = 0;  // population (ddof 0)

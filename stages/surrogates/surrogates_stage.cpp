@@ -11,6 +11,7 @@
 #include "stages/common/whole_input.hpp"
 #include "stages/surrogates/surrogate_stats_cpu.hpp"
 #ifdef PACFLOW_HAVE_CUDA
+#include "engine/cuda/check.hpp"
 #include "stages/modulation_index/gpu_support.hpp"
 #include "stages/modulation_index/shifted_mi_cuda.hpp"
 #include "stages/surrogates/surrogate_stats_cuda.hpp"
@@ -70,10 +71,13 @@ ElementInfo SurrogatesStage::info() {
       {"norm", ParamType::String, "z", "",
        "correction of the PAC by its surrogates: z (pac_z only), subtract, divide or both (also writes pac_norm)"},
       {"trials", ParamType::String, "auto", "",
-       "trial-level test of each channel's mean over epochs against the surrogates' mean (trial_pac, trial_z, "
+       "trial-level test of each channel's mean over epochs against epoch permutations (trial_pac, trial_z, "
        "trial_pvalues): maxstat (max-T over the channel's cells), maxstat_raw (TensorPAC's max of raw means), fdr or "
-       "bonferroni across the cells, uncorrected, or none; auto: maxstat when the input has two epochs or more, else "
+       "bonferroni across the cells, uncorrected, or none; auto: maxstat when the input has four epochs or more, else "
        "none"},
+      {"trial_block", ParamType::Integer, 8, "epochs",
+       "the trial-level test pairs each epoch's phase with the amplitude of an epoch of its block of this many "
+       "consecutive epochs (every batch holds whole blocks)"},
   };
   info.make_stage = [](const Params& p) { return std::make_unique<SurrogatesStage>(p); };
   return info;
@@ -93,6 +97,9 @@ SurrogatesStage::SurrogatesStage(const Params& params)
     auto_trials_ = false;
     trials_.test = surrogates::parse_trial_test(params.string("trials"));
   }
+  trials_.block = params.integer("trial_block");
+  if (trials_.block < 2 || trials_.block > 4096)
+    throw ParamError("trial_block", fmt::format("must be from 2 to 4096 epochs, got {}", trials_.block));
   if (params.integer("seed") < 0) throw ParamError("seed", "must be >= 0");
   seed_ = static_cast<std::uint64_t>(params.integer("seed"));
   if (explicit_min_shift_) min_shift_ = params.duration("min_shift");
@@ -164,7 +171,10 @@ void SurrogatesStage::plan_trials(PlanContext& ctx) {
   const std::vector<std::string> names = rows.leading.empty() ? stream.leading_names : rows.leading_names;
   const bool epochs = !names.empty() && names[0] == "epochs";
   const std::int64_t count = epochs ? leading[0] : 1;
-  if (auto_trials_) trials_.test = epochs && count >= 2 ? surrogates::TrialTest::Maxstat : surrogates::TrialTest::None;
+  // Four epochs have 24 orderings, enough for a p-value below 0.05; fewer cannot reach it.
+  constexpr std::int64_t kAutoEpochs = 4;
+  if (auto_trials_)
+    trials_.test = epochs && count >= kAutoEpochs ? surrogates::TrialTest::Maxstat : surrogates::TrialTest::None;
   ctx.resolved()["trials"] = surrogates::trial_test_name(trials_.test);
   if (trials_.test == surrogates::TrialTest::None) return;
   if (!epochs || count < 2)
@@ -182,10 +192,16 @@ void SurrogatesStage::plan_trials(PlanContext& ctx) {
   trials_.seed = seed_;
   if (trials_.conditions > 1 && static_cast<std::int64_t>(stream.epoch_conditions.size()) != count)
     throw std::logic_error("the source names a condition for each epoch");
-  TensorDecl values{surrogates::kTrialValuesTensor, {n_perm_ + 1, n_pha_, n_amp_}, DType::Float64, false,
-                    "the measure of the observed alignment and of each surrogate, for the trial-level test", rows};
-  values.kept = true;
-  ctx.declare(std::move(values));
+  trials_.block = std::min(trials_.block, count);
+  series_per_epoch_ = stream.series_count() / count;
+  ctx.align_batches(trials_.block * series_per_epoch_);
+  warn_of_few_orderings(ctx);
+  TensorDecl pairings{surrogates::kTrialPairingsTensor, {trials_.block, n_pha_, n_amp_}, DType::Float64, false,
+                      "the measure of the row's phase with its group's amplitude in each epoch of its block, for the "
+                      "trial-level test",
+                      rows};
+  pairings.kept = true;
+  ctx.declare(std::move(pairings));
   const RowLayout per_group{1, 1, Shape(leading.begin() + 1, leading.end()),
                             std::vector<std::string>(names.begin() + 1, names.end())};
   RowLayout per_condition = per_group;  // with several conditions, a leading [conditions] dimension
@@ -230,8 +246,30 @@ void SurrogatesStage::plan_trials(PlanContext& ctx) {
                          trials_.conditions));
   }
   ctx.resolved()["trial_epochs"] = count;
+  ctx.resolved()["trial_block"] = trials_.block;
+  ctx.resolved()["trial_null"] = fmt::format(
+      "epoch permutations: epoch e's phase with the amplitude of epoch perm_k(e) of its block of {} (and condition)",
+      trials_.block);
   if (trials_.conditions > 1) ctx.resolved()["trial_conditions"] = stream.condition_names;
   ctx.attributes()["trial_test"] = surrogates::trial_test_name(trials_.test);
+}
+
+// The permutations reach at most the product over blocks (and conditions) of m! orderings; with
+// fewer than 20 no p-value can fall below 0.05.
+void SurrogatesStage::warn_of_few_orderings(PlanContext& ctx) const {
+  constexpr double kEnough = 20;
+  double orderings = 1;
+  for (std::int64_t first = 0; first < trials_.epochs && orderings < kEnough; first += trials_.block) {
+    std::vector<std::int64_t> in_condition(static_cast<std::size_t>(trials_.conditions), 0);
+    for (std::int64_t e = first; e < std::min(first + trials_.block, trials_.epochs); ++e)
+      ++in_condition[static_cast<std::size_t>(trials_.epoch_conditions.empty() ? 0 : trials_.epoch_conditions[static_cast<std::size_t>(e)])];
+    for (std::int64_t m : in_condition)
+      for (std::int64_t i = 2; i <= m; ++i) orderings *= static_cast<double>(i);
+  }
+  if (orderings < kEnough)
+    ctx.warn(fmt::format("trials: the epochs have only {:g} orderings within their blocks{}, so no trial-level p-value "
+                         "can fall below 1/{:g}; use more epochs, a larger trial_block, or trials=none",
+                         orderings, trials_.conditions > 1 ? " and conditions" : "", orderings));
 }
 
 std::unique_ptr<RunSummary> SurrogatesStage::make_summary() const {
@@ -382,18 +420,42 @@ void SurrogatesStage::process(Batch& batch) {
   for (const auto& name : outputs_)
     out.push_back(batch.emplace_rows(name, rows, {n_pha_, n_amp_}, DType::Float32).values<float>().data());
   const auto row_values = (static_cast<std::size_t>(n_perm_) + 1) * static_cast<std::size_t>(n_pha_ * n_amp_);
-  // [row][alignment][cell], kept for the trial-level test when there is one
-  double* kept = nullptr;
+  // [row][epoch of the block][cell], kept for the trial-level test when there is one
+  double* pairings = nullptr;
   if (trials_.test != surrogates::TrialTest::None)
-    kept = batch.emplace_rows(surrogates::kTrialValuesTensor, rows, {n_perm_ + 1, n_pha_, n_amp_}, DType::Float64)
-               .values<double>()
-               .data();
+    pairings = batch.emplace_rows(surrogates::kTrialPairingsTensor, rows, {trials_.block, n_pha_, n_amp_}, DType::Float64)
+                   .values<double>()
+                   .data();
+  const std::int64_t first_row = pairs_.rows().rows(batch.first_series);
   oneapi::tbb::parallel_for(std::int64_t{0}, rows, [&](std::int64_t r) {
-    std::vector<double> own(kept ? 0 : row_values);  // [alignment][cell]
-    double* values = kept ? kept + static_cast<std::size_t>(r) * row_values : own.data();
-    alignments(inputs, r, batch.series_count, values);
-    write_statistics(values, out, r);
+    std::vector<double> values(row_values);  // [alignment][cell]
+    alignments(inputs, r, batch.series_count, values.data());
+    write_statistics(values.data(), out, r);
+    if (pairings)
+      trial_pairings(inputs, first_row, r, values.data(),
+                     pairings + static_cast<std::size_t>(r * trials_.block * n_pha_ * n_amp_));
   });
+}
+
+// Row r's phase with its group's amplitude in each epoch f of its block: the observed alignment
+// where f is its own epoch, NaN past the end of a short last block.
+void SurrogatesStage::trial_pairings(const mi::BatchInputs& in, std::int64_t first_row, std::int64_t r,
+                                     const double* observed, double* out) const {
+  const auto cells = static_cast<std::size_t>(n_pha_ * n_amp_);
+  const std::int64_t epoch = (first_row + r) / trials_.groups;
+  const std::int64_t first = epoch / trials_.block * trials_.block;
+  const std::int64_t last = std::min(first + trials_.block, trials_.epochs);
+  const std::int64_t phase_series = pairs_.phase_series(r), amplitude_series = pairs_.amplitude_series(r);
+  const std::int64_t aligned[1] = {0};
+  for (std::int64_t f = first; f < first + trials_.block; ++f) {
+    double* to = out + static_cast<std::size_t>(f - first) * cells;
+    if (f == epoch)
+      std::copy_n(observed, cells, to);
+    else if (f < last)
+      method_->evaluate(in.pair(phase_series, amplitude_series + (f - epoch) * series_per_epoch_), aligned, to);
+    else
+      std::fill_n(to, cells, std::numeric_limits<double>::quiet_NaN());
+  }
 }
 
 // Each thread's values of every alignment, and the trial-level sums of every condition and group.
@@ -409,7 +471,8 @@ double SurrogatesStage::host_workspace_bytes(int threads) const {
 }
 
 double SurrogatesStage::flops_per_series() const {
-  return static_cast<double>(n_perm_ + 1) * static_cast<double>(n_pha_ * n_amp_) *
+  const std::int64_t pairings = trials_.test == surrogates::TrialTest::None ? 0 : trials_.block - 1;
+  return static_cast<double>(n_perm_ + 1 + pairings) * static_cast<double>(n_pha_ * n_amp_) *
          (static_cast<double>(length_) + 60.0 * static_cast<double>(bins_));
 }
 
@@ -430,29 +493,64 @@ void SurrogatesStage::process_cuda(Batch& batch, cuda::StageContext& ctx) {
                                 envelope_ ? StageContext::data<float>(batch.at("envelope_phase")) : nullptr,
                                 batch.series_count, n_pha_, n_amp_, length_};
   const std::int64_t cells = n_pha_ * n_amp_;
-  // [series][1 + n_perm][cells]: scratch, or the tensor kept for the trial-level test
-  double* mi_values = nullptr;
-  SharedMemory values;
-  if (trials_.test == surrogates::TrialTest::None) {
-    values = ctx.scratch(static_cast<std::size_t>(batch.series_count * (n_perm_ + 1) * cells) * sizeof(double));
-    mi_values = reinterpret_cast<double*>(values.data);
-  } else {
-    mi_values = StageContext::data<double>(
-        ctx.emplace(batch, surrogates::kTrialValuesTensor, {n_perm_ + 1, n_pha_, n_amp_}, DType::Float64));
-  }
+  // [series][1 + n_perm][cells]
+  SharedMemory values = ctx.scratch(static_cast<std::size_t>(batch.series_count * (n_perm_ + 1) * cells) * sizeof(double));
+  auto* mi_values = reinterpret_cast<double*>(values.data);
   mi::shifted_measure_on_gpu(bands, *mi::gpu_measure(settings_, length_), shifts_on_gpu_->on(ctx.device()),
                              n_perm_ + 1, mi_values, ctx);
   float* out[6] = {};
   for (std::size_t i = 0; i < outputs_.size(); ++i)
     out[i] = StageContext::data<float>(ctx.emplace(batch, outputs_[i], {n_pha_, n_amp_}, DType::Float32));
   surrogates::surrogate_stats_on_gpu(mi_values, batch.series_count, n_perm_, cells, out, out[5], norm_, ctx);
+  if (trials_.test != surrogates::TrialTest::None)
+    trial_pairings_on_gpu(batch, bands, shifts_on_gpu_->on(ctx.device()), ctx);
+}
+
+// The trial-level pairings on the GPU (rows are series there: no channel pairs): for each block of
+// the batch and each epoch offset d, the epochs e of the block whose e + d is in it measure their
+// phase against the amplitude d epochs on (one contiguous run of series), and each epoch's results
+// go to column e + d of its rows. `observed` is the device's alignment list, whose first is 0.
+void SurrogatesStage::trial_pairings_on_gpu(Batch& batch, const mi::GpuBatchBands& bands, const std::int64_t* observed,
+                                            cuda::StageContext& ctx) const {
+  using cuda::StageContext;
+  const std::int64_t cells = n_pha_ * n_amp_, block = trials_.block, per_epoch = series_per_epoch_;
+  const auto cell_bytes = static_cast<std::size_t>(cells) * sizeof(double);
+  double* pairings = StageContext::data<double>(
+      ctx.emplace(batch, surrogates::kTrialPairingsTensor, {block, n_pha_, n_amp_}, DType::Float64));
+  // All bits set is a NaN: the columns past a short last block.
+  cuda::check(cudaMemsetAsync(pairings, 0xff, static_cast<std::size_t>(batch.series_count * block) * cell_bytes,
+                              ctx.stream()),
+              "cudaMemsetAsync (trial pairings)");
+  SharedMemory scratch = ctx.scratch(static_cast<std::size_t>(block * per_epoch) * cell_bytes);
+  auto* measured = reinterpret_cast<double*>(scratch.data);
+  const auto spec = *mi::gpu_measure(settings_, length_);
+  const std::int64_t epochs = batch.series_count / per_epoch;       // the batch starts a block
+  for (std::int64_t first = 0; first < epochs; first += block) {
+    const std::int64_t last = std::min(first + block, epochs);
+    for (std::int64_t d = first - last + 1; d < last - first; ++d) {
+      const std::int64_t lo = std::max(first, first - d), hi = std::min(last, last - d);
+      mi::GpuBatchBands pair = bands;
+      pair.phase = bands.phase + lo * per_epoch * n_pha_ * length_;
+      pair.amplitude = bands.amplitude + (lo + d) * per_epoch * n_amp_ * length_;
+      if (bands.envelope_phase) pair.envelope_phase = bands.envelope_phase + (lo + d) * per_epoch * cells * length_;
+      pair.series = (hi - lo) * per_epoch;
+      mi::shifted_measure_on_gpu(pair, spec, observed, 1, measured, ctx);
+      for (std::int64_t e = lo; e < hi; ++e)
+        cuda::check(cudaMemcpy2DAsync(pairings + ((e * per_epoch) * block + (e + d - first)) * cells,
+                                      static_cast<std::size_t>(block) * cell_bytes,
+                                      measured + (e - lo) * per_epoch * cells, cell_bytes, cell_bytes,
+                                      static_cast<std::size_t>(per_epoch), cudaMemcpyDeviceToDevice, ctx.stream()),
+                    "cudaMemcpy2DAsync (trial pairings)");
+    }
+  }
 }
 
 double SurrogatesStage::device_workspace_bytes(std::int64_t series) const {
   const auto cells = static_cast<double>(n_pha_ * n_amp_);
   const auto spec = mi::gpu_measure(settings_, length_);
+  const double pairings = trials_.test == surrogates::TrialTest::None ? 0.0 : static_cast<double>(trials_.block) * cells * 8.0;
   return static_cast<double>(series) *
-         (static_cast<double>(n_perm_ + 1) * cells * 8.0 + static_cast<double>(n_perm_) * 8.0 +
+         (static_cast<double>(n_perm_ + 1) * cells * 8.0 + pairings + static_cast<double>(n_perm_) * 8.0 +
           (spec ? mi::shifted_measure_scratch_bytes_per_series(*spec, n_pha_, n_amp_, length_) : 0.0));
 }
 

@@ -18,6 +18,7 @@
 #include <optional>
 
 #include "stages/common/device_constants.hpp"
+#include "stages/modulation_index/shifted_mi_cuda.hpp"
 #endif
 
 namespace pacflow::stages {
@@ -54,6 +55,14 @@ class SurrogatesStage final : public Stage {
   // [n_perm + 1][cells].
   void alignments(const mi::BatchInputs& in, std::int64_t row, std::int64_t series, double* values) const;
   void write_statistics(const double* values, std::vector<float*>& out, std::int64_t row) const;
+  void warn_of_few_orderings(PlanContext& ctx) const;
+#ifdef PACFLOW_HAVE_CUDA
+  void trial_pairings_on_gpu(Batch& batch, const mi::GpuBatchBands& bands, const std::int64_t* observed,
+                             cuda::StageContext& ctx) const;
+#endif
+  // The trial-level test's pairings of row r (of a batch whose first row is first_row): [block][cells].
+  void trial_pairings(const mi::BatchInputs& in, std::int64_t first_row, std::int64_t r, const double* observed,
+                      double* out) const;
 
   Kind kind_ = Kind::Timeshift;
   surrogates::Norm norm_ = surrogates::Norm::Z;
@@ -77,6 +86,7 @@ class SurrogatesStage final : public Stage {
   mi::MethodSettings settings_;
   bool auto_trials_ = true;
   surrogates::TrialLayout trials_;  // trials_.test None: no trial-level statistics
+  std::int64_t series_per_epoch_ = 0;
 #ifdef PACFLOW_HAVE_CUDA
   std::optional<cuda::DeviceConstants<std::int64_t>> shifts_on_gpu_;
 #endif

@@ -48,35 +48,48 @@ const char* trial_test_name(TrialTest test) {
 
 namespace {
 
+// Mean and population std per cell of values[first..n][c] (two passes, in double).
+void cell_moments(const double* values, std::int64_t first, std::int64_t n, std::int64_t cells, std::vector<double>& mu,
+                  std::vector<double>& sd) {
+  const auto count = static_cast<double>(n - first + 1);
+  mu.assign(static_cast<std::size_t>(cells), 0.0);
+  sd.assign(mu.size(), 0.0);
+  for (std::int64_t k = first; k <= n; ++k)
+    for (std::int64_t c = 0; c < cells; ++c) mu[static_cast<std::size_t>(c)] += values[k * cells + c];
+  for (auto& m : mu) m /= count;
+  for (std::int64_t k = first; k <= n; ++k)
+    for (std::int64_t c = 0; c < cells; ++c) {
+      const double d = values[k * cells + c] - mu[static_cast<std::size_t>(c)];
+      sd[static_cast<std::size_t>(c)] += d * d;
+    }
+  for (auto& s : sd) s = std::sqrt(s / count);
+}
+
 // The p-values of the observed values[0][c] against values[1..n][c] (spec §6.4), written to p, and
-// z = (observed - mean) / population std of the surrogates (two passes, in double) to z when not
-// null. One-sided (a mean over epochs: large is coupled) or two-sided (a difference of conditions:
-// compares magnitudes). A cell whose surrogates have no spread has z NaN; max-T leaves it out of the
-// maxima and gives it p NaN.
+// z = (observed - mean) / population std of values[1..n] to z when not null. One-sided (a mean over
+// epochs: large is coupled) or two-sided (a difference of conditions: compares magnitudes). Max-T
+// standardises every arrangement, the observed one included, by the mean and std over all n + 1,
+// so the observed maximum is exchangeable with the others and the family-wise error is the nominal
+// one (standardising by the surrogates alone makes each surrogate's own z a little smaller than an
+// outsider's, which the maximum over many cells turns into excess rejections). A cell with no
+// spread has z NaN; max-T leaves it out of the maxima and gives it p NaN.
 void test_cells(const double* values, std::int64_t n, std::int64_t cells, TrialTest test, bool two_sided, float* p,
                 float* z) {
   const auto at = [&](std::int64_t k, std::int64_t c) { return values[k * cells + c]; };
   const auto size = [](double v, bool both) { return both ? std::abs(v) : v; };
-  std::vector<double> mu(static_cast<std::size_t>(cells), 0.0), sd(mu.size(), 0.0), raw(mu.size());
-  for (std::int64_t k = 1; k <= n; ++k)
-    for (std::int64_t c = 0; c < cells; ++c) mu[static_cast<std::size_t>(c)] += at(k, c);
-  for (auto& m : mu) m /= static_cast<double>(n);
-  for (std::int64_t k = 1; k <= n; ++k)
-    for (std::int64_t c = 0; c < cells; ++c) {
-      const double d = at(k, c) - mu[static_cast<std::size_t>(c)];
-      sd[static_cast<std::size_t>(c)] += d * d;
-    }
-  for (auto& s : sd) s = std::sqrt(s / static_cast<double>(n));
-  const auto z_of = [&](std::int64_t k, std::int64_t c) {
+  std::vector<double> mu, sd, all_mu, all_sd, raw(static_cast<std::size_t>(cells));
+  cell_moments(values, 1, n, cells, mu, sd);
+  cell_moments(values, 0, n, cells, all_mu, all_sd);
+  const auto standardised = [&](std::int64_t k, std::int64_t c) {
     const auto i = static_cast<std::size_t>(c);
-    return sd[i] > 0 ? (at(k, c) - mu[i]) / sd[i] : std::numeric_limits<double>::quiet_NaN();
+    return all_sd[i] > 0 ? (at(k, c) - all_mu[i]) / all_sd[i] : std::numeric_limits<double>::quiet_NaN();
   };
-  // The largest statistic of each surrogate over the cells: raw values, or z (max-T).
+  // The largest statistic of each surrogate over the cells: raw values, or standardised (max-T).
   std::vector<double> largest(static_cast<std::size_t>(n), -std::numeric_limits<double>::infinity());
   for (std::int64_t k = 1; k <= n; ++k) {
     double& most = largest[static_cast<std::size_t>(k - 1)];
     for (std::int64_t c = 0; c < cells; ++c) {
-      const double v = test == TrialTest::Maxstat ? z_of(k, c) : at(k, c);
+      const double v = test == TrialTest::Maxstat ? standardised(k, c) : at(k, c);
       if (!std::isnan(v)) most = std::max(most, size(v, two_sided));
     }
   }
@@ -89,13 +102,14 @@ void test_cells(const double* values, std::int64_t n, std::int64_t cells, TrialT
     return (1.0 + static_cast<double>(count)) / static_cast<double>(n + 1);
   };
   for (std::int64_t c = 0; c < cells; ++c) {
+    const auto i = static_cast<std::size_t>(c);
     const double observed = size(at(0, c), two_sided);
-    if (z) z[c] = static_cast<float>(z_of(0, c));
-    raw[static_cast<std::size_t>(c)] = share([&](std::int64_t k) { return size(at(k, c), two_sided) >= observed; });
+    if (z) z[c] = static_cast<float>(sd[i] > 0 ? (at(0, c) - mu[i]) / sd[i] : std::numeric_limits<double>::quiet_NaN());
+    raw[i] = share([&](std::int64_t k) { return size(at(k, c), two_sided) >= observed; });
     if (test == TrialTest::MaxstatRaw) p[c] = static_cast<float>(share(above_largest(observed)));
     if (test == TrialTest::Maxstat) {
-      const double zc = size(z_of(0, c), two_sided);
-      p[c] = std::isnan(zc) ? std::numeric_limits<float>::quiet_NaN() : static_cast<float>(share(above_largest(zc)));
+      const double t = size(standardised(0, c), two_sided);
+      p[c] = std::isnan(t) ? std::numeric_limits<float>::quiet_NaN() : static_cast<float>(share(above_largest(t)));
     }
   }
   if (test == TrialTest::Fdr || test == TrialTest::Bonferroni)
@@ -128,23 +142,56 @@ std::int64_t TrialStatistics::condition_of(std::int64_t epoch) const {
   return layout_.epoch_conditions.empty() ? 0 : layout_.epoch_conditions[static_cast<std::size_t>(epoch)];
 }
 
+// The batch holds whole blocks of epochs (the stage aligns the batches), the last one perhaps short.
 void TrialStatistics::add(const Batch& batch) {
-  const auto values = batch.at(kTrialValuesTensor).values<double>();
-  const std::int64_t cells = element_count(layout_.cells);
+  const auto pairings = batch.at(kTrialPairingsTensor).values<double>();
   const std::int64_t first_row = layout_.rows.rows(batch.first_series);
   const std::int64_t rows = layout_.rows.rows(batch.series_count);
-  for (std::int64_t r = 0; r < rows; ++r) {
-    const std::int64_t row = first_row + r;
-    if (excluded_row(row)) continue;
-    const std::int64_t group = row % layout_.groups, epoch = row / layout_.groups;
-    const std::int64_t slot = condition_of(epoch) * layout_.groups + group;
-    const double* from = values.data() + r * row_values_;
-    double* to = sums_.data() + slot * row_values_;
-    for (std::int64_t v = 0; v < row_values_; ++v) to[v] += from[v];
-    ++counts_[static_cast<std::size_t>(slot)];
-    if (!observed_.empty()) std::copy_n(from, cells, observed_.begin() + row * cells);
+  const std::int64_t block_rows = layout_.block * layout_.groups;
+  if (first_row % block_rows != 0 || (rows % block_rows != 0 && first_row + rows != layout_.epochs * layout_.groups))
+    throw std::logic_error("a trial-level batch must hold whole blocks of epochs");
+  for (std::int64_t first = first_row / layout_.groups; first < (first_row + rows) / layout_.groups; first += layout_.block) {
+    const std::int64_t last = std::min(first + layout_.block, layout_.epochs);
+    for (std::int64_t g = 0; g < layout_.groups; ++g) add_block(pairings.data(), first_row, g, first, last);
   }
   rows_seen_ = first_row + rows;
+}
+
+void TrialStatistics::add_block(const double* pairings, std::int64_t first_row, std::int64_t group, std::int64_t first,
+                                std::int64_t last) {
+  const std::int64_t cells = element_count(layout_.cells);
+  // The pairing of epoch e's phase with epoch f's amplitude, both in this block.
+  const auto pairing = [&](std::int64_t e, std::int64_t f) {
+    return pairings + ((e * layout_.groups + group - first_row) * layout_.block + (f - first)) * cells;
+  };
+  const auto add = [cells](double* to, const double* from) {
+    for (std::int64_t c = 0; c < cells; ++c) to[c] += from[c];
+  };
+  std::vector<std::int64_t> epochs, perm;
+  for (std::int64_t condition = 0; condition < layout_.conditions; ++condition) {
+    epochs.clear();
+    for (std::int64_t e = first; e < last; ++e)
+      if (condition_of(e) == condition && !excluded_row(e * layout_.groups + group)) epochs.push_back(e);
+    if (epochs.empty()) continue;
+    const auto m = static_cast<std::int64_t>(epochs.size());
+    const std::int64_t slot = condition * layout_.groups + group;
+    double* sums = sums_.data() + slot * row_values_;
+    counts_[static_cast<std::size_t>(slot)] += m;
+    for (std::int64_t e : epochs) {
+      add(sums, pairing(e, e));
+      if (!observed_.empty())
+        std::copy_n(pairing(e, e), cells, observed_.begin() + (e * layout_.groups + group) * cells);
+    }
+    perm.resize(epochs.size());
+    const std::uint64_t key = rng::key(rng::key(layout_.seed, static_cast<std::uint64_t>(first / layout_.block)),
+                                       static_cast<std::uint64_t>(condition));
+    for (std::int64_t k = 0; k < layout_.n_perm; ++k) {
+      trial_permutation(key, static_cast<std::uint64_t>(k), m, perm.data());
+      for (std::int64_t i = 0; i < m; ++i)
+        add(sums + (k + 1) * cells, pairing(epochs[static_cast<std::size_t>(i)],
+                                            epochs[static_cast<std::size_t>(perm[static_cast<std::size_t>(i)])]));
+    }
+  }
 }
 
 // The difference of the two conditions' means of one group, D = mean_0 - mean_1 per cell, against

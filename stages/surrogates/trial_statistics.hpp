@@ -1,10 +1,13 @@
 #pragma once
 // Trial-level statistics (spec §6.4): the mean over epochs of each channel's (pair's, segment's)
-// measure, tested against the surrogate distribution of that mean, as TensorPAC's infer_pvalues
-// does: surrogate k of the mean is the mean over the epochs of each epoch's surrogate k. Sums are
-// taken in series order in double, so the result does not depend on the batch size. With several
-// conditions (events=[a, b]) the test is made per condition, and with two, their difference is
-// tested against permutations of the epochs' condition labels.
+// measure, tested against epoch permutations: surrogate k of the mean pairs each epoch's phase with
+// the amplitude of another epoch of its block (B consecutive epochs, permuted by (seed, k, block)).
+// Under the null (phase and amplitude independent, epochs exchangeable) the observed mean is one
+// more draw of the same distribution, so the test is exact; per-series time-shift surrogates are
+// not (spec §6.4 gives the measurements), and a mean over epochs would compound their bias. Sums
+// are taken in series order in double, so the result does not depend on the batch size. With
+// several conditions (events=[a, b]) the test is made per condition (epochs pair within their
+// condition), and with two, their difference is tested against permutations of the condition labels.
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -34,12 +37,15 @@ struct TrialLayout {
   std::vector<std::int64_t> excluded_series;   // the source's stand-ins (NaN rows): left out of the means
   std::int64_t conditions = 1;                 // StreamInfo::condition_names, at least one
   std::vector<std::int64_t> epoch_conditions;  // per epoch (empty: all in condition 0)
-  std::uint64_t seed = 42;                     // of the condition-label permutations
+  std::uint64_t seed = 42;                     // of the epoch and condition-label permutations
+  std::int64_t block = 8;                      // epochs per block (the last block may be shorter)
 };
 
 // The summary tensors, float32 [conditions (when several)][groups][n_pha][n_amp], and with two
 // conditions the contrast's [groups][n_pha][n_amp].
-inline constexpr const char* kTrialValuesTensor = "surrogate_values";  // kept: [n_perm + 1][n_pha][n_amp] float64
+// Kept per measure row: [block][n_pha][n_amp] float64, the measure of the row's phase with the
+// amplitude of its group in each epoch of its block (NaN past a short last block).
+inline constexpr const char* kTrialPairingsTensor = "trial_pairings";
 inline constexpr const char* kTrialPac = "trial_pac";
 inline constexpr const char* kTrialZ = "trial_z";
 inline constexpr const char* kTrialPvalues = "trial_pvalues";
@@ -58,10 +64,13 @@ class TrialStatistics final : public RunSummary {
  private:
   bool excluded_row(std::int64_t row) const;
   std::int64_t condition_of(std::int64_t epoch) const;
+  // Adds the observed and permuted pairings of one group in the block of epochs [first, last).
+  void add_block(const double* pairings, std::int64_t first_row, std::int64_t group, std::int64_t first,
+                 std::int64_t last);
   void contrast(std::int64_t group, std::vector<double>& differences, float* d, float* z, float* p) const;
 
   TrialLayout layout_;
-  std::int64_t row_values_ = 0;       // (n_perm + 1) · cells
+  std::int64_t row_values_ = 0;       // (n_perm + 1) · cells: the observed mean's sums, then each permutation's
   std::vector<double> sums_;          // [conditions][groups][n_perm + 1][cells]
   std::vector<std::int64_t> counts_;  // epochs summed per condition and group
   std::vector<double> observed_;      // two conditions: [epochs][groups][cells], the measure of each epoch

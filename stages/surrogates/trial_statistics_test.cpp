@@ -1,8 +1,10 @@
 // The trial-level test (spec §6.4) against the definition computed here loop by loop: the mean over
-// epochs of every group's measure, each surrogate's mean likewise, z and p of the observed mean,
-// corrected across the group's cells by max statistic, Benjamini-Hochberg or Bonferroni. The sums
-// do not depend on how the series are cut into batches, a checkpoint resumes them exactly, and the
-// source's excluded series stay out of the means.
+// epochs of every group's measure, each epoch permutation's mean likewise (epoch e's phase with the
+// amplitude of epoch perm(e) of its block), z and p of the observed mean, corrected across the
+// group's cells by max statistic, Benjamini-Hochberg or Bonferroni. The sums do not depend on how
+// the blocks are cut into batches, a checkpoint resumes them exactly, the source's excluded series
+// stay out of the means and the permutations, and on data with no coupling the family-wise error
+// of max-T is the nominal one.
 #include "stages/surrogates/trial_statistics.hpp"
 
 #include <gtest/gtest.h>
@@ -19,36 +21,46 @@
 namespace pacflow::surrogates {
 namespace {
 
-constexpr std::int64_t kEpochs = 5, kChannels = 3, kPerm = 39, kPha = 2, kAmp = 3, kCells = kPha * kAmp;
-constexpr std::int64_t kRow = (kPerm + 1) * kCells;
+// Nine epochs in blocks of four: 0-3, 4-7 and the short block {8}.
+constexpr std::int64_t kEpochs = 9, kChannels = 3, kPerm = 39, kPha = 2, kAmp = 3, kCells = kPha * kAmp;
+constexpr std::int64_t kBlock = 4, kRow = kBlock * kCells;
+constexpr std::int64_t kBlockSeries = kBlock * kChannels;
 
-// values[series][alignment][cell]: channel 0 coupled in cell 4 (observed above every surrogate in
-// most epochs), the rest noise.
-std::vector<double> make_values() {
+// pairings[series][epoch of the block][cell]: channel 0 coupled in cell 4 (each epoch's own
+// amplitude pairs higher than another epoch's), the rest noise; NaN past the short last block.
+std::vector<double> make_pairings() {
   std::mt19937_64 rng(7);
   std::normal_distribution<double> noise(1.0, 0.2);
   std::vector<double> v(static_cast<std::size_t>(kEpochs * kChannels * kRow));
   for (auto& x : v) x = noise(rng);
-  for (std::int64_t e = 0; e < kEpochs; ++e) v[static_cast<std::size_t>((e * kChannels + 0) * kRow + 4)] += 0.5;
+  for (std::int64_t e = 0; e < kEpochs; ++e) {
+    v[static_cast<std::size_t>((e * kChannels + 0) * kRow + (e % kBlock) * kCells + 4)] += 0.5;
+    if (e == kEpochs - 1)
+      for (std::int64_t c = 0; c < kChannels; ++c)
+        std::fill_n(v.begin() + (e * kChannels + c) * kRow + kCells, kCells, std::nan(""));
+  }
   return v;
 }
 
 TrialLayout layout(TrialTest test, std::vector<std::int64_t> excluded = {}) {
-  return {RowLayout{}, kEpochs, kChannels, kPerm, {kPha, kAmp}, test, std::move(excluded), 1, {}, 42};
+  return {RowLayout{}, kEpochs, kChannels, kPerm, {kPha, kAmp}, test, std::move(excluded), 1, {}, 42, kBlock};
 }
 
-// Runs the statistics over the series in batches of `batch` series; returns trial_pac, trial_z,
-// trial_pvalues one after the other.
+void add_batch(TrialStatistics& stats, const std::vector<double>& values, std::int64_t first, std::int64_t count) {
+  Batch batch;
+  batch.first_series = first;
+  batch.series_count = count;
+  auto t = batch.emplace(kTrialPairingsTensor, {kBlock, kPha, kAmp}, DType::Float64).values<double>();
+  std::copy_n(values.begin() + first * kRow, count * kRow, t.begin());
+  stats.add(batch);
+}
+
+// Runs the statistics over the series in batches of `batch_series` series; returns trial_pac,
+// trial_z, trial_pvalues one after the other.
 std::vector<float> run(TrialStatistics& stats, const std::vector<double>& values, std::int64_t batch_series,
                        std::int64_t from = 0) {
-  for (std::int64_t first = from; first < kEpochs * kChannels; first += batch_series) {
-    Batch batch;
-    batch.first_series = first;
-    batch.series_count = std::min(batch_series, kEpochs * kChannels - first);
-    auto t = batch.emplace(kTrialValuesTensor, {kPerm + 1, kPha, kAmp}, DType::Float64).values<double>();
-    std::copy_n(values.begin() + first * kRow, batch.series_count * kRow, t.begin());
-    stats.add(batch);
-  }
+  for (std::int64_t first = from; first < kEpochs * kChannels; first += batch_series)
+    add_batch(stats, values, first, std::min(batch_series, kEpochs * kChannels - first));
   Batch out;
   stats.finish(out);
   std::vector<float> all;
@@ -64,35 +76,50 @@ struct Reference {
   std::vector<double> mean, z, p, pmax, pmax_t;  // [channel][cell]
 };
 
-// The definition, directly: means over the included epochs, population std of the surrogate means.
+// The definition, directly: m[0] the mean of each epoch's own pairing over the included epochs,
+// m[k] the mean of each epoch's pairing with epoch perm_k(e) of its block (permutations keyed by
+// (seed, block, condition)); population std of the permuted means.
 Reference reference(const std::vector<double>& v, const std::vector<std::int64_t>& excluded = {}) {
   Reference r;
+  const auto pairing = [&](std::int64_t e, std::int64_t c, std::int64_t f, std::int64_t q) {
+    return v[static_cast<std::size_t>((e * kChannels + c) * kRow + (f % kBlock) * kCells + q)];
+  };
   for (std::int64_t c = 0; c < kChannels; ++c) {
     std::vector<std::vector<double>> m(kPerm + 1, std::vector<double>(kCells, 0.0));
     std::int64_t n = 0;
-    for (std::int64_t e = 0; e < kEpochs; ++e) {
-      const std::int64_t s = e * kChannels + c;
-      if (std::find(excluded.begin(), excluded.end(), s) != excluded.end()) continue;
-      ++n;
-      for (std::int64_t k = 0; k <= kPerm; ++k)
-        for (std::int64_t q = 0; q < kCells; ++q) m[k][q] += v[static_cast<std::size_t>(s * kRow + k * kCells + q)];
+    for (std::int64_t b = 0; b * kBlock < kEpochs; ++b) {
+      std::vector<std::int64_t> in;
+      for (std::int64_t e = b * kBlock; e < std::min((b + 1) * kBlock, kEpochs); ++e)
+        if (std::find(excluded.begin(), excluded.end(), e * kChannels + c) == excluded.end()) in.push_back(e);
+      n += static_cast<std::int64_t>(in.size());
+      std::vector<std::int64_t> perm(in.size());
+      for (std::int64_t k = 0; k <= kPerm; ++k) {
+        if (k > 0)
+          trial_permutation(rng::key(rng::key(42, static_cast<std::uint64_t>(b)), 0), static_cast<std::uint64_t>(k - 1),
+                            static_cast<std::int64_t>(in.size()), perm.data());
+        for (std::size_t i = 0; i < in.size(); ++i)
+          for (std::int64_t q = 0; q < kCells; ++q)
+            m[k][q] += pairing(in[i], c, k == 0 ? in[i] : in[static_cast<std::size_t>(perm[i])], q);
+      }
     }
     for (auto& row : m)
       for (auto& x : row) x /= static_cast<double>(n);
-    std::vector<double> max_k(kPerm + 1, -1e300), max_t(kPerm + 1, -1e300), mu(kCells, 0.0), sd(kCells, 0.0);
+    std::vector<double> max_k(kPerm + 1, -1e300), max_t(kPerm + 1, -1e300);
     for (std::int64_t k = 1; k <= kPerm; ++k)
-      for (std::int64_t q = 0; q < kCells; ++q) {
-        max_k[k] = std::max(max_k[k], m[k][q]);
-        mu[q] += m[k][q] / kPerm;
-      }
+      for (std::int64_t q = 0; q < kCells; ++q) max_k[k] = std::max(max_k[k], m[k][q]);
+    // Max-T standardises by the mean and std over all kPerm + 1 arrangements, the observed included.
+    std::vector<double> all_mu(kCells, 0.0), all_sd(kCells, 0.0);
+    for (std::int64_t k = 0; k <= kPerm; ++k)
+      for (std::int64_t q = 0; q < kCells; ++q) all_mu[q] += m[k][q] / (kPerm + 1);
+    for (std::int64_t k = 0; k <= kPerm; ++k)
+      for (std::int64_t q = 0; q < kCells; ++q) all_sd[q] += (m[k][q] - all_mu[q]) * (m[k][q] - all_mu[q]) / (kPerm + 1);
     for (std::int64_t k = 1; k <= kPerm; ++k)
-      for (std::int64_t q = 0; q < kCells; ++q) sd[q] += (m[k][q] - mu[q]) * (m[k][q] - mu[q]) / kPerm;
-    for (std::int64_t k = 1; k <= kPerm; ++k)
-      for (std::int64_t q = 0; q < kCells; ++q) max_t[k] = std::max(max_t[k], (m[k][q] - mu[q]) / std::sqrt(sd[q]));
+      for (std::int64_t q = 0; q < kCells; ++q)
+        max_t[k] = std::max(max_t[k], (m[k][q] - all_mu[q]) / std::sqrt(all_sd[q]));
     for (std::int64_t q = 0; q < kCells; ++q) {
       double sum = 0, sq = 0;
       std::int64_t above = 0, above_max = 0, above_t = 0;
-      const double z0 = (m[0][q] - mu[q]) / std::sqrt(sd[q]);
+      const double z0 = (m[0][q] - all_mu[q]) / std::sqrt(all_sd[q]);
       for (std::int64_t k = 1; k <= kPerm; ++k) {
         sum += m[k][q];
         above += m[k][q] >= m[0][q];
@@ -118,47 +145,50 @@ void expect_near_all(const std::vector<float>& got, std::size_t at, const std::v
 }
 
 TEST(TrialStatistics, MeanZAndMaxTPEqualTheDefinition) {
-  const auto values = make_values();
+  const auto values = make_pairings();
   TrialStatistics stats(layout(TrialTest::Maxstat));
-  const auto got = run(stats, values, 4);
+  const auto got = run(stats, values, kBlockSeries);
   const Reference want = reference(values);
   const std::size_t n = kChannels * kCells;
   expect_near_all(got, 0, want.mean, 1e-6, "trial_pac");
   expect_near_all(got, n, want.z, 1e-5, "trial_z");
   expect_near_all(got, 2 * n, want.pmax_t, 1e-7, "trial_pvalues");
-  EXPECT_FLOAT_EQ(got[2 * n + 4], 1.0f / (kPerm + 1)) << "the coupled cell beats every surrogate's largest z";
+  EXPECT_LT(got[2 * n + 4], 0.05f) << "the coupled cell beats the permutations' largest z";
 }
 
 TEST(TrialStatistics, RawMaxStatisticIsTensorPacsMaxOverTheRawMeans) {
-  const auto values = make_values();
+  const auto values = make_pairings();
   TrialStatistics stats(layout(TrialTest::MaxstatRaw));
-  expect_near_all(run(stats, values, 4), 2 * kChannels * kCells, reference(values).pmax, 1e-7, "trial_pvalues");
+  expect_near_all(run(stats, values, kBlockSeries), 2 * kChannels * kCells, reference(values).pmax, 1e-7, "trial_pvalues");
 }
 
 // A cell whose measure sits higher under the null (a wide band) takes the raw maximum of every
 // surrogate, so a well-coupled cell below that level is never significant by the raw maximum;
 // max-T compares each cell with its own surrogates.
+// A cell whose measure sits higher under the null (a wide band) takes the raw maximum of every
+// permutation, so a well-coupled cell below that level is never significant by the raw maximum;
+// max-T compares each cell with its own permutations.
 TEST(TrialStatistics, MaxTFindsACouplingThatACellWithAHigherNullLevelHidesFromTheRawMaximum) {
-  auto values = make_values();
+  auto values = make_pairings();
   for (std::int64_t s = 0; s < kEpochs * kChannels; ++s)
-    for (std::int64_t k = 0; k <= kPerm; ++k) values[static_cast<std::size_t>(s * kRow + k * kCells + 0)] += 2.0;
+    for (std::int64_t f = 0; f < kBlock; ++f) values[static_cast<std::size_t>(s * kRow + f * kCells + 0)] += 2.0;
   const std::size_t coupled = 2 * kChannels * kCells + 4;  // channel 0, cell 4
   TrialStatistics raw(layout(TrialTest::MaxstatRaw));
-  EXPECT_EQ(run(raw, values, 5)[coupled], 1.0f);
+  EXPECT_EQ(run(raw, values, kBlockSeries)[coupled], 1.0f);
   TrialStatistics max_t(layout(TrialTest::Maxstat));
-  EXPECT_LT(run(max_t, values, 5)[coupled], 0.05f);
+  EXPECT_LT(run(max_t, values, kBlockSeries)[coupled], 0.05f);
 }
 
 TEST(TrialStatistics, UncorrectedFdrAndBonferroniCorrectTheRawPOfEachChannel) {
-  const auto values = make_values();
+  const auto values = make_pairings();
   const Reference want = reference(values);
   const std::size_t n = kChannels * kCells;
   TrialStatistics raw(layout(TrialTest::Uncorrected));
-  expect_near_all(run(raw, values, 15), 2 * n, want.p, 1e-7, "uncorrected");
+  expect_near_all(run(raw, values, kBlockSeries), 2 * n, want.p, 1e-7, "uncorrected");
   TrialStatistics bonferroni(layout(TrialTest::Bonferroni));
   std::vector<double> bonf;
   for (double p : want.p) bonf.push_back(std::min(1.0, p * kCells));
-  expect_near_all(run(bonferroni, values, 15), 2 * n, bonf, 1e-6, "bonferroni");
+  expect_near_all(run(bonferroni, values, kBlockSeries), 2 * n, bonf, 1e-6, "bonferroni");
   // Benjamini-Hochberg per channel: p_(i) m / i, running minimum from the largest rank down.
   std::vector<double> fdr(want.p.size());
   for (std::int64_t c = 0; c < kChannels; ++c) {
@@ -173,92 +203,118 @@ TEST(TrialStatistics, UncorrectedFdrAndBonferroniCorrectTheRawPOfEachChannel) {
     }
   }
   TrialStatistics bh(layout(TrialTest::Fdr));
-  expect_near_all(run(bh, values, 15), 2 * n, fdr, 1e-6, "fdr");
+  expect_near_all(run(bh, values, 2 * kBlockSeries), 2 * n, fdr, 1e-6, "fdr");
 }
 
 TEST(TrialStatistics, BatchSizeDoesNotChangeABit) {
-  const auto values = make_values();
+  const auto values = make_pairings();
   TrialStatistics whole(layout(TrialTest::Maxstat));
   const auto reference_bits = run(whole, values, kEpochs * kChannels);
-  for (std::int64_t batch : {1, 2, 3, 7}) {
+  for (std::int64_t batch : {kBlockSeries, 2 * kBlockSeries}) {
     TrialStatistics stats(layout(TrialTest::Maxstat));
     EXPECT_EQ(run(stats, values, batch), reference_bits) << "batches of " << batch;
   }
 }
 
+TEST(TrialStatistics, ABatchThatSplitsABlockIsALogicError) {
+  const auto values = make_pairings();
+  TrialStatistics stats(layout(TrialTest::Maxstat));
+  EXPECT_THROW(add_batch(stats, values, 0, kChannels), std::logic_error);
+  EXPECT_THROW(add_batch(stats, values, kChannels, kBlockSeries), std::logic_error);
+}
+
+// With no coupling, every epoch's own pairing is one more draw like its pairings with the other
+// epochs of its block: the permutation test is exact, so max-T rejects in about 5 % of the groups.
+TEST(TrialStatistics, MaxTHoldsItsFamilyWiseErrorOnDataWithNoCoupling) {
+  constexpr std::int64_t kGroups = 400, kE = 8, kB = 4, kN = 99, kC = 6;
+  std::mt19937_64 rng(11);
+  std::gamma_distribution<double> skewed(2.0, 0.5);  // a measure's skewed null distribution
+  std::vector<double> v(static_cast<std::size_t>(kE * kGroups * kB * kC));
+  for (auto& x : v) x = skewed(rng);
+  TrialLayout null{RowLayout{}, kE, kGroups, kN, {2, 3}, TrialTest::Maxstat, {}, 1, {}, 42, kB};
+  TrialStatistics stats(null);
+  Batch batch;
+  batch.first_series = 0;
+  batch.series_count = kE * kGroups;
+  auto t = batch.emplace(kTrialPairingsTensor, {kB, 2, 3}, DType::Float64).values<double>();
+  std::copy(v.begin(), v.end(), t.begin());
+  stats.add(batch);
+  Batch out;
+  stats.finish(out);
+  const auto p = out.at(kTrialPvalues).values<float>();
+  std::int64_t rejected = 0;
+  for (std::int64_t g = 0; g < kGroups; ++g)
+    rejected += std::any_of(p.begin() + g * kC, p.begin() + (g + 1) * kC, [](float x) { return x <= 0.05f; });
+  // 5 % of 400 is 20; a binomial's 99.9 % range is about 8 to 36.
+  RecordProperty("rejected", static_cast<int>(rejected));
+  EXPECT_GE(rejected, 8);
+  EXPECT_LE(rejected, 36);
+}
+
 TEST(TrialStatistics, ExcludedSeriesStayOutOfTheMeans) {
-  auto values = make_values();
+  auto values = make_pairings();
   const std::vector<std::int64_t> excluded{1, 4};  // channel 1 in epochs 0 and 1: NaN rows from the engine
   for (auto s : excluded) std::fill_n(values.begin() + s * kRow, kRow, std::nan(""));
+  for (std::int64_t e : {2, 3})  // the other epochs of the block pair with their stand-in amplitudes
+    std::fill_n(values.begin() + (e * kChannels + 1) * kRow, 2 * kCells, std::nan(""));
   TrialStatistics stats(layout(TrialTest::Maxstat, excluded));
-  const auto got = run(stats, values, 3);
+  const auto got = run(stats, values, kBlockSeries);
   const Reference want = reference(values, excluded);
   expect_near_all(got, 0, want.mean, 1e-6, "trial_pac");
-  for (std::int64_t q = 0; q < kCells; ++q) EXPECT_TRUE(std::isfinite(got[static_cast<std::size_t>(kCells + q)]));
+  for (std::int64_t q = 0; q < kCells; ++q)
+    for (std::int64_t output : {0, 1, 2})
+      EXPECT_TRUE(std::isfinite(got[static_cast<std::size_t>((output * kChannels + 1) * kCells + q)]))
+          << "output " << output << ", cell " << q;
 }
 
 TEST(TrialStatistics, ACheckpointResumesTheSumsExactly) {
-  const auto values = make_values();
+  const auto values = make_pairings();
   TrialStatistics whole(layout(TrialTest::Fdr));
-  const auto uninterrupted = run(whole, values, 3);
+  const auto uninterrupted = run(whole, values, kBlockSeries);
   const testing::ScratchDir dir("trial_checkpoint");
   json state;
   {
     TrialStatistics first(layout(TrialTest::Fdr));
     first.resume(dir.path(), nullptr, 0);
-    for (std::int64_t s = 0; s < 9; s += 3) {
-      Batch batch;
-      batch.first_series = s;
-      batch.series_count = 3;
-      auto t = batch.emplace(kTrialValuesTensor, {kPerm + 1, kPha, kAmp}, DType::Float64).values<double>();
-      std::copy_n(values.begin() + s * kRow, 3 * kRow, t.begin());
-      first.add(batch);
+    for (std::int64_t s = 0; s < 2 * kBlockSeries; s += kBlockSeries) {
+      add_batch(first, values, s, kBlockSeries);
       state = first.checkpoint();  // the record after each batch
     }
     // A batch added and checkpointed but whose record never landed (a kill): the state names the
     // file of the last record, which the next write did not touch.
-    Batch lost;
-    lost.first_series = 9;
-    lost.series_count = 3;
-    lost.emplace(kTrialValuesTensor, {kPerm + 1, kPha, kAmp}, DType::Float64);
-    first.add(lost);
+    add_batch(first, std::vector<double>(values.size(), 0.0), 2 * kBlockSeries, kChannels);
     first.checkpoint();
   }
   TrialStatistics resumed(layout(TrialTest::Fdr));
-  resumed.resume(dir.path(), state, 9);
-  EXPECT_EQ(run(resumed, values, 3, 9), uninterrupted);
+  resumed.resume(dir.path(), state, 2 * kBlockSeries);
+  EXPECT_EQ(run(resumed, values, kBlockSeries, 2 * kBlockSeries), uninterrupted);
 
   TrialStatistics wrong(layout(TrialTest::Fdr));
-  EXPECT_THROW(wrong.resume(dir.path(), state, 6), InputError) << "the record holds 9 series, not 6";
+  EXPECT_THROW(wrong.resume(dir.path(), state, kBlockSeries), InputError) << "the record holds two blocks, not one";
 }
 
 // Two conditions (epochs 0, 2, 4 and 1, 3): each condition's mean is tested on its own, and their
 // difference against permutations of the labels, here with a difference planted in channel 1, cell 2.
 TEST(TrialStatistics, TwoConditionsAreTestedEachAndTheirDifferenceByPermutedLabels) {
-  auto values = make_values();
-  const std::vector<std::int64_t> labels{0, 1, 0, 1, 0};
-  for (std::int64_t e : {0, 2, 4}) values[static_cast<std::size_t>((e * kChannels + 1) * kRow + 2)] += 1.0;
+  auto values = make_pairings();
+  const std::vector<std::int64_t> labels{0, 1, 0, 1, 0, 1, 0, 1, 0};
+  const auto own = [](std::int64_t e, std::int64_t c, std::int64_t q) {  // epoch e's own pairing
+    return static_cast<std::size_t>((e * kChannels + c) * kRow + (e % kBlock) * kCells + q);
+  };
+  for (std::int64_t e : {0, 2, 4, 6, 8}) values[own(e, 1, 2)] += 1.0;
   TrialLayout two = layout(TrialTest::Uncorrected);
   two.conditions = 2;
   two.epoch_conditions = labels;
   TrialStatistics stats(two);
-  for (std::int64_t first = 0; first < kEpochs * kChannels; first += 4) {
-    Batch batch;
-    batch.first_series = first;
-    batch.series_count = std::min<std::int64_t>(4, kEpochs * kChannels - first);
-    auto t = batch.emplace(kTrialValuesTensor, {kPerm + 1, kPha, kAmp}, DType::Float64).values<double>();
-    std::copy_n(values.begin() + first * kRow, batch.series_count * kRow, t.begin());
-    stats.add(batch);
-  }
+  for (std::int64_t first = 0; first < kEpochs * kChannels; first += kBlockSeries)
+    add_batch(stats, values, first, std::min(kBlockSeries, kEpochs * kChannels - first));
   Batch out;
   stats.finish(out);
   ASSERT_EQ(out.at(kTrialPac).size(), static_cast<std::size_t>(2 * kChannels * kCells)) << "[conditions][channels]…";
   // Condition 1's mean of channel 2, cell 5, and the contrast of every cell, from the definition.
-  const auto observed = [&](std::int64_t e, std::int64_t c, std::int64_t q) {
-    return values[static_cast<std::size_t>((e * kChannels + c) * kRow + q)];
-  };
+  const auto observed = [&](std::int64_t e, std::int64_t c, std::int64_t q) { return values[own(e, c, q)]; };
   EXPECT_NEAR(out.at(kTrialPac).values<float>()[static_cast<std::size_t>((kChannels + 2) * kCells + 5)],
-              (observed(1, 2, 5) + observed(3, 2, 5)) / 2, 1e-6);
+              (observed(1, 2, 5) + observed(3, 2, 5) + observed(5, 2, 5) + observed(7, 2, 5)) / 4, 1e-6);
   const auto difference = [&](std::int64_t c, std::int64_t q, const std::vector<std::int64_t>& of) {
     double sum[2] = {0, 0};
     std::int64_t n[2] = {0, 0};
@@ -288,9 +344,9 @@ TEST(TrialStatistics, TwoConditionsAreTestedEachAndTheirDifferenceByPermutedLabe
       EXPECT_FLOAT_EQ(p[i], static_cast<float>((1.0 + static_cast<double>(above)) / (kPerm + 1)))
           << "channel " << c << " cell " << q;
     }
-  // Five epochs have 10 labellings with three in condition 0: the planted difference is the largest
-  // of them, so only labellings equal to the observed one (about 1 in 10) reach it.
-  EXPECT_LT(p[static_cast<std::size_t>(kCells + 2)], 0.25f);
+  // Nine epochs have 126 labellings with five in condition 0: the planted difference is the largest
+  // of them, so only labellings equal to the observed one (1 in 126) reach it.
+  EXPECT_LT(p[static_cast<std::size_t>(kCells + 2)], 0.1f);
 }
 
 TEST(TrialStatistics, UnknownTestIsRefusedNamingTheChoices) {

@@ -391,7 +391,8 @@ TEST(OutputSafety, BatchAndInFlightAreCappedAtWhatTheInputHas) {
   const ScratchDir dir("safety_caps");
   dir.write("p.pipe", small_pipe(3, 32));  // 128 series
   for (const auto& [options, key, value] :
-       {std::tuple{"--batch 100000", "batch_size", 128}, std::tuple{"--in-flight 100000 --batch 1", "max_in_flight", 128}}) {
+       // Batches hold whole blocks of the trial-level test (8 epochs of 4 channels): 4 batches at most.
+       {std::tuple{"--batch 100000", "batch_size", 128}, std::tuple{"--in-flight 100000 --batch 1", "max_in_flight", 4}}) {
     const CliResult r = run_cli(std::string("run p.pipe -q --max-memory 512MiB ") + options, dir.path());
     ASSERT_EQ(r.exit_code, 0) << options << ": " << r.err;
     const json report = json::parse(read_file(dir / "out" / "result.json"));
@@ -429,7 +430,8 @@ TEST(OutputSafety, ACheckpointWhoseRecordsDisagreeIsRefusedUpFront) {
     std::ofstream(dir / "ck" / "checkpoint.json") << m.dump();
     return run_bounded({"run", "p.pipe", "-q", "--batch", "4", "--checkpoint", "ck"}, dir.path());
   };
-  const CliResult fewer = edited([](json& m) { m["series_done"] = m["series_done"].get<std::int64_t>() - 4; });
+  // One batch fewer: batches hold whole blocks of the trial-level test, 8 epochs of 4 channels.
+  const CliResult fewer = edited([](json& m) { m["series_done"] = m["series_done"].get<std::int64_t>() - 32; });
   EXPECT_EQ(fewer.exit_code, 2) << fewer.err;
   EXPECT_TRUE(one_error_line(fewer));
   EXPECT_TRUE(contains(fewer.err, "the checkpoint is inconsistent")) << fewer.err;

@@ -33,7 +33,7 @@ std::string pac_pipe(int epochs) {
          "stage bandpass pha=2:20:10 amp=60:160:10\n"
          "stage hilbert\n"
          "stage mi\n"
-         "stage surrogates n=200 seed=7\n"
+         "stage surrogates n=200 seed=7 trial_block=2\n"  // batches of whole blocks: 32 series
          "sink npy dir=out\n"
          "sink png path=out/comodulogram.png\n";
 }

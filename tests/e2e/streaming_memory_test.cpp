@@ -37,17 +37,19 @@ TEST(Streaming, PeakMemoryStaysFlatWhenTheInputGrowsSixteenfold) {
 #endif
   testing::ScratchDir dir("streaming_rss");
   const std::string pipe = dir.write("grow.pipe",
-                                     "source synthetic fs=512 epochs=2 channels=16 n_times=4096\n"
+                                     "source synthetic fs=512 epochs=8 channels=16 n_times=4096\n"
                                      "stage bandpass pha=4:12:3 amp=60:120:3\n"
-                                     "stage hilbert\nstage mi\nstage surrogates n=20\n"
+                                     "stage hilbert\nstage mi\nstage surrogates n=20 trial_block=2\n"
                                      "sink npy dir=out\n")
                                .string();
+  // The trial-level test's blocks of 2 epochs make batches of 32 series in both runs, 4 in flight.
   expect_flat_peak_rss(dir, "run -q --batch 8 --in-flight 4 " + pipe,
-                       "run -q --batch 8 --in-flight 4 --set source.epochs=32 " + pipe, "32 series, then 512");
+                       "run -q --batch 8 --in-flight 4 --set source.epochs=128 " + pipe, "128 series, then 2048");
 }
 
 // Through rings (issue 3): an input 50 times what the rings hold (2 slots of 4 series) streams in
-// the memory of one that fits in them.
+// the memory of one that fits in them. (Without the trial-level test, whose blocks of 8 epochs would
+// make every batch 64 series.)
 TEST(Streaming, PeakMemoryStaysFlatThroughRingsForAnInputFiftyTimesTheirCapacity) {
 #if defined(__SANITIZE_ADDRESS__)
   GTEST_SKIP() << "peak RSS means nothing under AddressSanitizer: its quarantine keeps freed batches";
@@ -58,7 +60,7 @@ TEST(Streaming, PeakMemoryStaysFlatThroughRingsForAnInputFiftyTimesTheirCapacity
                                      "stage bandpass pha=4:12:3 amp=60:120:3 on=cpu:0\n"
                                      "stage hilbert\n"
                                      "stage mi ring=2 batch=4\n"
-                                     "stage surrogates n=20 ring=2 batch=4\n"
+                                     "stage surrogates n=20 ring=2 batch=4 trials=none\n"
                                      "sink npy dir=out\n")
                                .string();
   expect_flat_peak_rss(dir, "run -q --batch 4 " + pipe, "run -q --batch 4 --set source.epochs=50 " + pipe,

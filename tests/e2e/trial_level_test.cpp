@@ -1,7 +1,8 @@
 // The trial-level test through whole pipelines: a coupling too weak for any single epoch's test
 // shows in the mean over epochs (issue 17: a channel coupled across many epochs got no outline),
-// an uncoupled channel does not; the test runs by itself with two epochs or more and is refused,
-// when asked for, with one; two event types are tested each and against each other.
+// an uncoupled channel does not; the test runs by itself with four epochs or more (enough
+// orderings for a p-value below 0.05) and is refused, when asked for, with one; two event types
+// are tested each and against each other.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -84,8 +85,17 @@ TEST(TrialLevel, RunsByItselfOnlyWithSeveralEpochsAndIsRefusedWithOneWhenAskedFo
     EXPECT_NE(std::string(e.what()).find("trials"), std::string::npos) << e.what();
     EXPECT_NE(std::string(e.what()).find("two epochs or more"), std::string::npos) << e.what();
   }
-  const json none = run_weak(3, dir / "none", {{"trials", "none"}});
+  const json none = run_weak(4, dir / "none", {{"trials", "none"}});
   EXPECT_FALSE(fs::exists(dir / "none" / "trial_pvalues.npy"));
+  const json three = run_weak(3, dir / "three");
+  EXPECT_EQ(three["pipeline"][4]["params"]["trials"], "none") << "3 epochs have 6 orderings: no p below 1/6";
+  const json four = run_weak(4, dir / "four");
+  EXPECT_EQ(four["pipeline"][4]["params"]["trials"], "maxstat");
+  EXPECT_EQ(four["pipeline"][4]["params"]["trial_block"], 4);
+  const json asked = run_weak(3, dir / "asked", {{"trials", "maxstat"}});
+  bool warned = false;
+  for (const auto& w : asked["warnings"]) warned |= w.get<std::string>().find("only 6 orderings") != std::string::npos;
+  EXPECT_TRUE(warned) << asked["warnings"];
 }
 
 // 80 s at 256 Hz, two channels of noise; after each "go" (every 4 s from 1 s) channel 0 carries

@@ -54,11 +54,11 @@ std::vector<double> flat(const json& nested) {
 
 Pipeline pac_chain(const fs::path& dir) {
   Pipeline p(builtin_registry());
-  p.source("synthetic", {{"fs", 256}, {"epochs", 2}, {"channels", 3}, {"n_times", 512}, {"seed", 4}})
+  p.source("synthetic", {{"fs", 256}, {"epochs", 4}, {"channels", 3}, {"n_times", 512}, {"seed", 4}})
       .stage("bandpass", {{"pha", "4:10:3"}, {"amp", "60:90:2"}})
       .stage("hilbert")
       .stage("mi")
-      .stage("surrogates", {{"n", 20}, {"seed", 9}})
+      .stage("surrogates", {{"n", 20}, {"seed", 9}, {"trial_block", 2}})
       .sink("npy", {{"dir", (dir / "npy").string()}})
       .sink("hdf5", {{"path", (dir / "h5" / "result.h5").string()}});
   return p;
@@ -105,7 +105,7 @@ json expect_the_npy_sinks_arrays(hid_t file, const fs::path& npy_dir) {
 TEST(Hdf5Sink, WritesTheNpySinksArraysWithBandEdgesAndParametersAsAttributes) {
   testing::ScratchDir dir("h5_sink");
   RunOptions options;
-  options.batch_size = 2;  // batches of 2 series cross the epochs of 3 channels
+  options.batch_size = 2;  // rounded to the trial-level test's blocks: 2 epochs of 3 channels
   const json report = pac_chain(dir.path()).run(options);
   const hdf5::QuietErrors quiet;
   const auto path = dir / "h5" / "result.h5";
@@ -114,7 +114,7 @@ TEST(Hdf5Sink, WritesTheNpySinksArraysWithBandEdgesAndParametersAsAttributes) {
   const json npy_result = expect_the_npy_sinks_arrays(file.get(), dir / "npy");
   // Per series [epochs][channels]…; the trial-level test's summaries per channel.
   for (const auto& [file_name, entry] : npy_result["outputs"].items())
-    EXPECT_EQ(entry["shape"], (file_name.starts_with("trial_") ? Shape{3, 3, 2} : Shape{2, 3, 3, 2})) << file_name;
+    EXPECT_EQ(entry["shape"], (file_name.starts_with("trial_") ? Shape{3, 3, 2} : Shape{4, 3, 3, 2})) << file_name;
   EXPECT_TRUE(npy_result["outputs"].contains("trial_pvalues.npy"));
   EXPECT_EQ(read_numbers(file.get(), "pha_bands_hz"), flat(report["pha_bands_hz"]));
   EXPECT_EQ(read_numbers(file.get(), "amp_bands_hz"), flat(report["amp_bands_hz"]));
