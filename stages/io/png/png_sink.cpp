@@ -300,7 +300,7 @@ void PngSink::finish(const json& /*report*/, OutputSet& outputs) {
   grid.title = fmt::format("{} per {}, mean over {} epochs{}", what_, panel_kind_, epochs_,
                            inner_ > 1 ? fmt::format(" and {} segments", inner_) : "");
   grid.subtitle = trial_test_
-                      ? fmt::format("outlined: p of the mean over {} epochs ({}, {} surrogates) < {:g}{}", epochs_,
+                      ? fmt::format("outlined: p of the mean over {} epochs ({}, {} epoch permutations) < {:g}{}", epochs_,
                                     trial_correction_, surrogates_, alpha_,
                                     inner_ > 1 ? fmt::format(" in at least {} of {} segments", epochs_needed(inner_, alpha_), inner_)
                                                : "")
