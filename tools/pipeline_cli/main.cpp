@@ -184,8 +184,9 @@ int run_command(const PipelineArgs& args, const RunArgs& run, const std::vector<
   print_warnings(report);
   if (!run.quiet) {
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    fmt::print("pacflow: {} series in {} batches, {:.3f} s; wrote {}\n", report["run"]["series"].get<std::int64_t>(),
-               report["run"]["batches"].get<std::int64_t>(), seconds, fmt::join(output_locations(pipeline), ", "));
+    const auto batches = report["run"]["batches"].get<std::int64_t>();
+    fmt::print("pacflow: {} series in {} batch{}, {:.3f} s; wrote {}\n", report["run"]["series"].get<std::int64_t>(),
+               batches, batches == 1 ? "" : "es", seconds, fmt::join(output_locations(pipeline), ", "));
     if (report["run"].contains("checkpoint") && report["run"]["checkpoint"]["resumed_at_series"].get<std::int64_t>() > 0)
       fmt::print("pacflow: resumed from the checkpoint in {} at series {}\n", run.checkpoint,
                  report["run"]["checkpoint"]["resumed_at_series"].get<std::int64_t>());
