@@ -258,11 +258,12 @@ void SurrogatesStage::plan_trials(PlanContext& ctx) {
 // fewer than 20 no p-value can fall below 0.05.
 void SurrogatesStage::warn_of_few_orderings(PlanContext& ctx) const {
   constexpr double kEnough = 20;
+  const auto& labels = trials_.epoch_conditions;  // empty: every epoch in condition 0
   double orderings = 1;
   for (std::int64_t first = 0; first < trials_.epochs && orderings < kEnough; first += trials_.block) {
     std::vector<std::int64_t> in_condition(static_cast<std::size_t>(trials_.conditions), 0);
     for (std::int64_t e = first; e < std::min(first + trials_.block, trials_.epochs); ++e)
-      ++in_condition[static_cast<std::size_t>(trials_.epoch_conditions.empty() ? 0 : trials_.epoch_conditions[static_cast<std::size_t>(e)])];
+      ++in_condition[static_cast<std::size_t>(labels.empty() ? 0 : labels[static_cast<std::size_t>(e)])];
     for (std::int64_t m : in_condition)
       for (std::int64_t i = 2; i <= m; ++i) orderings *= static_cast<double>(i);
   }

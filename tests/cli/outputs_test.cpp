@@ -81,12 +81,17 @@ TEST(Outputs, ResultJsonListsEveryFileTheRunWrote) {
   }
 }
 
-TEST(Outputs, NamesFilesOfAnEarlierRunThatThisRunDoesNotWrite) {
-  ScratchDir dir("outputs_stale");
+// A first run into out/, then a file of the user's own beside its outputs.
+void run_once_and_add_a_users_file(const ScratchDir& dir) {
   write_input(dir / "in.npy");
   dir.write("run.pipe", pipe());
   ASSERT_EQ(run_cli("run run.pipe -q", dir.path()).exit_code, 0);
   dir.write("out/notes.txt", "mine");
+}
+
+TEST(Outputs, NamesFilesOfAnEarlierRunThatThisRunDoesNotWrite) {
+  ScratchDir dir("outputs_stale");
+  ASSERT_NO_FATAL_FAILURE(run_once_and_add_a_users_file(dir));
   const auto r = run_cli("run run.pipe -q --set png.grid=false", dir.path());
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const std::string warning = "out: 1 file of an earlier run that this run does not write: comodulogram_channels.png; "
@@ -101,10 +106,7 @@ TEST(Outputs, NamesFilesOfAnEarlierRunThatThisRunDoesNotWrite) {
 
 TEST(Outputs, CleanRemovesTheListedStaleFilesAndNothingElse) {
   ScratchDir dir("outputs_clean");
-  write_input(dir / "in.npy");
-  dir.write("run.pipe", pipe());
-  ASSERT_EQ(run_cli("run run.pipe -q", dir.path()).exit_code, 0);
-  dir.write("out/notes.txt", "mine");
+  ASSERT_NO_FATAL_FAILURE(run_once_and_add_a_users_file(dir));
   fs::create_directory(dir / "out/plots");
   const auto r = run_cli("run run.pipe -q --clean --set png.grid=false", dir.path());
   ASSERT_EQ(r.exit_code, 0) << r.err;
