@@ -9,6 +9,7 @@
 #include "engine/memory_budget.hpp"
 #include "engine/pipeline.hpp"
 #include "engine/ring.hpp"
+#include "engine/stage_kernel.hpp"
 
 namespace pacflow::detail {
 
@@ -25,6 +26,8 @@ struct BuiltStage {
   std::string device;  // the device list as text, e.g. "cpu" or "cpu:0,1"
   std::vector<DeviceRef> devices;  // one per replica
   std::unique_ptr<Stage> stage;
+  // Its kernel for the GPUs it is placed on (null elsewhere); destroyed before the stage it reads.
+  std::unique_ptr<StageKernel> gpu_kernel;
   std::vector<std::string> drop_after;  // tensors no later element reads
   json resolved;
   std::vector<std::string> reads, writes;

@@ -5,9 +5,7 @@
 #include <fmt/format.h>
 #include <oneapi/tbb/info.h>
 
-#ifdef PACFLOW_HAVE_CUDA
-#include "engine/cuda/cuda_devices.hpp"
-#endif
+#include "engine/gpu_plugin.hpp"
 
 namespace pacflow {
 
@@ -26,16 +24,14 @@ const CudaAvailability& cuda_availability() {
   // Asked once: the answer cannot change while the process runs (CUDA_VISIBLE_DEVICES is read by
   // the runtime at its first call).
   static const CudaAvailability answer = [] {
+    const GpuAvailability& gpus = gpu_plugin().availability;
     CudaAvailability a;
-#ifdef PACFLOW_HAVE_CUDA
-    for (const auto& d : cuda::visible_devices(&a.why_none)) {
+    a.why_none = gpus.why_none;
+    for (const auto& d : gpus.devices) {
       a.memory_bytes.push_back(d.memory_bytes);
       a.names.push_back(d.name);
     }
     a.count = static_cast<int>(a.memory_bytes.size());
-#else
-    a.why_none = "this pacflow was built without CUDA (no nvcc at build time, or -DPACFLOW_CUDA=OFF)";
-#endif
     return a;
   }();
   return answer;

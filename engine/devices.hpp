@@ -7,9 +7,9 @@
 //   there runs beside, not among, stages pinned elsewhere. The machine's threads are shared evenly
 //   among the cpu:k devices a pipeline uses (at least one each).
 // - `cuda:k` is the k-th GPU visible to the process (CUDA_VISIBLE_DEVICES renumbers them, as the
-//   CUDA runtime does); `cuda` and `cuda:*` are every visible GPU. Only in builds with CUDA, and
-//   only where a GPU is visible: otherwise naming one is a NoCudaDevice error (the caller may fall
-//   back to the CPU).
+//   CUDA runtime does); `cuda` and `cuda:*` are every visible GPU. Only where the CUDA plugin loads
+//   and a GPU is visible: otherwise naming one is a NoCudaDevice error (the caller may fall back to
+//   the CPU).
 // - `sim:k` (0 <= k < 64) is a modelled accelerator (sim_device.hpp): it does no arithmetic and
 //   takes the time its model gives for the stage's work and copies; `sim:*` is sim:0-7.
 // A stage given several devices is replicated: each batch goes to whichever replica is free.
@@ -35,8 +35,9 @@ int cpu_device_count();
 inline constexpr int kSimDeviceLimit = 64;   // sim:0 … sim:63
 inline constexpr int kSimDevicesByStar = 8;  // sim:*
 
-// GPUs visible to this process: their count, and why there are none (no driver, no device, a build
-// without CUDA) when there are none. Asked once per process.
+// GPUs visible to this process: their count, and why there are none ("library not installed", "no
+// driver", "driver too old", "no GPU": engine/gpu_plugin.hpp) when there are none. Asked once per
+// process; the first call loads the GPU backend's plugin.
 struct CudaAvailability {
   int count = 0;
   std::string why_none;

@@ -44,12 +44,10 @@
 #include "engine/output_folders.hpp"
 #include "engine/output_set.hpp"
 #include "engine/placement.hpp"
+#include "engine/provenance.hpp"
 #include "engine/run_files.hpp"
 #include "engine/run_support.hpp"
-#ifdef PACFLOW_HAVE_CUDA
-#include "engine/cuda/gpu_stage_node.hpp"
-#include "engine/cuda/runtime.hpp"
-#endif
+#include "engine/gpu_plugin.hpp"
 #include "engine/ring_edge.hpp"
 #include "engine/sim_device.hpp"
 
@@ -171,6 +169,11 @@ json Pipeline::run(const RunOptions& options) const {
   double bytes_per_series = 0;
   for (const auto& t : built.tensors) bytes_per_series += t["bytes_per_series"].get<double>();
 
+  // A run on GPUs takes its page-locked memory, and its stages' nodes, from the GPU backend.
+  const bool on_gpus = std::any_of(built.stages.begin(), built.stages.end(), [](const auto& s) { return s.on_gpu(); });
+  GpuBackend* const gpu_backend = on_gpus ? gpu_plugin().backend.get() : nullptr;
+  if (on_gpus && !gpu_backend) throw std::logic_error("a stage was placed on a GPU without the GPU backend");
+
   // The rings, allocated (and page-locked) up front; they outlive every batch, hence the graph.
   std::vector<std::unique_ptr<Ring>> rings(segments.size());
   std::vector<std::unique_ptr<RingEdge>> ring_edges;  // the producer ends, holding batches awaiting a slot
@@ -181,7 +184,8 @@ json Pipeline::run(const RunOptions& options) const {
     std::vector<SlotTensor> layout = built.stages[seg.first_stage].crossing;
     const std::size_t slot_bytes = lay_out_slot(layout, seg.batch_series);
     try {
-      rings[k] = std::make_unique<Ring>(name, seg.slots, seg.batch_series, std::move(layout), seg.overflow);
+      rings[k] = std::make_unique<Ring>(name, seg.slots, seg.batch_series, std::move(layout), seg.overflow,
+                                        gpu_backend ? &gpu_backend->page_locked() : nullptr);
     } catch (const std::bad_alloc&) {
       throw InputError(fmt::format("ring {}: {} slots of {} series ({:.1f} MiB each) do not fit in memory; lower "
                                    "ring= or batch= on stage \"{}\"",
@@ -194,12 +198,9 @@ json Pipeline::run(const RunOptions& options) const {
   StageTiming source_timing;
   std::vector<StageTiming> sink_timings(built.sinks.size());
   detail::FirstFailure outside_failure;  // declared before the GPU runtime, whose watcher reports into it
-#ifdef PACFLOW_HAVE_CUDA
-  // The run's GPUs; destroyed after the graph (its watcher may still see the last events).
-  std::unique_ptr<cuda::Runtime> gpus;
-  if (std::any_of(built.stages.begin(), built.stages.end(), [](const auto& s) { return s.on_gpu(); }))
-    gpus = std::make_unique<cuda::Runtime>(detail::gpu_budgets(built));
-#endif
+  // The run's GPUs; destroyed after the graph (their watcher may still see the last events).
+  const std::unique_ptr<GpuRun> gpus =
+      gpu_backend ? gpu_backend->start(detail::gpu_budgets(built), outside_failure) : nullptr;
   const Clock::time_point run_start = Clock::now();
 
   namespace flow = oneapi::tbb::flow;
@@ -278,17 +279,15 @@ json Pipeline::run(const RunOptions& options) const {
     auto& stage = built.stages[i];
     auto& timing = timings[i];
     if (stage.ring_before) add_ring(++segment);
-#ifdef PACFLOW_HAVE_CUDA
     if (stage.on_gpu()) {
       // The batch stays on its GPU when the next stage also runs on GPUs (no ring between them).
       const bool stays = i + 1 < built.stages.size() && built.stages[i + 1].on_gpu() && !built.stages[i + 1].ring_before;
-      auto node = detail::make_gpu_stage_node(graph, stage, stays, timing, options, *gpus, outside_failure);
+      auto node = gpus->make_node(graph, stage, stays, timing, options);
       connect_next(*node);
       connect_next = [n = node.get()](flow::receiver<BatchPtr>& next) { flow::make_edge(*n, next); };
       stage_nodes.push_back(std::move(node));
       continue;
     }
-#endif
     if (stage.simulated()) {
       // No arithmetic: zero-filled outputs, released when the model says the device is done.
       std::vector<int> devices;
@@ -470,10 +469,11 @@ json Pipeline::run(const RunOptions& options) const {
                    {"rings", ring_report},
                    {"stages", per_stage}};
   if (checkpoint) report["run"]["checkpoint"] = {{"dir", checkpoint->dir().string()}, {"resumed_at_series", first_series}};
-  if (!options.provenance.is_null()) report["provenance"] = options.provenance;
-#ifdef PACFLOW_HAVE_CUDA
+  if (!options.provenance.is_null()) {
+    report["provenance"] = options.provenance;
+    report["provenance"].update(gpu_provenance(gpu_backend != nullptr));
+  }
   if (gpus) report["run"]["gpu"] = gpus->report();
-#endif
 
   // Every sink (and the trace) writes all its files under temporary names; only when all are
   // complete are they moved into place, together. A failure anywhere leaves every earlier output as it

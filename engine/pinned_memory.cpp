@@ -8,26 +8,20 @@
 #include <utility>
 
 #include "engine/tensor.hpp"
-#ifdef PACFLOW_HAVE_CUDA
-#include "engine/cuda/pinned_host.hpp"
-#endif
 
 namespace pacflow {
 
-namespace {
-}
-
-PinnedBuffer::PinnedBuffer(std::size_t bytes) : bytes_(bytes) {
+PinnedBuffer::PinnedBuffer(std::size_t bytes, const HostAllocator* backend) : bytes_(bytes) {
   if (bytes == 0) return;
   const std::size_t rounded = align_up(bytes);
-#ifdef PACFLOW_HAVE_CUDA
-  if (void* p = cuda::host_alloc(rounded)) {
-    data_ = static_cast<std::byte*>(p);
-    kind_ = Kind::Cuda;
-    std::memset(data_, 0, rounded);
-    return;
-  }
-#endif
+  if (backend)
+    if (void* p = backend->allocate(rounded)) {
+      data_ = static_cast<std::byte*>(p);
+      kind_ = Kind::Backend;
+      backend_ = backend;
+      std::memset(data_, 0, rounded);
+      return;
+    }
   data_ = static_cast<std::byte*>(std::aligned_alloc(kHostAlignment, rounded));
   if (!data_) throw std::bad_alloc();
   std::memset(data_, 0, rounded);  // touch every page before locking it
@@ -43,6 +37,7 @@ PinnedBuffer::PinnedBuffer(PinnedBuffer&& other) noexcept
     : data_(std::exchange(other.data_, nullptr)),
       bytes_(std::exchange(other.bytes_, 0)),
       kind_(std::exchange(other.kind_, Kind::Plain)),
+      backend_(std::exchange(other.backend_, nullptr)),
       lock_error_(std::exchange(other.lock_error_, 0)) {}
 
 PinnedBuffer& PinnedBuffer::operator=(PinnedBuffer&& other) noexcept {
@@ -51,6 +46,7 @@ PinnedBuffer& PinnedBuffer::operator=(PinnedBuffer&& other) noexcept {
     data_ = std::exchange(other.data_, nullptr);
     bytes_ = std::exchange(other.bytes_, 0);
     kind_ = std::exchange(other.kind_, Kind::Plain);
+    backend_ = std::exchange(other.backend_, nullptr);
     lock_error_ = std::exchange(other.lock_error_, 0);
   }
   return *this;
@@ -59,11 +55,7 @@ PinnedBuffer& PinnedBuffer::operator=(PinnedBuffer&& other) noexcept {
 void PinnedBuffer::release() noexcept {
   if (!data_) return;
   switch (kind_) {
-#ifdef PACFLOW_HAVE_CUDA
-    case Kind::Cuda: cuda::host_free(data_); break;
-#else
-    case Kind::Cuda: break;
-#endif
+    case Kind::Backend: backend_->free(data_); break;
     case Kind::Locked: munlock(data_, align_up(bytes_)); [[fallthrough]];
     case Kind::Plain: std::free(data_); break;
   }
@@ -72,7 +64,7 @@ void PinnedBuffer::release() noexcept {
 
 std::string PinnedBuffer::how() const {
   switch (kind_) {
-    case Kind::Cuda: return "cudaHostAlloc";
+    case Kind::Backend: return backend_->name();
     case Kind::Locked: return "mlock";
     case Kind::Plain: break;
   }

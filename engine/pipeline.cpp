@@ -6,6 +6,7 @@
 #include <oneapi/tbb/info.h>
 
 #include "engine/built_pipeline.hpp"
+#include "engine/gpu_plugin.hpp"
 #include "engine/memory_budget.hpp"
 #include "engine/memory_estimate.hpp"
 #include "engine/output_checks.hpp"
@@ -271,6 +272,21 @@ std::vector<DeviceRef> stage_devices(const ElementSpec& spec, const Params& para
   }
 }
 
+// Gives a stage placed on GPUs its kernel: the element's own, else the GPU plugin's. Returns why
+// not, when there is none that runs the stage as planned.
+std::string place_gpu_kernel(const ElementInfo& info, BuiltStage& stage) {
+  const KernelFactory* make = nullptr;
+  if (const auto own = info.kernels.find("cuda"); own != info.kernels.end())
+    make = &own->second;
+  else if (const GpuBackend* gpus = gpu_plugin().backend.get())
+    make = gpus->kernel(info.name);
+  if (!make) return "it has no CUDA implementation";
+  stage.gpu_kernel = (*make)(*stage.stage);
+  std::string why = stage.gpu_kernel->why_not();
+  if (!why.empty()) stage.gpu_kernel.reset();
+  return why;
+}
+
 bool wants_fallback(const std::string& policy, const std::string& where) {
   if (policy == "cpu") return true;
   if (policy.empty() || policy == "none") return false;
@@ -397,11 +413,11 @@ BuiltPipeline build(const Registry& registry, const std::vector<ElementSpec>& el
       if (spec.kind == ElementKind::Stage) {
         const bool fallback = run_fallback || wants_fallback(params.string("fallback"), "fallback");
         std::vector<DeviceRef> devices = stage_devices(spec, params, pool, placement, fallback, forced, fell_back);
-        BuiltStage stage{spec.name, "", devices, info->make_stage(params), {}, {}, {}, {}, {}, 0, 0,
+        BuiltStage stage{spec.name, "", devices, info->make_stage(params), nullptr, {}, {}, {}, {}, {}, 0, 0,
                          edge_settings(params), false, {}, 0, {}};
         if (params.has("vram")) stage.vram = parse_memory_budget("vram", params.raw("vram"));
         stage.stage->plan(ctx);
-        if (const std::string why = stage.on_gpu() ? stage.stage->why_not_on_gpu() : ""; !why.empty()) {
+        if (const std::string why = stage.on_gpu() ? place_gpu_kernel(*info, stage) : ""; !why.empty()) {
           if (!fallback)
             throw ParamError("on", fmt::format("stage \"{}\" cannot run on a GPU{}: {}; place it on cpu, or add "
                                                "fallback=cpu", spec.name,

@@ -76,14 +76,6 @@ json PlanContext::take_resolved() { return std::exchange(resolved_, json::object
 
 namespace pacflow {
 
-void Stage::process_cuda(Batch&, cuda::StageContext&) {
-  throw std::logic_error("this stage has no CUDA implementation (the executor should never have placed it on a GPU)");
-}
-
-}  // namespace pacflow
-
-namespace pacflow {
-
 void Sink::resume(const std::filesystem::path&, const json&, std::int64_t) {
   throw std::logic_error("this sink cannot resume (the executor should have refused the checkpoint)");
 }

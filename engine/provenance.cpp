@@ -68,14 +68,6 @@ std::string build_describe() { return PACFLOW_GIT_DESCRIBE; }
 json collect_provenance(const std::vector<std::string>& command_line, int simd_width_bytes) {
   std::error_code ec;
   const std::filesystem::path cwd = std::filesystem::current_path(ec);
-  json gpus = json::array();
-  const CudaAvailability& cuda = cuda_availability();
-  for (int k = 0; k < cuda.count; ++k) {
-    const auto i = static_cast<std::size_t>(k);
-    gpus.push_back({{"device", DeviceRef{DeviceRef::Kind::Cuda, k}.name()},
-                    {"name", i < cuda.names.size() ? cuda.names[i] : ""},
-                    {"memory_bytes", i < cuda.memory_bytes.size() ? cuda.memory_bytes[i] : 0}});
-  }
   json out = {{"command_line", command_line},
               {"working_directory", ec ? "" : cwd.string()},
               {"version", engine_version()},
@@ -92,9 +84,22 @@ json collect_provenance(const std::vector<std::string>& command_line, int simd_w
               {"host", host_name()},
               {"cpu_model", cpu_model()},
               {"threads", oneapi::tbb::info::default_concurrency()},
-              {"gpus", gpus},
               {"gpu_driver", nvidia_driver()}};
-  if (gpus.empty()) out["gpus_none"] = cuda.why_none.empty() ? "no CUDA device is visible" : cuda.why_none;
+  return out;
+}
+
+json gpu_provenance(bool used_gpus) {
+  json gpus = json::array();
+  if (!used_gpus) return {{"gpus", gpus}, {"gpus_none", "not probed: no stage ran on a GPU"}};
+  const CudaAvailability& cuda = cuda_availability();
+  for (int k = 0; k < cuda.count; ++k) {
+    const auto i = static_cast<std::size_t>(k);
+    gpus.push_back({{"device", DeviceRef{DeviceRef::Kind::Cuda, k}.name()},
+                    {"name", i < cuda.names.size() ? cuda.names[i] : ""},
+                    {"memory_bytes", i < cuda.memory_bytes.size() ? cuda.memory_bytes[i] : 0}});
+  }
+  json out = {{"gpus", gpus}};
+  if (gpus.empty()) out["gpus_none"] = cuda.why_none;
   return out;
 }
 

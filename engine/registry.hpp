@@ -1,6 +1,7 @@
 #pragma once
 // Element registry: every source, stage and sink by name, with its parameter schema and factory.
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <utility>
@@ -8,6 +9,7 @@
 
 #include "engine/params.hpp"
 #include "engine/stage.hpp"
+#include "engine/stage_kernel.hpp"
 #include "engine/transform.hpp"
 
 namespace pacflow {
@@ -26,6 +28,9 @@ struct ElementInfo {
   // A preprocessing stage (engine/transform.hpp) has this instead of make_stage: it runs as the
   // source reads, right after it, and takes no placement parameters.
   std::function<std::unique_ptr<Transform>(const Params&)> make_transform = {};
+  // The stage's kernels by backend ("cuda"), for a stage whose backend plugin does not bring them (a
+  // stage defined outside this repository's stage folders, a test's); these come first.
+  std::map<std::string, KernelFactory> kernels = {};
 };
 
 class Registry {

@@ -70,7 +70,7 @@ void RingSlot::give_back() {
 }
 
 Ring::Ring(std::string name, std::size_t capacity, std::int64_t batch_series, std::vector<SlotTensor> tensors,
-           Overflow overflow)
+           Overflow overflow, const HostAllocator* page_locked)
     : name_(std::move(name)),
       batch_series_(batch_series),
       tensors_(std::move(tensors)),
@@ -80,7 +80,7 @@ Ring::Ring(std::string name, std::size_t capacity, std::int64_t batch_series, st
   if (capacity == 0 || batch_series <= 0) throw std::logic_error("a ring needs at least one slot of one series");
   slot_bytes_ = lay_out_slot(tensors_, batch_series_);
   for (std::uint32_t i = 0; i < capacity; ++i) {
-    slots_[i].memory = PinnedBuffer(slot_bytes_);
+    slots_[i].memory = PinnedBuffer(slot_bytes_, page_locked);
     free_.push(i);
   }
 }

@@ -67,9 +67,10 @@ class RingSlot {
 
 class Ring {
  public:
-  // `capacity` slots, each for `batch_series` series of `tensors`. Allocates and locks them now.
+  // `capacity` slots, each for `batch_series` series of `tensors`. Allocates and locks them now (with
+  // `page_locked` when given: a GPU backend's allocator, engine/pinned_memory.hpp).
   Ring(std::string name, std::size_t capacity, std::int64_t batch_series, std::vector<SlotTensor> tensors,
-       Overflow overflow);
+       Overflow overflow, const HostAllocator* page_locked = nullptr);
   Ring(const Ring&) = delete;
   Ring& operator=(const Ring&) = delete;
 

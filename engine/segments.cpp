@@ -38,7 +38,7 @@ struct GpuNeeds {
     double most = 0;
     for (const BuiltStage* s : stages)
       most = std::max(most, s->alive_bytes_per_series * static_cast<double>(series) +
-                                s->stage->device_workspace_bytes(series));
+                                (s->gpu_kernel ? s->gpu_kernel->workspace_bytes(series) : 0.0));
     return most;
   }
 };

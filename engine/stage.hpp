@@ -14,9 +14,6 @@
 
 namespace pacflow {
 
-namespace cuda {
-class StageContext;  // engine/cuda/stage_context.hpp: a GPU, a stream and its memory
-}
 class OutputSet;  // engine/output_set.hpp: the run's outputs, moved into place together
 
 // What a source delivers: series of `series_length` samples at `sample_rate`, arranged in
@@ -149,6 +146,8 @@ class RunSummary {
   virtual json checkpoint() = 0;
 };
 
+// A stage is CPU code. On an accelerator it runs through its kernel for that backend
+// (engine/stage_kernel.hpp), which reads what plan() decided.
 class Stage {
  public:
   virtual ~Stage() = default;
@@ -167,17 +166,6 @@ class Stage {
   // The stage's run summary when, as planned, it declared summary tensors; null otherwise. Called
   // once per run, after plan().
   virtual std::unique_ptr<RunSummary> make_summary() const { return nullptr; }
-
-  // GPU execution (CUDA builds). Empty when the stage, as planned, can run on a GPU; otherwise why
-  // not ("it has no CUDA implementation", "bins > 256", …). process_cuda then queues its work for
-  // one batch on the context's stream, reading device tensors (the executor has put every tensor the
-  // stage reads on the device) and emplacing device outputs through the context. It must not wait
-  // for the GPU: the executor learns of completion from an event.
-  virtual std::string why_not_on_gpu() const { return "it has no CUDA implementation"; }
-  virtual void process_cuda(Batch& batch, cuda::StageContext& ctx);
-  // Device memory the stage needs beside its tensors for a batch of `series` (cuFFT work areas,
-  // scratch), for sizing batches to a device's memory budget. An upper bound.
-  virtual double device_workspace_bytes(std::int64_t /*series*/) const { return 0; }
   // Host memory the stage keeps beside the batches' tensors when `threads` threads run it: what it
   // made when planned (filter spectra, tables) plus each thread's buffers (FFT work areas, scratch).
   // For the run's memory estimate: an upper bound; valid after plan().

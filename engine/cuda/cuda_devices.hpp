@@ -1,20 +1,12 @@
 #pragma once
-// CUDA device discovery. Safe on machines without a driver: any CUDA error means zero devices.
-#include <string>
-#include <vector>
+// CUDA device discovery. Safe on machines without a driver: any CUDA error means zero devices, and
+// the answer says why ("no driver", "driver too old", "no GPU", or the runtime's message).
+#include "engine/gpu_backend.hpp"
 
 namespace pacflow::cuda {
 
-struct DeviceInfo {
-  int index = 0;
-  std::string name;
-  std::size_t memory_bytes = 0;
-  int compute_major = 0;
-  int compute_minor = 0;
-};
-
-// Devices visible to this process (honours CUDA_VISIBLE_DEVICES). Empty when CUDA is unavailable,
-// and `why` (when given) receives the runtime's explanation.
-std::vector<DeviceInfo> visible_devices(std::string* why = nullptr);
+// Devices visible to this process (honours CUDA_VISIBLE_DEVICES), with the runtime's and driver's
+// versions.
+GpuAvailability visible_devices();
 
 }  // namespace pacflow::cuda

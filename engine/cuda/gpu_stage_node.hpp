@@ -5,13 +5,12 @@
 
 #include "engine/built_pipeline.hpp"
 #include "engine/cuda/runtime.hpp"
+#include "engine/gpu_backend.hpp"
 #include "engine/run_support.hpp"
 
 namespace pacflow::detail {
 
-using GpuNode = oneapi::tbb::flow::async_node<BatchPtr, BatchPtr>;
-
-// An async_node whose body queues one batch's work for `stage` on the GPU chosen for it and
+// An async_node whose body queues one batch's work for `stage` (its gpu_kernel) on the GPU chosen for it and
 // returns without waiting: the batch goes on at once when `stays` (the next stage runs on GPUs and
 // the stream orders their work), else when the event after its download completes. Kernel times go
 // to `timing` and the runtime's report, spans to the trace; a GPU failure seen by the watcher goes

@@ -4,14 +4,13 @@
 
 namespace pacflow::cuda {
 
-void* host_alloc(std::size_t bytes) noexcept {
+void* PageLockedHost::allocate(std::size_t bytes) const noexcept {
   int count = 0;
   if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
     cudaGetLastError();  // no driver or no GPU: clear the sticky error, fall back to mlock
     return nullptr;
   }
   void* p = nullptr;
-  // Portable: usable by every GPU of the process, whichever device a stage runs on.
   if (cudaHostAlloc(&p, bytes, cudaHostAllocPortable) != cudaSuccess) {
     cudaGetLastError();
     return nullptr;
@@ -19,6 +18,6 @@ void* host_alloc(std::size_t bytes) noexcept {
   return p;
 }
 
-void host_free(void* p) noexcept { cudaFreeHost(p); }
+void PageLockedHost::free(void* p) const noexcept { cudaFreeHost(p); }
 
 }  // namespace pacflow::cuda

@@ -2,7 +2,8 @@
 
 namespace pacflow::cuda {
 
-PinnedPool::PinnedPool() : state_(std::make_shared<State>()) {}
+PinnedPool::PinnedPool(const HostAllocator& page_locked)
+    : page_locked_(&page_locked), state_(std::make_shared<State>()) {}
 
 SharedMemory PinnedPool::take(std::size_t bytes) {
   const std::size_t size = bytes > 0 ? bytes : 1;
@@ -16,7 +17,7 @@ SharedMemory PinnedPool::take(std::size_t bytes) {
     }
   }
   if (!buffer) {
-    buffer = std::make_unique<PinnedBuffer>(size);
+    buffer = std::make_unique<PinnedBuffer>(size, page_locked_);
     const std::lock_guard lock(state_->mutex);
     state_->held += size;
   }

@@ -15,7 +15,8 @@ namespace pacflow::cuda {
 
 class PinnedPool {
  public:
-  PinnedPool();
+  // Buffers from `page_locked`, which must outlive the pool and its buffers.
+  explicit PinnedPool(const HostAllocator& page_locked);
   // A buffer of exactly `bytes` (at least one), given back to the pool when its last owner lets go;
   // freed outright if the pool is gone by then.
   SharedMemory take(std::size_t bytes);
@@ -27,6 +28,7 @@ class PinnedPool {
     std::map<std::size_t, std::vector<std::unique_ptr<PinnedBuffer>>> free;
     std::size_t held = 0;
   };
+  const HostAllocator* page_locked_;
   std::shared_ptr<State> state_;
 };
 

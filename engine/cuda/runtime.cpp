@@ -79,11 +79,11 @@ struct Runtime::Device {
   std::size_t total_bytes = 0;
 };
 
-Runtime::Runtime(const std::map<int, std::size_t>& budgets) {
-  const std::vector<DeviceInfo> visible = visible_devices();
+Runtime::Runtime(const std::map<int, std::size_t>& budgets, const HostAllocator& page_locked) : pinned_(page_locked) {
+  const std::vector<GpuInfo> visible = visible_devices().devices;
   for (const auto& [index, budget] : budgets) {
     auto d = std::make_unique<Device>(index, budget);
-    const auto info = std::find_if(visible.begin(), visible.end(), [&](const DeviceInfo& v) { return v.index == index; });
+    const auto info = std::find_if(visible.begin(), visible.end(), [&](const GpuInfo& v) { return v.index == index; });
     if (info != visible.end()) {
       d->name = info->name;
       d->total_bytes = info->memory_bytes;
@@ -177,14 +177,14 @@ void Runtime::upload(Batch& batch, const std::vector<std::string>& names, const 
   }
 }
 
-StageContext Runtime::run_stage(Stage& stage, Batch& batch, int device, const std::vector<std::string>& reads,
+StageContext Runtime::run_stage(StageKernel& kernel, Batch& batch, int device, const std::vector<std::string>& reads,
                                 Event* started) {
   // Kernels and cuFFT calls go to the current device, which must be the one of the batch's stream.
   const DeviceScope on(device);
   StageContext ctx = enter(batch, device);
   if (started) started->record(ctx.stream());
   upload(batch, reads, ctx);
-  stage.process_cuda(batch, ctx);
+  kernel.process(batch, ctx);
   return ctx;
 }
 

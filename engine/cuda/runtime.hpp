@@ -24,14 +24,15 @@
 #include "engine/cuda/pinned_pool.hpp"
 #include "engine/cuda/stage_context.hpp"
 #include "engine/params.hpp"
-#include "engine/stage.hpp"
+#include "engine/stage_kernel.hpp"
 
 namespace pacflow::cuda {
 
 class Runtime {
  public:
-  // The devices the run uses, each with its memory budget in bytes (0: the whole device).
-  explicit Runtime(const std::map<int, std::size_t>& budgets);
+  // The devices the run uses, each with its memory budget in bytes (0: the whole device); downloads
+  // land in memory from `page_locked`, which must outlive the runtime.
+  Runtime(const std::map<int, std::size_t>& budgets, const HostAllocator& page_locked);
   ~Runtime();
   Runtime(const Runtime&) = delete;
   Runtime& operator=(const Runtime&) = delete;
@@ -43,10 +44,10 @@ class Runtime {
   StageContext enter(Batch& batch, int device);
   // Copies the named tensors that are still on the host to the batch's device.
   void upload(Batch& batch, const std::vector<std::string>& names, const StageContext& ctx);
-  // enter() and upload() of the tensors `stage` reads, then its process_cuda(): one stage's work for
-  // the batch, queued on `device` (`started`, if given, recorded first on the batch's stream).
+  // enter() and upload() of the tensors a stage reads, then its kernel's process(): one stage's work
+  // for the batch, queued on `device` (`started`, if given, recorded first on the batch's stream).
   // Returns the context it was queued with.
-  StageContext run_stage(Stage& stage, Batch& batch, int device, const std::vector<std::string>& reads,
+  StageContext run_stage(StageKernel& kernel, Batch& batch, int device, const std::vector<std::string>& reads,
                          Event* started = nullptr);
   // Queues copies of every device tensor into page-locked host memory (the batch's tensors are host
   // tensors from here on, valid once the returned event completes). The batch keeps its stream

@@ -10,10 +10,11 @@
 #include "engine/batch.hpp"
 #include "engine/cuda/device_memory.hpp"
 #include "engine/cuda/handles.hpp"
+#include "engine/stage_kernel.hpp"
 
 namespace pacflow::cuda {
 
-class StageContext {
+class StageContext final : public DeviceContext {
  public:
   StageContext(int device, cudaStream_t stream, DeviceMemory& memory)
       : device_(device), stream_(stream), memory_(&memory) {}

@@ -161,30 +161,3 @@ double BandpassStage::flops_per_series() const {
 }
 
 }  // namespace pacflow::stages
-
-#ifdef PACFLOW_HAVE_CUDA
-namespace pacflow::stages {
-
-void BandpassStage::process_cuda(Batch& batch, cuda::StageContext& ctx) {
-  const float* signal = cuda::StageContext::data<float>(batch.at(signal_));
-  const auto n_pha = static_cast<std::int64_t>(pha_.bands.size());
-  const auto n_amp = static_cast<std::int64_t>(amp_.bands.size());
-  float* pha = cuda::StageContext::data<float>(ctx.emplace(batch, "filtered_pha", {n_pha, length_}, DType::Float32));
-  float* amp = cuda::StageContext::data<float>(ctx.emplace(batch, "filtered_amp", {n_amp, length_}, DType::Float32));
-  pha_.gpu().apply(signal, batch.series_count, pha, ctx, plans_);
-  amp_.gpu().apply(signal, batch.series_count, amp, ctx, plans_);
-}
-
-fir::FiltFiltBankOnGpu& BandpassStage::Bank::gpu() {
-  std::call_once(gpu_once, [this] { on_gpu.emplace(*filters); });
-  return *on_gpu;
-}
-
-double BandpassStage::device_workspace_bytes(std::int64_t series) const {
-  // The banks run one after the other; each one's scratch is released before the next starts.
-  return std::max(fir::FiltFiltBankOnGpu::workspace_bytes(series, pha_.fft_size, pha_.bands.size()),
-                  fir::FiltFiltBankOnGpu::workspace_bytes(series, amp_.fft_size, amp_.bands.size()));
-}
-
-}  // namespace pacflow::stages
-#endif

@@ -2,7 +2,6 @@
 // Stage `bandpass`: filters every series into phase bands and amplitude bands (spec §2–§3).
 // Reads `signal` [T]; writes `filtered_pha` [n_pha][T] and `filtered_amp` [n_amp][T].
 #include <memory>
-#include <mutex>
 #include <optional>
 
 #include <oneapi/tbb/enumerable_thread_specific.h>
@@ -10,9 +9,6 @@
 #include "engine/registry.hpp"
 #include "stages/bandpass/bands.hpp"
 #include "stages/bandpass/filtfilt_fft.hpp"
-#ifdef PACFLOW_HAVE_CUDA
-#include "stages/bandpass/filtfilt_cuda.hpp"
-#endif
 
 namespace pacflow::stages {
 
@@ -27,28 +23,18 @@ class BandpassStage final : public Stage {
   double flops_per_series() const override;
   // The filter spectra of both banks, plus each thread's FFT buffers.
   double host_workspace_bytes(int threads) const override;
-#ifdef PACFLOW_HAVE_CUDA
-  std::string why_not_on_gpu() const override { return ""; }
-  void process_cuda(Batch& batch, cuda::StageContext& ctx) override;
-  double device_workspace_bytes(std::int64_t series) const override;
-#endif
 
   static ElementInfo info();
 
  private:
+  friend class BandpassCudaKernel;  // bandpass_cuda_kernel.cpp, in the CUDA plugin
+
   struct Bank {
     std::vector<bands::Band> bands;
     std::vector<std::int64_t> orders;
     std::size_t fft_size = 0;  // of the FFT convolution, known when planned
     std::optional<fir::FiltFiltBank> filters;  // built by prepare()
     std::unique_ptr<oneapi::tbb::enumerable_thread_specific<fir::FiltFiltBank::Workspace>> workspaces;
-#ifdef PACFLOW_HAVE_CUDA
-    // The same filters for GPUs, made when a batch first runs on one (a CPU run keeps no second copy
-    // of the spectra), then uploaded to each GPU on first use there.
-    std::once_flag gpu_once;
-    std::optional<fir::FiltFiltBankOnGpu> on_gpu;
-    fir::FiltFiltBankOnGpu& gpu();
-#endif
   };
   void plan_bank(Bank& bank, const std::string& param, bands::Role role, int cycles, const StreamInfo& s);
   void prepare_bank(Bank& bank) const;
@@ -69,9 +55,6 @@ class BandpassStage final : public Stage {
   Bank amp_;
   std::vector<std::string> reduced_;  // the bands whose order the series' length cut: "pha [1.5, 2.5] Hz (1020)"
   std::size_t bands_planned_ = 0;
-#ifdef PACFLOW_HAVE_CUDA
-  cufft::PlanCache plans_;
-#endif
 };
 
 }  // namespace pacflow::stages

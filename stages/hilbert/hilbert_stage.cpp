@@ -86,26 +86,3 @@ double HilbertStage::flops_per_series() const {
 }
 
 }  // namespace pacflow::stages
-
-#ifdef PACFLOW_HAVE_CUDA
-namespace pacflow::stages {
-
-void HilbertStage::process_cuda(Batch& batch, cuda::StageContext& ctx) {
-  using cuda::StageContext;
-  const float* pha_in = StageContext::data<float>(batch.at("filtered_pha"));
-  const float* amp_in = StageContext::data<float>(batch.at("filtered_amp"));
-  float* phase = StageContext::data<float>(ctx.emplace(batch, "phase", {n_pha_, kept_}, DType::Float32));
-  float* amplitude = StageContext::data<float>(ctx.emplace(batch, "amplitude", {n_amp_, kept_}, DType::Float32));
-  const std::int64_t n = fft_length_;
-  hilbert::analytic_rows_on_gpu(pha_in, batch.series_count * n_pha_, length_, n, hilbert::Output::Phase, phase, ctx,
-                                plans_, first_, kept_);
-  hilbert::analytic_rows_on_gpu(amp_in, batch.series_count * n_amp_, length_, n, hilbert::Output::Amplitude,
-                                amplitude, ctx, plans_, first_, kept_);
-}
-
-double HilbertStage::device_workspace_bytes(std::int64_t series) const {
-  return hilbert::analytic_workspace_bytes(series * std::max(n_pha_, n_amp_), fft_length_);
-}
-
-}  // namespace pacflow::stages
-#endif

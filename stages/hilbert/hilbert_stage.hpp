@@ -9,9 +9,6 @@
 
 #include "engine/registry.hpp"
 #include "stages/hilbert/analytic_signal.hpp"
-#ifdef PACFLOW_HAVE_CUDA
-#include "stages/hilbert/analytic_signal_cuda.hpp"
-#endif
 
 namespace pacflow::stages {
 
@@ -24,15 +21,12 @@ class HilbertStage final : public Stage {
   // Two FFTs of the padded length per band, 5 N log2 N flops each: an estimate.
   double flops_per_series() const override;
   double host_workspace_bytes(int threads) const override;  // each thread's FFT buffers
-#ifdef PACFLOW_HAVE_CUDA
-  std::string why_not_on_gpu() const override { return ""; }
-  void process_cuda(Batch& batch, cuda::StageContext& ctx) override;
-  double device_workspace_bytes(std::int64_t series) const override;
-#endif
 
   static ElementInfo info();
 
  private:
+  friend class HilbertCudaKernel;  // hilbert_cuda_kernel.cpp, in the CUDA plugin
+
   std::string pad_;
   std::int64_t length_ = 0;  // of the filtered series, padding included
   std::int64_t first_ = 0;   // the window kept: samples [first_, first_ + kept_) (pad= crops)
@@ -42,9 +36,6 @@ class HilbertStage final : public Stage {
   std::int64_t fft_length_ = 0;
   std::optional<hilbert::AnalyticSignal> transform_;
   std::unique_ptr<oneapi::tbb::enumerable_thread_specific<hilbert::AnalyticSignal::Workspace>> workspaces_;
-#ifdef PACFLOW_HAVE_CUDA
-  cufft::PlanCache plans_;
-#endif
 };
 
 }  // namespace pacflow::stages

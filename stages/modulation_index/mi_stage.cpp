@@ -10,11 +10,6 @@
 #include "engine/errors.hpp"
 #include "stages/modulation_index/methods/pac_math.hpp"
 #include "stages/modulation_index/methods/shifted_sums.hpp"
-#ifdef PACFLOW_HAVE_CUDA
-#include "stages/common/narrow_cuda.hpp"
-#include "stages/modulation_index/gpu_support.hpp"
-#include "stages/modulation_index/shifted_mi_cuda.hpp"
-#endif
 
 namespace pacflow::stages {
 
@@ -178,37 +173,3 @@ double ModulationIndexStage::flops_per_series() const {
 }
 
 }  // namespace pacflow::stages
-
-#ifdef PACFLOW_HAVE_CUDA
-namespace pacflow::stages {
-
-std::string ModulationIndexStage::why_not_on_gpu() const {
-  if (distributions_ || preferred_phase_) return "outputs=distributions,preferred_phase are computed on the CPU only";
-  return mi::why_not_on_gpu(settings_, pairs_);
-}
-
-void ModulationIndexStage::process_cuda(Batch& batch, cuda::StageContext& ctx) {
-  using cuda::StageContext;
-  const bool envelope = mi::needs_envelope_phase(settings_.kind);
-  const mi::GpuBatchBands bands{StageContext::data<float>(batch.at("phase")),
-                                StageContext::data<float>(batch.at("amplitude")),
-                                envelope ? StageContext::data<float>(batch.at("envelope_phase")) : nullptr,
-                                batch.series_count, n_pha_, n_amp_, length_};
-  const std::int64_t cells = batch.series_count * n_pha_ * n_amp_;
-  const SharedMemory values = ctx.scratch(static_cast<std::size_t>(cells) * sizeof(double));
-  auto* mi_values = reinterpret_cast<double*>(values.data);
-  mi::shifted_measure_on_gpu(bands, *mi::gpu_measure(settings_, length_), observed_shift_.on(ctx.device()), 1,
-                             mi_values, ctx);
-  float* pac = StageContext::data<float>(ctx.emplace(batch, "pac", {n_pha_, n_amp_}, DType::Float32));
-  cuda::narrow_to_float(mi_values, cells, pac, ctx);
-}
-
-double ModulationIndexStage::device_workspace_bytes(std::int64_t series) const {
-  const auto spec = mi::gpu_measure(settings_, length_);
-  return static_cast<double>(series) *
-         (static_cast<double>(n_pha_ * n_amp_) * 8.0 +
-          (spec ? mi::shifted_measure_scratch_bytes_per_series(*spec, n_pha_, n_amp_, length_) : 0.0));
-}
-
-}  // namespace pacflow::stages
-#endif

@@ -9,9 +9,6 @@
 #include "engine/registry.hpp"
 #include "stages/modulation_index/methods/method.hpp"
 #include "stages/modulation_index/pairs.hpp"
-#ifdef PACFLOW_HAVE_CUDA
-#include "stages/common/device_constants.hpp"
-#endif
 
 namespace pacflow::stages {
 
@@ -22,17 +19,12 @@ class ModulationIndexStage final : public Stage {
   void process(Batch& batch) override;
   // One add per sample and cell (what a per-sample GPU kernel does) plus the bin evaluations.
   double flops_per_series() const override;
-#ifdef PACFLOW_HAVE_CUDA
-  // tort, hr, mvl, ndpac and plv per series (pairs=diag), without the optional outputs
-  // (stages/modulation_index/gpu_support.hpp).
-  std::string why_not_on_gpu() const override;
-  void process_cuda(Batch& batch, cuda::StageContext& ctx) override;
-  double device_workspace_bytes(std::int64_t series) const override;
-#endif
 
   static ElementInfo info();
 
  private:
+  friend class MiCudaKernel;  // mi_cuda_kernel.cpp, in the CUDA plugin
+
   void warn_of_a_short_window(PlanContext& ctx) const;
   // Amplitude distribution over the phase bins and preferred phase of one output row.
   void write_distributions(const mi::PairView& in, float* distribution, float* preferred) const;
@@ -46,9 +38,6 @@ class ModulationIndexStage final : public Stage {
   std::int64_t n_amp_ = 0;
   mi::PairPlan pairs_;
   std::unique_ptr<const mi::Method> method_;
-#ifdef PACFLOW_HAVE_CUDA
-  cuda::DeviceConstants<std::int64_t> observed_shift_{std::vector<std::int64_t>{0}};
-#endif
 };
 
 }  // namespace pacflow::stages

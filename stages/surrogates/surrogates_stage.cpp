@@ -10,12 +10,6 @@
 #include "engine/errors.hpp"
 #include "stages/common/whole_input.hpp"
 #include "stages/surrogates/surrogate_stats_cpu.hpp"
-#ifdef PACFLOW_HAVE_CUDA
-#include "engine/cuda/check.hpp"
-#include "stages/modulation_index/gpu_support.hpp"
-#include "stages/modulation_index/shifted_mi_cuda.hpp"
-#include "stages/surrogates/surrogate_stats_cuda.hpp"
-#endif
 
 namespace pacflow::stages {
 
@@ -305,9 +299,6 @@ void SurrogatesStage::plan_shifts(PlanContext& ctx) {
   alignment_shifts_.assign(shifts_.size() + 1, 0);
   for (std::size_t k = 0; k < shifts_.size(); ++k)
     alignment_shifts_[k + 1] = kind_ == Kind::Timelag ? (length_ - shifts_[k]) % length_ : shifts_[k];
-#ifdef PACFLOW_HAVE_CUDA
-  shifts_on_gpu_.emplace(alignment_shifts_);
-#endif
 }
 
 // The smallest shift, in samples: min_shift= if given, else one period of the lowest phase-band
@@ -478,82 +469,3 @@ double SurrogatesStage::flops_per_series() const {
 }
 
 }  // namespace pacflow::stages
-
-#ifdef PACFLOW_HAVE_CUDA
-namespace pacflow::stages {
-
-std::string SurrogatesStage::why_not_on_gpu() const {
-  if (kind_ == Kind::SwapTrials) return "swap_trials surrogates are computed on the CPU only";
-  return mi::why_not_on_gpu(settings_, pairs_);
-}
-
-void SurrogatesStage::process_cuda(Batch& batch, cuda::StageContext& ctx) {
-  using cuda::StageContext;
-  const mi::GpuBatchBands bands{StageContext::data<float>(batch.at("phase")),
-                                StageContext::data<float>(batch.at("amplitude")),
-                                envelope_ ? StageContext::data<float>(batch.at("envelope_phase")) : nullptr,
-                                batch.series_count, n_pha_, n_amp_, length_};
-  const std::int64_t cells = n_pha_ * n_amp_;
-  // [series][1 + n_perm][cells]
-  SharedMemory values = ctx.scratch(static_cast<std::size_t>(batch.series_count * (n_perm_ + 1) * cells) * sizeof(double));
-  auto* mi_values = reinterpret_cast<double*>(values.data);
-  mi::shifted_measure_on_gpu(bands, *mi::gpu_measure(settings_, length_), shifts_on_gpu_->on(ctx.device()),
-                             n_perm_ + 1, mi_values, ctx);
-  float* out[6] = {};
-  for (std::size_t i = 0; i < outputs_.size(); ++i)
-    out[i] = StageContext::data<float>(ctx.emplace(batch, outputs_[i], {n_pha_, n_amp_}, DType::Float32));
-  surrogates::surrogate_stats_on_gpu(mi_values, batch.series_count, n_perm_, cells, out, out[5], norm_, ctx);
-  if (trials_.test != surrogates::TrialTest::None)
-    trial_pairings_on_gpu(batch, bands, shifts_on_gpu_->on(ctx.device()), ctx);
-}
-
-// The trial-level pairings on the GPU (rows are series there: no channel pairs): for each block of
-// the batch and each epoch offset d, the epochs e of the block whose e + d is in it measure their
-// phase against the amplitude d epochs on (one contiguous run of series), and each epoch's results
-// go to column e + d of its rows. `observed` is the device's alignment list, whose first is 0.
-void SurrogatesStage::trial_pairings_on_gpu(Batch& batch, const mi::GpuBatchBands& bands, const std::int64_t* observed,
-                                            cuda::StageContext& ctx) const {
-  using cuda::StageContext;
-  const std::int64_t cells = n_pha_ * n_amp_, block = trials_.block, per_epoch = series_per_epoch_;
-  const auto cell_bytes = static_cast<std::size_t>(cells) * sizeof(double);
-  double* pairings = StageContext::data<double>(
-      ctx.emplace(batch, surrogates::kTrialPairingsTensor, {block, n_pha_, n_amp_}, DType::Float64));
-  // All bits set is a NaN: the columns past a short last block.
-  cuda::check(cudaMemsetAsync(pairings, 0xff, static_cast<std::size_t>(batch.series_count * block) * cell_bytes,
-                              ctx.stream()),
-              "cudaMemsetAsync (trial pairings)");
-  SharedMemory scratch = ctx.scratch(static_cast<std::size_t>(block * per_epoch) * cell_bytes);
-  auto* measured = reinterpret_cast<double*>(scratch.data);
-  const auto spec = *mi::gpu_measure(settings_, length_);
-  const std::int64_t epochs = batch.series_count / per_epoch;       // the batch starts a block
-  for (std::int64_t first = 0; first < epochs; first += block) {
-    const std::int64_t last = std::min(first + block, epochs);
-    for (std::int64_t d = first - last + 1; d < last - first; ++d) {
-      const std::int64_t lo = std::max(first, first - d), hi = std::min(last, last - d);
-      mi::GpuBatchBands pair = bands;
-      pair.phase = bands.phase + lo * per_epoch * n_pha_ * length_;
-      pair.amplitude = bands.amplitude + (lo + d) * per_epoch * n_amp_ * length_;
-      if (bands.envelope_phase) pair.envelope_phase = bands.envelope_phase + (lo + d) * per_epoch * cells * length_;
-      pair.series = (hi - lo) * per_epoch;
-      mi::shifted_measure_on_gpu(pair, spec, observed, 1, measured, ctx);
-      for (std::int64_t e = lo; e < hi; ++e)
-        cuda::check(cudaMemcpy2DAsync(pairings + ((e * per_epoch) * block + (e + d - first)) * cells,
-                                      static_cast<std::size_t>(block) * cell_bytes,
-                                      measured + (e - lo) * per_epoch * cells, cell_bytes, cell_bytes,
-                                      static_cast<std::size_t>(per_epoch), cudaMemcpyDeviceToDevice, ctx.stream()),
-                    "cudaMemcpy2DAsync (trial pairings)");
-    }
-  }
-}
-
-double SurrogatesStage::device_workspace_bytes(std::int64_t series) const {
-  const auto cells = static_cast<double>(n_pha_ * n_amp_);
-  const auto spec = mi::gpu_measure(settings_, length_);
-  const double pairings = trials_.test == surrogates::TrialTest::None ? 0.0 : static_cast<double>(trials_.block) * cells * 8.0;
-  return static_cast<double>(series) *
-         (static_cast<double>(n_perm_ + 1) * cells * 8.0 + pairings + static_cast<double>(n_perm_) * 8.0 +
-          (spec ? mi::shifted_measure_scratch_bytes_per_series(*spec, n_pha_, n_amp_, length_) : 0.0));
-}
-
-}  // namespace pacflow::stages
-#endif

@@ -14,12 +14,6 @@
 #include "stages/modulation_index/pairs.hpp"
 #include "stages/surrogates/surrogate_math.hpp"
 #include "stages/surrogates/trial_statistics.hpp"
-#ifdef PACFLOW_HAVE_CUDA
-#include <optional>
-
-#include "stages/common/device_constants.hpp"
-#include "stages/modulation_index/shifted_mi_cuda.hpp"
-#endif
 
 namespace pacflow::stages {
 
@@ -34,17 +28,12 @@ class SurrogatesStage final : public Stage {
   double host_workspace_bytes(int threads) const override;
   // The trial-level statistics, unless trials=none (or auto with fewer than two epochs).
   std::unique_ptr<RunSummary> make_summary() const override;
-#ifdef PACFLOW_HAVE_CUDA
-  // Time-shift and time-lag surrogates of the measures the GPU has (gpu_support.hpp), per series.
-  std::string why_not_on_gpu() const override;
-  void process_cuda(Batch& batch, cuda::StageContext& ctx) override;
-  double device_workspace_bytes(std::int64_t series) const override;
-#endif
 
   static ElementInfo info();
   const std::vector<std::int64_t>& shifts() const { return shifts_; }
 
  private:
+  friend class SurrogatesCudaKernel;  // surrogates_cuda_kernel.cpp, in the CUDA plugin
   enum class Kind { Timeshift, Timelag, SwapTrials };
   void plan_shifts(PlanContext& ctx);
   std::int64_t min_shift_samples(const PlanContext& ctx) const;
@@ -56,10 +45,6 @@ class SurrogatesStage final : public Stage {
   void alignments(const mi::BatchInputs& in, std::int64_t row, std::int64_t series, double* values) const;
   void write_statistics(const double* values, std::vector<float*>& out, std::int64_t row) const;
   void warn_of_few_orderings(PlanContext& ctx) const;
-#ifdef PACFLOW_HAVE_CUDA
-  void trial_pairings_on_gpu(Batch& batch, const mi::GpuBatchBands& bands, const std::int64_t* observed,
-                             cuda::StageContext& ctx) const;
-#endif
   // The trial-level test's pairings of row r (of a batch whose first row is first_row): [block][cells].
   void trial_pairings(const mi::BatchInputs& in, std::int64_t first_row, std::int64_t r, const double* observed,
                       double* out) const;
@@ -87,9 +72,6 @@ class SurrogatesStage final : public Stage {
   bool auto_trials_ = true;
   surrogates::TrialLayout trials_;  // trials_.test None: no trial-level statistics
   std::int64_t series_per_epoch_ = 0;
-#ifdef PACFLOW_HAVE_CUDA
-  std::optional<cuda::DeviceConstants<std::int64_t>> shifts_on_gpu_;
-#endif
 };
 
 }  // namespace pacflow::stages

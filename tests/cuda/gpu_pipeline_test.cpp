@@ -9,7 +9,7 @@
 
 #include <cuda_runtime_api.h>
 
-#include "engine/cuda/stage_context.hpp"
+#include "engine/cuda/kernel.hpp"
 #include "engine/devices.hpp"
 #include "engine/npy.hpp"
 #include "engine/pipeline.hpp"
@@ -235,8 +235,8 @@ TEST_F(GpuPipeline, BadParametersForTheGpuAreRefusedBeforeRunning) {
   EXPECT_EQ(plan["pipeline"][1]["device"], "cuda:0");
 }
 
-// Copies `signal` to `copied` (device to device on a GPU), failing on a GPU at batch 3.
-class FailingGpuCopy final : public Stage {
+// Copies `signal` to `copied`; its CUDA kernel copies device to device and fails at batch 3.
+class GpuCopy final : public Stage {
  public:
   void plan(PlanContext& ctx) override {
     length_ = ctx.require("signal", "gpu_copy").per_series.at(0);
@@ -247,25 +247,38 @@ class FailingGpuCopy final : public Stage {
     auto out = batch.emplace("copied", {length_}, DType::Float32).values<float>();
     std::copy(in.begin(), in.end(), out.begin());
   }
-  std::string why_not_on_gpu() const override { return ""; }
-  void process_cuda(Batch& batch, cuda::StageContext& ctx) override {
+  std::int64_t length() const { return length_; }
+
+ private:
+  std::int64_t length_ = 0;
+};
+
+class FailingGpuCopyKernel final : public cuda::Kernel {
+ public:
+  explicit FailingGpuCopyKernel(const GpuCopy& stage) : stage_(stage) {}
+  void run(Batch& batch, cuda::StageContext& ctx) override {
     if (batch.index == 3) throw std::runtime_error("injected failure");
     const Tensor& in = batch.at("signal");
-    Tensor& out = ctx.emplace(batch, "copied", {length_}, DType::Float32);
+    Tensor& out = ctx.emplace(batch, "copied", {stage_.length()}, DType::Float32);
     if (cudaMemcpyAsync(out.device_data(), in.device_data(), in.bytes(), cudaMemcpyDeviceToDevice, ctx.stream()) !=
         cudaSuccess)
       throw std::runtime_error("cudaMemcpyAsync failed");
   }
 
  private:
-  std::int64_t length_ = 0;
+  const GpuCopy& stage_;
 };
 
 TEST_F(GpuPipeline, FailingGpuStageCancelsTheRunNamingStageBatchAndDevice) {
   const testing::ScratchDir dir("gpu_failure");
   Registry registry = stages::builtin_registry();
-  registry.add({ElementKind::Stage, "gpu_copy", "test stage", {}, {},
-                [](const Params&) { return std::make_unique<FailingGpuCopy>(); }, {}});
+  // A stage from outside the plugin brings its own kernel.
+  ElementInfo info{ElementKind::Stage, "gpu_copy", "test stage", {}, {},
+                   [](const Params&) { return std::make_unique<GpuCopy>(); }, {}};
+  info.kernels["cuda"] = [](const Stage& stage) {
+    return std::make_unique<FailingGpuCopyKernel>(dynamic_cast<const GpuCopy&>(stage));
+  };
+  registry.add(std::move(info));
   Pipeline p(registry);
   p.source("synthetic", {{"fs", 512}, {"epochs", 4}, {"channels", 5}, {"n_times", 256}})
       .stage("gpu_copy", {{"on", "cuda:0"}})

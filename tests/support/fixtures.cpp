@@ -7,9 +7,7 @@
 #include "engine/devices.hpp"
 #include "engine/npy.hpp"
 #include "stages/builtin.hpp"
-#ifdef PACFLOW_HAVE_CUDA
-#include "engine/cuda/runtime.hpp"
-#endif
+#include "engine/gpu_plugin.hpp"
 
 namespace pacflow::testing {
 
@@ -56,27 +54,22 @@ double max_abs(const double* begin, const double* end) {
   return m;
 }
 
-#ifdef PACFLOW_HAVE_CUDA
+// A harness on a GPU: one run's worth of the GPU backend, and each stage's kernel (null: the stage
+// has none that runs it as planned, and runs on the CPU between, as with fallback=cpu).
 struct StageHarness::Gpu {
-  explicit Gpu(int index) : device(index), runtime(std::map<int, std::size_t>{{index, 0}}) {}
+  explicit Gpu(int index) : device(index), run(gpu_plugin().backend->start({{index, 0}}, failure)) {}
   int device;
-  cuda::Runtime runtime;
+  detail::FirstFailure failure;
+  std::unique_ptr<GpuRun> run;
+  std::vector<std::unique_ptr<StageKernel>> kernels;
 };
-#else
-struct StageHarness::Gpu {};
-#endif
 
 StageHarness::StageHarness(StreamInfo stream, std::string device) : ctx_(std::move(stream)), device_(std::move(device)) {
   const std::vector<DeviceRef> parsed = parse_devices(device_);
   if (parsed.size() != 1 || parsed.front().kind == DeviceRef::Kind::Sim || (parsed.front().kind == DeviceRef::Kind::Cpu &&
                                                                            parsed.front().index >= 0))
     throw std::logic_error("StageHarness runs on cpu or one cuda:K, not " + device_);
-#ifdef PACFLOW_HAVE_CUDA
-  if (parsed.front().kind == DeviceRef::Kind::Cuda) {
-    const int index = parsed.front().index;
-    gpu_ = std::make_unique<Gpu>(index);
-  }
-#endif
+  if (parsed.front().kind == DeviceRef::Kind::Cuda) gpu_ = std::make_unique<Gpu>(parsed.front().index);
 }
 
 StageHarness::~StageHarness() = default;
@@ -91,6 +84,12 @@ StageHarness& StageHarness::add(const std::string& name, json params) {
   stages_.back()->plan(ctx_);
   stages_.back()->prepare();
   reads_.push_back(ctx_.reads_of_current());
+  if (gpu_) {
+    const KernelFactory* make = gpu_plugin().backend->kernel(name);
+    std::unique_ptr<StageKernel> kernel = make ? (*make)(*stages_.back()) : nullptr;
+    if (kernel && !kernel->why_not().empty()) kernel.reset();
+    gpu_->kernels.push_back(std::move(kernel));
+  }
   return *this;
 }
 
@@ -101,27 +100,18 @@ Batch StageHarness::run(const std::vector<float>& signal, std::int64_t first, st
   const std::int64_t t = ctx_.stream().series_length;
   Tensor& in = batch.emplace(ctx_.stream().tensor, {t}, DType::Float32);
   std::copy(signal.begin() + first * t, signal.begin() + (first + count) * t, in.values<float>().begin());
-#ifdef PACFLOW_HAVE_CUDA
   if (gpu_) {
-    // Stages without CUDA code run on the CPU between, as with fallback=cpu: the batch comes back first.
-    const auto to_host = [&] {
-      if (!batch.residency) return;
-      const cuda::StageContext ctx = gpu_->runtime.enter(batch, gpu_->device);
-      gpu_->runtime.download(batch, ctx).wait();
-      cuda::Runtime::release(batch);
-    };
     for (std::size_t i = 0; i < stages_.size(); ++i) {
-      if (stages_[i]->why_not_on_gpu().empty()) {
-        gpu_->runtime.run_stage(*stages_[i], batch, gpu_->device, reads_[i]);
+      if (gpu_->kernels[i]) {
+        gpu_->run->queue(*gpu_->kernels[i], batch, gpu_->device, reads_[i]);
       } else {
-        to_host();
+        gpu_->run->bring_home(batch, gpu_->device);
         stages_[i]->process(batch);
       }
     }
-    to_host();
+    gpu_->run->bring_home(batch, gpu_->device);
     return batch;
   }
-#endif
   for (auto& s : stages_) s->process(batch);
   return batch;
 }

@@ -11,6 +11,7 @@
 #include <oneapi/tbb/info.h>
 
 #include "engine/devices.hpp"
+#include "engine/gpu_plugin.hpp"
 #include "engine/graph_dot.hpp"
 #include "engine/json_text.hpp"
 #include "engine/memory_estimate.hpp"
@@ -21,9 +22,6 @@
 #include "stages/builtin.hpp"
 #include "stages/common/lanes.hpp"
 #include "tools/pipeline_cli/interrupts.hpp"
-#if defined(PACFLOW_HAVE_CUDA)
-#include "engine/cuda/cuda_devices.hpp"
-#endif
 
 namespace {
 
@@ -239,16 +237,14 @@ int devices_command() {
              "{:.2f} TB/s memory, {:.0f} GB/s each way to the host (an H100 SXM on PCIe Gen5)\n",
              kSimDeviceLimit - 1, sim.flops_per_s / 1e12, sim.memory_bytes_per_s / 1e12,
              sim.host_to_device_bytes_per_s / 1e9);
-#if defined(PACFLOW_HAVE_CUDA)
-  std::string why;
-  const auto gpus = cuda::visible_devices(&why);
-  if (gpus.empty()) fmt::print("cuda     none visible ({})\n", why.empty() ? "no device" : why);
-  for (const auto& d : gpus)
+  // GPUs come from the CUDA plugin, loaded here: the line says why there are none when there are none.
+  const GpuPlugin& plugin = gpu_plugin();
+  if (plugin.availability.devices.empty()) fmt::print("cuda     none: {}\n", plugin.availability.why_none);
+  for (const auto& d : plugin.availability.devices)
     fmt::print("cuda:{:<3} {}, {:.1f} GiB, compute capability {}.{} (CUDA_VISIBLE_DEVICES numbering)\n", d.index,
                d.name, static_cast<double>(d.memory_bytes) / 0x1p30, d.compute_major, d.compute_minor);
-#else
-  fmt::print("cuda     not built ({})\n", cuda_availability().why_none);
-#endif
+  if (plugin.backend)
+    fmt::print("         {}; plugin {}\n", plugin.availability.versions, plugin.path.string());
   return kOk;
 }
 
