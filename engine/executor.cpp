@@ -49,7 +49,7 @@
 #include "engine/run_support.hpp"
 #include "engine/gpu_plugin.hpp"
 #include "engine/ring_edge.hpp"
-#include "engine/sim_device.hpp"
+#include "engine/stage_nodes.hpp"
 
 namespace pacflow {
 
@@ -232,9 +232,7 @@ json Pipeline::run(const RunOptions& options) const {
 
   detail::CpuDevices cpu_devices(built.stages);
   SimDevices sim_devices(options.sim_model);
-  std::vector<std::unique_ptr<detail::ReplicaLeases>> leases;
   std::vector<std::unique_ptr<flow::graph_node>> stage_nodes;
-  using SimNode = flow::async_node<BatchPtr, BatchPtr>;
   DueTimeQueue due;  // declared after the nodes' dependencies, destroyed (joined) before them
   // Connects the previous node to the next one. make_edge needs the concrete node type: through a
   // plain sender<> reference an async_node's successors would never see its gateway's output.
@@ -275,6 +273,12 @@ json Pipeline::run(const RunOptions& options) const {
     ring_nodes.push_back(std::move(in_order));
     ring_nodes.push_back(std::move(node));
   };
+  // Appends a stage's node (of its concrete type: make_edge needs it) after the previous one.
+  const auto add_node = [&](auto node) {
+    connect_next(*node);
+    connect_next = [n = node.get()](flow::receiver<BatchPtr>& next) { flow::make_edge(*n, next); };
+    stage_nodes.push_back(std::move(node));
+  };
   for (std::size_t i = 0; i < built.stages.size(); ++i) {
     auto& stage = built.stages[i];
     auto& timing = timings[i];
@@ -282,93 +286,15 @@ json Pipeline::run(const RunOptions& options) const {
     if (stage.on_gpu()) {
       // The batch stays on its GPU when the next stage also runs on GPUs (no ring between them).
       const bool stays = i + 1 < built.stages.size() && built.stages[i + 1].on_gpu() && !built.stages[i + 1].ring_before;
-      auto node = gpus->make_node(graph, stage, stays, timing, options);
-      connect_next(*node);
-      connect_next = [n = node.get()](flow::receiver<BatchPtr>& next) { flow::make_edge(*n, next); };
-      stage_nodes.push_back(std::move(node));
+      add_node(gpus->make_node(graph, stage, stays, timing, options));
       continue;
     }
     if (stage.simulated()) {
-      // No arithmetic: zero-filled outputs, released when the model says the device is done.
-      std::vector<int> devices;
-      for (const auto& d : stage.devices) devices.push_back(d.index);
-      const double flops_per_series = stage.stage->flops_per_series();
       const bool next_on_sim = i + 1 < built.stages.size() && built.stages[i + 1].simulated();
-      auto node = std::make_unique<SimNode>(
-          graph, flow::unlimited,
-          [&stage, &timing, &options, &sim_devices, &due, devices, flops_per_series, next_on_sim](
-              BatchPtr batch, SimNode::gateway_type& gateway) {
-            guarded("stage", stage.name, batch->index, [&] {
-              for (const auto& out : stage.outputs)
-                if (!out.summary)
-                  batch->emplace_rows(out.name, out.rows.rows(batch->series_count), out.per_series, out.dtype);
-              for (const auto& name : stage.drop_after) batch->tensors.erase(name);
-            });
-            const auto n = static_cast<double>(batch->series_count);
-            const SimWork work{flops_per_series * n, (stage.bytes_in_per_series + stage.bytes_out_per_series) * n,
-                               stage.bytes_in_per_series * n, stage.bytes_out_per_series * n,
-                               batch->resident_device, next_on_sim};
-            const SimDevices::Booking b = sim_devices.book(devices, work, Clock::now());
-            const int came_from = batch->resident_device;
-            batch->resident_device = next_on_sim ? b.device : -1;
-            timing.nanoseconds += std::chrono::duration_cast<std::chrono::nanoseconds>(b.done - b.copy_in_start).count();
-            ++timing.batches;
-            if (options.trace) {
-              const std::string device = fmt::format("sim:{}", b.device);
-              const int lane = 1000 + 3 * b.device;  // copy-in, compute, copy-out lanes per device
-              const std::string in = came_from == b.device ? " in (in place)"
-                                     : came_from >= 0      ? fmt::format(" in (peer from sim:{})", came_from)
-                                                           : " in";
-              options.trace->record_lane("copy", stage.name + in, device, batch->index, batch->series_count, lane,
-                                         b.copy_in_start, b.copy_in_end);
-              options.trace->record_lane("stage", stage.name, device, batch->index, batch->series_count, lane + 1,
-                                         b.compute_start, b.compute_end);
-              options.trace->record_lane("copy", stage.name + " out", device, batch->index, batch->series_count,
-                                         lane + 2, b.copy_out_start, b.done);
-            }
-            gateway.reserve_wait();
-            due.push(b.done, [batch, &gateway] {
-              gateway.try_put(batch);
-              gateway.release_wait();
-            });
-          });
-      connect_next(*node);
-      connect_next = [n = node.get()](flow::receiver<BatchPtr>& next) { flow::make_edge(*n, next); };
-      stage_nodes.push_back(std::move(node));
+      add_node(detail::make_sim_stage_node(graph, stage, next_on_sim, timing, options, sim_devices, due));
       continue;
     }
-    // The whole machine needs no lease; CPU devices lend one replica per batch.
-    const bool whole_machine = stage.whole_machine();
-    detail::ReplicaLeases* lease = nullptr;
-    if (!whole_machine) {
-      leases.push_back(std::make_unique<detail::ReplicaLeases>(stage.devices.size()));
-      lease = leases.back().get();
-    }
-    const std::size_t concurrency = whole_machine ? std::size_t{flow::unlimited} : stage.devices.size();
-    auto node = std::make_unique<flow::function_node<BatchPtr, BatchPtr>>(
-        graph, concurrency, [&stage, &timing, &options, lease, &cpu_devices, whole_machine](BatchPtr batch) {
-          if (options.stop.stop_requested()) throw RunCancelled(-1);  // counted when run() rethrows it
-          const Clock::time_point start = Clock::now();
-          std::string device = "cpu";
-          guarded("stage", stage.name, batch->index, [&] {
-            if (whole_machine) {
-              stage.stage->process(*batch);
-              return;
-            }
-            const detail::ReplicaLeases::Held held(*lease);
-            const DeviceRef& where = stage.devices[held.replica()];
-            device = where.name();
-            detail::naming_device(device, [&] { cpu_devices.arena(where.index).execute([&] { stage.stage->process(*batch); }); });
-          });
-          for (const auto& name : stage.drop_after) batch->tensors.erase(name);
-          timing.add(start);
-          if (options.trace)
-            options.trace->record("stage", stage.name, device, batch->index, batch->series_count, start, Clock::now());
-          return batch;
-        });
-    connect_next(*node);
-    connect_next = [n = node.get()](flow::receiver<BatchPtr>& next) { flow::make_edge(*n, next); };
-    stage_nodes.push_back(std::move(node));
+    add_node(detail::make_cpu_stage_node(graph, stage, timing, options, cpu_devices));
   }
 
   flow::sequencer_node<BatchPtr> sequencer(

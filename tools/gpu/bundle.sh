@@ -18,13 +18,18 @@ mkdir -p "$dest/bin" "$dest/lib"
 for p in "${programs[@]}"; do
   strip --strip-debug -o "$dest/bin/$(basename "$p")" "$build/$p"
 done
-# glibc's own libraries and CUDA's come from the GPU machine; everything else travels.
+# glibc's own libraries and CUDA's come from the GPU machine; everything else travels, with the CUDA
+# plugin, which the engine loads from beside its own library (engine/gpu_plugin.hpp).
+plugin=$build/lib/libpacflow_cuda.so
+[[ -f $plugin ]] || { echo "bundle.sh: $plugin is missing: build with nvcc present first" >&2; exit 2; }
 skip='^(linux-vdso|ld-linux|libc\.|libm\.|libdl\.|libpthread\.|librt\.|libresolv\.|libcuda|libcudart|libcufft|libnvidia)'
-for p in "${programs[@]}"; do
-  ldd "$build/$p" | awk '$3 ~ /^\// { print $1, $3 }'
+for p in "${programs[@]/#/$build/}" "$plugin"; do
+  ldd "$p" | awk '$3 ~ /^\// { print $1, $3 }'
 done | sort -u | while read -r name path; do
-  [[ $name =~ $skip ]] || cp -L "$path" "$dest/lib/$name"
+  [[ $name =~ $skip ]] && continue
+  if [[ $name == libpacflow_* ]]; then strip --strip-debug -o "$dest/lib/$name" "$path"; else cp -L "$path" "$dest/lib/$name"; fi
 done
+strip --strip-debug -o "$dest/lib/libpacflow_cuda.so" "$plugin"
 echo "$(realpath .)" > "$dest/source_dir"
 git rev-parse --short HEAD > "$dest/commit" 2>/dev/null || echo unknown > "$dest/commit"
 du -sh "$dest"
