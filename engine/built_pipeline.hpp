@@ -133,7 +133,12 @@ struct Segment {
 std::vector<Segment> plan_segments(const BuiltPipeline& built, std::int64_t batch_option, int in_flight_option,
                                    int threads);
 
-// The report skeleton shared by validate() and run(), with the segments the options give.
+// The report skeleton shared by validate() and run(): with the segments the options give, or with
+// the run's own (on a machine of `threads` threads).
 json describe(const BuiltPipeline& built, std::int64_t batch_option = 0, int in_flight_option = 0);
+json describe(const BuiltPipeline& built, const std::vector<Segment>& segments, int threads);
+// The report's `segments`: each one's stages, batch size and count, in-flight bound or ring. A run
+// that resumes from a checkpoint reports its own segments, whose batches carry only the series left.
+json describe_segments(const BuiltPipeline& built, const std::vector<Segment>& segments);
 
 }  // namespace pacflow::detail

@@ -248,7 +248,7 @@ json Pipeline::run(const RunOptions& options) const {
   for (auto& stage : built.stages) guarded("stage", stage.name, -1, [&] { stage.stage->prepare(); });
 
   // A checkpointed run that resumes carries only the series after those already recorded.
-  json description = detail::describe(built, options.batch_size, options.max_in_flight);
+  json description = detail::describe(built, segments, threads);
   for (const auto& note : folders.notes()) description["warnings"].push_back(note);
   description["files"] = files_json(detail::run_files(built, trace_file));
   const std::vector<StaleFiles> stale = find_stale_files(output_paths);  // the folders are held: they stay so
@@ -257,6 +257,7 @@ json Pipeline::run(const RunOptions& options) const {
   const std::unique_ptr<Checkpoint> checkpoint = open_checkpoint(built, description, summaries, options.checkpoint);
   const std::int64_t first_series = checkpoint ? checkpoint->series_done() : 0;
   for (auto& seg : segments) seg.batch_count = seg.batches(series - first_series);
+  description["segments"] = detail::describe_segments(built, segments);  // what this run carries
   if (checkpoint) resume(*checkpoint, built, summaries);
 
   // A run on GPUs takes its page-locked memory, and its stages' nodes, from the GPU backend.

@@ -606,7 +606,38 @@ std::vector<std::filesystem::path> named_output_folders(const Registry& registry
   return folders;
 }
 
+json describe_segments(const BuiltPipeline& built, const std::vector<Segment>& planned) {
+  json segments = json::array();
+  for (const Segment& seg : planned) {
+    json stages = json::array();
+    for (std::size_t s = seg.first_stage; s < seg.end_stage; ++s) stages.push_back(built.stages[s].name);
+    json entry = {{"stages", stages}, {"batch_series", seg.batch_series}, {"batches", seg.batch_count}};
+    if (seg.gpu_bytes_per_batch > 0) entry["gpu_bytes_per_batch"] = seg.gpu_bytes_per_batch;
+    if (!seg.ring) {
+      entry["max_in_flight"] = seg.slots;
+    } else {
+      const BuiltStage& into = built.stages[seg.first_stage];
+      std::vector<SlotTensor> layout = into.crossing;
+      json tensors = json::array();
+      for (const auto& t : layout) tensors.push_back(t.name);
+      entry["ring"] = {{"from", seg.first_stage ? built.stages[seg.first_stage - 1].name : built.source_name},
+                       {"into", into.name},
+                       {"capacity", seg.slots},
+                       {"overflow", overflow_name(seg.overflow)},
+                       {"slot_bytes", lay_out_slot(layout, seg.batch_series)},
+                       {"tensors", tensors}};
+    }
+    segments.push_back(entry);
+  }
+  return segments;
+}
+
 json describe(const BuiltPipeline& built, std::int64_t batch_option, int in_flight_option) {
+  const int threads = std::max(1, oneapi::tbb::info::default_concurrency());
+  return describe(built, plan_segments(built, batch_option, in_flight_option, threads), threads);
+}
+
+json describe(const BuiltPipeline& built, const std::vector<Segment>& segments, int threads) {
   json report;
   report["version"] = engine_version();
   report["input"] = built.stream.description;
@@ -648,32 +679,8 @@ json describe(const BuiltPipeline& built, std::int64_t batch_option, int in_flig
     for (const auto& [index, bytes] : budgets) gpu[DeviceRef{DeviceRef::Kind::Cuda, index}.name()] = bytes;
     report["gpu_memory_budget_bytes"] = gpu;
   }
-  json segments = json::array();
-  const int threads = std::max(1, oneapi::tbb::info::default_concurrency());
-  const std::vector<Segment> planned = plan_segments(built, batch_option, in_flight_option, threads);
-  for (const Segment& seg : planned) {
-    json stages = json::array();
-    for (std::size_t s = seg.first_stage; s < seg.end_stage; ++s) stages.push_back(built.stages[s].name);
-    json entry = {{"stages", stages}, {"batch_series", seg.batch_series}, {"batches", seg.batch_count}};
-    if (seg.gpu_bytes_per_batch > 0) entry["gpu_bytes_per_batch"] = seg.gpu_bytes_per_batch;
-    if (!seg.ring) {
-      entry["max_in_flight"] = seg.slots;
-    } else {
-      const BuiltStage& into = built.stages[seg.first_stage];
-      std::vector<SlotTensor> layout = into.crossing;
-      json tensors = json::array();
-      for (const auto& t : layout) tensors.push_back(t.name);
-      entry["ring"] = {{"from", seg.first_stage ? built.stages[seg.first_stage - 1].name : built.source_name},
-                       {"into", into.name},
-                       {"capacity", seg.slots},
-                       {"overflow", overflow_name(seg.overflow)},
-                       {"slot_bytes", lay_out_slot(layout, seg.batch_series)},
-                       {"tensors", tensors}};
-    }
-    segments.push_back(entry);
-  }
-  report["segments"] = segments;
-  report["host_memory_estimate"] = estimate_host_memory(built, planned, threads).to_json();
+  report["segments"] = describe_segments(built, segments);
+  report["host_memory_estimate"] = estimate_host_memory(built, segments, threads).to_json();
   if (built.batch_multiple > 1)
     report["batch_multiple"] = {{"series", built.batch_multiple}, {"required_by", built.batch_multiple_by}};
   return report;

@@ -104,6 +104,7 @@ TEST_P(Resume, CheckpointGivesTheUninterruptedRunsBytesForAnyBatchSize) {
   const json report = pipeline(second, dir / "resumed").run(resumed);
   EXPECT_EQ(report["run"]["checkpoint"]["resumed_at_series"], done);
   EXPECT_EQ(report["run"]["batches"], (60 - done + 4) / 5);
+  EXPECT_EQ(report["segments"][0]["batches"], report["run"]["batches"]) << "the plan reports the run's own batches";
   EXPECT_EQ(testing::read_file(dir / "resumed" / "twice.npy"), testing::read_file(dir / "reference" / "twice.npy"));
   EXPECT_FALSE(fs::exists(dir / "checkpoint")) << "the checkpoint is removed once the outputs are committed";
   for (const auto& f : files_in(dir / "resumed"))
