@@ -15,7 +15,7 @@
 #include <chrono>
 
 #include "bench/model_elements.hpp"
-#include "engine/pipeline.hpp"
+#include "engine/api/pipeline.hpp"
 
 namespace pacflow {
 namespace {

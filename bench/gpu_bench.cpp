@@ -11,8 +11,8 @@
 #include <fmt/format.h>
 
 #include "bench/workloads.hpp"
-#include "engine/devices.hpp"
-#include "engine/pipeline.hpp"
+#include "engine/devices/devices.hpp"
+#include "engine/api/pipeline.hpp"
 #include "stages/builtin.hpp"
 
 namespace pacflow {

@@ -4,7 +4,7 @@
 // benchmark measure the engine and the device model rather than PAC arithmetic.
 #include <cstring>
 
-#include "engine/registry.hpp"
+#include "engine/api/registry.hpp"
 
 namespace pacflow::bench {
 

@@ -7,7 +7,7 @@
 
 #include "bench/w1_chain.hpp"
 #include "bench/workloads.hpp"
-#include "engine/pipeline.hpp"
+#include "engine/api/pipeline.hpp"
 #include "stages/builtin.hpp"
 
 namespace pacflow {

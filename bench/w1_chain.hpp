@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/pipeline.hpp"
+#include "engine/api/pipeline.hpp"
 #include "stages/builtin.hpp"
 #include "stages/synthetic/synthetic_source.hpp"
 

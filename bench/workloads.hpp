@@ -4,7 +4,7 @@
 #include <filesystem>
 #include <string>
 
-#include "engine/pipeline.hpp"
+#include "engine/api/pipeline.hpp"
 #include "pipelines/pipe_format.hpp"
 
 namespace pacflow::bench {

@@ -1,5 +1,5 @@
 # pacflow_shared_library(TARGET): the engine, the stages and the CUDA plugin are shared libraries in
-# build/lib, side by side: the engine finds the plugin beside itself (engine/gpu_plugin.cpp).
+# build/lib, side by side: the engine finds the plugin beside itself (engine/devices/gpu_plugin.cpp).
 function(pacflow_shared_library target)
   set_target_properties(${target} PROPERTIES LIBRARY_OUTPUT_DIRECTORY ${PROJECT_BINARY_DIR}/lib)
   if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU")

@@ -1,7 +1,7 @@
 #include "pipelines/pipe_format.hpp"
 
-#include "engine/devices.hpp"
-#include "engine/input_file.hpp"
+#include "engine/devices/devices.hpp"
+#include "engine/io/input_file.hpp"
 #include "pipelines/relative_paths.hpp"
 
 #include <algorithm>

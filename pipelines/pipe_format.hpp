@@ -16,9 +16,9 @@
 #include <string>
 #include <vector>
 
-#include "engine/errors.hpp"
-#include "engine/params.hpp"
-#include "engine/pipeline.hpp"
+#include "engine/api/errors.hpp"
+#include "engine/api/params.hpp"
+#include "engine/api/pipeline.hpp"
 
 namespace pacflow {
 

@@ -5,8 +5,8 @@
 #include <filesystem>
 #include <vector>
 
-#include "engine/pipeline.hpp"
-#include "engine/registry.hpp"
+#include "engine/api/pipeline.hpp"
+#include "engine/api/registry.hpp"
 
 namespace pacflow {
 

@@ -1,5 +1,5 @@
 #pragma once
-#include "engine/registry.hpp"
+#include "engine/api/registry.hpp"
 
 namespace pacflow::stages {
 

@@ -1,10 +1,10 @@
 #pragma once
 // The CUDA kernels of this repository's stages, by registry name: what the cuda plugin offers
-// (engine/cuda/backend.cpp). Each kernel lives in its stage's folder (*_cuda_kernel.cpp).
+// (engine/devices/cuda/backend.cpp). Each kernel lives in its stage's folder (*_cuda_kernel.cpp).
 #include <map>
 #include <string>
 
-#include "engine/stage_kernel.hpp"
+#include "engine/api/stage_kernel.hpp"
 
 namespace pacflow::stages {
 

@@ -3,7 +3,7 @@
 #include <cstdio>
 #include <fmt/format.h>
 
-#include "engine/pipeline.hpp"
+#include "engine/api/pipeline.hpp"
 #include "stages/builtin.hpp"
 
 int main(int argc, char** argv) {

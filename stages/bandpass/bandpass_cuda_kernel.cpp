@@ -3,7 +3,7 @@
 #include <mutex>
 #include <optional>
 
-#include "engine/cuda/kernel.hpp"
+#include "engine/devices/cuda/kernel.hpp"
 #include "stages/bandpass/bandpass_stage.hpp"
 #include "stages/bandpass/filtfilt_cuda.hpp"
 #include "stages/cuda_kernels.hpp"

@@ -4,7 +4,7 @@
 #include <fmt/format.h>
 #include <oneapi/tbb/parallel_for.h>
 
-#include "engine/errors.hpp"
+#include "engine/api/errors.hpp"
 #include "stages/bandpass/fir1.hpp"
 
 namespace pacflow::stages {

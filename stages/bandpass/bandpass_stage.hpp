@@ -6,7 +6,7 @@
 
 #include <oneapi/tbb/enumerable_thread_specific.h>
 
-#include "engine/registry.hpp"
+#include "engine/api/registry.hpp"
 #include "stages/bandpass/bands.hpp"
 #include "stages/bandpass/filtfilt_fft.hpp"
 

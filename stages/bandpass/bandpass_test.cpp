@@ -2,7 +2,7 @@
 #include <fstream>
 #include <gtest/gtest.h>
 
-#include "engine/errors.hpp"
+#include "engine/api/errors.hpp"
 #include "stages/bandpass/bands.hpp"
 #include "stages/bandpass/filtfilt_fft.hpp"
 #include "stages/bandpass/fir1.hpp"

@@ -4,7 +4,7 @@
 #include <fmt/format.h>
 #include <sstream>
 
-#include "engine/errors.hpp"
+#include "engine/api/errors.hpp"
 
 namespace pacflow::bands {
 

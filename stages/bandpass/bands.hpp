@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/params.hpp"
+#include "engine/api/params.hpp"
 
 namespace pacflow::bands {
 

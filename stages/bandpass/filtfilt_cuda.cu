@@ -1,7 +1,7 @@
 #include "stages/bandpass/filtfilt_cuda.hpp"
 #include <cmath>
 
-#include "engine/cuda/check.hpp"
+#include "engine/devices/cuda/check.hpp"
 #include "stages/bandpass/filtfilt_math.hpp"
 #include "stages/common/cuda_launch.hpp"
 

@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <optional>
 
-#include "engine/cuda/stage_context.hpp"
+#include "engine/devices/cuda/stage_context.hpp"
 #include "stages/bandpass/filtfilt_fft.hpp"
 #include "stages/common/cufft_plans.hpp"
 #include "stages/common/device_constants.hpp"

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/stage.hpp"
+#include "engine/api/stage.hpp"
 
 namespace pacflow::stages {
 

@@ -2,8 +2,8 @@
 
 #include <fmt/format.h>
 
-#include "engine/cuda/check.hpp"
-#include "engine/cuda/handles.hpp"
+#include "engine/devices/cuda/check.hpp"
+#include "engine/devices/cuda/handles.hpp"
 
 namespace pacflow::cufft {
 

@@ -15,7 +15,7 @@
 
 #include <cufft.h>
 
-#include "engine/cuda/stage_context.hpp"
+#include "engine/devices/cuda/stage_context.hpp"
 
 namespace pacflow::cufft {
 

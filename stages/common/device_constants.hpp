@@ -9,8 +9,8 @@
 
 #include <cuda_runtime_api.h>
 
-#include "engine/cuda/check.hpp"
-#include "engine/cuda/handles.hpp"
+#include "engine/devices/cuda/check.hpp"
+#include "engine/devices/cuda/handles.hpp"
 
 namespace pacflow::cuda {
 

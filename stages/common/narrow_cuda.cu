@@ -1,6 +1,6 @@
 #include "stages/common/narrow_cuda.hpp"
 
-#include "engine/cuda/check.hpp"
+#include "engine/devices/cuda/check.hpp"
 #include "stages/common/cuda_launch.hpp"
 
 namespace pacflow::cuda {

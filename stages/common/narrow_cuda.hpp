@@ -2,7 +2,7 @@
 // out[i] = float(in[i]) on a GPU: results computed in double, stored as the spec's float32.
 #include <cstdint>
 
-#include "engine/cuda/stage_context.hpp"
+#include "engine/devices/cuda/stage_context.hpp"
 
 namespace pacflow::cuda {
 

@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <string>
 
-#include "engine/stage.hpp"
+#include "engine/api/stage.hpp"
 
 namespace pacflow::stages {
 

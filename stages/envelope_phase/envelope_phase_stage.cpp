@@ -5,7 +5,7 @@
 #include <oneapi/tbb/parallel_for.h>
 #include <stdexcept>
 
-#include "engine/errors.hpp"
+#include "engine/api/errors.hpp"
 #include "stages/bandpass/fir1.hpp"
 
 namespace pacflow::stages {

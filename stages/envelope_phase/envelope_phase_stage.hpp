@@ -12,7 +12,7 @@
 #include <array>
 #include <vector>
 
-#include "engine/registry.hpp"
+#include "engine/api/registry.hpp"
 #include "stages/bandpass/filtfilt_fft.hpp"
 #include "stages/hilbert/analytic_signal.hpp"
 

@@ -5,7 +5,7 @@
 #include <gtest/gtest.h>
 #include <numbers>
 
-#include "engine/errors.hpp"
+#include "engine/api/errors.hpp"
 #include "stages/bandpass/fir1.hpp"
 #include "tests/support/fixtures.hpp"
 

@@ -5,7 +5,7 @@
 #include <oneapi/tbb/parallel_for.h>
 #include <vector>
 
-#include "engine/errors.hpp"
+#include "engine/api/errors.hpp"
 #include "stages/common/coordinates.hpp"
 #include "stages/common/whole_input.hpp"
 #include "stages/erpac/erpac_math.hpp"

@@ -10,7 +10,7 @@
 // grows with the input, E·C·T·(n_pha + n_amp) floats for phase and amplitude.
 #include <vector>
 
-#include "engine/registry.hpp"
+#include "engine/api/registry.hpp"
 #include "stages/erpac/multiple_comparisons.hpp"
 
 namespace pacflow::stages {

@@ -5,8 +5,8 @@
 #include <gtest/gtest.h>
 #include <numbers>
 
-#include "engine/errors.hpp"
-#include "engine/registry.hpp"
+#include "engine/api/errors.hpp"
+#include "engine/api/registry.hpp"
 #include "stages/builtin.hpp"
 #include "stages/erpac/multiple_comparisons.hpp"
 

@@ -6,7 +6,7 @@
 #include <numeric>
 #include <vector>
 
-#include "engine/errors.hpp"
+#include "engine/api/errors.hpp"
 
 namespace pacflow::erpac {
 

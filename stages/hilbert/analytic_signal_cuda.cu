@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "engine/cuda/check.hpp"
+#include "engine/devices/cuda/check.hpp"
 #include "stages/common/cuda_launch.hpp"
 #include "stages/hilbert/hilbert_math.hpp"
 

@@ -5,7 +5,7 @@
 // is bounded whatever its size.
 #include <cstdint>
 
-#include "engine/cuda/stage_context.hpp"
+#include "engine/devices/cuda/stage_context.hpp"
 #include "stages/common/cufft_plans.hpp"
 #include "stages/hilbert/analytic_signal.hpp"
 

@@ -1,6 +1,6 @@
 // Stage `hilbert` on a GPU (part of the CUDA plugin): the analytic signal with cuFFT, cropped to the
 // window the stage planned (analytic_signal_cuda.hpp).
-#include "engine/cuda/kernel.hpp"
+#include "engine/devices/cuda/kernel.hpp"
 #include "stages/common/cufft_plans.hpp"
 #include "stages/cuda_kernels.hpp"
 #include "stages/hilbert/analytic_signal_cuda.hpp"

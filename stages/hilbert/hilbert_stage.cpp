@@ -3,7 +3,7 @@
 #include <fmt/format.h>
 #include <oneapi/tbb/parallel_for.h>
 
-#include "engine/errors.hpp"
+#include "engine/api/errors.hpp"
 #include "stages/common/fast_length.hpp"
 
 namespace pacflow::stages {

@@ -7,7 +7,7 @@
 
 #include <oneapi/tbb/enumerable_thread_specific.h>
 
-#include "engine/registry.hpp"
+#include "engine/api/registry.hpp"
 #include "stages/hilbert/analytic_signal.hpp"
 
 namespace pacflow::stages {

@@ -3,8 +3,8 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
-#include "engine/errors.hpp"
-#include "engine/npy.hpp"
+#include "engine/api/errors.hpp"
+#include "engine/io/npy.hpp"
 #include "stages/io/npy/npy_source.hpp"
 #include "tests/support/fixtures.hpp"
 

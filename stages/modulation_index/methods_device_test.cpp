@@ -7,7 +7,7 @@
 #include <gtest/gtest.h>
 #include <string>
 
-#include "engine/devices.hpp"
+#include "engine/devices/devices.hpp"
 #include "stages/modulation_index/methods/method.hpp"
 #include "stages/surrogates/surrogate_math.hpp"
 #include "tests/support/fixtures.hpp"

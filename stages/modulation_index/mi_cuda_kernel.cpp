@@ -1,6 +1,6 @@
 // Stage `mi` on a GPU (part of the CUDA plugin): tort, hr, mvl, ndpac and plv per series
 // (pairs=diag), without the optional outputs (gpu_support.hpp, shifted_mi_cuda.hpp).
-#include "engine/cuda/kernel.hpp"
+#include "engine/devices/cuda/kernel.hpp"
 #include "stages/common/device_constants.hpp"
 #include "stages/common/narrow_cuda.hpp"
 #include "stages/cuda_kernels.hpp"

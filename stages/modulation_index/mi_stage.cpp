@@ -7,7 +7,7 @@
 #include <oneapi/tbb/parallel_for.h>
 #include <vector>
 
-#include "engine/errors.hpp"
+#include "engine/api/errors.hpp"
 #include "stages/modulation_index/methods/pac_math.hpp"
 #include "stages/modulation_index/methods/shifted_sums.hpp"
 

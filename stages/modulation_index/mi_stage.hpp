@@ -6,7 +6,7 @@
 // `preferred_phase` [n_pha][n_amp].
 #include <memory>
 
-#include "engine/registry.hpp"
+#include "engine/api/registry.hpp"
 #include "stages/modulation_index/methods/method.hpp"
 #include "stages/modulation_index/pairs.hpp"
 

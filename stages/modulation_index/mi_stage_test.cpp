@@ -5,7 +5,7 @@
 #include <gtest/gtest.h>
 #include <numbers>
 
-#include "engine/errors.hpp"
+#include "engine/api/errors.hpp"
 #include "stages/modulation_index/mi_math.hpp"
 #include "tests/support/fixtures.hpp"
 

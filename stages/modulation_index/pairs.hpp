@@ -9,7 +9,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "engine/stage.hpp"
+#include "engine/api/stage.hpp"
 #include "stages/modulation_index/methods/method.hpp"
 
 namespace pacflow::mi {

@@ -2,8 +2,8 @@
 
 #include <algorithm>
 
-#include "engine/cuda/check.hpp"
-#include "engine/cuda/handles.hpp"
+#include "engine/devices/cuda/check.hpp"
+#include "engine/devices/cuda/handles.hpp"
 #include "stages/common/cuda_launch.hpp"
 #include "stages/modulation_index/methods/pac_math.hpp"
 #include "stages/modulation_index/mi_math.hpp"

@@ -16,7 +16,7 @@
 // the schedule.
 #include <cstdint>
 
-#include "engine/cuda/stage_context.hpp"
+#include "engine/devices/cuda/stage_context.hpp"
 
 namespace pacflow::mi {
 

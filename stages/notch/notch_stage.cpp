@@ -7,7 +7,7 @@
 #include <oneapi/tbb/info.h>
 #include <oneapi/tbb/parallel_for.h>
 
-#include "engine/errors.hpp"
+#include "engine/api/errors.hpp"
 
 namespace pacflow::stages {
 

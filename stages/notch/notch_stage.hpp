@@ -1,11 +1,11 @@
 #pragma once
 // Stage `notch`: removes line noise and its harmonics from every series before any other stage, as
-// the source reads them (a preprocessing stage, engine/transform.hpp): for each frequency f, 2f, …
+// the source reads them (a preprocessing stage, engine/api/transform.hpp): for each frequency f, 2f, …
 // in turn, scipy's iirnotch(f, q, fs) applied by filtfilt (notch_filter.hpp), in double precision.
 #include <vector>
 
-#include "engine/registry.hpp"
-#include "engine/transform.hpp"
+#include "engine/api/registry.hpp"
+#include "engine/api/transform.hpp"
 #include "stages/notch/notch_filter.hpp"
 
 namespace pacflow::stages {

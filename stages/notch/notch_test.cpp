@@ -5,7 +5,7 @@
 #include <gtest/gtest.h>
 #include <numbers>
 
-#include "engine/errors.hpp"
+#include "engine/api/errors.hpp"
 #include "stages/notch/notch_filter.hpp"
 #include "stages/notch/notch_stage.hpp"
 #include "tests/support/fixtures.hpp"

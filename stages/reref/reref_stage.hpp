@@ -1,6 +1,6 @@
 #pragma once
 // Stage `reref`: re-references the channels of every epoch before any other stage, as the source
-// reads them (a preprocessing stage, engine/transform.hpp):
+// reads them (a preprocessing stage, engine/api/transform.hpp):
 //   ref=average (default)  each channel minus the mean of the epoch's channels at each sample
 //                          (channels left out by nan_policy=skip are not in the mean);
 //   ref=Cz                 each channel minus that one, which is dropped (it would be zero);
@@ -9,8 +9,8 @@
 // Channels are named by label (when the input has labels) or by index.
 #include <vector>
 
-#include "engine/registry.hpp"
-#include "engine/transform.hpp"
+#include "engine/api/registry.hpp"
+#include "engine/api/transform.hpp"
 
 namespace pacflow::stages {
 

@@ -3,7 +3,7 @@
 // index, segments, and in place.
 #include <gtest/gtest.h>
 
-#include "engine/errors.hpp"
+#include "engine/api/errors.hpp"
 #include "stages/reref/reref_stage.hpp"
 
 namespace pacflow::stages {

@@ -1,6 +1,6 @@
 #include "stages/surrogates/surrogate_stats_cuda.hpp"
 
-#include "engine/cuda/check.hpp"
+#include "engine/devices/cuda/check.hpp"
 #include "stages/common/cuda_launch.hpp"
 #include "stages/surrogates/surrogate_math.hpp"
 

@@ -3,7 +3,7 @@
 // family-wise max statistic as the CPU, one thread per cell.
 #include <cstdint>
 
-#include "engine/cuda/stage_context.hpp"
+#include "engine/devices/cuda/stage_context.hpp"
 #include "stages/surrogates/surrogate_math.hpp"
 
 namespace pacflow::surrogates {

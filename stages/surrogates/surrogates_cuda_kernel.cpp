@@ -1,8 +1,8 @@
 // Stage `surrogates` on a GPU (part of the CUDA plugin): time-shift and time-lag surrogates of the
 // measures the GPU has (modulation_index/gpu_support.hpp), per series, their statistics, and the
 // trial-level test's epoch pairings.
-#include "engine/cuda/check.hpp"
-#include "engine/cuda/kernel.hpp"
+#include "engine/devices/cuda/check.hpp"
+#include "engine/devices/cuda/kernel.hpp"
 #include "stages/common/device_constants.hpp"
 #include "stages/cuda_kernels.hpp"
 #include "stages/modulation_index/gpu_support.hpp"

@@ -7,7 +7,7 @@
 #include <limits>
 #include <oneapi/tbb/parallel_for.h>
 
-#include "engine/errors.hpp"
+#include "engine/api/errors.hpp"
 #include "stages/common/whole_input.hpp"
 #include "stages/surrogates/surrogate_stats_cpu.hpp"
 

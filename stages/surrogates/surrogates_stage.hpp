@@ -9,7 +9,7 @@
 #include <memory>
 #include <vector>
 
-#include "engine/registry.hpp"
+#include "engine/api/registry.hpp"
 #include "stages/modulation_index/methods/method.hpp"
 #include "stages/modulation_index/pairs.hpp"
 #include "stages/surrogates/surrogate_math.hpp"

@@ -4,7 +4,7 @@
 #include <gtest/gtest.h>
 #include <set>
 
-#include "engine/errors.hpp"
+#include "engine/api/errors.hpp"
 #include "stages/modulation_index/mi_math.hpp"
 #include "stages/surrogates/surrogate_math.hpp"
 #include "stages/surrogates/surrogate_stats_cpu.hpp"

@@ -9,8 +9,8 @@
 #include <iterator>
 #include <limits>
 
-#include "engine/atomic_file.hpp"
-#include "engine/errors.hpp"
+#include "engine/io/atomic_file.hpp"
+#include "engine/api/errors.hpp"
 #include "stages/erpac/multiple_comparisons.hpp"
 #include "stages/surrogates/surrogate_math.hpp"
 
@@ -133,7 +133,7 @@ TrialStatistics::TrialStatistics(TrialLayout layout)
   excluded_groups_.erase(std::unique(excluded_groups_.begin(), excluded_groups_.end()), excluded_groups_.end());
 }
 
-// As the engine masks results (engine/excluded_rows.hpp): every row of a group holding a stand-in.
+// As the engine masks results (engine/run/excluded_rows.hpp): every row of a group holding a stand-in.
 bool TrialStatistics::excluded_row(std::int64_t row) const {
   return std::binary_search(excluded_groups_.begin(), excluded_groups_.end(), row / layout_.rows.rows_per_group);
 }

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/stage.hpp"
+#include "engine/api/stage.hpp"
 
 namespace pacflow::surrogates {
 

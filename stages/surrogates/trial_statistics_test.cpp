@@ -14,7 +14,7 @@
 #include <numeric>
 #include <random>
 
-#include "engine/errors.hpp"
+#include "engine/api/errors.hpp"
 #include "stages/surrogates/surrogate_math.hpp"
 #include "tests/support/cli_runner.hpp"
 

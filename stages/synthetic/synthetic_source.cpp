@@ -7,7 +7,7 @@
 #include <fmt/format.h>
 #include <numbers>
 
-#include "engine/errors.hpp"
+#include "engine/api/errors.hpp"
 #include "stages/common/counter_rng.hpp"
 #include "stages/common/sample_range.hpp"
 

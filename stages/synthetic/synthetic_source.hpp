@@ -3,7 +3,7 @@
 // Every series is a pure function of (seed, series index), so any batching gives the same data.
 #include <vector>
 
-#include "engine/registry.hpp"
+#include "engine/api/registry.hpp"
 
 namespace pacflow::stages {
 

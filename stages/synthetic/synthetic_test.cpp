@@ -2,7 +2,7 @@
 #include <gtest/gtest.h>
 #include <numeric>
 
-#include "engine/errors.hpp"
+#include "engine/api/errors.hpp"
 #include "stages/synthetic/synthetic_source.hpp"
 
 namespace pacflow::stages {

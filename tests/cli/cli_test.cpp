@@ -6,9 +6,9 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
-#include "engine/devices.hpp"
+#include "engine/devices/devices.hpp"
 
-#include "engine/npy.hpp"
+#include "engine/io/npy.hpp"
 #include "tests/support/cli_runner.hpp"
 #include "tests/support/fixtures.hpp"
 

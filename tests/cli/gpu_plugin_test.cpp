@@ -1,9 +1,9 @@
-// The CUDA backend is a plugin (engine/gpu_plugin.hpp): the CLI links no CUDA library, runs on the CPU
+// The CUDA backend is a plugin (engine/devices/gpu_plugin.hpp): the CLI links no CUDA library, runs on the CPU
 // where the plugin (or the CUDA runtime it needs) is missing, and says why no GPU can be used.
 #include <filesystem>
 #include <gtest/gtest.h>
 
-#include "engine/gpu_plugin.hpp"
+#include "engine/devices/gpu_plugin.hpp"
 #include "tests/support/cli_runner.hpp"
 #include "tests/support/fixtures.hpp"
 

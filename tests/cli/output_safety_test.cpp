@@ -14,9 +14,9 @@
 #include <thread>
 #include <unistd.h>
 
-#include "engine/npy.hpp"
-#include "engine/output_folders.hpp"
-#include "engine/reserved_names.hpp"
+#include "engine/io/npy.hpp"
+#include "engine/io/output_folders.hpp"
+#include "engine/api/reserved_names.hpp"
 #include "tests/support/cli_process.hpp"
 #include "tests/support/cli_runner.hpp"
 #include "tests/support/folder_state.hpp"

@@ -9,8 +9,8 @@
 #include <set>
 #include <vector>
 
-#include "engine/npy.hpp"
-#include "engine/reserved_names.hpp"
+#include "engine/io/npy.hpp"
+#include "engine/api/reserved_names.hpp"
 #include "stages/io/edf/edf_writer.hpp"
 #include "tests/support/cli_runner.hpp"
 #include "tests/support/fixtures.hpp"

@@ -1,6 +1,6 @@
 #include <gtest/gtest.h>
 
-#include "engine/cuda/cuda_devices.hpp"
+#include "engine/devices/cuda/cuda_devices.hpp"
 
 namespace pacflow {
 namespace {

@@ -9,11 +9,11 @@
 
 #include <cuda_runtime_api.h>
 
-#include "engine/cuda/kernel.hpp"
-#include "engine/devices.hpp"
-#include "engine/npy.hpp"
-#include "engine/pipeline.hpp"
-#include "engine/trace.hpp"
+#include "engine/devices/cuda/kernel.hpp"
+#include "engine/devices/devices.hpp"
+#include "engine/io/npy.hpp"
+#include "engine/api/pipeline.hpp"
+#include "engine/api/trace.hpp"
 #include "stages/builtin.hpp"
 #include "tests/support/cli_runner.hpp"
 #include "tests/support/fixtures.hpp"

@@ -6,8 +6,8 @@
 #include <fstream>
 #include <gtest/gtest.h>
 
-#include "engine/npy.hpp"
-#include "engine/params.hpp"
+#include "engine/io/npy.hpp"
+#include "engine/api/params.hpp"
 #include "tests/support/cli_runner.hpp"
 
 namespace pacflow {

@@ -8,8 +8,8 @@
 #include <gtest/gtest.h>
 #include <tuple>
 
-#include "engine/npy.hpp"
-#include "engine/pipeline.hpp"
+#include "engine/io/npy.hpp"
+#include "engine/api/pipeline.hpp"
 #include "stages/builtin.hpp"
 #include "tests/support/cli_runner.hpp"
 #include "tests/support/fixtures.hpp"

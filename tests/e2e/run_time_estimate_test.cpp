@@ -1,11 +1,11 @@
-// validate()'s run-time estimate (engine/run_time_estimate.hpp) against real runs on this machine.
+// validate()'s run-time estimate (engine/plan/run_time_estimate.hpp) against real runs on this machine.
 #include <algorithm>
 #include <chrono>
 #include <gtest/gtest.h>
 #include <oneapi/tbb/info.h>
 #include <sys/resource.h>
 
-#include "engine/pipeline.hpp"
+#include "engine/api/pipeline.hpp"
 #include "stages/builtin.hpp"
 #include "stages/common/lanes.hpp"
 #include "tests/support/cli_runner.hpp"

@@ -4,7 +4,7 @@
 #include <gtest/gtest.h>
 #include <sys/resource.h>
 
-#include "engine/npy.hpp"
+#include "engine/io/npy.hpp"
 #include "tests/support/cli_runner.hpp"
 
 namespace pacflow {

@@ -10,8 +10,8 @@
 #include <numbers>
 #include <random>
 
-#include "engine/errors.hpp"
-#include "engine/pipeline.hpp"
+#include "engine/api/errors.hpp"
+#include "engine/api/pipeline.hpp"
 #include "stages/builtin.hpp"
 #include "stages/io/edf/edf_writer.hpp"
 #include "stages/io/png/png_sink.hpp"

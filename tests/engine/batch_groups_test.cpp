@@ -4,8 +4,8 @@
 #include <gtest/gtest.h>
 #include <numeric>
 
-#include "engine/errors.hpp"
-#include "engine/pipeline.hpp"
+#include "engine/api/errors.hpp"
+#include "engine/api/pipeline.hpp"
 
 namespace pacflow {
 namespace {

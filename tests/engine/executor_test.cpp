@@ -9,10 +9,10 @@
 #include <set>
 #include <thread>
 
-#include "engine/devices.hpp"
-#include "engine/errors.hpp"
-#include "engine/graph_dot.hpp"
-#include "engine/pipeline.hpp"
+#include "engine/devices/devices.hpp"
+#include "engine/api/errors.hpp"
+#include "engine/plan/graph_dot.hpp"
+#include "engine/api/pipeline.hpp"
 #include "tests/engine/test_elements.hpp"
 
 namespace pacflow {

@@ -5,9 +5,9 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
-#include "engine/errors.hpp"
-#include "engine/mapped_file.hpp"
-#include "engine/npy.hpp"
+#include "engine/api/errors.hpp"
+#include "engine/io/mapped_file.hpp"
+#include "engine/io/npy.hpp"
 
 namespace pacflow {
 namespace {

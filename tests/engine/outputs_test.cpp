@@ -1,4 +1,4 @@
-// The engine's output safety (engine/output_checks.hpp, output_set.hpp, output_folders.hpp): what
+// The engine's output safety (engine/plan/output_checks.hpp, output_set.hpp, output_folders.hpp): what
 // may be an output, how a set of outputs moves into place together, how a commit a killed process
 // left half done is completed, and how a folder is held by one run at a time.
 #include <filesystem>
@@ -9,14 +9,14 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "engine/atomic_file.hpp"
-#include "engine/checkpoint.hpp"
-#include "engine/errors.hpp"
-#include "engine/json_text.hpp"
-#include "engine/output_checks.hpp"
-#include "engine/output_folders.hpp"
-#include "engine/output_set.hpp"
-#include "engine/reserved_names.hpp"
+#include "engine/io/atomic_file.hpp"
+#include "engine/run/checkpoint.hpp"
+#include "engine/api/errors.hpp"
+#include "engine/api/json_text.hpp"
+#include "engine/plan/output_checks.hpp"
+#include "engine/io/output_folders.hpp"
+#include "engine/io/output_set.hpp"
+#include "engine/api/reserved_names.hpp"
 #include "tests/support/cli_runner.hpp"
 #include "tests/support/special_files.hpp"
 

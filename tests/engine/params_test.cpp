@@ -1,7 +1,7 @@
 #include <gtest/gtest.h>
 
-#include "engine/errors.hpp"
-#include "engine/params.hpp"
+#include "engine/api/errors.hpp"
+#include "engine/api/params.hpp"
 
 namespace pacflow {
 namespace {
@@ -90,7 +90,7 @@ TEST(Params, KeepsLargeIntegersExactAndRejectsOutOfRange) {
 }  // namespace
 }  // namespace pacflow
 
-#include "engine/memory_budget.hpp"
+#include "engine/plan/memory_budget.hpp"
 
 namespace pacflow {
 namespace {

@@ -4,9 +4,9 @@
 #include <gtest/gtest.h>
 #include <numeric>
 
-#include "engine/pinned_memory.hpp"
-#include "engine/ring.hpp"
-#include "engine/ring_edge.hpp"
+#include "engine/run/pinned_memory.hpp"
+#include "engine/run/ring.hpp"
+#include "engine/run/ring_edge.hpp"
 
 namespace pacflow {
 namespace {

@@ -8,11 +8,11 @@
 #include <stop_token>
 #include <thread>
 
-#include "engine/checkpoint.hpp"
-#include "engine/errors.hpp"
-#include "engine/excluded_rows.hpp"
-#include "engine/npy.hpp"
-#include "engine/pipeline.hpp"
+#include "engine/run/checkpoint.hpp"
+#include "engine/api/errors.hpp"
+#include "engine/run/excluded_rows.hpp"
+#include "engine/io/npy.hpp"
+#include "engine/api/pipeline.hpp"
 #include "tests/engine/test_elements.hpp"
 #include "tests/support/cli_runner.hpp"
 

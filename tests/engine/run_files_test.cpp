@@ -3,7 +3,7 @@
 #include <filesystem>
 #include <gtest/gtest.h>
 
-#include "engine/run_files.hpp"
+#include "engine/io/run_files.hpp"
 #include "tests/support/cli_runner.hpp"
 
 namespace pacflow {

@@ -6,9 +6,9 @@
 #include <vector>
 
 #include "bench/model_elements.hpp"
-#include "engine/errors.hpp"
-#include "engine/pipeline.hpp"
-#include "engine/sim_device.hpp"
+#include "engine/api/errors.hpp"
+#include "engine/api/pipeline.hpp"
+#include "engine/devices/sim_device.hpp"
 
 namespace pacflow {
 namespace {

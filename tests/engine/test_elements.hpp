@@ -9,7 +9,7 @@
 #include <thread>
 #include <vector>
 
-#include "engine/registry.hpp"
+#include "engine/api/registry.hpp"
 #include "stages/io/npy/npy_sink.hpp"
 
 namespace pacflow::testing {

@@ -1,7 +1,7 @@
 #include <algorithm>
 #include <vector>
 
-#include "engine/errors.hpp"
+#include "engine/api/errors.hpp"
 #include "stages/io/edf/edf_file.hpp"
 #include "stages/io/edf/edf_header_check.hpp"
 #include "tests/fuzz/entry_points.hpp"

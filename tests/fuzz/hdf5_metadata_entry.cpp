@@ -16,7 +16,7 @@
 #include <hdf5.h>
 #include <vector>
 
-#include "engine/errors.hpp"
+#include "engine/api/errors.hpp"
 #include "stages/io/hdf5/hdf5_handle.hpp"
 #include "stages/io/hdf5/hdf5_source.hpp"
 #include "tests/fuzz/entry_points.hpp"

@@ -1,8 +1,8 @@
 #include <algorithm>
 #include <vector>
 
-#include "engine/errors.hpp"
-#include "engine/npy.hpp"
+#include "engine/api/errors.hpp"
+#include "engine/io/npy.hpp"
 #include "stages/io/npy/npz_archive.hpp"
 #include "tests/fuzz/entry_points.hpp"
 #include "tests/fuzz/scratch_file.hpp"

@@ -2,9 +2,9 @@
 #include <string>
 #include <vector>
 
-#include "engine/errors.hpp"
-#include "engine/output_checks.hpp"
-#include "engine/params.hpp"
+#include "engine/api/errors.hpp"
+#include "engine/plan/output_checks.hpp"
+#include "engine/api/params.hpp"
 #include "pipelines/pipe_format.hpp"
 #include "stages/builtin.hpp"
 #include "tests/fuzz/entry_points.hpp"

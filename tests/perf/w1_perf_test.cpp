@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "bench/vector_add.hpp"
-#include "engine/atomic_file.hpp"
+#include "engine/io/atomic_file.hpp"
 #include "pipelines/pipe_format.hpp"
 #include "stages/builtin.hpp"
 #include "tests/support/cli_runner.hpp"

@@ -4,10 +4,10 @@
 #include <cmath>
 #include <fstream>
 
-#include "engine/devices.hpp"
-#include "engine/npy.hpp"
+#include "engine/devices/devices.hpp"
+#include "engine/io/npy.hpp"
 #include "stages/builtin.hpp"
-#include "engine/gpu_plugin.hpp"
+#include "engine/devices/gpu_plugin.hpp"
 
 namespace pacflow::testing {
 

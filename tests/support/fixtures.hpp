@@ -8,7 +8,7 @@
 
 #include <gtest/gtest.h>
 
-#include "engine/pipeline.hpp"
+#include "engine/api/pipeline.hpp"
 
 namespace pacflow::testing {
 

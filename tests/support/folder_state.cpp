@@ -3,7 +3,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
-#include "engine/atomic_file.hpp"
+#include "engine/io/atomic_file.hpp"
 #include "tests/support/cli_runner.hpp"
 
 namespace pacflow::testing {

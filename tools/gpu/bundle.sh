@@ -19,7 +19,7 @@ for p in "${programs[@]}"; do
   strip --strip-debug -o "$dest/bin/$(basename "$p")" "$build/$p"
 done
 # glibc's own libraries and CUDA's come from the GPU machine; everything else travels, with the CUDA
-# plugin, which the engine loads from beside its own library (engine/gpu_plugin.hpp).
+# plugin, which the engine loads from beside its own library (engine/devices/gpu_plugin.hpp).
 plugin=$build/lib/libpacflow_cuda.so
 [[ -f $plugin ]] || { echo "bundle.sh: $plugin is missing: build with nvcc present first" >&2; exit 2; }
 skip='^(linux-vdso|ld-linux|libc\.|libm\.|libdl\.|libpthread\.|librt\.|libresolv\.|libcuda|libcudart|libcufft|libnvidia)'

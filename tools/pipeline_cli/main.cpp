@@ -10,14 +10,14 @@
 
 #include <oneapi/tbb/info.h>
 
-#include "engine/devices.hpp"
-#include "engine/gpu_plugin.hpp"
-#include "engine/graph_dot.hpp"
-#include "engine/json_text.hpp"
-#include "engine/memory_estimate.hpp"
-#include "engine/output_set.hpp"
-#include "engine/pipeline.hpp"
-#include "engine/provenance.hpp"
+#include "engine/devices/devices.hpp"
+#include "engine/devices/gpu_plugin.hpp"
+#include "engine/plan/graph_dot.hpp"
+#include "engine/api/json_text.hpp"
+#include "engine/plan/memory_estimate.hpp"
+#include "engine/io/output_set.hpp"
+#include "engine/api/pipeline.hpp"
+#include "engine/io/provenance.hpp"
 #include "pipelines/pipe_format.hpp"
 #include "stages/builtin.hpp"
 #include "stages/common/lanes.hpp"
@@ -204,7 +204,7 @@ int validate_command(const PipelineArgs& args, std::int64_t batch, int in_flight
   fmt::print("{}: ok: {} elements, input shape {}\n", args.file, pipeline.elements().size(), json_text(shape));
   for (const auto& e : plan["pipeline"])
     fmt::print("  {:6} {:12} {}\n", e["kind"].get<std::string>(), e["name"].get<std::string>(), json_text(e["params"]));
-  // The estimate `run` checks against --max-memory, and an estimate of the time (engine/run_time_estimate.hpp).
+  // The estimate `run` checks against --max-memory, and an estimate of the time (engine/plan/run_time_estimate.hpp).
   fmt::print("memory: at most {} of host memory, estimated (what run --max-memory checks)\n",
              detail::bytes_text(plan["host_memory_estimate"]["bytes"].get<double>()));
   const json& time = plan["run_time_estimate"];

@@ -7,8 +7,8 @@
 #include <openssl/evp.h>
 #include <vector>
 
-#include "engine/errors.hpp"
-#include "engine/input_file.hpp"
+#include "engine/api/errors.hpp"
+#include "engine/io/input_file.hpp"
 
 namespace pacflow::stages {
 

@@ -22,8 +22,8 @@
 #include <string>
 #include <vector>
 
-#include "engine/params.hpp"
-#include "engine/stage.hpp"
+#include "engine/api/params.hpp"
+#include "engine/api/stage.hpp"
 #include "stages/common/sample_range.hpp"
 
 namespace pacflow::stages {

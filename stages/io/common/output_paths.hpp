@@ -1,12 +1,12 @@
 #pragma once
 // What every sink does before it writes: find the results to write and know their leading
-// dimensions. (The engine checks, creates and locks the output folders: engine/output_folders.hpp.)
+// dimensions. (The engine checks, creates and locks the output folders: engine/io/output_folders.hpp.)
 #include <filesystem>
 #include <string>
 #include <string_view>
 #include <vector>
 
-#include "engine/stage.hpp"
+#include "engine/api/stage.hpp"
 
 namespace pacflow::stages {
 

@@ -5,7 +5,7 @@
 #include <optional>
 #include <string>
 
-#include "engine/params.hpp"
+#include "engine/api/params.hpp"
 
 namespace pacflow::stages {
 

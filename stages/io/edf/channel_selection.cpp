@@ -4,7 +4,7 @@
 #include <charconv>
 #include <fmt/format.h>
 
-#include "engine/errors.hpp"
+#include "engine/api/errors.hpp"
 
 namespace pacflow::stages {
 

@@ -3,8 +3,8 @@
 #include <edflib.h>
 #include <fmt/format.h>
 
-#include "engine/errors.hpp"
-#include "engine/input_file.hpp"
+#include "engine/api/errors.hpp"
+#include "engine/io/input_file.hpp"
 #include "stages/io/edf/edf_header_check.hpp"
 #include "stages/io/edf/edflib_lock.hpp"
 

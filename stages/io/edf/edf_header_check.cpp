@@ -9,7 +9,7 @@
 #include <tuple>
 #include <vector>
 
-#include "engine/input_file.hpp"
+#include "engine/io/input_file.hpp"
 
 namespace pacflow::stages {
 

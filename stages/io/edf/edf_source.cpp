@@ -7,7 +7,7 @@
 #include <limits>
 #include <map>
 
-#include "engine/errors.hpp"
+#include "engine/api/errors.hpp"
 #include "stages/io/common/file_sha256.hpp"
 #include "stages/io/common/padding.hpp"
 #include "stages/io/edf/channel_selection.hpp"

@@ -10,7 +10,7 @@
 #include <optional>
 #include <vector>
 
-#include "engine/registry.hpp"
+#include "engine/api/registry.hpp"
 #include "stages/io/common/finite_samples.hpp"
 #include "stages/io/edf/edf_file.hpp"
 #include "stages/io/edf/epochs.hpp"

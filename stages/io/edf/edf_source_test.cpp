@@ -10,7 +10,7 @@
 
 #include <fmt/format.h>
 
-#include "engine/errors.hpp"
+#include "engine/api/errors.hpp"
 #include "stages/io/edf/edf_source.hpp"
 #include "stages/io/edf/edf_writer.hpp"
 #include "tests/support/cli_runner.hpp"

@@ -4,7 +4,7 @@
 #include <edflib.h>
 #include <fmt/format.h>
 
-#include "engine/errors.hpp"
+#include "engine/api/errors.hpp"
 #include "stages/io/edf/edflib_lock.hpp"
 
 namespace pacflow::stages {

@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-#include "engine/errors.hpp"
+#include "engine/api/errors.hpp"
 
 namespace pacflow::stages {
 

@@ -7,7 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "engine/params.hpp"
+#include "engine/api/params.hpp"
 
 namespace pacflow::stages {
 

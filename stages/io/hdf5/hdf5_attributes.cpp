@@ -4,8 +4,8 @@
 #include <cstdint>
 #include <fmt/format.h>
 
-#include "engine/errors.hpp"
-#include "engine/json_text.hpp"
+#include "engine/api/errors.hpp"
+#include "engine/api/json_text.hpp"
 #include "stages/io/hdf5/hdf5_handle.hpp"
 
 namespace pacflow::hdf5 {

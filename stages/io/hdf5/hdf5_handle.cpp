@@ -3,8 +3,8 @@
 #include <fmt/format.h>
 #include <utility>
 
-#include "engine/errors.hpp"
-#include "engine/input_file.hpp"
+#include "engine/api/errors.hpp"
+#include "engine/io/input_file.hpp"
 
 namespace pacflow::hdf5 {
 

@@ -2,12 +2,12 @@
 
 #include <fmt/format.h>
 
-#include "engine/atomic_file.hpp"
-#include "engine/errors.hpp"
-#include "engine/json_text.hpp"
-#include "engine/output_checks.hpp"
-#include "engine/output_set.hpp"
-#include "engine/run_files.hpp"
+#include "engine/io/atomic_file.hpp"
+#include "engine/api/errors.hpp"
+#include "engine/api/json_text.hpp"
+#include "engine/plan/output_checks.hpp"
+#include "engine/io/output_set.hpp"
+#include "engine/io/run_files.hpp"
 #include "stages/io/common/epoch_runs.hpp"
 #include "stages/io/common/output_paths.hpp"
 #include "stages/io/hdf5/hdf5_attributes.hpp"

@@ -8,7 +8,7 @@
 #include <filesystem>
 #include <vector>
 
-#include "engine/registry.hpp"
+#include "engine/api/registry.hpp"
 #include "stages/common/coordinates.hpp"
 #include "stages/io/common/output_paths.hpp"
 #include "stages/io/hdf5/hdf5_handle.hpp"

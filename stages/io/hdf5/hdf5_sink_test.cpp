@@ -6,9 +6,9 @@
 #include <functional>
 #include <gtest/gtest.h>
 
-#include "engine/errors.hpp"
-#include "engine/npy.hpp"
-#include "engine/pipeline.hpp"
+#include "engine/api/errors.hpp"
+#include "engine/io/npy.hpp"
+#include "engine/api/pipeline.hpp"
 #include "stages/builtin.hpp"
 #include "stages/io/hdf5/hdf5_attributes.hpp"
 #include "stages/io/hdf5/hdf5_handle.hpp"

@@ -4,7 +4,7 @@
 #include <cmath>
 #include <fmt/format.h>
 
-#include "engine/errors.hpp"
+#include "engine/api/errors.hpp"
 #include "stages/io/common/epoch_runs.hpp"
 #include "stages/io/common/file_sha256.hpp"
 #include "stages/io/common/finite_samples.hpp"

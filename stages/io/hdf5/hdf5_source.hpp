@@ -8,7 +8,7 @@
 #include <optional>
 #include <vector>
 
-#include "engine/registry.hpp"
+#include "engine/api/registry.hpp"
 #include "stages/io/common/finite_samples.hpp"
 #include "stages/io/hdf5/hdf5_handle.hpp"
 

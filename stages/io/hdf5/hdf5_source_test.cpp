@@ -7,7 +7,7 @@
 #include <gtest/gtest.h>
 #include <numeric>
 
-#include "engine/errors.hpp"
+#include "engine/api/errors.hpp"
 #include "stages/io/hdf5/hdf5_attributes.hpp"
 #include "stages/io/hdf5/hdf5_handle.hpp"
 #include "stages/io/hdf5/hdf5_source.hpp"

@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "engine/npy.hpp"
-#include "engine/tensor.hpp"
+#include "engine/io/npy.hpp"
+#include "engine/api/tensor.hpp"
 
 namespace pacflow::stages {
 

@@ -6,8 +6,8 @@
 #include <gtest/gtest.h>
 #include <map>
 
-#include "engine/errors.hpp"
-#include "engine/npy.hpp"
+#include "engine/api/errors.hpp"
+#include "engine/io/npy.hpp"
 #include "stages/io/npy/array_layout.hpp"
 #include "stages/io/npy/npy_source.hpp"
 #include "tests/support/cli_runner.hpp"

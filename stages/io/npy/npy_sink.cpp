@@ -3,10 +3,10 @@
 #include <filesystem>
 #include <fmt/format.h>
 
-#include "engine/errors.hpp"
-#include "engine/json_text.hpp"
-#include "engine/output_set.hpp"
-#include "engine/run_files.hpp"
+#include "engine/api/errors.hpp"
+#include "engine/api/json_text.hpp"
+#include "engine/io/output_set.hpp"
+#include "engine/io/run_files.hpp"
 #include "stages/io/common/output_paths.hpp"
 
 namespace pacflow::stages {

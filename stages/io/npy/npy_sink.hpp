@@ -5,8 +5,8 @@
 #include <memory>
 #include <vector>
 
-#include "engine/npy.hpp"
-#include "engine/registry.hpp"
+#include "engine/io/npy.hpp"
+#include "engine/api/registry.hpp"
 #include "stages/common/coordinates.hpp"
 
 namespace pacflow::stages {

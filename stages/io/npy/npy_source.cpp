@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-#include "engine/errors.hpp"
+#include "engine/api/errors.hpp"
 #include "stages/io/common/file_sha256.hpp"
 #include "stages/io/common/finite_samples.hpp"
 #include "stages/io/common/padding.hpp"

@@ -9,8 +9,8 @@
 #include <memory>
 #include <optional>
 
-#include "engine/npy.hpp"
-#include "engine/registry.hpp"
+#include "engine/io/npy.hpp"
+#include "engine/api/registry.hpp"
 #include "stages/io/common/finite_samples.hpp"
 #include "stages/io/npy/array_layout.hpp"
 

@@ -10,8 +10,8 @@
 #include <unistd.h>
 #include <unzip.h>
 
-#include "engine/errors.hpp"
-#include "engine/input_file.hpp"
+#include "engine/api/errors.hpp"
+#include "engine/io/input_file.hpp"
 
 namespace pacflow::stages {
 

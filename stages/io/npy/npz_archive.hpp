@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/npy.hpp"
+#include "engine/io/npy.hpp"
 
 namespace pacflow::stages {
 

@@ -6,7 +6,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "engine/atomic_file.hpp"
+#include "engine/io/atomic_file.hpp"
 
 // stb is included as a system header (tools/setup.sh installs it under /usr/include), so its own
 // warnings stay out of ours. Static linkage so another translation unit may embed its own copy; no stdio API needed.

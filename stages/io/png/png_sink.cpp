@@ -5,8 +5,8 @@
 #include <fmt/ranges.h>
 #include <limits>
 
-#include "engine/errors.hpp"
-#include "engine/output_set.hpp"
+#include "engine/api/errors.hpp"
+#include "engine/io/output_set.hpp"
 #include "stages/common/coordinates.hpp"
 #include "stages/io/common/output_paths.hpp"
 #include "stages/io/png/comodulogram_plot.hpp"

@@ -15,7 +15,7 @@
 #include <filesystem>
 #include <vector>
 
-#include "engine/registry.hpp"
+#include "engine/api/registry.hpp"
 #include "stages/io/png/erpac_plot.hpp"
 
 namespace pacflow::stages {

@@ -7,9 +7,9 @@
 #include <functional>
 #include <iterator>
 
-#include "engine/errors.hpp"
-#include "engine/output_set.hpp"
-#include "engine/stage.hpp"
+#include "engine/api/errors.hpp"
+#include "engine/io/output_set.hpp"
+#include "engine/api/stage.hpp"
 #include "stages/common/coordinates.hpp"
 #include "stages/io/png/comodulogram_plot.hpp"
 #include "stages/io/png/erpac_plot.hpp"

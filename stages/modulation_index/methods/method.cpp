@@ -7,7 +7,7 @@
 #include <fmt/ranges.h>
 #include <numbers>
 
-#include "engine/errors.hpp"
+#include "engine/api/errors.hpp"
 
 namespace pacflow::mi {
 

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/params.hpp"
+#include "engine/api/params.hpp"
 
 namespace pacflow::mi {
 

@@ -11,7 +11,7 @@
 #include <numeric>
 #include <vector>
 
-#include "engine/errors.hpp"
+#include "engine/api/errors.hpp"
 #include "stages/modulation_index/methods/method.hpp"
 #include "stages/common/lanes.hpp"
 #include "stages/modulation_index/methods/pac_math.hpp"

@@ -1,0 +1,80 @@
+#include "engine/api/registry.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "engine/api/params.hpp"
+
+namespace pacflow {
+
+std::string kind_name(ElementKind kind) {
+  switch (kind) {
+    case ElementKind::Source: return "source";
+    case ElementKind::Stage: return "stage";
+    case ElementKind::Sink: return "sink";
+  }
+  return "?";
+}
+
+void Registry::add(ElementInfo info) {
+  if (find(info.kind, info.name))
+    throw std::logic_error(kind_name(info.kind) + " \"" + info.name + "\" registered twice");
+  const bool placed = info.kind == ElementKind::Stage && !info.make_transform;
+  if (placed)
+    info.params.push_back(ParamSpec{"on", ParamType::Device, nullptr, "",
+                                    "devices the stage runs on: cpu (all threads), cpu:K, cuda:K (a GPU), sim:K "
+                                    "(modelled), or a list such as cpu:0,1, cuda:* or sim:0-7 to replicate it; "
+                                    "unset: the run's device pool",
+                                    true});
+  if (placed) {
+    // Settings of the edge into the stage; a ring is set up there when the stage runs on other
+    // devices than the one before it, or when any of these is given.
+    info.params.push_back(ParamSpec{"ring", ParamType::Integer, nullptr, "slots",
+                                    "capacity of the ring buffer into this stage (pre-allocated, page-locked "
+                                    "slots of one batch each); unset: enough to keep its devices busy",
+                                    true});
+    info.params.push_back(ParamSpec{"batch", ParamType::Integer, nullptr, "series",
+                                    "series per batch from this stage on (the ring re-cuts batches); unset: "
+                                    "the batch size before it",
+                                    true});
+    info.params.push_back(ParamSpec{"overflow", ParamType::String, nullptr, "",
+                                    "when every slot of the ring into this stage is taken: block (wait, the "
+                                    "default), fail (stop the run) or grow (lend an extra slot)",
+                                    true});
+    info.params.push_back(ParamSpec{"fallback", ParamType::String, "none", "",
+                                    "when the stage is placed on cuda but no GPU is visible (or the stage has no "
+                                    "CUDA code): none (stop with an error) or cpu (run on the CPU, with a warning)"});
+    info.params.push_back(ParamSpec{"vram", ParamType::Spec, nullptr, "",
+                                    "memory budget on each GPU this stage runs on, e.g. 40GB, 512MiB or 0.5 (of "
+                                    "the device); batches are sized to stay within it; unset: the run's --vram, "
+                                    "else 90% of the device",
+                                    true});
+  }
+  elements_.push_back(std::move(info));
+}
+
+const ElementInfo* Registry::find(ElementKind kind, const std::string& name) const {
+  const auto it = std::find_if(elements_.begin(), elements_.end(), [&](const ElementInfo& e) {
+    return e.kind == kind && e.name == name;
+  });
+  return it == elements_.end() ? nullptr : &*it;
+}
+
+void Registry::add_foreign_name(std::string name, std::string hint) {
+  foreign_names_.emplace_back(std::move(name), std::move(hint));
+}
+
+const std::string* Registry::foreign_name_hint(const std::string& name) const {
+  for (const auto& [foreign, hint] : foreign_names_)
+    if (foreign == name) return &hint;
+  return nullptr;
+}
+
+std::vector<std::string> Registry::names(ElementKind kind) const {
+  std::vector<std::string> out;
+  for (const auto& e : elements_)
+    if (e.kind == kind) out.push_back(e.name);
+  return out;
+}
+
+}  // namespace pacflow

@@ -1,0 +1,79 @@
+// The cuda backend: what libpacflow_cuda.so gives the engine (engine/devices/gpu_backend.hpp) through its
+// two entry points at the end of this file.
+#include <fmt/format.h>
+
+#include "engine/devices/cuda/cuda_devices.hpp"
+#include "engine/devices/cuda/gpu_stage_node.hpp"
+#include "engine/devices/cuda/kernel.hpp"
+#include "engine/devices/cuda/pinned_host.hpp"
+#include "engine/devices/cuda/runtime.hpp"
+#include "stages/cuda_kernels.hpp"
+
+namespace pacflow::cuda {
+
+namespace {
+
+class CudaRun final : public GpuRun {
+ public:
+  CudaRun(const std::map<int, std::size_t>& budgets, const HostAllocator& page_locked, detail::FirstFailure& failure)
+      : runtime_(budgets, page_locked), failure_(failure) {}
+
+  std::unique_ptr<detail::GpuNode> make_node(oneapi::tbb::flow::graph& graph, const detail::BuiltStage& stage,
+                                             bool stays, detail::StageTiming& timing,
+                                             const RunOptions& options) override {
+    if (!stage.gpu_kernel) throw std::logic_error(fmt::format("stage \"{}\" is on a GPU without a kernel", stage.name));
+    return detail::make_gpu_stage_node(graph, stage, stays, timing, options, runtime_, failure_);
+  }
+
+  void queue(StageKernel& kernel, Batch& batch, int device, const std::vector<std::string>& reads) override {
+    runtime_.run_stage(kernel, batch, device, reads);
+  }
+
+  void bring_home(Batch& batch, int device) override {
+    if (!batch.residency) return;
+    const StageContext ctx = runtime_.enter(batch, device);
+    runtime_.download(batch, ctx).wait();
+    Runtime::release(batch);
+  }
+
+  json report() const override { return runtime_.report(); }
+
+ private:
+  Runtime runtime_;
+  detail::FirstFailure& failure_;
+};
+
+class CudaBackend final : public GpuBackend {
+ public:
+  CudaBackend() : kernels_(stages::cuda_kernels()) {}
+
+  GpuAvailability availability() const override { return visible_devices(); }
+
+  const KernelFactory* kernel(const std::string& element) const override {
+    const auto it = kernels_.find(element);
+    return it == kernels_.end() ? nullptr : &it->second;
+  }
+
+  const HostAllocator& page_locked() const override { return page_locked_; }
+
+  std::unique_ptr<GpuRun> start(const std::map<int, std::size_t>& budgets, detail::FirstFailure& failure) override {
+    return std::make_unique<CudaRun>(budgets, page_locked_, failure);
+  }
+
+ private:
+  std::map<std::string, KernelFactory> kernels_;
+  PageLockedHost page_locked_;
+};
+
+}  // namespace
+
+}  // namespace pacflow::cuda
+
+// The plugin's entry points (engine/devices/gpu_plugin.cpp looks them up by name).
+extern "C" {
+__attribute__((visibility("default"))) int pacflow_gpu_backend_abi() { return pacflow::kGpuBackendAbi; }
+__attribute__((visibility("default"))) const char* pacflow_gpu_backend_version() { return PACFLOW_VERSION; }
+__attribute__((visibility("default"))) void pacflow_make_gpu_backend(std::unique_ptr<pacflow::GpuBackend>* out) {
+  *out = std::make_unique<pacflow::cuda::CudaBackend>();
+}
+}

@@ -1,0 +1,103 @@
+#include "engine/devices/cuda/gpu_stage_node.hpp"
+
+#include <fmt/format.h>
+
+namespace pacflow::detail {
+
+namespace {
+
+// Trace rows for GPU work: one per device and batch slot (batches on different streams overlap).
+int trace_lane(int device, std::int64_t batch) { return 2000 + 16 * device + static_cast<int>(batch % 16); }
+
+// Adds the stage's kernel time, and its trace span, once the GPU has done its work. The run waits
+// for this too (reserve_wait), so its report counts every batch.
+void account_when_done(cuda::Runtime& gpus, const BuiltStage& stage, StageTiming& timing, const RunOptions& options,
+                       const Batch& batch, int device, std::shared_ptr<cuda::Event> started, cuda::Event finished,
+                       Clock::time_point start, GpuNode::gateway_type& gateway) {
+  gateway.reserve_wait();
+  gpus.completions().watch(
+      std::move(finished), [&gpus, &stage, &timing, &options, &gateway, started = std::move(started), start, device,
+                            index = batch.index, series = batch.series_count](const cuda::Event& done,
+                                                                              std::exception_ptr error) {
+        struct Release {
+          GpuNode::gateway_type& gateway;
+          ~Release() { gateway.release_wait(); }
+        } const release{gateway};
+        if (error) return;  // reported where the batch leaves the GPU
+        try {
+          const double ms = cuda::elapsed_ms(*started, done);
+          timing.gpu_nanoseconds += static_cast<std::int64_t>(ms * 1e6);
+          gpus.add_kernel_time(device, stage.name, ms);
+          if (options.trace)
+            options.trace->record_lane("stage", stage.name, cuda::device_name(device), index, series,
+                                       trace_lane(device, index), start, Clock::now());
+        } catch (...) {
+        }
+      });
+}
+
+// Sends the batch on once its download has arrived (or fails the run if the GPU work failed).
+void send_on_arrival(cuda::Runtime& gpus, oneapi::tbb::flow::graph& graph, const BuiltStage& stage,
+                     const RunOptions& options, FirstFailure& failure, BatchPtr batch, GpuNode::gateway_type& gateway,
+                     int device, cuda::Event arrived, Clock::time_point download_start) {
+  gateway.reserve_wait();
+  gpus.completions().watch(std::move(arrived), [batch = std::move(batch), &gateway, &graph, &failure, &stage,
+                                                &options, download_start, device](const cuda::Event&,
+                                                                                  std::exception_ptr error) {
+    if (error) {
+      try {
+        std::rethrow_exception(error);
+      } catch (const std::exception& e) {
+        failure.set(std::make_exception_ptr(StageError("stage", stage.name, batch->index, e.what(), false)));
+      }
+      graph.cancel();
+    } else {
+      if (options.trace)
+        options.trace->record_lane("copy", stage.name + " to host", cuda::device_name(device), batch->index,
+                                   batch->series_count, trace_lane(device, batch->index) + 1000, download_start,
+                                   Clock::now());
+      cuda::Runtime::release(*batch);
+      gateway.try_put(batch);
+    }
+    gateway.release_wait();
+  });
+}
+
+}  // namespace
+
+std::unique_ptr<GpuNode> make_gpu_stage_node(oneapi::tbb::flow::graph& graph, const BuiltStage& stage, bool stays,
+                                             StageTiming& timing, const RunOptions& options, cuda::Runtime& gpus,
+                                             FirstFailure& failure) {
+  std::vector<int> devices;
+  for (const auto& d : stage.devices) devices.push_back(d.index);
+  return std::make_unique<GpuNode>(
+      graph, oneapi::tbb::flow::unlimited,
+      [&graph, &stage, stays, &timing, &options, &gpus, &failure, devices](BatchPtr batch,
+                                                                           GpuNode::gateway_type& gateway) {
+        const Clock::time_point start = Clock::now();
+        guarded("stage", stage.name, batch->index, [&] {
+          const int device = gpus.choose(*batch, devices);
+          naming_device(cuda::device_name(device), [&] {
+            // Timing events bracket the stage's copies up and kernels on the batch's stream.
+            auto started = std::make_shared<cuda::Event>(device, true);
+            const cuda::StageContext ctx = gpus.run_stage(*stage.gpu_kernel, *batch, device, stage.reads, started.get());
+            for (const auto& name : stage.drop_after) batch->tensors.erase(name);
+            cuda::Event finished(device, true);
+            finished.record(ctx.stream());
+            account_when_done(gpus, stage, timing, options, *batch, device, std::move(started), std::move(finished),
+                              start, gateway);
+            if (stays) {
+              gateway.try_put(batch);  // its stream orders the next stage's work after this one's
+              return;
+            }
+            const Clock::time_point download_start = Clock::now();
+            cuda::Event arrived = gpus.download(*batch, ctx);
+            send_on_arrival(gpus, graph, stage, options, failure, batch, gateway, device, std::move(arrived),
+                            download_start);
+          });
+        });
+        timing.add(start);
+      });
+}
+
+}  // namespace pacflow::detail

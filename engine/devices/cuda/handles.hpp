@@ -1,0 +1,80 @@
+#pragma once
+// RAII for the CUDA runtime's handles: a device made current for a scope, a stream, an event.
+#include <cuda_runtime_api.h>
+#include <new>
+#include <string>
+#include <utility>
+
+#include "engine/devices/cuda/check.hpp"
+#include "engine/devices/devices.hpp"
+
+namespace pacflow::cuda {
+
+// "cuda:N", as DeviceRef names it.
+inline std::string device_name(int device) { return DeviceRef{DeviceRef::Kind::Cuda, device}.name(); }
+
+// Makes `device` current for the calling thread for the scope (oneTBB workers serve every device),
+// and restores the previous one after. The std::nothrow form, for destructors and callbacks that
+// must not throw, ignores errors.
+class DeviceScope {
+ public:
+  explicit DeviceScope(int device);
+  DeviceScope(int device, std::nothrow_t) noexcept;
+  ~DeviceScope();
+  DeviceScope(const DeviceScope&) = delete;
+  DeviceScope& operator=(const DeviceScope&) = delete;
+
+ private:
+  int previous_ = -1;
+};
+
+// A non-blocking stream on one device (it does not synchronise with the legacy default stream).
+class Stream {
+ public:
+  explicit Stream(int device);
+  ~Stream();
+  Stream(Stream&& other) noexcept : device_(other.device_), stream_(std::exchange(other.stream_, nullptr)) {}
+  Stream& operator=(Stream&&) = delete;
+  Stream(const Stream&) = delete;
+  Stream& operator=(const Stream&) = delete;
+
+  cudaStream_t get() const { return stream_; }
+  int device() const { return device_; }
+
+ private:
+  int device_;
+  cudaStream_t stream_ = nullptr;
+};
+
+// An event on one device; `timing` events can measure elapsed time between two of them.
+class Event {
+ public:
+  Event(int device, bool timing);
+  ~Event();
+  Event(Event&& other) noexcept : device_(other.device_), event_(std::exchange(other.event_, nullptr)) {}
+  Event& operator=(Event&& other) noexcept {
+    std::swap(device_, other.device_);
+    std::swap(event_, other.event_);
+    return *this;
+  }
+  Event(const Event&) = delete;
+  Event& operator=(const Event&) = delete;
+
+  cudaEvent_t get() const { return event_; }
+  int device() const { return device_; }
+  void record(cudaStream_t stream);
+  // cudaSuccess when done, cudaErrorNotReady while pending, or the error of the work before it.
+  cudaError_t query() const;
+  // Blocks the calling thread until the event completes; throws if the work before it failed.
+  // (For tests and tools: the executor never blocks on a GPU.)
+  void wait() const;
+
+ private:
+  int device_;
+  cudaEvent_t event_ = nullptr;
+};
+
+// Milliseconds between two completed timing events.
+float elapsed_ms(const Event& start, const Event& stop);
+
+}  // namespace pacflow::cuda

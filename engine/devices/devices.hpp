@@ -1,0 +1,68 @@
+#pragma once
+// Devices a stage can run on, and the lists users write to name them (`on=cpu:1`,
+// `on=cpu:0,1`, `on=cpu:0-3`, `on=cpu:*`, `--devices cuda:0,2`).
+//
+// - `cpu` is the whole machine: the default oneTBB arena, every thread.
+// - `cpu:k` (0 <= k < threads) is one CPU device: a oneTBB task_arena of its own, so a stage pinned
+//   there runs beside, not among, stages pinned elsewhere. The machine's threads are shared evenly
+//   among the cpu:k devices a pipeline uses (at least one each).
+// - `cuda:k` is the k-th GPU visible to the process (CUDA_VISIBLE_DEVICES renumbers them, as the
+//   CUDA runtime does); `cuda` and `cuda:*` are every visible GPU. Only where the CUDA plugin loads
+//   and a GPU is visible: otherwise naming one is a NoCudaDevice error (the caller may fall back to
+//   the CPU).
+// - `sim:k` (0 <= k < 64) is a modelled accelerator (sim_device.hpp): it does no arithmetic and
+//   takes the time its model gives for the stage's work and copies; `sim:*` is sim:0-7.
+// A stage given several devices is replicated: each batch goes to whichever replica is free.
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "engine/api/errors.hpp"
+
+namespace pacflow {
+
+struct DeviceRef {
+  enum class Kind { Cpu, Sim, Cuda } kind = Kind::Cpu;
+  int index = -1;  // -1: the whole machine (`cpu`)
+
+  std::string name() const;  // "cpu", "cpu:3", "sim:0", "cuda:1"
+  bool operator==(const DeviceRef&) const = default;
+  auto operator<=>(const DeviceRef&) const = default;
+};
+
+// CPU devices this machine offers (oneTBB's default concurrency).
+int cpu_device_count();
+inline constexpr int kSimDeviceLimit = 64;   // sim:0 … sim:63
+inline constexpr int kSimDevicesByStar = 8;  // sim:*
+
+// GPUs visible to this process: their count, and why there are none ("library not installed", "no
+// driver", "driver too old", "no GPU": engine/devices/gpu_plugin.hpp) when there are none. Asked once per
+// process; the first call loads the GPU backend's plugin.
+struct CudaAvailability {
+  int count = 0;
+  std::string why_none;
+  std::vector<std::size_t> memory_bytes;  // per device
+  std::vector<std::string> names;         // per device, e.g. "NVIDIA H100 80GB HBM3"
+};
+const CudaAvailability& cuda_availability();
+
+// A list names cuda devices, but none of them is there: the caller may fall back to the CPU.
+class NoCudaDevice : public ParamError {
+ public:
+  using ParamError::ParamError;
+};
+
+// Parses a device list; throws ParamError (parameter `param`) with the accepted forms and the
+// devices available when the text is malformed, names an unknown kind or an absent device, and
+// NoCudaDevice when it names GPUs that are not there.
+std::vector<DeviceRef> parse_devices(const std::string& text, const std::string& param = "on");
+
+// "cpu:0,1" style text for a list (one kind per list).
+std::string device_list_name(const std::vector<DeviceRef>& devices);
+
+// Whether a list names the kind of device (lists hold one kind).
+inline bool on_kind(const std::vector<DeviceRef>& devices, DeviceRef::Kind kind) {
+  return !devices.empty() && devices.front().kind == kind;
+}
+
+}  // namespace pacflow

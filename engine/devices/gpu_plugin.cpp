@@ -1,0 +1,60 @@
+#include "engine/devices/gpu_plugin.hpp"
+
+#include <cstdlib>
+#include <cstring>
+#include <dlfcn.h>
+#include <fmt/format.h>
+
+namespace pacflow {
+
+namespace {
+
+// $PACFLOW_PLUGIN_DIR, else the folder of the library this function is in (build/lib in a build
+// tree, lib/ once installed).
+std::filesystem::path plugin_dir() {
+  if (const char* dir = std::getenv("PACFLOW_PLUGIN_DIR"); dir && *dir) return dir;
+  Dl_info info{};
+  if (dladdr(reinterpret_cast<const void*>(&plugin_dir), &info) != 0 && info.dli_fname)
+    return std::filesystem::path(info.dli_fname).parent_path();
+  return {};
+}
+
+GpuPlugin load() {
+  GpuPlugin plugin;
+  plugin.path = plugin_dir() / PACFLOW_CUDA_PLUGIN_FILE;
+  const auto not_installed = [&](const std::string& why) {
+    plugin.availability.why_none = "library not installed: " + why;
+    return std::move(plugin);
+  };
+  if (!PACFLOW_CUDA_PLUGIN_BUILT)
+    return not_installed("this pacflow was built without CUDA (no nvcc at build time, or -DPACFLOW_CUDA=OFF)");
+  std::error_code error;
+  if (!std::filesystem::exists(plugin.path, error))
+    return not_installed(fmt::format("the CUDA plugin {} is missing (install it there, or set PACFLOW_PLUGIN_DIR "
+                                     "to its folder)",
+                                     plugin.path.string()));
+  // Never closed: the backend's code runs until the process ends (static destructors included).
+  void* handle = dlopen(plugin.path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (!handle) return not_installed(dlerror());  // e.g. "libcudart.so.13: cannot open shared object file"
+  const auto abi = reinterpret_cast<GpuBackendAbiFn>(dlsym(handle, "pacflow_gpu_backend_abi"));
+  const auto version = reinterpret_cast<GpuBackendVersionFn>(dlsym(handle, "pacflow_gpu_backend_version"));
+  const auto make = reinterpret_cast<MakeGpuBackendFn>(dlsym(handle, "pacflow_make_gpu_backend"));
+  if (!abi || !version || !make)
+    return not_installed(fmt::format("{} is not a pacflow GPU plugin", plugin.path.string()));
+  if (abi() != kGpuBackendAbi || std::strcmp(version(), PACFLOW_VERSION) != 0)
+    return not_installed(fmt::format("{} is from pacflow {} (interface {}), not {} (interface {}); install the "
+                                     "plugin built with this pacflow",
+                                     plugin.path.string(), version(), abi(), PACFLOW_VERSION, kGpuBackendAbi));
+  make(&plugin.backend);
+  plugin.availability = plugin.backend->availability();
+  return plugin;
+}
+
+}  // namespace
+
+const GpuPlugin& gpu_plugin() {
+  static const GpuPlugin plugin = load();  // loaded once: the machine's GPUs do not change during a run
+  return plugin;
+}
+
+}  // namespace pacflow

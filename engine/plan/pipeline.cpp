@@ -1,0 +1,713 @@
+#include "engine/api/pipeline.hpp"
+
+#include <algorithm>
+#include <filesystem>
+#include <fmt/format.h>
+#include <oneapi/tbb/info.h>
+
+#include "engine/plan/built_pipeline.hpp"
+#include "engine/devices/gpu_plugin.hpp"
+#include "engine/plan/memory_budget.hpp"
+#include "engine/plan/memory_estimate.hpp"
+#include "engine/plan/output_checks.hpp"
+#include "engine/plan/transformed_source.hpp"
+
+#ifndef PACFLOW_VERSION
+#define PACFLOW_VERSION "0.0.0"
+#endif
+
+namespace pacflow {
+
+std::string engine_version() { return PACFLOW_VERSION; }
+
+Pipeline& Pipeline::source(const std::string& name, json params) {
+  return add({ElementKind::Source, name, std::move(params), {}, {}});
+}
+Pipeline& Pipeline::stage(const std::string& name, json params) {
+  return add({ElementKind::Stage, name, std::move(params), {}, {}});
+}
+Pipeline& Pipeline::sink(const std::string& name, json params) {
+  return add({ElementKind::Sink, name, std::move(params), {}, {}});
+}
+
+Pipeline& Pipeline::add(ElementSpec spec) {
+  if (spec.params.is_null()) spec.params = json::object();
+  if (!spec.params.is_object())
+    throw InputError(fmt::format("{} \"{}\": parameters must be key=value pairs",
+                                 kind_name(spec.kind), spec.name),
+                     spec.where);
+  if (!registry_->find(spec.kind, spec.name)) {
+    const std::string hint = suggest(spec.name, registry_->names(spec.kind));
+    throw InputError(fmt::format("unknown {} \"{}\"{}", kind_name(spec.kind), spec.name,
+                                 hint.empty() ? "" : "; " + hint),
+                     spec.where);
+  }
+  elements_.push_back(std::move(spec));
+  return *this;
+}
+
+Pipeline& Pipeline::set(const std::string& element, const std::string& key, json value,
+                        SourceLocation where) {
+  std::vector<ElementSpec*> matches;
+  for (auto& e : elements_) {
+    const bool by_kind = (element == "source" && e.kind == ElementKind::Source) ||
+                         (element == "sink" && e.kind == ElementKind::Sink);
+    if (by_kind || e.name == element) matches.push_back(&e);
+  }
+  if (matches.empty()) {
+    std::vector<std::string> names{"source", "sink"};
+    for (const auto& e : elements_) names.push_back(e.name);
+    const std::string hint = suggest(element, names);
+    throw InputError(fmt::format("cannot set {}.{}: no element \"{}\" in this pipeline{}", element, key,
+                                 element, hint.empty() ? "" : "; " + hint),
+                     where);
+  }
+  if (matches.size() > 1)
+    throw InputError(fmt::format("cannot set {}.{}: \"{}\" names {} elements; use an element's own name",
+                                 element, key, element, matches.size()),
+                     where);
+  matches.front()->params[key] = std::move(value);
+  matches.front()->param_where[key] = where;
+  return *this;
+}
+
+Pipeline& Pipeline::redirect_outputs(const std::string& dir) {
+  for (auto& e : elements_) {
+    if (e.kind != ElementKind::Sink) continue;
+    const ElementInfo* info = registry_->find(e.kind, e.name);
+    for (const auto& spec : info->params) {
+      if (spec.type == ParamType::OutputDir) {
+        e.params[spec.name] = dir;
+      } else if (spec.type == ParamType::OutputFile) {
+        const json current = e.params.contains(spec.name) ? e.params[spec.name] : spec.default_value;
+        if (current.is_string())
+          e.params[spec.name] =
+              (std::filesystem::path(dir) /
+               std::filesystem::path(current.get<std::string>()).filename()).string();
+      }
+    }
+  }
+  return *this;
+}
+
+Pipeline& Pipeline::devices(std::string pool, bool override_accelerators) {
+  device_pool_ = std::move(pool);
+  force_pool_ = override_accelerators && device_pool_.rfind("cpu", 0) == 0;
+  return *this;
+}
+
+Pipeline& Pipeline::fallback(std::string policy) {
+  fallback_ = std::move(policy);
+  return *this;
+}
+
+Pipeline& Pipeline::vram(json budget) {
+  vram_ = std::move(budget);
+  return *this;
+}
+
+Pipeline& Pipeline::add_input_file(std::filesystem::path file) {
+  input_files_.push_back(std::move(file));
+  return *this;
+}
+
+std::vector<std::filesystem::path> Pipeline::input_files() const {
+  std::vector<std::filesystem::path> files = input_files_;
+  for (const auto& e : elements_) {
+    const ElementInfo* info = registry_->find(e.kind, e.name);
+    for (const auto& spec : info->params)
+      if (spec.type == ParamType::InputFile && e.params.contains(spec.name) && e.params[spec.name].is_string())
+        files.emplace_back(e.params[spec.name].get<std::string>());
+  }
+  return files;
+}
+
+detail::Placement Pipeline::placement() const { return {device_pool_, force_pool_, fallback_, vram_}; }
+
+json Pipeline::validate(const RunOptions& options) const {
+  const detail::BuiltPipeline built = detail::build(*registry_, elements_, placement(), options.stop);
+  detail::check_outputs(built, *registry_, elements_, options.trace_file, input_files(), options.checkpoint);
+  json plan = detail::describe(built, options.batch_size, options.max_in_flight);
+  const int threads = std::max(1, oneapi::tbb::info::default_concurrency());
+  plan["run_time_estimate"] = detail::estimate_run_time(built, threads, options.rates).to_json();
+  return plan;
+}
+
+namespace detail {
+
+namespace {
+
+// Turns an error raised while building one element into an InputError that points at it.
+[[noreturn]] void rethrow_located(const ElementSpec& spec) {
+  const std::string who = fmt::format("{} \"{}\"", kind_name(spec.kind), spec.name);
+  try {
+    throw;
+  } catch (const ParamError& e) {
+    const auto it = spec.param_where.find(e.param());
+    const SourceLocation where = it != spec.param_where.end() ? it->second : spec.where;
+    const bool names_itself = e.param().empty() || e.bare_message().rfind("unknown parameter", 0) == 0 ||
+                              e.bare_message().rfind("missing required", 0) == 0;
+    throw InputError(names_itself ? fmt::format("{}: {}", who, e.bare_message())
+                                  : fmt::format("{}, parameter \"{}\": {}", who, e.param(),
+                                                e.bare_message()),
+                     where);
+  } catch (const InputError& e) {
+    if (!e.where().empty()) throw;
+    throw InputError(fmt::format("{}: {}", who, e.bare_message()), spec.where);
+  }
+}
+
+Params checked_params(const Registry& registry, const ElementInfo& info, const ElementSpec& spec) {
+  try {
+    try {
+      return Params(spec.params, info.params);
+    } catch (const ParamError& e) {
+      // Another tool's name for a parameter: say where its meaning lives here.
+      const std::string* hint = registry.foreign_name_hint(e.param());
+      if (!hint || e.bare_message().rfind("unknown parameter", 0) != 0) throw;
+      throw ParamError(e.param(), fmt::format("unknown parameter \"{}\": {}", e.param(), *hint));
+    }
+  } catch (...) {
+    rethrow_located(spec);
+  }
+}
+
+std::int64_t bytes_per_row(const TensorDecl& t) {
+  return element_count(t.per_series) * static_cast<std::int64_t>(dtype_size(t.dtype));
+}
+
+// A tensor with rows per group of series spreads their bytes over the group's series. A summary
+// tensor is made once at the end and travels in no batch.
+double bytes_per_series(const TensorDecl& t) {
+  if (t.summary) return 0;
+  return static_cast<double>(bytes_per_row(t) * t.rows.rows_per_group) / static_cast<double>(t.rows.group);
+}
+
+// `ring=`, `batch=` and `overflow=` of a stage: the edge into it.
+EdgeSettings edge_settings(const Params& params) {
+  EdgeSettings edge;
+  const auto positive = [&](const char* name) {
+    const std::int64_t v = params.integer(name);
+    if (v < 1) throw ParamError(name, fmt::format("must be at least 1, got {}", v));
+    edge.given = true;
+    return v;
+  };
+  if (params.has("ring")) edge.ring = positive("ring");
+  if (params.has("batch")) edge.batch = positive("batch");
+  if (params.has("overflow")) {
+    try {
+      edge.overflow = parse_overflow(params.string("overflow"));
+    } catch (const std::invalid_argument& e) {
+      throw ParamError("overflow", e.what());
+    }
+    edge.given = true;
+  }
+  return edge;
+}
+
+// Rings go where a stage runs on other devices than the stage before it, or where the user set the
+// edge; between two GPU stages a batch moves GPU to GPU instead (peer to peer, no host hop). Each
+// ring carries the tensors still alive there: written before, not yet dropped.
+void place_rings(BuiltPipeline& built, const std::vector<TensorDecl>& decls) {
+  const auto decl_of = [&](const std::string& name) {
+    return *std::find_if(decls.begin(), decls.end(), [&](const TensorDecl& d) { return d.name == name; });
+  };
+  std::vector<std::string> alive = built.source_writes;
+  for (std::size_t s = 0; s < built.stages.size(); ++s) {
+    BuiltStage& stage = built.stages[s];
+    const bool moves = s > 0 && stage.devices != built.stages[s - 1].devices;
+    const bool gpu_to_gpu = s > 0 && stage.on_gpu() && built.stages[s - 1].on_gpu();
+    stage.ring_before = stage.input.given || (moves && !gpu_to_gpu);
+    if (stage.ring_before)
+      for (const auto& name : alive) {
+        const TensorDecl& decl = decl_of(name);
+        stage.crossing.push_back(SlotTensor{name, decl.per_series, decl.dtype,
+                                            static_cast<std::size_t>(bytes_per_row(decl)), 0, decl.rows.group,
+                                            decl.rows.rows_per_group});
+      }
+    for (const auto& w : stage.writes)
+      if (!decl_of(w).summary) alive.push_back(w);
+    stage.alive_bytes_per_series = 0;
+    for (const auto& name : alive) stage.alive_bytes_per_series += static_cast<double>(bytes_per_series(decl_of(name)));
+    std::erase_if(alive, [&](const std::string& name) {
+      return std::find(stage.drop_after.begin(), stage.drop_after.end(), name) != stage.drop_after.end();
+    });
+  }
+}
+
+// The run's device pool; `missing_gpus` holds why, when it names GPUs that are not there (each stage
+// that uses it then falls back to the CPU or stops).
+struct Pool {
+  std::vector<DeviceRef> devices{DeviceRef{}};
+  std::string missing_gpus;
+};
+
+// The devices a stage asks for (`on=`, else the run's pool), with GPUs swapped for the CPU when none
+// is visible and the fallback allows it (noting the stage in `fell_back`).
+std::vector<DeviceRef> stage_devices(const ElementSpec& spec, const Params& params, const Pool& pool,
+                                     const Placement& placement, bool fallback, std::vector<std::string>& forced,
+                                     std::vector<std::string>& fell_back) {
+  if (!params.has("on")) {
+    if (pool.missing_gpus.empty()) return pool.devices;
+    if (!fallback)
+      throw InputError(fmt::format("devices: {}; add fallback=cpu to the stage, or run with --fallback cpu, to use "
+                                   "the CPU instead",
+                                   pool.missing_gpus));
+    fell_back.push_back(fmt::format("{} (devices {})", spec.name, placement.pool));
+    return {DeviceRef{}};
+  }
+  const std::string on = params.string("on");
+  if (placement.force_pool && on.rfind("cpu", 0) != 0) {
+    forced.push_back(fmt::format("{} (on={})", spec.name, on));
+    return pool.devices;
+  }
+  try {
+    return parse_devices(on);
+  } catch (const NoCudaDevice& e) {
+    if (!fallback)
+      throw NoCudaDevice("on", e.bare_message() + "; add fallback=cpu (or run with --fallback cpu) to run it on the "
+                                                  "CPU instead, or --devices cpu to run everything there");
+    fell_back.push_back(fmt::format("{} (on={})", spec.name, on));
+    return {DeviceRef{}};
+  }
+}
+
+// Gives a stage placed on GPUs its kernel: the element's own, else the GPU plugin's. Returns why
+// not, when there is none that runs the stage as planned.
+std::string place_gpu_kernel(const ElementInfo& info, BuiltStage& stage) {
+  const KernelFactory* make = nullptr;
+  if (const auto own = info.kernels.find("cuda"); own != info.kernels.end())
+    make = &own->second;
+  else if (const GpuBackend* gpus = gpu_plugin().backend.get())
+    make = gpus->kernel(info.name);
+  if (!make) return "it has no CUDA implementation";
+  stage.gpu_kernel = (*make)(*stage.stage);
+  std::string why = stage.gpu_kernel->why_not();
+  if (!why.empty()) stage.gpu_kernel.reset();
+  return why;
+}
+
+bool wants_fallback(const std::string& policy, const std::string& where) {
+  if (policy == "cpu") return true;
+  if (policy.empty() || policy == "none") return false;
+  throw ParamError(where, fmt::format("\"{}\" is not a fallback; use none (stop with an error) or cpu", policy));
+}
+
+}  // namespace
+
+BuiltPipeline build(const Registry& registry, const std::vector<ElementSpec>& elements, const Placement& placement,
+                    const std::stop_token& stop) {
+  BuiltPipeline built;
+  std::vector<std::string> forced;     // stages whose accelerator placement the pool overrode
+  std::vector<std::string> fell_back;  // stages placed on GPUs that run on the CPU instead
+  bool run_fallback = false;
+  try {
+    run_fallback = wants_fallback(placement.fallback, "fallback");
+    if (!placement.vram.is_null()) built.vram = parse_memory_budget("vram", placement.vram);
+  } catch (const ParamError& e) {
+    throw InputError(fmt::format("--{}: {}", e.param(), e.bare_message()));
+  }
+  Pool pool;
+  if (!placement.pool.empty()) {
+    try {
+      pool.devices = parse_devices(placement.pool, "devices");
+    } catch (const NoCudaDevice& e) {
+      pool.missing_gpus = e.bare_message();
+    } catch (const ParamError& e) {
+      throw InputError(fmt::format("devices: {}", e.bare_message()));
+    }
+  }
+  const auto source_count = std::count_if(elements.begin(), elements.end(), [](const auto& e) {
+    return e.kind == ElementKind::Source;
+  });
+  if (source_count != 1)
+    throw InputError(fmt::format("a pipeline needs exactly one source, found {}", source_count),
+                     elements.empty() ? SourceLocation{} : elements.front().where);
+  if (elements.front().kind != ElementKind::Source)
+    throw InputError("the source must come first", elements.front().where);
+  bool seen_sink = false;
+  for (const auto& e : elements) {
+    if (e.kind == ElementKind::Sink) seen_sink = true;
+    if (e.kind == ElementKind::Stage && seen_sink)
+      throw InputError(fmt::format("stage \"{}\" comes after a sink; sinks end the chain", e.name),
+                       e.where);
+  }
+  if (!seen_sink) throw InputError("a pipeline needs at least one sink", elements.back().where);
+
+  // Source.
+  const ElementSpec& source_spec = elements.front();
+  const ElementInfo* source_info = registry.find(ElementKind::Source, source_spec.name);
+  const Params source_params = checked_params(registry, *source_info, source_spec);
+  try {
+    built.source = source_info->make_source(source_params);
+    built.stream = built.source->open(stop);
+  } catch (...) {
+    rethrow_located(source_spec);
+  }
+  built.source_name = source_spec.name;
+  built.source_resolved = source_params.all();
+  if (built.stream.series_count() <= 0 || built.stream.series_length <= 0)
+    throw InputError(fmt::format("source \"{}\" delivers no samples (shape {} × {})",
+                                 source_spec.name, shape_string(built.stream.leading_dims),
+                                 built.stream.series_length),
+                     source_spec.where);
+
+  // Preprocessing stages, right after the source: they become part of its reads.
+  std::size_t next = 1;
+  bool whole_epochs = false;
+  for (; next < elements.size(); ++next) {
+    const ElementSpec& spec = elements[next];
+    const ElementInfo* info = spec.kind == ElementKind::Stage ? registry.find(spec.kind, spec.name) : nullptr;
+    if (!info || !info->make_transform) break;
+    for (const char* placement_param : {"on", "ring", "batch", "overflow", "fallback", "vram"}) {
+      if (!spec.params.contains(placement_param)) continue;
+      try {
+        throw ParamError(placement_param, fmt::format("a preprocessing stage runs on the CPU as the source reads, so it "
+                                                      "takes no {}=",
+                                                      placement_param));
+      } catch (...) {
+        rethrow_located(spec);
+      }
+    }
+    const Params params = checked_params(registry, *info, spec);
+    try {
+      std::unique_ptr<Transform> transform = info->make_transform(params);
+      json resolved = params.all();
+      StreamInfo after = transform->plan(built.stream, resolved);
+      whole_epochs = whole_epochs || transform->per_epoch();
+      built.source = std::make_unique<TransformedSource>(std::move(built.source), built.stream, std::move(transform),
+                                                         after);
+      built.stream = std::move(after);
+      built.preprocessing.push_back({spec.name, resolved});
+    } catch (...) {
+      rethrow_located(spec);
+    }
+  }
+
+  PlanContext ctx(built.stream);
+  if (whole_epochs) {
+    ctx.require_batch_multiple(built.stream.series_count() / built.stream.leading_dims.at(0));
+    built.batch_multiple = ctx.batch_multiple();
+    built.batch_multiple_by = built.preprocessing.back().name;
+  }
+  for (const auto& t : ctx.tensors()) built.source_writes.push_back(t.name);
+  std::vector<std::vector<std::string>> reads;  // per stage
+  for (std::size_t i = next; i < elements.size(); ++i) {
+    const ElementSpec& spec = elements[i];
+    const ElementInfo* info = registry.find(spec.kind, spec.name);
+    if (info->make_transform)
+      throw InputError(fmt::format("stage \"{}\" is a preprocessing stage: it transforms the source's series as they "
+                                   "are read, so it comes right after the source (with the other preprocessing "
+                                   "stages), before stage \"{}\"",
+                                   spec.name, elements[next].name),
+                       spec.where);
+    const Params params = checked_params(registry, *info, spec);
+    ctx.begin_element();
+    const std::size_t declared_before = ctx.tensors().size();
+    const auto declared_since = [&] {
+      std::vector<std::string> names;
+      for (std::size_t t = declared_before; t < ctx.tensors().size(); ++t) names.push_back(ctx.tensors()[t].name);
+      return names;
+    };
+    try {
+      if (spec.kind == ElementKind::Stage) {
+        const bool fallback = run_fallback || wants_fallback(params.string("fallback"), "fallback");
+        std::vector<DeviceRef> devices = stage_devices(spec, params, pool, placement, fallback, forced, fell_back);
+        BuiltStage stage{spec.name, "", devices, info->make_stage(params), nullptr, {}, {}, {}, {}, {}, 0, 0,
+                         edge_settings(params), false, {}, 0, {}};
+        if (params.has("vram")) stage.vram = parse_memory_budget("vram", params.raw("vram"));
+        stage.stage->plan(ctx);
+        if (const std::string why = stage.on_gpu() ? place_gpu_kernel(*info, stage) : ""; !why.empty()) {
+          if (!fallback)
+            throw ParamError("on", fmt::format("stage \"{}\" cannot run on a GPU{}: {}; place it on cpu, or add "
+                                               "fallback=cpu", spec.name,
+                                               params.has("on") ? "" : " (where the device pool puts it)", why));
+          fell_back.push_back(fmt::format("{} ({})", spec.name, why));
+          stage.devices = {DeviceRef{}};
+        }
+        stage.device = device_list_name(stage.devices);
+        if (ctx.batch_multiple() > built.batch_multiple) {
+          built.batch_multiple = ctx.batch_multiple();
+          built.batch_multiple_by = spec.name;
+        }
+        stage.resolved = params.all();
+        stage.resolved["on"] = stage.device;
+        stage.resolved.update(ctx.take_resolved());
+        reads.push_back(ctx.reads_of_current());
+        stage.reads = ctx.reads_of_current();
+        stage.writes = declared_since();
+        for (const auto& t : ctx.tensors()) {
+          const double bytes = bytes_per_series(t);
+          if (std::find(stage.reads.begin(), stage.reads.end(), t.name) != stage.reads.end()) stage.bytes_in_per_series += bytes;
+          if (std::find(stage.writes.begin(), stage.writes.end(), t.name) != stage.writes.end()) {
+            stage.bytes_out_per_series += bytes;
+            stage.outputs.push_back(t);
+          }
+        }
+        built.stages.push_back(std::move(stage));
+      } else {
+        BuiltSink sink{spec.name, info->make_sink(params), {}, {}, i};
+        sink.sink->plan(ctx);
+        sink.resolved = params.all();
+        sink.resolved.update(ctx.take_resolved());
+        sink.reads = ctx.reads_of_current();
+        built.sinks.push_back(std::move(sink));
+      }
+    } catch (...) {
+      rethrow_located(spec);
+    }
+  }
+
+  // Free each intermediate tensor right after its last reader.
+  for (const auto& decl : ctx.tensors()) {
+    if (decl.result || decl.kept || decl.summary) continue;
+    for (std::size_t s = built.stages.size(); s-- > 0;) {
+      if (std::find(reads[s].begin(), reads[s].end(), decl.name) != reads[s].end()) {
+        built.stages[s].drop_after.push_back(decl.name);
+        break;
+      }
+    }
+  }
+  place_rings(built, ctx.tensors());
+  built.attributes = ctx.attributes();
+  built.results = ctx.results();
+  built.masked = built.results;
+  for (const auto& decl : ctx.tensors())
+    if (decl.kept) built.masked.push_back(decl);
+  built.warnings = ctx.warnings();
+  if (!forced.empty())
+    built.warnings.push_back(fmt::format("the device pool {} overrides the accelerator placement of {}",
+                                         device_list_name(pool.devices), fmt::join(forced, ", ")));
+  if (!fell_back.empty())
+    built.warnings.push_back(fmt::format("fallback=cpu: {} run{} on the CPU instead of a GPU ({})",
+                                         fmt::join(fell_back, ", "), fell_back.size() == 1 ? "s" : "",
+                                         cuda_availability().count == 0 ? cuda_availability().why_none
+                                                                        : "see each stage"));
+  std::vector<std::string> simulated;
+  for (const auto& st : built.stages)
+    if (st.simulated()) simulated.push_back(fmt::format("{} on {}", st.name, st.device));
+  if (!simulated.empty())
+    built.warnings.push_back(fmt::format(
+        "modelled devices only: {} did no arithmetic; their outputs (and everything computed from them) are "
+        "zeros standing in for data, and the timings are the model's",
+        fmt::join(simulated, ", ")));
+  built.tensors = json::array();
+  for (const auto& t : ctx.tensors()) {
+    json entry = {{"name", t.name},
+                  {"per_series_shape", t.per_series},
+                  {"dtype", dtype_name(t.dtype)},
+                  {"bytes_per_series", bytes_per_series(t)},
+                  {"result", t.result},
+                  {"doc", t.doc}};
+    if (t.kept) entry["kept_for_summary"] = true;
+    if (t.summary) entry["summary"] = true;
+    if (!t.rows.per_series())
+      entry["rows"] = {{"group_series", t.rows.group},
+                       {"rows_per_group", t.rows.rows_per_group},
+                       {"leading_shape", t.rows.leading},
+                       {"leading_dims", t.rows.leading_names}};
+    built.tensors.push_back(std::move(entry));
+  }
+  return built;
+}
+
+namespace {
+
+// The output parameter (dir=, path=) of a sink element, or "" when its schema has none.
+std::string output_param(const Registry& registry, const ElementSpec& spec) {
+  for (const auto& p : registry.find(spec.kind, spec.name)->params)
+    if (p.type == ParamType::OutputDir || p.type == ParamType::OutputFile) return p.name;
+  return "";
+}
+
+// Whether the checkpoint in `dir` owns `path`: its record or lock, or anything in a sink's folder
+// there (Checkpoint::discard removes them). Other files may share the folder.
+bool checkpoint_owns(const std::filesystem::path& path, const std::filesystem::path& dir) {
+  if (!lies_inside(path, dir)) return false;
+  const std::filesystem::path file = resolved_output(path);
+  namespace fs = std::filesystem;
+  if (fs::weakly_canonical(file.parent_path()) != fs::weakly_canonical(fs::absolute(dir))) return true;  // a sink's folder
+  return file.filename() == "checkpoint.json" || file.filename() == ".lock";
+}
+
+// `message` about the sink `spec`'s output, located at its output parameter (or "--trace: …").
+[[noreturn]] void refuse_output(const Registry& registry, const ElementSpec* spec, const std::string& message) {
+  if (!spec) throw InputError("--trace: " + message);
+  try {
+    throw ParamError(output_param(registry, *spec), message);
+  } catch (...) {
+    rethrow_located(*spec);
+  }
+}
+
+}  // namespace
+
+std::vector<std::filesystem::path> check_outputs(const BuiltPipeline& built, const Registry& registry,
+                                                 const std::vector<ElementSpec>& elements,
+                                                 const std::filesystem::path& trace_file,
+                                                 std::vector<std::filesystem::path> inputs,
+                                                 const std::filesystem::path& checkpoint_dir) {
+  std::vector<OutputPath> outputs;
+  std::vector<const ElementSpec*> owner;  // the sink element writing each output; null for the trace
+  for (const auto& sink : built.sinks)
+    for (auto& file : sink.sink->output_files()) {
+      outputs.push_back({std::move(file), fmt::format("sink \"{}\"", sink.name)});
+      owner.push_back(&elements.at(sink.element));
+    }
+  if (!trace_file.empty()) {
+    outputs.push_back({trace_file, "--trace"});
+    owner.push_back(nullptr);
+  }
+  for (std::size_t i = 0; i < outputs.size(); ++i) {
+    try {
+      check_output_target(outputs[i].path);
+    } catch (const InputError& e) {
+      refuse_output(registry, owner[i], e.bare_message());
+    }
+    if (!checkpoint_dir.empty() && checkpoint_owns(outputs[i].path, checkpoint_dir))
+      refuse_output(registry, owner[i],
+                    fmt::format("{} is a file of the checkpoint in {}, which the run removes when it ends",
+                                outputs[i].path.string(), checkpoint_dir.string()));
+  }
+  inputs.insert(inputs.end(), built.stream.input_files.begin(), built.stream.input_files.end());
+  if (const auto clash = find_output_clash(outputs, inputs)) refuse_output(registry, owner[clash->output], clash->message);
+  std::vector<std::filesystem::path> paths;
+  for (auto& o : outputs) paths.push_back(std::move(o.path));
+  return paths;
+}
+
+std::vector<std::filesystem::path> named_output_folders(const Registry& registry,
+                                                        const std::vector<ElementSpec>& elements,
+                                                        const std::filesystem::path& trace_file) {
+  std::vector<std::filesystem::path> folders;
+  const auto named = [&](const ElementSpec* spec, const std::filesystem::path& path, bool folder) {
+    try {
+      if (folder) {
+        check_output_folder(path);
+        folders.push_back(path);
+      } else {
+        check_output_target(path);
+        folders.push_back(resolved_output(path).parent_path());
+      }
+    } catch (const InputError& e) {
+      refuse_output(registry, spec, e.bare_message());
+    }
+  };
+  for (const auto& e : elements) {
+    if (e.kind != ElementKind::Sink) continue;
+    for (const auto& p : registry.find(e.kind, e.name)->params) {
+      if (p.type != ParamType::OutputDir && p.type != ParamType::OutputFile) continue;
+      const json& value = e.params.contains(p.name) ? e.params[p.name] : p.default_value;
+      if (value.is_string() && !value.get<std::string>().empty())
+        named(&e, value.get<std::string>(), p.type == ParamType::OutputDir);
+    }
+  }
+  if (!trace_file.empty()) named(nullptr, trace_file, false);
+  return folders;
+}
+
+json describe_segments(const BuiltPipeline& built, const std::vector<Segment>& planned) {
+  json segments = json::array();
+  for (const Segment& seg : planned) {
+    json stages = json::array();
+    for (std::size_t s = seg.first_stage; s < seg.end_stage; ++s) stages.push_back(built.stages[s].name);
+    json entry = {{"stages", stages}, {"batch_series", seg.batch_series}, {"batches", seg.batch_count}};
+    if (seg.gpu_bytes_per_batch > 0) entry["gpu_bytes_per_batch"] = seg.gpu_bytes_per_batch;
+    if (!seg.ring) {
+      entry["max_in_flight"] = seg.slots;
+    } else {
+      const BuiltStage& into = built.stages[seg.first_stage];
+      std::vector<SlotTensor> layout = into.crossing;
+      json tensors = json::array();
+      for (const auto& t : layout) tensors.push_back(t.name);
+      entry["ring"] = {{"from", seg.first_stage ? built.stages[seg.first_stage - 1].name : built.source_name},
+                       {"into", into.name},
+                       {"capacity", seg.slots},
+                       {"overflow", overflow_name(seg.overflow)},
+                       {"slot_bytes", lay_out_slot(layout, seg.batch_series)},
+                       {"tensors", tensors}};
+    }
+    segments.push_back(entry);
+  }
+  return segments;
+}
+
+json describe(const BuiltPipeline& built, std::int64_t batch_option, int in_flight_option) {
+  const int threads = std::max(1, oneapi::tbb::info::default_concurrency());
+  return describe(built, plan_segments(built, batch_option, in_flight_option, threads), threads);
+}
+
+json describe(const BuiltPipeline& built, const std::vector<Segment>& segments, int threads) {
+  json report;
+  report["version"] = engine_version();
+  report["input"] = built.stream.description;
+  report["input"]["shape"] = built.stream.leading_dims;
+  report["input"]["shape"].push_back(built.stream.series_length);
+  report["input"]["dims"] = built.stream.leading_names;
+  report["input"]["dims"].push_back("time");
+  report["input"]["sample_rate_hz"] = built.stream.sample_rate;
+  // Facts published by the stages (band edges, …) sit at the top level.
+  for (const auto& [key, value] : built.attributes.items()) report[key] = value;
+  json elements = json::array();
+  elements.push_back({{"kind", "source"},
+                      {"name", built.source_name},
+                      {"params", built.source_resolved},
+                      {"writes", built.source_writes}});
+  for (const auto& p : built.preprocessing)
+    elements.push_back({{"kind", "stage"}, {"name", p.name}, {"device", "cpu, as the source reads"}, {"params", p.resolved}});
+  for (const auto& s : built.stages)
+    elements.push_back({{"kind", "stage"},
+                        {"name", s.name},
+                        {"device", s.device},
+                        {"params", s.resolved},
+                        {"reads", s.reads},
+                        {"writes", s.writes}});
+  for (const auto& s : built.sinks)
+    elements.push_back({{"kind", "sink"}, {"name", s.name}, {"params", s.resolved}, {"reads", s.reads}});
+  report["pipeline"] = elements;
+  report["tensors"] = built.tensors;
+  report["warnings"] = built.warnings;
+  // Every device the stages use, in first use order.
+  json devices = json::array();
+  for (const auto& s : built.stages)
+    for (const auto& d : s.devices)
+      if (std::find(devices.begin(), devices.end(), d.name()) == devices.end()) devices.push_back(d.name());
+  report["devices"] = devices;
+  const std::map<int, std::size_t> budgets = gpu_budgets(built);
+  if (!budgets.empty()) {
+    json gpu = json::object();
+    for (const auto& [index, bytes] : budgets) gpu[DeviceRef{DeviceRef::Kind::Cuda, index}.name()] = bytes;
+    report["gpu_memory_budget_bytes"] = gpu;
+  }
+  report["segments"] = describe_segments(built, segments);
+  report["host_memory_estimate"] = estimate_host_memory(built, segments, threads).to_json();
+  if (built.batch_multiple > 1)
+    report["batch_multiple"] = {{"series", built.batch_multiple}, {"required_by", built.batch_multiple_by}};
+  return report;
+}
+
+std::map<int, std::size_t> gpu_budgets(const BuiltPipeline& built) {
+  const CudaAvailability& gpus = cuda_availability();
+  const auto device_bytes = [&](int index) {
+    return index < static_cast<int>(gpus.memory_bytes.size()) ? gpus.memory_bytes[static_cast<std::size_t>(index)]
+                                                              : std::size_t{0};
+  };
+  std::map<int, std::size_t> budgets;
+  for (const auto& stage : built.stages) {
+    if (!stage.on_gpu()) continue;
+    for (const auto& d : stage.devices) {
+      const auto [it, first] = budgets.try_emplace(d.index, 0);
+      if (!stage.vram.given()) continue;
+      const std::size_t mine = stage.vram.on_device(device_bytes(d.index));
+      it->second = it->second == 0 ? mine : std::min(it->second, mine);
+    }
+  }
+  for (auto& [index, bytes] : budgets)
+    if (bytes == 0)
+      bytes = built.vram.given() ? built.vram.on_device(device_bytes(index))
+                                 : static_cast<std::size_t>(0.9 * static_cast<double>(device_bytes(index)));
+  return budgets;
+}
+
+}  // namespace detail
+}  // namespace pacflow

@@ -1,0 +1,78 @@
+#include "engine/plan/run_time_estimate.hpp"
+
+#include <algorithm>
+#include <fmt/format.h>
+#include <numeric>
+
+#include "engine/plan/built_pipeline.hpp"
+#include "engine/plan/memory_estimate.hpp"
+
+namespace pacflow {
+
+ComputeRates measured_rates(int simd_width_bytes) {
+  ComputeRates rates;
+  // kernel_bench, BM_MiSurrogateLoop/W: useful adds per second per thread at each width.
+  const double measured_at_64 = 20.6e9;
+  const double here = simd_width_bytes >= 64 ? 20.6e9 : simd_width_bytes >= 32 ? 13.7e9 : 8.3e9;
+  rates.cpu_flops_per_thread_s *= here / measured_at_64;
+  return rates;
+}
+
+double RunTimeEstimate::total() const {
+  return std::accumulate(terms.begin(), terms.end(), 0.0, [](double sum, const Term& t) { return sum + t.seconds; });
+}
+
+json RunTimeEstimate::to_json() const {
+  json out = {{"seconds", total()}, {"threads", threads}, {"terms", json::array()}};
+  for (const auto& t : terms) out["terms"].push_back({{"what", t.what}, {"seconds", t.seconds}});
+  return out;
+}
+
+std::string duration_text(double seconds) {
+  if (seconds < 10) return fmt::format("{:.2g} s", seconds);
+  return seconds < 120 ? fmt::format("{:.0f} s", seconds) : fmt::format("{:.0f} min", seconds / 60);
+}
+
+namespace detail {
+
+RunTimeEstimate estimate_run_time(const BuiltPipeline& built, int threads, const ComputeRates& rates) {
+  RunTimeEstimate estimate;
+  estimate.threads = std::max(1, threads);
+  const auto series = static_cast<double>(built.stream.series_count());
+  estimate.terms.push_back({"start-up", rates.startup_s});
+  // The source reads (and preprocesses) on one thread at a time.
+  const double source_bytes = series * static_cast<double>(built.stream.series_length) * sizeof(float);
+  estimate.terms.push_back({fmt::format("source {}: {} of samples", built.source_name, bytes_text(source_bytes)),
+                            source_bytes / rates.cpu_bytes_per_thread_s});
+  // CPU devices (cpu:K) share the machine's threads evenly, as the run's arenas do.
+  std::vector<int> cpu_devices;
+  for (const auto& s : built.stages)
+    for (const auto& d : s.devices)
+      if (d.kind == DeviceRef::Kind::Cpu && d.index >= 0 &&
+          std::find(cpu_devices.begin(), cpu_devices.end(), d.index) == cpu_devices.end())
+        cpu_devices.push_back(d.index);
+  const int share = cpu_devices.empty() ? estimate.threads
+                                        : std::max(1, estimate.threads / static_cast<int>(cpu_devices.size()));
+  for (const auto& s : built.stages) {
+    const double flops = s.stage->flops_per_series() * series;
+    const double bytes = (s.bytes_in_per_series + s.bytes_out_per_series) * series;
+    const auto replicas = static_cast<double>(s.devices.size());
+    if (s.on_gpu() || s.simulated()) {
+      const SimModel& m = rates.accelerator;
+      const double seconds = std::max(flops / m.flops_per_s, bytes / m.memory_bytes_per_s) / replicas;
+      estimate.terms.push_back({fmt::format("{} on {} (modelled accelerator): {:.2g} flops", s.name, s.device, flops),
+                                seconds});
+      continue;
+    }
+    const int used = s.whole_machine() ? estimate.threads
+                                       : std::min(estimate.threads, static_cast<int>(s.devices.size()) * share);
+    const double seconds = std::max(flops / rates.cpu_flops_per_thread_s, bytes / rates.cpu_bytes_per_thread_s) / used;
+    estimate.terms.push_back({fmt::format("{} on {}: {:.2g} flops, {} of tensors, on {} thread{}", s.name, s.device,
+                                          flops, bytes_text(bytes), used, used == 1 ? "" : "s"),
+                              seconds});
+  }
+  return estimate;
+}
+
+}  // namespace detail
+}  // namespace pacflow

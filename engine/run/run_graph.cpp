@@ -1,0 +1,136 @@
+#include "engine/run/run_graph.hpp"
+
+#include <algorithm>
+#include <fmt/format.h>
+#include <stop_token>
+
+#include "engine/run/stage_nodes.hpp"
+
+namespace pacflow::detail {
+
+namespace flow = oneapi::tbb::flow;
+
+namespace {
+
+// A sequencer's key: batches leave it in index order.
+constexpr auto batch_index = [](const BatchPtr& batch) { return static_cast<std::size_t>(batch->index); };
+
+}  // namespace
+
+RunGraph::RunGraph(const RunSetup& setup, std::function<void(Batch&)> on_batch)
+    : setup_(setup),
+      deliver_(std::move(on_batch)),
+      reader_(graph_, [this](oneapi::tbb::flow_control& control) { return read(control); }),
+      limiter_(graph_, setup.segments.front().slots),
+      cpu_devices_(setup.built.stages),
+      sim_devices_(setup.options.sim_model),
+      give_back_token_(setup.segments.size()) {
+  flow::make_edge(reader_, limiter_);
+  connect_next_ = [this](Receiver& next) { flow::make_edge(limiter_, next); };
+  give_back_token_[0] = [this](Batch&) { limiter_.decrementer().try_put(flow::continue_msg{}); };
+  std::size_t segment = 0;
+  for (std::size_t i = 0; i < setup_.built.stages.size(); ++i) {
+    if (setup_.built.stages[i].ring_before) add_ring(++segment);
+    add_stage(i);
+  }
+  in_order_ = std::make_unique<flow::sequencer_node<BatchPtr>>(graph_, batch_index);
+  connect_next_(*in_order_);
+  delivery_ = std::make_unique<flow::function_node<BatchPtr, flow::continue_msg>>(
+      graph_, flow::serial, [this](BatchPtr batch) {
+        deliver(std::move(batch));
+        return flow::continue_msg{};
+      });
+  flow::make_edge(*in_order_, *delivery_);
+}
+
+BatchPtr RunGraph::read(oneapi::tbb::flow_control& control) {
+  const Segment& first = setup_.segments.front();
+  const BuiltPipeline& built = setup_.built;
+  if (next_batch_ >= first.batch_count || setup_.options.stop.stop_requested()) {
+    control.stop();
+    return {};
+  }
+  auto batch = std::make_shared<Batch>();
+  batch->index = next_batch_++;
+  batch->first_series = setup_.first_series + batch->index * first.batch_series;
+  batch->series_count = std::min(first.batch_series, built.stream.series_count() - batch->first_series);
+  const Clock::time_point start = Clock::now();
+  guarded("source", built.source_name, batch->index, [&] {
+    Tensor& signal = batch->emplace(built.stream.tensor, {built.stream.series_length}, DType::Float32);
+    built.source->read(batch->first_series, batch->series_count, signal.values<float>().data());
+  });
+  setup_.source_timing.add(start);
+  if (setup_.options.trace)
+    setup_.options.trace->record("source", built.source_name, "cpu", batch->index, batch->series_count, start,
+                                 Clock::now());
+  return batch;
+}
+
+void RunGraph::add_ring(std::size_t k) {
+  using RingNode = flow::multifunction_node<BatchPtr, std::tuple<BatchPtr>>;
+  Ring& ring = *setup_.rings[k];
+  RingEdge& edge = *ring_edges_.emplace_back(
+      std::make_unique<RingEdge>(ring, setup_.first_series, setup_.built.stream.series_count()));
+  // The node copies upstream batches in index order.
+  auto in_order = std::make_unique<flow::sequencer_node<BatchPtr>>(graph_, batch_index);
+  connect_next_(*in_order);
+  auto node = std::make_unique<RingNode>(
+      graph_, flow::serial, [this, &ring, &edge, k](BatchPtr upstream, RingNode::output_ports_type& out) {
+        const Clock::time_point start = Clock::now();
+        const std::int64_t index = upstream ? upstream->index : -1;
+        RingEdge::Step step;
+        guarded("ring", ring.name(), index, [&] { step = edge.feed(std::move(upstream)); });
+        if (setup_.options.trace && index >= 0)
+          setup_.options.trace->record("copy", "ring " + ring.name(), "cpu", index, 0, start, Clock::now());
+        for (const auto& done : step.consumed) give_back_token_[k - 1](*done);
+        for (auto& batch : step.ready) std::get<0>(out).try_put(std::move(batch));
+      });
+  flow::make_edge(*in_order, *node);
+  give_back_token_[k] = [&ring_node = *node](Batch& batch) {
+    batch.slot->give_back();
+    ring_node.try_put(BatchPtr{});  // a slot came free: the node may go on copying
+  };
+  connect_next_ = [n = node.get()](Receiver& next) { flow::make_edge(flow::output_port<0>(*n), next); };
+  nodes_.push_back(std::move(in_order));
+  nodes_.push_back(std::move(node));
+}
+
+void RunGraph::add_stage(std::size_t i) {
+  const std::vector<BuiltStage>& stages = setup_.built.stages;
+  const BuiltStage& stage = stages[i];
+  StageTiming& timing = setup_.stage_timings[i];
+  const BuiltStage* next = i + 1 < stages.size() ? &stages[i + 1] : nullptr;
+  // Appends the node (of its concrete type: make_edge needs it) after the previous one.
+  const auto add = [this](auto node) {
+    connect_next_(*node);
+    connect_next_ = [n = node.get()](Receiver& receiver) { flow::make_edge(*n, receiver); };
+    nodes_.push_back(std::move(node));
+  };
+  if (stage.on_gpu()) {
+    // The batch stays on its GPU when the next stage also runs on GPUs (no ring between them).
+    const bool stays = next && next->on_gpu() && !next->ring_before;
+    add(setup_.gpus->make_node(graph_, stage, stays, timing, setup_.options));
+  } else if (stage.simulated()) {
+    add(make_sim_stage_node(graph_, stage, next && next->simulated(), timing, setup_.options, sim_devices_, due_));
+  } else {
+    add(make_cpu_stage_node(graph_, stage, timing, setup_.options, cpu_devices_));
+  }
+}
+
+void RunGraph::deliver(BatchPtr batch) {
+  deliver_(*batch);
+  ++delivered_;
+  give_back_token_.back()(*batch);
+  if (setup_.options.on_progress)
+    setup_.options.on_progress(
+        {delivered_, batches(), std::chrono::duration<double>(Clock::now() - start_).count()});
+}
+
+void RunGraph::run() {
+  // A stop request cancels the graph (unregistered before the graph dies: it is a local).
+  const std::stop_callback cancel_on_stop(setup_.options.stop, [this] { graph_.cancel(); });
+  reader_.activate();
+  graph_.wait_for_all();
+}
+
+}  // namespace pacflow::detail

@@ -1,0 +1,92 @@
+#pragma once
+// Internal to the executor: the oneTBB flow graph of one run, built from the plan.
+//
+//   input_node ─► limiter_node(in flight) ─► stages of segment 0 ─┐
+//        ▲                  ▲                                      ▼
+//        │                  └── token back ◄── sequencer ─► ring node ─► stages of segment 1 ─► … ─► sequencer ─► delivery
+//        └─ reads in order                                     ▲                                                 │
+//                                                              └──────── slot back (one per delivered batch) ────┘
+//
+// Batches are tokens: the first segment admits at most its `slots` at once, and every later
+// segment as many as its ring has slots (engine/run/ring.hpp). A ring node takes the upstream batches
+// in index order, copies the tensors that cross into free slots (re-cut to the segment's batch
+// size) and gives each upstream batch's token back once it is copied. When no slot is free the
+// node waits for one to come back, which holds the upstream batches and, through their tokens,
+// the segment before: back-pressure, without blocking a thread. Stages run different batches
+// concurrently; the last sequencer restores index order for the delivery.
+//
+// Each stage's node comes from its devices' factory: the CPU's and the modelled devices'
+// (engine/run/stage_nodes.hpp), or the GPU backend's (GpuRun::make_node).
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <oneapi/tbb/flow_graph.h>
+#include <vector>
+
+#include "engine/plan/built_pipeline.hpp"
+#include "engine/devices/gpu_backend.hpp"
+#include "engine/devices/placement.hpp"
+#include "engine/run/ring_edge.hpp"
+#include "engine/run/run_support.hpp"
+#include "engine/devices/sim_device.hpp"
+
+namespace pacflow::detail {
+
+// What the graph reads, and where it reports, for one run; all of it outlives the graph.
+struct RunSetup {
+  const BuiltPipeline& built;
+  const std::vector<Segment>& segments;
+  const RunOptions& options;
+  const std::vector<std::unique_ptr<Ring>>& rings;  // [k] for segment k > 0
+  std::int64_t first_series = 0;                    // a resumed run starts past 0
+  GpuRun* gpus = nullptr;                           // when a stage runs on GPUs
+  StageTiming& source_timing;
+  std::vector<StageTiming>& stage_timings;
+};
+
+class RunGraph {
+ public:
+  // `on_batch` receives every batch once, serially, in index order (sinks, summaries, checkpoint).
+  RunGraph(const RunSetup& setup, std::function<void(Batch&)> on_batch);
+  RunGraph(const RunGraph&) = delete;
+  RunGraph& operator=(const RunGraph&) = delete;
+
+  // Runs until the last batch is delivered, a body throws, or a stop is requested (which cancels
+  // the graph: no new task starts, and the bodies running finish). Rethrows the first body's
+  // exception; returns normally otherwise, even when stopped (the caller checks).
+  void run();
+  std::int64_t delivered() const { return delivered_; }
+  std::int64_t batches() const { return setup_.segments.back().batch_count; }
+  int threads_per_cpu_device() const { return cpu_devices_.threads_each(); }
+
+ private:
+  using Receiver = oneapi::tbb::flow::receiver<BatchPtr>;
+  BatchPtr read(oneapi::tbb::flow_control& control);
+  void add_ring(std::size_t segment);
+  void add_stage(std::size_t index);
+  void deliver(BatchPtr batch);
+
+  RunSetup setup_;
+  std::function<void(Batch&)> deliver_;
+  Clock::time_point start_ = Clock::now();
+  std::vector<std::unique_ptr<RingEdge>> ring_edges_;  // the rings' producer ends, holding batches awaiting a slot
+  oneapi::tbb::flow::graph graph_;
+  std::int64_t next_batch_ = 0;  // touched only by the serial input_node body
+  std::int64_t delivered_ = 0;   // touched only by the serial delivery body
+  oneapi::tbb::flow::input_node<BatchPtr> reader_;
+  oneapi::tbb::flow::limiter_node<BatchPtr> limiter_;
+  CpuDevices cpu_devices_;
+  SimDevices sim_devices_;
+  std::vector<std::unique_ptr<oneapi::tbb::flow::graph_node>> nodes_;
+  DueTimeQueue due_;  // declared after the nodes' dependencies, destroyed (joined) before the nodes
+  // Connects the last node added to the next one. make_edge needs the concrete node type: through a
+  // plain sender<> reference an async_node's successors would never see its gateway's output.
+  std::function<void(Receiver&)> connect_next_;
+  // How a batch leaving segment k gives its token back: to the limiter for the first segment, its
+  // slot to the ring (and news of it to the ring's node, which may be waiting) for the others.
+  std::vector<std::function<void(Batch&)>> give_back_token_;
+  std::unique_ptr<oneapi::tbb::flow::sequencer_node<BatchPtr>> in_order_;
+  std::unique_ptr<oneapi::tbb::flow::function_node<BatchPtr, oneapi::tbb::flow::continue_msg>> delivery_;
+};
+
+}  // namespace pacflow::detail

@@ -1,0 +1,82 @@
+#pragma once
+// Internal to the executor and its node builders: per-element timing, the error wrapper that names
+// the element and batch, and the slot for a failure seen outside the graph's workers.
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <exception>
+#include <fmt/format.h>
+#include <memory>
+#include <mutex>
+#include <stdexcept>
+#include <string>
+
+#include "engine/api/batch.hpp"
+#include "engine/api/errors.hpp"
+
+namespace pacflow::detail {
+
+using BatchPtr = std::shared_ptr<Batch>;
+using Clock = std::chrono::steady_clock;
+
+struct StageTiming {
+  std::atomic<std::int64_t> nanoseconds{0};
+  std::atomic<std::int64_t> gpu_nanoseconds{0};  // kernel time on GPUs (between events)
+  std::atomic<std::int64_t> batches{0};
+  void add(Clock::time_point start) {
+    nanoseconds += std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - start).count();
+    ++batches;
+  }
+};
+
+// The first failure reported from outside the graph's workers (a GPU fault seen by the completion
+// watcher), to be rethrown once the cancelled graph has drained.
+class FirstFailure {
+ public:
+  void set(std::exception_ptr error) {
+    const std::lock_guard lock(mutex_);
+    if (!error_) error_ = std::move(error);
+  }
+  void rethrow_if_any() {
+    const std::lock_guard lock(mutex_);
+    if (error_) std::rethrow_exception(error_);
+  }
+
+ private:
+  std::mutex mutex_;
+  std::exception_ptr error_;
+};
+
+// Runs `body`; turns any exception into a StageError naming the element and batch (a cancellation
+// passes through as it is).
+template <typename Body>
+void guarded(const char* kind, const std::string& element, std::int64_t batch, Body&& body) {
+  try {
+    body();
+  } catch (const StageError&) {
+    throw;
+  } catch (const RunCancelled&) {
+    throw;
+  } catch (const InputError& e) {
+    throw StageError(kind, element, batch, e.what(), true);
+  } catch (const std::exception& e) {
+    throw StageError(kind, element, batch, e.what(), false);
+  } catch (...) {
+    throw StageError(kind, element, batch, "unknown exception", false);
+  }
+}
+
+// Runs `body`; an exception leaves it with "on DEVICE: " before its message, keeping whether it
+// was an InputError (bad input) or another failure.
+template <typename Body>
+void naming_device(const std::string& device, Body&& body) {
+  try {
+    body();
+  } catch (const InputError& e) {
+    throw InputError(fmt::format("on {}: {}", device, e.what()));
+  } catch (const std::exception& e) {
+    throw std::runtime_error(fmt::format("on {}: {}", device, e.what()));
+  }
+}
+
+}  // namespace pacflow::detail
