@@ -295,28 +295,10 @@ bool wants_fallback(const std::string& policy, const std::string& where) {
 
 }  // namespace
 
-BuiltPipeline build(const Registry& registry, const std::vector<ElementSpec>& elements, const Placement& placement,
-                    const std::stop_token& stop) {
-  BuiltPipeline built;
-  std::vector<std::string> forced;     // stages whose accelerator placement the pool overrode
-  std::vector<std::string> fell_back;  // stages placed on GPUs that run on the CPU instead
-  bool run_fallback = false;
-  try {
-    run_fallback = wants_fallback(placement.fallback, "fallback");
-    if (!placement.vram.is_null()) built.vram = parse_memory_budget("vram", placement.vram);
-  } catch (const ParamError& e) {
-    throw InputError(fmt::format("--{}: {}", e.param(), e.bare_message()));
-  }
-  Pool pool;
-  if (!placement.pool.empty()) {
-    try {
-      pool.devices = parse_devices(placement.pool, "devices");
-    } catch (const NoCudaDevice& e) {
-      pool.missing_gpus = e.bare_message();
-    } catch (const ParamError& e) {
-      throw InputError(fmt::format("devices: {}", e.bare_message()));
-    }
-  }
+namespace {
+
+// The chain's shape: one source, first; stages; at least one sink, last.
+void check_chain(const std::vector<ElementSpec>& elements) {
   const auto source_count = std::count_if(elements.begin(), elements.end(), [](const auto& e) {
     return e.kind == ElementKind::Source;
   });
@@ -333,166 +315,12 @@ BuiltPipeline build(const Registry& registry, const std::vector<ElementSpec>& el
                        e.where);
   }
   if (!seen_sink) throw InputError("a pipeline needs at least one sink", elements.back().where);
+}
 
-  // Source.
-  const ElementSpec& source_spec = elements.front();
-  const ElementInfo* source_info = registry.find(ElementKind::Source, source_spec.name);
-  const Params source_params = checked_params(registry, *source_info, source_spec);
-  try {
-    built.source = source_info->make_source(source_params);
-    built.stream = built.source->open(stop);
-  } catch (...) {
-    rethrow_located(source_spec);
-  }
-  built.source_name = source_spec.name;
-  built.source_resolved = source_params.all();
-  if (built.stream.series_count() <= 0 || built.stream.series_length <= 0)
-    throw InputError(fmt::format("source \"{}\" delivers no samples (shape {} × {})",
-                                 source_spec.name, shape_string(built.stream.leading_dims),
-                                 built.stream.series_length),
-                     source_spec.where);
-
-  // Preprocessing stages, right after the source: they become part of its reads.
-  std::size_t next = 1;
-  bool whole_epochs = false;
-  for (; next < elements.size(); ++next) {
-    const ElementSpec& spec = elements[next];
-    const ElementInfo* info = spec.kind == ElementKind::Stage ? registry.find(spec.kind, spec.name) : nullptr;
-    if (!info || !info->make_transform) break;
-    for (const char* placement_param : {"on", "ring", "batch", "overflow", "fallback", "vram"}) {
-      if (!spec.params.contains(placement_param)) continue;
-      try {
-        throw ParamError(placement_param, fmt::format("a preprocessing stage runs on the CPU as the source reads, so it "
-                                                      "takes no {}=",
-                                                      placement_param));
-      } catch (...) {
-        rethrow_located(spec);
-      }
-    }
-    const Params params = checked_params(registry, *info, spec);
-    try {
-      std::unique_ptr<Transform> transform = info->make_transform(params);
-      json resolved = params.all();
-      StreamInfo after = transform->plan(built.stream, resolved);
-      whole_epochs = whole_epochs || transform->per_epoch();
-      built.source = std::make_unique<TransformedSource>(std::move(built.source), built.stream, std::move(transform),
-                                                         after);
-      built.stream = std::move(after);
-      built.preprocessing.push_back({spec.name, resolved});
-    } catch (...) {
-      rethrow_located(spec);
-    }
-  }
-
-  PlanContext ctx(built.stream);
-  if (whole_epochs) {
-    ctx.require_batch_multiple(built.stream.series_count() / built.stream.leading_dims.at(0));
-    built.batch_multiple = ctx.batch_multiple();
-    built.batch_multiple_by = built.preprocessing.back().name;
-  }
-  for (const auto& t : ctx.tensors()) built.source_writes.push_back(t.name);
-  std::vector<std::vector<std::string>> reads;  // per stage
-  for (std::size_t i = next; i < elements.size(); ++i) {
-    const ElementSpec& spec = elements[i];
-    const ElementInfo* info = registry.find(spec.kind, spec.name);
-    if (info->make_transform)
-      throw InputError(fmt::format("stage \"{}\" is a preprocessing stage: it transforms the source's series as they "
-                                   "are read, so it comes right after the source (with the other preprocessing "
-                                   "stages), before stage \"{}\"",
-                                   spec.name, elements[next].name),
-                       spec.where);
-    const Params params = checked_params(registry, *info, spec);
-    ctx.begin_element();
-    const std::size_t declared_before = ctx.tensors().size();
-    const auto declared_since = [&] {
-      std::vector<std::string> names;
-      for (std::size_t t = declared_before; t < ctx.tensors().size(); ++t) names.push_back(ctx.tensors()[t].name);
-      return names;
-    };
-    try {
-      if (spec.kind == ElementKind::Stage) {
-        const bool fallback = run_fallback || wants_fallback(params.string("fallback"), "fallback");
-        std::vector<DeviceRef> devices = stage_devices(spec, params, pool, placement, fallback, forced, fell_back);
-        BuiltStage stage{spec.name, "", devices, info->make_stage(params), nullptr, {}, {}, {}, {}, {}, 0, 0,
-                         edge_settings(params), false, {}, 0, {}};
-        if (params.has("vram")) stage.vram = parse_memory_budget("vram", params.raw("vram"));
-        stage.stage->plan(ctx);
-        if (const std::string why = stage.on_gpu() ? place_gpu_kernel(*info, stage) : ""; !why.empty()) {
-          if (!fallback)
-            throw ParamError("on", fmt::format("stage \"{}\" cannot run on a GPU{}: {}; place it on cpu, or add "
-                                               "fallback=cpu", spec.name,
-                                               params.has("on") ? "" : " (where the device pool puts it)", why));
-          fell_back.push_back(fmt::format("{} ({})", spec.name, why));
-          stage.devices = {DeviceRef{}};
-        }
-        stage.device = device_list_name(stage.devices);
-        if (ctx.batch_multiple() > built.batch_multiple) {
-          built.batch_multiple = ctx.batch_multiple();
-          built.batch_multiple_by = spec.name;
-        }
-        stage.resolved = params.all();
-        stage.resolved["on"] = stage.device;
-        stage.resolved.update(ctx.take_resolved());
-        reads.push_back(ctx.reads_of_current());
-        stage.reads = ctx.reads_of_current();
-        stage.writes = declared_since();
-        for (const auto& t : ctx.tensors()) {
-          const double bytes = bytes_per_series(t);
-          if (std::find(stage.reads.begin(), stage.reads.end(), t.name) != stage.reads.end()) stage.bytes_in_per_series += bytes;
-          if (std::find(stage.writes.begin(), stage.writes.end(), t.name) != stage.writes.end()) {
-            stage.bytes_out_per_series += bytes;
-            stage.outputs.push_back(t);
-          }
-        }
-        built.stages.push_back(std::move(stage));
-      } else {
-        BuiltSink sink{spec.name, info->make_sink(params), {}, {}, i};
-        sink.sink->plan(ctx);
-        sink.resolved = params.all();
-        sink.resolved.update(ctx.take_resolved());
-        sink.reads = ctx.reads_of_current();
-        built.sinks.push_back(std::move(sink));
-      }
-    } catch (...) {
-      rethrow_located(spec);
-    }
-  }
-
-  // Free each intermediate tensor right after its last reader.
-  for (const auto& decl : ctx.tensors()) {
-    if (decl.result || decl.kept || decl.summary) continue;
-    for (std::size_t s = built.stages.size(); s-- > 0;) {
-      if (std::find(reads[s].begin(), reads[s].end(), decl.name) != reads[s].end()) {
-        built.stages[s].drop_after.push_back(decl.name);
-        break;
-      }
-    }
-  }
-  place_rings(built, ctx.tensors());
-  built.attributes = ctx.attributes();
-  built.results = ctx.results();
-  built.masked = built.results;
-  for (const auto& decl : ctx.tensors())
-    if (decl.kept) built.masked.push_back(decl);
-  built.warnings = ctx.warnings();
-  if (!forced.empty())
-    built.warnings.push_back(fmt::format("the device pool {} overrides the accelerator placement of {}",
-                                         device_list_name(pool.devices), fmt::join(forced, ", ")));
-  if (!fell_back.empty())
-    built.warnings.push_back(fmt::format("fallback=cpu: {} run{} on the CPU instead of a GPU ({})",
-                                         fmt::join(fell_back, ", "), fell_back.size() == 1 ? "s" : "",
-                                         cuda_availability().count == 0 ? cuda_availability().why_none
-                                                                        : "see each stage"));
-  std::vector<std::string> simulated;
-  for (const auto& st : built.stages)
-    if (st.simulated()) simulated.push_back(fmt::format("{} on {}", st.name, st.device));
-  if (!simulated.empty())
-    built.warnings.push_back(fmt::format(
-        "modelled devices only: {} did no arithmetic; their outputs (and everything computed from them) are "
-        "zeros standing in for data, and the timings are the model's",
-        fmt::join(simulated, ", ")));
-  built.tensors = json::array();
-  for (const auto& t : ctx.tensors()) {
+// The report's description of every declared tensor.
+json tensors_json(const std::vector<TensorDecl>& tensors) {
+  json out = json::array();
+  for (const auto& t : tensors) {
     json entry = {{"name", t.name},
                   {"per_series_shape", t.per_series},
                   {"dtype", dtype_name(t.dtype)},
@@ -506,9 +334,241 @@ BuiltPipeline build(const Registry& registry, const std::vector<ElementSpec>& el
                        {"rows_per_group", t.rows.rows_per_group},
                        {"leading_shape", t.rows.leading},
                        {"leading_dims", t.rows.leading_names}};
-    built.tensors.push_back(std::move(entry));
+    out.push_back(std::move(entry));
   }
-  return built;
+  return out;
+}
+
+// One pipeline being built, pass by pass (build() below runs them in order).
+class Builder {
+ public:
+  Builder(const Registry& registry, const std::vector<ElementSpec>& elements, const Placement& placement)
+      : registry_(registry), elements_(elements), placement_(placement) {
+    try {
+      run_fallback_ = wants_fallback(placement.fallback, "fallback");
+      if (!placement.vram.is_null()) built_.vram = parse_memory_budget("vram", placement.vram);
+    } catch (const ParamError& e) {
+      throw InputError(fmt::format("--{}: {}", e.param(), e.bare_message()));
+    }
+    if (!placement.pool.empty()) {
+      try {
+        pool_.devices = parse_devices(placement.pool, "devices");
+      } catch (const NoCudaDevice& e) {
+        pool_.missing_gpus = e.bare_message();
+      } catch (const ParamError& e) {
+        throw InputError(fmt::format("devices: {}", e.bare_message()));
+      }
+    }
+  }
+
+  // Opens the source: the stream's shape is known from here on.
+  void open_source(const std::stop_token& stop) {
+    const ElementSpec& source_spec = elements_.front();
+    const ElementInfo* source_info = registry_.find(ElementKind::Source, source_spec.name);
+    const Params source_params = checked_params(registry_, *source_info, source_spec);
+    try {
+      built_.source = source_info->make_source(source_params);
+      built_.stream = built_.source->open(stop);
+    } catch (...) {
+      rethrow_located(source_spec);
+    }
+    built_.source_name = source_spec.name;
+    built_.source_resolved = source_params.all();
+    if (built_.stream.series_count() <= 0 || built_.stream.series_length <= 0)
+      throw InputError(fmt::format("source \"{}\" delivers no samples (shape {} × {})",
+                                   source_spec.name, shape_string(built_.stream.leading_dims),
+                                   built_.stream.series_length),
+                       source_spec.where);
+  }
+
+  // Preprocessing stages, right after the source: they become part of its reads. Returns the index
+  // of the first element after them, and whether one of them needs whole epochs per batch.
+  std::pair<std::size_t, bool> fold_preprocessing() {
+    std::size_t next = 1;
+    bool whole_epochs = false;
+    for (; next < elements_.size(); ++next) {
+      const ElementSpec& spec = elements_[next];
+      const ElementInfo* info = spec.kind == ElementKind::Stage ? registry_.find(spec.kind, spec.name) : nullptr;
+      if (!info || !info->make_transform) break;
+      for (const char* placement_param : {"on", "ring", "batch", "overflow", "fallback", "vram"}) {
+        if (!spec.params.contains(placement_param)) continue;
+        try {
+          throw ParamError(placement_param, fmt::format("a preprocessing stage runs on the CPU as the source reads, so "
+                                                        "it takes no {}=",
+                                                        placement_param));
+        } catch (...) {
+          rethrow_located(spec);
+        }
+      }
+      const Params params = checked_params(registry_, *info, spec);
+      try {
+        std::unique_ptr<Transform> transform = info->make_transform(params);
+        json resolved = params.all();
+        StreamInfo after = transform->plan(built_.stream, resolved);
+        whole_epochs = whole_epochs || transform->per_epoch();
+        built_.source = std::make_unique<TransformedSource>(std::move(built_.source), built_.stream,
+                                                            std::move(transform), after);
+        built_.stream = std::move(after);
+        built_.preprocessing.push_back({spec.name, resolved});
+      } catch (...) {
+        rethrow_located(spec);
+      }
+    }
+    return {next, whole_epochs};
+  }
+
+  // Places and plans the stages and sinks from element `first` on, in chain order.
+  void plan_elements(std::size_t first, PlanContext& ctx) {
+    for (std::size_t i = first; i < elements_.size(); ++i) {
+      const ElementSpec& spec = elements_[i];
+      const ElementInfo* info = registry_.find(spec.kind, spec.name);
+      if (info->make_transform)
+        throw InputError(fmt::format("stage \"{}\" is a preprocessing stage: it transforms the source's series as "
+                                     "they are read, so it comes right after the source (with the other "
+                                     "preprocessing stages), before stage \"{}\"",
+                                     spec.name, elements_[first].name),
+                         spec.where);
+      const Params params = checked_params(registry_, *info, spec);
+      ctx.begin_element();
+      try {
+        if (spec.kind == ElementKind::Stage)
+          plan_stage(spec, *info, params, ctx);
+        else
+          plan_sink(i, *info, params, ctx);
+      } catch (...) {
+        rethrow_located(spec);
+      }
+    }
+  }
+
+  // Frees each intermediate tensor right after its last reader.
+  void free_after_last_reader(const PlanContext& ctx) {
+    for (const auto& decl : ctx.tensors()) {
+      if (decl.result || decl.kept || decl.summary) continue;
+      for (std::size_t s = built_.stages.size(); s-- > 0;) {
+        const std::vector<std::string>& reads = built_.stages[s].reads;
+        if (std::find(reads.begin(), reads.end(), decl.name) != reads.end()) {
+          built_.stages[s].drop_after.push_back(decl.name);
+          break;
+        }
+      }
+    }
+  }
+
+  // What the plan tells the run and the report: attributes, results, warnings, tensors.
+  void collect(const PlanContext& ctx) {
+    built_.attributes = ctx.attributes();
+    built_.results = ctx.results();
+    built_.masked = built_.results;
+    for (const auto& decl : ctx.tensors())
+      if (decl.kept) built_.masked.push_back(decl);
+    built_.warnings = ctx.warnings();
+    add_placement_warnings();
+    built_.tensors = tensors_json(ctx.tensors());
+  }
+
+  BuiltPipeline& built() { return built_; }
+
+ private:
+  void plan_stage(const ElementSpec& spec, const ElementInfo& info, const Params& params, PlanContext& ctx) {
+    const std::size_t declared_before = ctx.tensors().size();
+    const bool fallback = run_fallback_ || wants_fallback(params.string("fallback"), "fallback");
+    std::vector<DeviceRef> devices = stage_devices(spec, params, pool_, placement_, fallback, forced_, fell_back_);
+    BuiltStage stage{spec.name, "", devices, info.make_stage(params), nullptr, {}, {}, {}, {}, {}, 0, 0,
+                     edge_settings(params), false, {}, 0, {}};
+    if (params.has("vram")) stage.vram = parse_memory_budget("vram", params.raw("vram"));
+    stage.stage->plan(ctx);
+    if (const std::string why = stage.on_gpu() ? place_gpu_kernel(info, stage) : ""; !why.empty()) {
+      if (!fallback)
+        throw ParamError("on", fmt::format("stage \"{}\" cannot run on a GPU{}: {}; place it on cpu, or add "
+                                           "fallback=cpu", spec.name,
+                                           params.has("on") ? "" : " (where the device pool puts it)", why));
+      fell_back_.push_back(fmt::format("{} ({})", spec.name, why));
+      stage.devices = {DeviceRef{}};
+    }
+    stage.device = device_list_name(stage.devices);
+    if (ctx.batch_multiple() > built_.batch_multiple) {
+      built_.batch_multiple = ctx.batch_multiple();
+      built_.batch_multiple_by = spec.name;
+    }
+    stage.resolved = params.all();
+    stage.resolved["on"] = stage.device;
+    stage.resolved.update(ctx.take_resolved());
+    stage.reads = ctx.reads_of_current();
+    for (std::size_t t = declared_before; t < ctx.tensors().size(); ++t) stage.writes.push_back(ctx.tensors()[t].name);
+    for (const auto& t : ctx.tensors()) {
+      const double bytes = bytes_per_series(t);
+      if (std::find(stage.reads.begin(), stage.reads.end(), t.name) != stage.reads.end()) stage.bytes_in_per_series += bytes;
+      if (std::find(stage.writes.begin(), stage.writes.end(), t.name) != stage.writes.end()) {
+        stage.bytes_out_per_series += bytes;
+        stage.outputs.push_back(t);
+      }
+    }
+    built_.stages.push_back(std::move(stage));
+  }
+
+  void plan_sink(std::size_t element, const ElementInfo& info, const Params& params, PlanContext& ctx) {
+    BuiltSink sink{elements_[element].name, info.make_sink(params), {}, {}, element};
+    sink.sink->plan(ctx);
+    sink.resolved = params.all();
+    sink.resolved.update(ctx.take_resolved());
+    sink.reads = ctx.reads_of_current();
+    built_.sinks.push_back(std::move(sink));
+  }
+
+  void add_placement_warnings() {
+    if (!forced_.empty())
+      built_.warnings.push_back(fmt::format("the device pool {} overrides the accelerator placement of {}",
+                                            device_list_name(pool_.devices), fmt::join(forced_, ", ")));
+    if (!fell_back_.empty())
+      built_.warnings.push_back(fmt::format("fallback=cpu: {} run{} on the CPU instead of a GPU ({})",
+                                            fmt::join(fell_back_, ", "), fell_back_.size() == 1 ? "s" : "",
+                                            cuda_availability().count == 0 ? cuda_availability().why_none
+                                                                           : "see each stage"));
+    std::vector<std::string> simulated;
+    for (const auto& st : built_.stages)
+      if (st.simulated()) simulated.push_back(fmt::format("{} on {}", st.name, st.device));
+    if (!simulated.empty())
+      built_.warnings.push_back(fmt::format(
+          "modelled devices only: {} did no arithmetic; their outputs (and everything computed from them) are "
+          "zeros standing in for data, and the timings are the model's",
+          fmt::join(simulated, ", ")));
+  }
+
+  const Registry& registry_;
+  const std::vector<ElementSpec>& elements_;
+  const Placement& placement_;
+  BuiltPipeline built_;
+  bool run_fallback_ = false;
+  Pool pool_;
+  std::vector<std::string> forced_;     // stages whose accelerator placement the pool overrode
+  std::vector<std::string> fell_back_;  // stages placed on GPUs that run on the CPU instead
+};
+
+}  // namespace
+
+// The passes, in order: run-wide settings, the chain's shape, the source, its preprocessing, each
+// stage and sink placed and planned, liveness (each tensor freed after its last reader), rings, and
+// what the report needs.
+BuiltPipeline build(const Registry& registry, const std::vector<ElementSpec>& elements, const Placement& placement,
+                    const std::stop_token& stop) {
+  Builder builder(registry, elements, placement);
+  check_chain(elements);
+  builder.open_source(stop);
+  const auto [first, whole_epochs] = builder.fold_preprocessing();
+  BuiltPipeline& built = builder.built();
+  PlanContext ctx(built.stream);
+  if (whole_epochs) {
+    ctx.require_batch_multiple(built.stream.series_count() / built.stream.leading_dims.at(0));
+    built.batch_multiple = ctx.batch_multiple();
+    built.batch_multiple_by = built.preprocessing.back().name;
+  }
+  for (const auto& t : ctx.tensors()) built.source_writes.push_back(t.name);
+  builder.plan_elements(first, ctx);
+  builder.free_after_last_reader(ctx);
+  place_rings(built, ctx.tensors());
+  builder.collect(ctx);
+  return std::move(built);
 }
 
 namespace {
