@@ -320,7 +320,8 @@ TEST(OutputSafety, TemporariesOfAKilledRunAreRemovedByTheNextRunThere) {
   ASSERT_TRUE(has_temporary(dir / "out"));
   const CliResult r = run_cli("run short.pipe", dir.path());
   EXPECT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_TRUE(contains(r.err, "temporary files of runs that were killed")) << r.err;
+  // One file or several, whichever the killed run had open when the signal came.
+  EXPECT_TRUE(contains(r.err, "of runs that were killed")) << r.err;
   EXPECT_FALSE(has_temporary(dir / "out"));
 }
 
