@@ -57,4 +57,19 @@ const GpuPlugin& gpu_plugin() {
   return plugin;
 }
 
+std::unique_ptr<StageKernel> gpu_kernel(const ElementInfo& info, const Stage& stage, std::string& why) {
+  const KernelFactory* make = nullptr;
+  if (const auto own = info.kernels.find("cuda"); own != info.kernels.end())
+    make = &own->second;
+  else if (const GpuBackend* gpus = gpu_plugin().backend.get())
+    make = gpus->kernel(info.name);
+  if (!make) {
+    why = "it has no CUDA implementation";
+    return nullptr;
+  }
+  std::unique_ptr<StageKernel> kernel = (*make)(stage);
+  why = kernel->why_not();
+  return why.empty() ? std::move(kernel) : nullptr;
+}
+
 }  // namespace pacflow

@@ -10,6 +10,7 @@
 #include <memory>
 #include <string>
 
+#include "engine/api/registry.hpp"
 #include "engine/devices/gpu_backend.hpp"
 
 namespace pacflow {
@@ -21,5 +22,9 @@ struct GpuPlugin {
 };
 
 const GpuPlugin& gpu_plugin();
+
+// A stage's GPU kernel, once planned: the element's own (ElementInfo::kernels), else the plugin's.
+// Null when there is none that runs the stage as planned, with the reason in `why`.
+std::unique_ptr<StageKernel> gpu_kernel(const ElementInfo& info, const Stage& stage, std::string& why);
 
 }  // namespace pacflow

@@ -272,21 +272,6 @@ std::vector<DeviceRef> stage_devices(const ElementSpec& spec, const Params& para
   }
 }
 
-// Gives a stage placed on GPUs its kernel: the element's own, else the GPU plugin's. Returns why
-// not, when there is none that runs the stage as planned.
-std::string place_gpu_kernel(const ElementInfo& info, BuiltStage& stage) {
-  const KernelFactory* make = nullptr;
-  if (const auto own = info.kernels.find("cuda"); own != info.kernels.end())
-    make = &own->second;
-  else if (const GpuBackend* gpus = gpu_plugin().backend.get())
-    make = gpus->kernel(info.name);
-  if (!make) return "it has no CUDA implementation";
-  stage.gpu_kernel = (*make)(*stage.stage);
-  std::string why = stage.gpu_kernel->why_not();
-  if (!why.empty()) stage.gpu_kernel.reset();
-  return why;
-}
-
 bool wants_fallback(const std::string& policy, const std::string& where) {
   if (policy == "cpu") return true;
   if (policy.empty() || policy == "none") return false;
@@ -478,7 +463,9 @@ class Builder {
                      edge_settings(params), false, {}, 0, {}};
     if (params.has("vram")) stage.vram = parse_memory_budget("vram", params.raw("vram"));
     stage.stage->plan(ctx);
-    if (const std::string why = stage.on_gpu() ? place_gpu_kernel(info, stage) : ""; !why.empty()) {
+    std::string why;
+    if (stage.on_gpu()) stage.gpu_kernel = gpu_kernel(info, *stage.stage, why);
+    if (!why.empty()) {
       if (!fallback)
         throw ParamError("on", fmt::format("stage \"{}\" cannot run on a GPU{}: {}; place it on cpu, or add "
                                            "fallback=cpu", spec.name,

@@ -85,10 +85,8 @@ StageHarness& StageHarness::add(const std::string& name, json params) {
   stages_.back()->prepare();
   reads_.push_back(ctx_.reads_of_current());
   if (gpu_) {
-    const KernelFactory* make = gpu_plugin().backend->kernel(name);
-    std::unique_ptr<StageKernel> kernel = make ? (*make)(*stages_.back()) : nullptr;
-    if (kernel && !kernel->why_not().empty()) kernel.reset();
-    gpu_->kernels.push_back(std::move(kernel));
+    std::string why;  // a stage without a kernel runs on the CPU
+    gpu_->kernels.push_back(gpu_kernel(*info, *stages_.back(), why));
   }
   return *this;
 }
