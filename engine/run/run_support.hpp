@@ -47,8 +47,8 @@ class FirstFailure {
   std::exception_ptr error_;
 };
 
-// Runs `body`; turns any exception into a StageError naming the element and batch (a cancellation
-// passes through as it is).
+// Runs `body`; an exception leaves it nested in a StageError naming the element and batch (a
+// cancellation, or an error that already names its element, passes through as it is).
 template <typename Body>
 void guarded(const char* kind, const std::string& element, std::int64_t batch, Body&& body) {
   try {
@@ -57,26 +57,36 @@ void guarded(const char* kind, const std::string& element, std::int64_t batch, B
     throw;
   } catch (const RunCancelled&) {
     throw;
-  } catch (const InputError& e) {
-    throw StageError(kind, element, batch, e.what(), true);
   } catch (const std::exception& e) {
-    throw StageError(kind, element, batch, e.what(), false);
+    std::throw_with_nested(StageError(kind, element, batch, e));
   } catch (...) {
-    throw StageError(kind, element, batch, "unknown exception", false);
+    std::throw_with_nested(StageError(kind, element, batch, std::runtime_error("unknown exception")));
   }
 }
 
-// Runs `body`; an exception leaves it with "on DEVICE: " before its message, keeping whether it
-// was an InputError (bad input) or another failure.
+// Runs `body`; an exception leaves it nested in a DeviceError naming the device (a cancellation
+// passes through).
 template <typename Body>
 void naming_device(const std::string& device, Body&& body) {
   try {
     body();
-  } catch (const InputError& e) {
-    throw InputError(fmt::format("on {}: {}", device, e.what()));
+  } catch (const RunCancelled&) {
+    throw;
   } catch (const std::exception& e) {
-    throw std::runtime_error(fmt::format("on {}: {}", device, e.what()));
+    std::throw_with_nested(DeviceError(device, e));
   }
+}
+
+// A failure reported from outside the stage's body (a GPU's completion watcher), dressed as the body
+// would have thrown it: the same nesting, the same type underneath, one route to the caller.
+inline std::exception_ptr stage_failure(const std::string& element, std::int64_t batch, const std::string& device,
+                                        std::exception_ptr cause) {
+  try {
+    guarded("stage", element, batch, [&] { naming_device(device, [&] { std::rethrow_exception(cause); }); });
+  } catch (...) {
+    return std::current_exception();
+  }
+  return cause;
 }
 
 }  // namespace pacflow::detail

@@ -289,6 +289,81 @@ TEST(Executor, FailureInOneReplicaCancelsTheRunNamingStageBatchAndDevice) {
   EXPECT_FALSE(t.record.finished);
 }
 
+// The error a failed run throws, caught as the caller sees it.
+std::exception_ptr run_failing(TestRegistry& t, const std::string& fail_with, const std::string& on) {
+  try {
+    Pipeline(t.registry)
+        .source("count", {{"series", 60}})
+        .stage("double", {{"fail_on", 4}, {"fail_with", fail_with}, {"on", on}})
+        .sink("record")
+        .run({1, 4, {}});
+  } catch (...) {
+    return std::current_exception();
+  }
+  return nullptr;
+}
+
+// What a StageError nests (the DeviceError on a CPU device, the original error inside it), with the
+// original rethrown as its own type.
+template <typename Original>
+void expect_nesting(std::exception_ptr error, const std::string& device) {
+  try {
+    std::rethrow_exception(error);
+  } catch (const StageError& stage) {
+    EXPECT_EQ(stage.batch(), 4);
+    try {
+      std::rethrow_if_nested(stage);
+      FAIL() << "the StageError nests nothing";
+    } catch (const DeviceError& on) {
+      EXPECT_EQ(on.device().substr(0, 4), device.substr(0, 4));
+      try {
+        std::rethrow_if_nested(on);
+        FAIL() << "the DeviceError nests nothing";
+      } catch (const Original&) {
+      }
+    }
+  }
+}
+
+// Errors keep their type under the context they gain (element, batch, device), and bad input
+// anywhere in the chain, a library's included, is told from a failure of the machine or the code.
+TEST(Executor, ErrorsKeepTheirTypeUnderTheirContextAndTellBadInputApart) {
+  const struct {
+    std::string fail_with;
+    bool input;
+  } cases[] = {{"input", true}, {"json", true}, {"missing_file", true}, {"runtime", false}, {"disk_full", false}};
+  for (const auto& c : cases) {
+    TestRegistry t;
+    const std::exception_ptr error = run_failing(t, c.fail_with, "cpu:0");
+    ASSERT_TRUE(error) << c.fail_with;
+    try {
+      std::rethrow_exception(error);
+    } catch (const StageError& e) {
+      EXPECT_EQ(e.input_error(), c.input) << c.fail_with << ": " << e.what();
+      EXPECT_EQ(caused_by_input(e), c.input) << c.fail_with;
+      EXPECT_NE(std::string(e.what()).find("stage \"double\" failed on batch 4: on cpu:0: "), std::string::npos)
+          << e.what();
+    }
+    EXPECT_TRUE(t.record.aborted);
+  }
+  TestRegistry t;
+  expect_nesting<InputError>(run_failing(t, "input", "cpu:0"), "cpu:0");
+  expect_nesting<json::parse_error>(run_failing(t, "json", "cpu:0"), "cpu:0");
+  expect_nesting<std::filesystem::filesystem_error>(run_failing(t, "missing_file", "cpu:0"), "cpu:0");
+  expect_nesting<std::runtime_error>(run_failing(t, "runtime", "cpu:*"), "cpu:");
+}
+
+// On the graph's own arena (no device named) the original error is nested in the StageError itself.
+TEST(Executor, ErrorOffAnyDeviceNestsTheOriginalInTheStageError) {
+  TestRegistry t;
+  try {
+    std::rethrow_exception(run_failing(t, "json", "cpu"));
+  } catch (const StageError& e) {
+    EXPECT_TRUE(e.input_error());
+    EXPECT_THROW(std::rethrow_if_nested(e), json::parse_error);
+  }
+}
+
 // A ring re-cuts batches: 40 series arrive in batches of 3 and leave in batches of 7, two slots at
 // a time, and the sink sees every series once, in order, in the ring's batches.
 TEST(Rings, RecutBatchesThroughFewSlotsWithoutLosingOrReorderingASeries) {

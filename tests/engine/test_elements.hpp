@@ -4,7 +4,9 @@
 // (besides the real npy sink).
 #include <atomic>
 #include <chrono>
+#include <filesystem>
 #include <gtest/gtest.h>
+#include <system_error>
 #include <stdexcept>
 #include <thread>
 #include <vector>
@@ -34,6 +36,18 @@ class CountingSource final : public Source {
   std::int64_t series_, length_;
 };
 
+// The injected failure's type, as a stage or its library would throw it (`fail_with`).
+[[noreturn]] inline void throw_injected(const std::string& kind) {
+  if (kind == "input") throw InputError("injected bad input");
+  if (kind == "json") const json never = json::parse("{injected");  // throws parse_error
+  if (kind == "missing_file")
+    throw std::filesystem::filesystem_error("injected", "absent.npy",
+                                            std::make_error_code(std::errc::no_such_file_or_directory));
+  if (kind == "disk_full")
+    throw std::filesystem::filesystem_error("injected", "out.npy", std::make_error_code(std::errc::no_space_on_device));
+  throw std::runtime_error("injected failure");
+}
+
 // Stage: doubles the signal into `twice` [1]; optional failure on one batch; counts concurrency.
 struct Probe {
   std::atomic<int> alive{0};
@@ -42,7 +56,8 @@ struct Probe {
 
 class DoubleStage final : public Stage {
  public:
-  DoubleStage(const Params& p, Probe* probe) : fail_on_(p.integer("fail_on")), sleep_ms_(p.integer("sleep_ms")), probe_(probe) {}
+  DoubleStage(const Params& p, Probe* probe)
+      : fail_on_(p.integer("fail_on")), sleep_ms_(p.integer("sleep_ms")), fail_with_(p.string("fail_with")), probe_(probe) {}
   void plan(PlanContext& ctx) override {
     ctx.require("signal", "double");
     ctx.declare({"twice", {1}, DType::Float32, true, ""});
@@ -55,7 +70,7 @@ class DoubleStage final : public Stage {
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(sleep_ms_ * ((batch.index * 7) % 3)));
     if (probe_) --probe_->alive;
-    if (batch.index == fail_on_) throw std::runtime_error("injected failure");
+    if (batch.index == fail_on_) throw_injected(fail_with_);
     const auto in = batch.at("signal").values<float>();
     auto out = batch.emplace("twice", {1}, DType::Float32).values<float>();
     const auto length = static_cast<std::int64_t>(in.size()) / batch.series_count;
@@ -64,6 +79,7 @@ class DoubleStage final : public Stage {
 
  private:
   std::int64_t fail_on_, sleep_ms_;
+  std::string fail_with_;
   Probe* probe_;
 };
 
@@ -101,7 +117,10 @@ struct TestRegistry {
     registry.add({ElementKind::Source, "count", "", {{"series", ParamType::Integer, 40, "", ""}, {"length", ParamType::Integer, 8, "", ""}},
                   [](const Params& p) { return std::make_unique<CountingSource>(p); }, {}, {}});
     registry.add({ElementKind::Stage, "double", "",
-                  {{"fail_on", ParamType::Integer, -1, "", ""}, {"sleep_ms", ParamType::Integer, 0, "", ""}}, {},
+                  {{"fail_on", ParamType::Integer, -1, "", ""},
+                   {"sleep_ms", ParamType::Integer, 0, "", ""},
+                   {"fail_with", ParamType::String, "runtime", "", ""}},
+                  {},
                   [this](const Params& p) { return std::make_unique<DoubleStage>(p, &probe); }, {}});
     registry.add({ElementKind::Sink, "record", "", {}, {}, {}, [this](const Params&) { return std::make_unique<RecordSink>(&record); }});
     registry.add(stages::NpySink::info());  // a real sink that can resume from a checkpoint

@@ -347,14 +347,8 @@ int main(int argc, char** argv) {
     if (devices->parsed()) return devices_command();
     if (stages_cmd->parsed()) return stages_command(stage_name);
     return kBadInput;
-  } catch (const InputError& e) {
+  } catch (const std::exception& e) {  // bad input anywhere in its chain (caused_by_input) exits 2
     fmt::print(stderr, "error: {}\n", e.what());
-    return kBadInput;
-  } catch (const StageError& e) {
-    fmt::print(stderr, "error: {}\n", e.what());
-    return e.input_error() ? kBadInput : kRunFailed;
-  } catch (const std::exception& e) {
-    fmt::print(stderr, "error: {}\n", e.what());
-    return kRunFailed;
+    return caused_by_input(e) ? kBadInput : kRunFailed;
   }
 }

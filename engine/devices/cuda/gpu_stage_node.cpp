@@ -9,16 +9,25 @@ namespace {
 // Trace rows for GPU work: one per device and batch slot (batches on different streams overlap).
 int trace_lane(int device, std::int64_t batch) { return 2000 + 16 * device + static_cast<int>(batch % 16); }
 
+// A failure the completion watcher saw: reported as the stage's body would have thrown it, and the
+// run cancelled.
+void fail_run(oneapi::tbb::flow::graph& graph, FirstFailure& failure, const BuiltStage& stage, std::int64_t batch,
+              int device, std::exception_ptr error) {
+  failure.set(stage_failure(stage.name, batch, cuda::device_name(device), std::move(error)));
+  graph.cancel();
+}
+
 // Adds the stage's kernel time, and its trace span, once the GPU has done its work. The run waits
 // for this too (reserve_wait), so its report counts every batch.
-void account_when_done(cuda::Runtime& gpus, const BuiltStage& stage, StageTiming& timing, const RunOptions& options,
-                       const Batch& batch, int device, std::shared_ptr<cuda::Event> started, cuda::Event finished,
-                       Clock::time_point start, GpuNode::gateway_type& gateway) {
+void account_when_done(cuda::Runtime& gpus, oneapi::tbb::flow::graph& graph, FirstFailure& failure,
+                       const BuiltStage& stage, StageTiming& timing, const RunOptions& options, const Batch& batch,
+                       int device, std::shared_ptr<cuda::Event> started, cuda::Event finished, Clock::time_point start,
+                       GpuNode::gateway_type& gateway) {
   gateway.reserve_wait();
   gpus.completions().watch(
-      std::move(finished), [&gpus, &stage, &timing, &options, &gateway, started = std::move(started), start, device,
-                            index = batch.index, series = batch.series_count](const cuda::Event& done,
-                                                                              std::exception_ptr error) {
+      std::move(finished), [&gpus, &graph, &failure, &stage, &timing, &options, &gateway, started = std::move(started),
+                            start, device, index = batch.index,
+                            series = batch.series_count](const cuda::Event& done, std::exception_ptr error) {
         struct Release {
           GpuNode::gateway_type& gateway;
           ~Release() { gateway.release_wait(); }
@@ -31,7 +40,8 @@ void account_when_done(cuda::Runtime& gpus, const BuiltStage& stage, StageTiming
           if (options.trace)
             options.trace->record_lane("stage", stage.name, cuda::device_name(device), index, series,
                                        trace_lane(device, index), start, Clock::now());
-        } catch (...) {
+        } catch (...) {  // the events are the stage's own: a failure to read them fails the run
+          fail_run(graph, failure, stage, index, device, std::current_exception());
         }
       });
 }
@@ -45,12 +55,7 @@ void send_on_arrival(cuda::Runtime& gpus, oneapi::tbb::flow::graph& graph, const
                                                 &options, download_start, device](const cuda::Event&,
                                                                                   std::exception_ptr error) {
     if (error) {
-      try {
-        std::rethrow_exception(error);
-      } catch (const std::exception& e) {
-        failure.set(std::make_exception_ptr(StageError("stage", stage.name, batch->index, e.what(), false)));
-      }
-      graph.cancel();
+      fail_run(graph, failure, stage, batch->index, device, error);
     } else {
       if (options.trace)
         options.trace->record_lane("copy", stage.name + " to host", cuda::device_name(device), batch->index,
@@ -84,7 +89,7 @@ std::unique_ptr<GpuNode> make_gpu_stage_node(oneapi::tbb::flow::graph& graph, co
             for (const auto& name : stage.drop_after) batch->tensors.erase(name);
             cuda::Event finished(device, true);
             finished.record(ctx.stream());
-            account_when_done(gpus, stage, timing, options, *batch, device, std::move(started), std::move(finished),
+            account_when_done(gpus, graph, failure, stage, timing, options, *batch, device, std::move(started), std::move(finished),
                               start, gateway);
             if (stays) {
               gateway.try_put(batch);  // its stream orders the next stage's work after this one's
