@@ -21,6 +21,7 @@
 #include "engine/api/errors.hpp"
 #include "engine/plan/memory_budget.hpp"
 #include "engine/api/registry.hpp"
+#include "engine/api/run_observer.hpp"
 #include "engine/plan/run_time_estimate.hpp"
 #include "engine/devices/sim_device.hpp"
 #include "engine/api/trace.hpp"
@@ -71,6 +72,9 @@ struct RunOptions {
   // its output folders' result.json and did not write itself (engine/io/run_files.hpp); without it
   // they are only named in a warning.
   bool clean = false;
+  // Told of every element's work and every delivered batch (engine/api/run_observer.hpp), after the
+  // run's own observers; they must outlive run().
+  std::vector<RunObserver*> observers{};
 };
 
 class Pipeline {

@@ -16,6 +16,7 @@
 
 #include "engine/plan/built_pipeline.hpp"
 #include "engine/run/pinned_memory.hpp"
+#include "engine/run/element_reporter.hpp"
 #include "engine/run/run_support.hpp"
 #include "engine/api/stage_kernel.hpp"
 
@@ -49,9 +50,9 @@ class GpuRun {
   // copies and kernels and returns without waiting; the batch goes on at once when `stays` (the next
   // stage runs on GPUs, ordered by the batch's stream), else once its outputs are back on the host.
   // A failure the device reports later cancels the graph and is rethrown by the run.
+  // Its work, spans and kernel times go to `reporter`.
   virtual std::unique_ptr<detail::GpuNode> make_node(oneapi::tbb::flow::graph& graph, const detail::BuiltStage& stage,
-                                                     bool stays, detail::StageTiming& timing,
-                                                     const RunOptions& options) = 0;
+                                                     bool stays, const detail::ElementReporter& reporter) = 0;
   // Outside a graph (tests, tools): queues `kernel`'s work for `batch` on `device`, after uploading
   // the tensors named in `reads`; the batch stays there. bring_home() waits for its tensors to be
   // back on the host and releases the device.
@@ -76,7 +77,7 @@ class GpuBackend {
 
 // The plugin's entry points (extern "C", looked up by name): its interface version, which must equal
 // kGpuBackendAbi and PACFLOW_VERSION, and the backend itself.
-inline constexpr int kGpuBackendAbi = 1;
+inline constexpr int kGpuBackendAbi = 2;
 using GpuBackendAbiFn = int (*)();
 using GpuBackendVersionFn = const char* (*)();
 using MakeGpuBackendFn = void (*)(std::unique_ptr<GpuBackend>* out);

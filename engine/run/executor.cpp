@@ -15,6 +15,7 @@
 #include <fmt/format.h>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <stop_token>
 #include <thread>
 
@@ -34,6 +35,7 @@
 #include "engine/io/run_files.hpp"
 #include "engine/run/run_support.hpp"
 #include "engine/devices/gpu_plugin.hpp"
+#include "engine/run/observers.hpp"
 #include "engine/run/run_graph.hpp"
 
 namespace pacflow {
@@ -43,7 +45,6 @@ namespace {
 using detail::BatchPtr;
 using detail::Clock;
 using detail::guarded;
-using detail::StageTiming;
 
 double seconds_since(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
@@ -156,53 +157,54 @@ json rings_report(const std::vector<std::unique_ptr<Ring>>& rings) {
   return report;
 }
 
-// One element's row of the report's per-stage timings.
-json timing_report(const std::string& kind, const std::string& name, const StageTiming& t) {
-  const double total = static_cast<double>(t.nanoseconds.load()) * 1e-9;
-  const auto n = t.batches.load();
-  json row{{"kind", kind}, {"name", name}, {"batches", n}, {"busy_s", total},
-           {"mean_ms_per_batch", n ? 1e3 * total / static_cast<double>(n) : 0.0}};
-  if (const auto gpu = t.gpu_nanoseconds.load()) row["gpu_kernel_s"] = static_cast<double>(gpu) * 1e-9;
-  return row;
-}
+// Records each delivered batch in the checkpoint: every sink's and summary's state after it.
+class CheckpointRecorder final : public RunObserver {
+ public:
+  CheckpointRecorder(Checkpoint& checkpoint, const detail::BuiltPipeline& built, std::vector<NamedSummary>& summaries)
+      : checkpoint_(checkpoint), built_(built), summaries_(summaries) {}
+  void on_delivered(const Batch& batch) override {
+    guarded("checkpoint", checkpoint_.dir().string(), batch.index, [&] {
+      std::vector<json> states;
+      for (auto& sink : built_.sinks) states.push_back(sink.sink->checkpoint());
+      for (auto& s : summaries_) states.push_back(s.summary->checkpoint());
+      checkpoint_.record(batch.first_series + batch.series_count, std::move(states));
+    });
+  }
+
+ private:
+  Checkpoint& checkpoint_;
+  const detail::BuiltPipeline& built_;
+  std::vector<NamedSummary>& summaries_;
+};
 
 // What each batch meets once it reaches the end of the chain, in index order: excluded series set
-// to NaN, the run summaries, the sinks, then the checkpoint's record.
+// to NaN, the run summaries, then the sinks.
 void deliver_batch(Batch& batch, const detail::BuiltPipeline& built, std::vector<NamedSummary>& summaries,
-                   std::vector<StageTiming>& sink_timings, const RunOptions& options, Checkpoint* checkpoint) {
+                   RunObserver& observer) {
   if (!built.stream.excluded_series.empty())
     detail::mask_excluded_rows(batch, built.masked, built.stream.excluded_series);
   for (auto& s : summaries) guarded("stage", s.stage, batch.index, [&] { s.summary->add(batch); });
   for (std::size_t s = 0; s < built.sinks.size(); ++s) {
     const Clock::time_point start = Clock::now();
     guarded("sink", built.sinks[s].name, batch.index, [&] { built.sinks[s].sink->consume(batch); });
-    sink_timings[s].add(start);
-    if (options.trace)
-      options.trace->record("sink", built.sinks[s].name, "cpu", batch.index, batch.series_count, start, Clock::now());
+    detail::ElementReporter(observer, ElementKind::Sink, s, built.sinks[s].name).worked("cpu", batch, start);
   }
-  if (checkpoint)
-    guarded("checkpoint", checkpoint->dir().string(), batch.index, [&] {
-      std::vector<json> states;
-      for (auto& sink : built.sinks) states.push_back(sink.sink->checkpoint());
-      for (auto& s : summaries) states.push_back(s.summary->checkpoint());
-      checkpoint->record(batch.first_series + batch.series_count, std::move(states));
-    });
+}
+
+// After the last batch, each run summary makes its tensors, which every sink receives.
+void finish_summaries(const detail::BuiltPipeline& built, std::vector<NamedSummary>& summaries, std::int64_t index) {
+  if (summaries.empty()) return;
+  Batch summary;
+  summary.index = index;
+  summary.series_count = built.stream.series_count();
+  for (auto& s : summaries) guarded("stage", s.stage, -1, [&] { s.summary->finish(summary); });
+  for (auto& sink : built.sinks) guarded("sink", sink.name, -1, [&] { sink.sink->consume_summary(summary); });
 }
 
 double tensor_bytes_per_series(const detail::BuiltPipeline& built) {
   double bytes = 0;
   for (const auto& t : built.tensors) bytes += t["bytes_per_series"].get<double>();
   return bytes;
-}
-
-// Every element's row of the report's per-stage timings.
-json timings_report(const detail::BuiltPipeline& built, const StageTiming& source, const std::vector<StageTiming>& stages,
-                    const std::vector<StageTiming>& sinks) {
-  json rows = json::array();
-  rows.push_back(timing_report("source", built.source_name, source));
-  for (std::size_t i = 0; i < built.stages.size(); ++i) rows.push_back(timing_report("stage", built.stages[i].name, stages[i]));
-  for (std::size_t i = 0; i < built.sinks.size(); ++i) rows.push_back(timing_report("sink", built.sinks[i].name, sinks[i]));
-  return rows;
 }
 
 // Every sink (and the trace) writes all its files under temporary names; only when all are
@@ -224,6 +226,118 @@ void commit_outputs(const detail::BuiltPipeline& built, const json& report, cons
   }
 }
 
+// A run planned, its memory checked, its stages prepared, its report begun and its checkpoint (if
+// any) resumed: what the executor needs to start.
+struct PreparedRun {
+  detail::BuiltPipeline built;
+  std::vector<detail::Segment> segments;
+  int threads = 1;
+  json description;
+  std::vector<StaleFiles> stale;  // files of earlier runs this one will not write
+  std::vector<NamedSummary> summaries;
+  std::unique_ptr<Checkpoint> checkpoint;
+  std::int64_t first_series = 0;  // a resumed run starts past the series its checkpoint holds
+};
+
+PreparedRun prepare_run(detail::BuiltPipeline built, const std::vector<std::filesystem::path>& output_paths,
+                        const OutputFolders& folders, const RunOptions& options) {
+  PreparedRun run;
+  run.built = std::move(built);
+  detail::BuiltPipeline& b = run.built;
+  run.threads = std::max(1, oneapi::tbb::info::default_concurrency());
+  run.segments = detail::plan_segments(b, options.batch_size, options.max_in_flight, run.threads);
+  detail::refuse_above(options.max_memory, detail::estimate_host_memory(b, run.segments, run.threads));
+  // What grows with the input is made only now that the estimate, which counts it, is within the limit.
+  for (auto& stage : b.stages) guarded("stage", stage.name, -1, [&] { stage.stage->prepare(); });
+
+  run.description = detail::describe(b, run.segments, run.threads);
+  for (const auto& note : folders.notes()) run.description["warnings"].push_back(note);
+  const std::filesystem::path trace_file = options.trace ? options.trace_file : "";
+  run.description["files"] = files_json(detail::run_files(b, trace_file));
+  run.stale = find_stale_files(output_paths);  // the folders are held: they stay so
+  for (const auto& s : run.stale) run.description["warnings"].push_back(stale_warning(s, options.clean));
+  run.summaries = make_summaries(b);
+  run.checkpoint = open_checkpoint(b, run.description, run.summaries, options.checkpoint);
+  run.first_series = run.checkpoint ? run.checkpoint->series_done() : 0;
+  for (auto& seg : run.segments) seg.batch_count = seg.batches(b.stream.series_count() - run.first_series);
+  run.description["segments"] = detail::describe_segments(b, run.segments);  // what this run carries
+  if (run.checkpoint) resume(*run.checkpoint, b, run.summaries);
+  return run;
+}
+
+// What the graph's run adds to the report (besides the description), once it has delivered every batch.
+json run_report(const PreparedRun& run, const detail::RunGraph& graph, const std::vector<std::unique_ptr<Ring>>& rings,
+                const detail::Timings& timings, double wall_s) {
+  const detail::Segment& first = run.segments.front();
+  json report{{"series", run.built.stream.series_count()},
+              {"batch_size", first.batch_series},
+              {"batches", first.batch_count},
+              {"max_in_flight", first.slots},
+              {"tensor_bytes_per_series", tensor_bytes_per_series(run.built)},
+              {"threads", run.threads},
+              {"threads_per_cpu_device", graph.threads_per_cpu_device()},
+              {"wall_s", wall_s},
+              {"rings", rings_report(rings)},
+              {"stages", timings.report()}};
+  if (run.checkpoint)
+    report["checkpoint"] = {{"dir", run.checkpoint->dir().string()}, {"resumed_at_series", run.first_series}};
+  return report;
+}
+
+// Runs the prepared run's flow graph to its end, with the run's observers (timings always; the
+// trace, progress and checkpoint when asked for) and the caller's. Returns the report; sinks are aborted on failure.
+json execute(PreparedRun& run, const RunOptions& options) {
+  const detail::BuiltPipeline& built = run.built;
+  // A run on GPUs takes its page-locked memory, and its stages' nodes, from the GPU backend.
+  const bool on_gpus = std::any_of(built.stages.begin(), built.stages.end(), [](const auto& s) { return s.on_gpu(); });
+  GpuBackend* const gpu_backend = on_gpus ? gpu_plugin().backend.get() : nullptr;
+  if (on_gpus && !gpu_backend) throw std::logic_error("a stage was placed on a GPU without the GPU backend");
+  // The rings outlive every batch, hence the graph.
+  const std::vector<std::unique_ptr<Ring>> rings =
+      make_rings(built, run.segments, gpu_backend ? &gpu_backend->page_locked() : nullptr);
+
+  detail::ObserverList observers;
+  detail::Timings timings(built);
+  observers.add(timings);
+  std::optional<detail::TraceSpans> trace;
+  if (options.trace) observers.add(trace.emplace(*options.trace));
+  std::optional<CheckpointRecorder> checkpoint;
+  if (run.checkpoint) observers.add(checkpoint.emplace(*run.checkpoint, built, run.summaries));
+  std::optional<detail::ProgressReports> progress;
+  if (options.on_progress) observers.add(progress.emplace(options.on_progress, run.segments.back().batch_count));
+  for (RunObserver* observer : options.observers) observers.add(*observer);
+
+  detail::FirstFailure outside_failure;  // declared before the GPU runtime, whose watcher reports into it
+  // The run's GPUs; destroyed after the graph (their watcher may still see the last events).
+  const std::unique_ptr<GpuRun> gpus =
+      gpu_backend ? gpu_backend->start(detail::gpu_budgets(built), outside_failure) : nullptr;
+  const Clock::time_point run_start = Clock::now();
+  detail::RunGraph graph({built, run.segments, options, rings, run.first_series, gpus.get(), observers},
+                         [&](Batch& batch) { deliver_batch(batch, built, run.summaries, observers); });
+  try {
+    graph.run();
+    if (options.stop.stop_requested()) throw RunCancelled(graph.delivered());
+    outside_failure.rethrow_if_any();
+    if (graph.delivered() != graph.batches())
+      throw std::logic_error(fmt::format("engine delivered {} of {} batches", graph.delivered(), graph.batches()));
+    finish_summaries(built, run.summaries, run.segments.front().batch_count);
+  } catch (...) {
+    for (auto& sink : built.sinks) sink.sink->abort();
+    // Whatever surfaced while the run was stopping (a stage's RunCancelled, a batch cut short), the
+    // run ends because it was asked to.
+    if (options.stop.stop_requested()) throw RunCancelled(graph.delivered());
+    throw;
+  }
+  json report = std::move(run.description);
+  report["run"] = run_report(run, graph, rings, timings, seconds_since(run_start));
+  if (!options.provenance.is_null()) {
+    report["provenance"] = options.provenance;
+    report["provenance"].update(gpu_provenance(gpu_backend != nullptr));
+  }
+  if (gpus) report["run"]["gpu"] = gpus->report();
+  return report;
+}
+
 }  // namespace
 
 json Pipeline::run(const RunOptions& options) const {
@@ -238,91 +352,15 @@ json Pipeline::run(const RunOptions& options) const {
       detail::check_outputs(built, *registry_, elements_, trace_file, input_files(), options.checkpoint);
   folders.hold_folders_of(output_paths);
   if (options.stop.stop_requested()) throw RunCancelled(0);
-  const std::int64_t series = built.stream.series_count();
-  const int threads = std::max(1, oneapi::tbb::info::default_concurrency());
 
-  std::vector<detail::Segment> segments =
-      detail::plan_segments(built, options.batch_size, options.max_in_flight, threads);
-  detail::refuse_above(options.max_memory, detail::estimate_host_memory(built, segments, threads));
-  // What grows with the input is made only now that the estimate, which counts it, is within the limit.
-  for (auto& stage : built.stages) guarded("stage", stage.name, -1, [&] { stage.stage->prepare(); });
-
-  // A checkpointed run that resumes carries only the series after those already recorded.
-  json description = detail::describe(built, segments, threads);
-  for (const auto& note : folders.notes()) description["warnings"].push_back(note);
-  description["files"] = files_json(detail::run_files(built, trace_file));
-  const std::vector<StaleFiles> stale = find_stale_files(output_paths);  // the folders are held: they stay so
-  for (const auto& s : stale) description["warnings"].push_back(stale_warning(s, options.clean));
-  std::vector<NamedSummary> summaries = make_summaries(built);
-  const std::unique_ptr<Checkpoint> checkpoint = open_checkpoint(built, description, summaries, options.checkpoint);
-  const std::int64_t first_series = checkpoint ? checkpoint->series_done() : 0;
-  for (auto& seg : segments) seg.batch_count = seg.batches(series - first_series);
-  description["segments"] = detail::describe_segments(built, segments);  // what this run carries
-  if (checkpoint) resume(*checkpoint, built, summaries);
-
-  // A run on GPUs takes its page-locked memory, and its stages' nodes, from the GPU backend.
-  const bool on_gpus = std::any_of(built.stages.begin(), built.stages.end(), [](const auto& s) { return s.on_gpu(); });
-  GpuBackend* const gpu_backend = on_gpus ? gpu_plugin().backend.get() : nullptr;
-  if (on_gpus && !gpu_backend) throw std::logic_error("a stage was placed on a GPU without the GPU backend");
-
-  // The rings outlive every batch, hence the graph.
-  const std::vector<std::unique_ptr<Ring>> rings =
-      make_rings(built, segments, gpu_backend ? &gpu_backend->page_locked() : nullptr);
-
-  std::vector<StageTiming> timings(built.stages.size());
-  StageTiming source_timing;
-  std::vector<StageTiming> sink_timings(built.sinks.size());
-  detail::FirstFailure outside_failure;  // declared before the GPU runtime, whose watcher reports into it
-  // The run's GPUs; destroyed after the graph (their watcher may still see the last events).
-  const std::unique_ptr<GpuRun> gpus =
-      gpu_backend ? gpu_backend->start(detail::gpu_budgets(built), outside_failure) : nullptr;
-  const Clock::time_point run_start = Clock::now();
-  const auto deliver = [&](Batch& batch) { deliver_batch(batch, built, summaries, sink_timings, options, checkpoint.get()); };
-  detail::RunGraph graph({built, segments, options, rings, first_series, gpus.get(), source_timing, timings}, deliver);
-  try {
-    graph.run();
-    if (options.stop.stop_requested()) throw RunCancelled(graph.delivered());
-    outside_failure.rethrow_if_any();
-    if (graph.delivered() != graph.batches())
-      throw std::logic_error(fmt::format("engine delivered {} of {} batches", graph.delivered(), graph.batches()));
-    if (!summaries.empty()) {
-      Batch summary;
-      summary.index = segments.front().batch_count;
-      summary.series_count = series;
-      for (auto& s : summaries) guarded("stage", s.stage, -1, [&] { s.summary->finish(summary); });
-      for (auto& sink : built.sinks) guarded("sink", sink.name, -1, [&] { sink.sink->consume_summary(summary); });
-    }
-  } catch (...) {
-    for (auto& sink : built.sinks) sink.sink->abort();
-    // Whatever surfaced while the run was stopping (a stage's RunCancelled, a batch cut short), the
-    // run ends because it was asked to.
-    if (options.stop.stop_requested()) throw RunCancelled(graph.delivered());
-    throw;
-  }
-  json report = std::move(description);
-  report["run"] = {{"series", series},
-                   {"batch_size", segments.front().batch_series},
-                   {"batches", segments.front().batch_count},
-                   {"max_in_flight", segments.front().slots},
-                   {"tensor_bytes_per_series", tensor_bytes_per_series(built)},
-                   {"threads", threads},
-                   {"threads_per_cpu_device", graph.threads_per_cpu_device()},
-                   {"wall_s", seconds_since(run_start)},
-                   {"rings", rings_report(rings)},
-                   {"stages", timings_report(built, source_timing, timings, sink_timings)}};
-  if (checkpoint) report["run"]["checkpoint"] = {{"dir", checkpoint->dir().string()}, {"resumed_at_series", first_series}};
-  if (!options.provenance.is_null()) {
-    report["provenance"] = options.provenance;
-    report["provenance"].update(gpu_provenance(gpu_backend != nullptr));
-  }
-  if (gpus) report["run"]["gpu"] = gpus->report();
-
-  commit_outputs(built, report, options, graph.delivered());
+  PreparedRun run = prepare_run(std::move(built), output_paths, folders, options);
+  json report = execute(run, options);
+  commit_outputs(run.built, report, options, run.segments.back().batch_count);
   folders.keep_created();
   // Only now that this run's outputs are in place: a failed run leaves the earlier files as they were.
   if (options.clean)
-    for (auto& failure : remove_stale_files(stale)) report["warnings"].push_back(std::move(failure));
-  if (checkpoint) checkpoint->discard();
+    for (auto& failure : remove_stale_files(run.stale)) report["warnings"].push_back(std::move(failure));
+  if (run.checkpoint) run.checkpoint->discard();
   return report;
 }
 

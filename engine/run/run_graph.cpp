@@ -59,10 +59,7 @@ BatchPtr RunGraph::read(oneapi::tbb::flow_control& control) {
     Tensor& signal = batch->emplace(built.stream.tensor, {built.stream.series_length}, DType::Float32);
     built.source->read(batch->first_series, batch->series_count, signal.values<float>().data());
   });
-  setup_.source_timing.add(start);
-  if (setup_.options.trace)
-    setup_.options.trace->record("source", built.source_name, "cpu", batch->index, batch->series_count, start,
-                                 Clock::now());
+  ElementReporter(setup_.observer, ElementKind::Source, 0, built.source_name).worked("cpu", *batch, start);
   return batch;
 }
 
@@ -75,13 +72,14 @@ void RunGraph::add_ring(std::size_t k) {
   auto in_order = std::make_unique<flow::sequencer_node<BatchPtr>>(graph_, batch_index);
   connect_next_(*in_order);
   auto node = std::make_unique<RingNode>(
-      graph_, flow::serial, [this, &ring, &edge, k](BatchPtr upstream, RingNode::output_ports_type& out) {
+      graph_, flow::serial,
+      [this, &ring, &edge, k, label = "ring " + ring.name()](BatchPtr upstream, RingNode::output_ports_type& out) {
         const Clock::time_point start = Clock::now();
         const std::int64_t index = upstream ? upstream->index : -1;
         RingEdge::Step step;
         guarded("ring", ring.name(), index, [&] { step = edge.feed(std::move(upstream)); });
-        if (setup_.options.trace && index >= 0)
-          setup_.options.trace->record("copy", "ring " + ring.name(), "cpu", index, 0, start, Clock::now());
+        if (index >= 0)
+          setup_.observer.on_span({"copy", label, "cpu", index, 0, Span::kThisThread, start, Clock::now()});
         for (const auto& done : step.consumed) give_back_token_[k - 1](*done);
         for (auto& batch : step.ready) std::get<0>(out).try_put(std::move(batch));
       });
@@ -98,7 +96,7 @@ void RunGraph::add_ring(std::size_t k) {
 void RunGraph::add_stage(std::size_t i) {
   const std::vector<BuiltStage>& stages = setup_.built.stages;
   const BuiltStage& stage = stages[i];
-  StageTiming& timing = setup_.stage_timings[i];
+  const ElementReporter reporter(setup_.observer, ElementKind::Stage, i, stage.name);
   const BuiltStage* next = i + 1 < stages.size() ? &stages[i + 1] : nullptr;
   // Appends the node (of its concrete type: make_edge needs it) after the previous one.
   const auto add = [this](auto node) {
@@ -109,21 +107,19 @@ void RunGraph::add_stage(std::size_t i) {
   if (stage.on_gpu()) {
     // The batch stays on its GPU when the next stage also runs on GPUs (no ring between them).
     const bool stays = next && next->on_gpu() && !next->ring_before;
-    add(setup_.gpus->make_node(graph_, stage, stays, timing, setup_.options));
+    add(setup_.gpus->make_node(graph_, stage, stays, reporter));
   } else if (stage.simulated()) {
-    add(make_sim_stage_node(graph_, stage, next && next->simulated(), timing, setup_.options, sim_devices_, due_));
+    add(make_sim_stage_node(graph_, stage, next && next->simulated(), reporter, sim_devices_, due_));
   } else {
-    add(make_cpu_stage_node(graph_, stage, timing, setup_.options, cpu_devices_));
+    add(make_cpu_stage_node(graph_, stage, reporter, setup_.options.stop, cpu_devices_));
   }
 }
 
 void RunGraph::deliver(BatchPtr batch) {
   deliver_(*batch);
+  setup_.observer.on_delivered(*batch);
   ++delivered_;
   give_back_token_.back()(*batch);
-  if (setup_.options.on_progress)
-    setup_.options.on_progress(
-        {delivered_, batches(), std::chrono::duration<double>(Clock::now() - start_).count()});
 }
 
 void RunGraph::run() {

@@ -27,6 +27,7 @@
 #include "engine/devices/gpu_backend.hpp"
 #include "engine/devices/placement.hpp"
 #include "engine/run/ring_edge.hpp"
+#include "engine/run/element_reporter.hpp"
 #include "engine/run/run_support.hpp"
 #include "engine/devices/sim_device.hpp"
 
@@ -40,13 +41,13 @@ struct RunSetup {
   const std::vector<std::unique_ptr<Ring>>& rings;  // [k] for segment k > 0
   std::int64_t first_series = 0;                    // a resumed run starts past 0
   GpuRun* gpus = nullptr;                           // when a stage runs on GPUs
-  StageTiming& source_timing;
-  std::vector<StageTiming>& stage_timings;
+  RunObserver& observer;                            // hears every element's work and each delivery
 };
 
 class RunGraph {
  public:
-  // `on_batch` receives every batch once, serially, in index order (sinks, summaries, checkpoint).
+  // `on_batch` receives every batch once, serially, in index order (summaries, sinks); then the
+  // observer hears of it.
   RunGraph(const RunSetup& setup, std::function<void(Batch&)> on_batch);
   RunGraph(const RunGraph&) = delete;
   RunGraph& operator=(const RunGraph&) = delete;
@@ -68,7 +69,6 @@ class RunGraph {
 
   RunSetup setup_;
   std::function<void(Batch&)> deliver_;
-  Clock::time_point start_ = Clock::now();
   std::vector<std::unique_ptr<RingEdge>> ring_edges_;  // the rings' producer ends, holding batches awaiting a slot
   oneapi::tbb::flow::graph graph_;
   std::int64_t next_batch_ = 0;  // touched only by the serial input_node body

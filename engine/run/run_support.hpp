@@ -1,6 +1,6 @@
 #pragma once
-// Internal to the executor and its node builders: per-element timing, the error wrapper that names
-// the element and batch, and the slot for a failure seen outside the graph's workers.
+// Internal to the executor and its node builders: the error wrappers that name the element, batch
+// and device, and the slot for a failure seen outside the graph's workers.
 #include <atomic>
 #include <chrono>
 #include <cstdint>
@@ -18,16 +18,6 @@ namespace pacflow::detail {
 
 using BatchPtr = std::shared_ptr<Batch>;
 using Clock = std::chrono::steady_clock;
-
-struct StageTiming {
-  std::atomic<std::int64_t> nanoseconds{0};
-  std::atomic<std::int64_t> gpu_nanoseconds{0};  // kernel time on GPUs (between events)
-  std::atomic<std::int64_t> batches{0};
-  void add(Clock::time_point start) {
-    nanoseconds += std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - start).count();
-    ++batches;
-  }
-};
 
 // The first failure reported from outside the graph's workers (a GPU fault seen by the completion
 // watcher), to be rethrown once the cancelled graph has drained.

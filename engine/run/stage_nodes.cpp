@@ -8,15 +8,16 @@ namespace pacflow::detail {
 
 namespace flow = oneapi::tbb::flow;
 
-std::unique_ptr<CpuNode> make_cpu_stage_node(flow::graph& graph, const BuiltStage& stage, StageTiming& timing,
-                                             const RunOptions& options, CpuDevices& devices) {
+std::unique_ptr<CpuNode> make_cpu_stage_node(flow::graph& graph, const BuiltStage& stage,
+                                             const ElementReporter& reporter, std::stop_token stop,
+                                             CpuDevices& devices) {
   // The whole machine needs no lease; CPU devices lend one replica per batch.
   const bool whole_machine = stage.whole_machine();
   std::shared_ptr<ReplicaLeases> lease = whole_machine ? nullptr : std::make_shared<ReplicaLeases>(stage.devices.size());
   const std::size_t concurrency = whole_machine ? std::size_t{flow::unlimited} : stage.devices.size();
   return std::make_unique<CpuNode>(
-      graph, concurrency, [&stage, &timing, &options, lease, &devices, whole_machine](BatchPtr batch) {
-        if (options.stop.stop_requested()) throw RunCancelled(-1);  // counted when run() rethrows it
+      graph, concurrency, [&stage, reporter, stop, lease, &devices, whole_machine](BatchPtr batch) {
+        if (stop.stop_requested()) throw RunCancelled(-1);  // counted when run() rethrows it
         const Clock::time_point start = Clock::now();
         std::string device = "cpu";
         guarded("stage", stage.name, batch->index, [&] {
@@ -30,22 +31,20 @@ std::unique_ptr<CpuNode> make_cpu_stage_node(flow::graph& graph, const BuiltStag
           naming_device(device, [&] { devices.arena(where.index).execute([&] { stage.stage->process(*batch); }); });
         });
         for (const auto& name : stage.drop_after) batch->tensors.erase(name);
-        timing.add(start);
-        if (options.trace)
-          options.trace->record("stage", stage.name, device, batch->index, batch->series_count, start, Clock::now());
+        reporter.worked(device, *batch, start);
         return batch;
       });
 }
 
 std::unique_ptr<SimNode> make_sim_stage_node(flow::graph& graph, const BuiltStage& stage, bool next_on_sim,
-                                             StageTiming& timing, const RunOptions& options, SimDevices& sim_devices,
+                                             const ElementReporter& reporter, SimDevices& sim_devices,
                                              DueTimeQueue& due) {
   std::vector<int> devices;
   for (const auto& d : stage.devices) devices.push_back(d.index);
   const double flops_per_series = stage.stage->flops_per_series();
   return std::make_unique<SimNode>(
       graph, flow::unlimited,
-      [&stage, &timing, &options, &sim_devices, &due, devices, flops_per_series, next_on_sim](
+      [&stage, reporter, &sim_devices, &due, devices, flops_per_series, next_on_sim](
           BatchPtr batch, SimNode::gateway_type& gateway) {
         guarded("stage", stage.name, batch->index, [&] {
           for (const auto& out : stage.outputs)
@@ -59,20 +58,16 @@ std::unique_ptr<SimNode> make_sim_stage_node(flow::graph& graph, const BuiltStag
         const SimDevices::Booking b = sim_devices.book(devices, work, Clock::now());
         const int came_from = batch->resident_device;
         batch->resident_device = next_on_sim ? b.device : -1;
-        timing.nanoseconds += std::chrono::duration_cast<std::chrono::nanoseconds>(b.done - b.copy_in_start).count();
-        ++timing.batches;
-        if (options.trace) {
+        reporter.counted(batch->index, b.copy_in_start, b.done);
+        if (reporter.drawing()) {
           const std::string device = fmt::format("sim:{}", b.device);
           const int lane = 1000 + 3 * b.device;  // copy-in, compute, copy-out lanes per device
           const std::string in = came_from == b.device ? " in (in place)"
                                  : came_from >= 0      ? fmt::format(" in (peer from sim:{})", came_from)
                                                        : " in";
-          options.trace->record_lane("copy", stage.name + in, device, batch->index, batch->series_count, lane,
-                                     b.copy_in_start, b.copy_in_end);
-          options.trace->record_lane("stage", stage.name, device, batch->index, batch->series_count, lane + 1,
-                                     b.compute_start, b.compute_end);
-          options.trace->record_lane("copy", stage.name + " out", device, batch->index, batch->series_count, lane + 2,
-                                     b.copy_out_start, b.done);
+          reporter.drawn("copy", stage.name + in, device, batch->index, batch->series_count, lane, b.copy_in_start, b.copy_in_end);
+          reporter.drawn("stage", stage.name, device, batch->index, batch->series_count, lane + 1, b.compute_start, b.compute_end);
+          reporter.drawn("copy", stage.name + " out", device, batch->index, batch->series_count, lane + 2, b.copy_out_start, b.done);
         }
         gateway.reserve_wait();
         due.push(b.done, [batch, &gateway] {

@@ -107,6 +107,66 @@ TEST(Executor, TraceHasOneSpanPerElementAndBatchInChromeFormat) {
   for (const char* element : {"count", "double", "record"}) EXPECT_EQ(batches[element].size(), 10u) << element;
 }
 
+// A caller's observer: counts each element's work and spans, and the batches delivered, in order.
+class CountingObserver final : public RunObserver {
+ public:
+  std::int64_t fail_at = -1;  // on_delivered throws for this batch
+  std::map<std::pair<ElementKind, std::size_t>, int> work;
+  std::size_t spans = 0;
+  std::vector<std::int64_t> delivered;
+  void on_work(const ElementWork& w) override {
+    const std::lock_guard lock(mutex_);
+    EXPECT_LE(w.start, w.end);
+    ++work[{w.kind, w.position}];
+  }
+  void on_span(const Span&) override {
+    const std::lock_guard lock(mutex_);
+    ++spans;
+  }
+  void on_delivered(const Batch& batch) override {
+    if (batch.index == fail_at) throw std::runtime_error("observer gave up");
+    delivered.push_back(batch.index);
+  }
+  bool wants_spans() const override { return true; }
+
+ private:
+  std::mutex mutex_;
+};
+
+TEST(Executor, ObserversHearEveryElementsWorkAndEveryDeliveryInOrder) {
+  for (const char* on : {"cpu", "cpu:*", "sim:0,1"}) {
+    TestRegistry t;
+    CountingObserver observer;
+    RunOptions options;
+    options.batch_size = 4;
+    options.max_in_flight = 3;
+    options.observers = {&observer};
+    Pipeline(t.registry).source("count").stage("double", {{"on", on}, {"sleep_ms", 1}}).sink("record").run(options);
+    EXPECT_EQ((observer.work[{ElementKind::Source, 0}]), 10) << on;
+    EXPECT_EQ((observer.work[{ElementKind::Stage, 0}]), 10) << on;
+    EXPECT_EQ((observer.work[{ElementKind::Sink, 0}]), 10) << on;
+    EXPECT_EQ(observer.work.size(), 3u) << on;
+    // A span per element and batch (a modelled device draws its copies too).
+    EXPECT_EQ(observer.spans, std::string(on).starts_with("sim") ? 50u : 30u) << on;
+    ASSERT_EQ(observer.delivered.size(), 10u) << on;
+    for (std::size_t i = 0; i < 10; ++i) EXPECT_EQ(observer.delivered[i], static_cast<std::int64_t>(i)) << on;
+  }
+}
+
+TEST(Executor, AnObserversFailureFailsTheRunAndLeavesNoOutput) {
+  TestRegistry t;
+  CountingObserver observer;
+  observer.fail_at = 3;
+  RunOptions options;
+  options.batch_size = 4;
+  options.max_in_flight = 3;
+  options.observers = {&observer};
+  EXPECT_THROW(Pipeline(t.registry).source("count").stage("double").sink("record").run(options), std::runtime_error);
+  EXPECT_EQ(observer.delivered.size(), 3u);
+  EXPECT_TRUE(t.record.aborted);
+  EXPECT_FALSE(t.record.finished);
+}
+
 TEST(Graph, DotHasANodePerElementAndAnEdgePerTensorFlow) {
   TestRegistry t;
   RunOptions options;

@@ -19,10 +19,9 @@ class CudaRun final : public GpuRun {
       : runtime_(budgets, page_locked), failure_(failure) {}
 
   std::unique_ptr<detail::GpuNode> make_node(oneapi::tbb::flow::graph& graph, const detail::BuiltStage& stage,
-                                             bool stays, detail::StageTiming& timing,
-                                             const RunOptions& options) override {
+                                             bool stays, const detail::ElementReporter& reporter) override {
     if (!stage.gpu_kernel) throw std::logic_error(fmt::format("stage \"{}\" is on a GPU without a kernel", stage.name));
-    return detail::make_gpu_stage_node(graph, stage, stays, timing, options, runtime_, failure_);
+    return detail::make_gpu_stage_node(graph, stage, stays, reporter, runtime_, failure_);
   }
 
   void queue(StageKernel& kernel, Batch& batch, int device, const std::vector<std::string>& reads) override {

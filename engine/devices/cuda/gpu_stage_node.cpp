@@ -20,13 +20,13 @@ void fail_run(oneapi::tbb::flow::graph& graph, FirstFailure& failure, const Buil
 // Adds the stage's kernel time, and its trace span, once the GPU has done its work. The run waits
 // for this too (reserve_wait), so its report counts every batch.
 void account_when_done(cuda::Runtime& gpus, oneapi::tbb::flow::graph& graph, FirstFailure& failure,
-                       const BuiltStage& stage, StageTiming& timing, const RunOptions& options, const Batch& batch,
-                       int device, std::shared_ptr<cuda::Event> started, cuda::Event finished, Clock::time_point start,
+                       const BuiltStage& stage, const ElementReporter& reporter, const Batch& batch, int device,
+                       std::shared_ptr<cuda::Event> started, cuda::Event finished, Clock::time_point start,
                        GpuNode::gateway_type& gateway) {
   gateway.reserve_wait();
   gpus.completions().watch(
-      std::move(finished), [&gpus, &graph, &failure, &stage, &timing, &options, &gateway, started = std::move(started),
-                            start, device, index = batch.index,
+      std::move(finished), [&gpus, &graph, &failure, &stage, reporter, &gateway, started = std::move(started), start,
+                            device, index = batch.index,
                             series = batch.series_count](const cuda::Event& done, std::exception_ptr error) {
         struct Release {
           GpuNode::gateway_type& gateway;
@@ -35,11 +35,11 @@ void account_when_done(cuda::Runtime& gpus, oneapi::tbb::flow::graph& graph, Fir
         if (error) return;  // reported where the batch leaves the GPU
         try {
           const double ms = cuda::elapsed_ms(*started, done);
-          timing.gpu_nanoseconds += static_cast<std::int64_t>(ms * 1e6);
+          reporter.device_time(ms * 1e-3);
           gpus.add_kernel_time(device, stage.name, ms);
-          if (options.trace)
-            options.trace->record_lane("stage", stage.name, cuda::device_name(device), index, series,
-                                       trace_lane(device, index), start, Clock::now());
+          if (reporter.drawing())
+            reporter.drawn("stage", stage.name, cuda::device_name(device), index, series, trace_lane(device, index),
+                           start, Clock::now());
         } catch (...) {  // the events are the stage's own: a failure to read them fails the run
           fail_run(graph, failure, stage, index, device, std::current_exception());
         }
@@ -48,19 +48,19 @@ void account_when_done(cuda::Runtime& gpus, oneapi::tbb::flow::graph& graph, Fir
 
 // Sends the batch on once its download has arrived (or fails the run if the GPU work failed).
 void send_on_arrival(cuda::Runtime& gpus, oneapi::tbb::flow::graph& graph, const BuiltStage& stage,
-                     const RunOptions& options, FirstFailure& failure, BatchPtr batch, GpuNode::gateway_type& gateway,
-                     int device, cuda::Event arrived, Clock::time_point download_start) {
+                     const ElementReporter& reporter, FirstFailure& failure, BatchPtr batch,
+                     GpuNode::gateway_type& gateway, int device, cuda::Event arrived,
+                     Clock::time_point download_start) {
   gateway.reserve_wait();
   gpus.completions().watch(std::move(arrived), [batch = std::move(batch), &gateway, &graph, &failure, &stage,
-                                                &options, download_start, device](const cuda::Event&,
+                                                reporter, download_start, device](const cuda::Event&,
                                                                                   std::exception_ptr error) {
     if (error) {
       fail_run(graph, failure, stage, batch->index, device, error);
     } else {
-      if (options.trace)
-        options.trace->record_lane("copy", stage.name + " to host", cuda::device_name(device), batch->index,
-                                   batch->series_count, trace_lane(device, batch->index) + 1000, download_start,
-                                   Clock::now());
+      if (reporter.drawing())
+        reporter.drawn("copy", stage.name + " to host", cuda::device_name(device), batch->index,
+                       batch->series_count, trace_lane(device, batch->index) + 1000, download_start, Clock::now());
       cuda::Runtime::release(*batch);
       gateway.try_put(batch);
     }
@@ -71,14 +71,13 @@ void send_on_arrival(cuda::Runtime& gpus, oneapi::tbb::flow::graph& graph, const
 }  // namespace
 
 std::unique_ptr<GpuNode> make_gpu_stage_node(oneapi::tbb::flow::graph& graph, const BuiltStage& stage, bool stays,
-                                             StageTiming& timing, const RunOptions& options, cuda::Runtime& gpus,
+                                             const ElementReporter& reporter, cuda::Runtime& gpus,
                                              FirstFailure& failure) {
   std::vector<int> devices;
   for (const auto& d : stage.devices) devices.push_back(d.index);
   return std::make_unique<GpuNode>(
       graph, oneapi::tbb::flow::unlimited,
-      [&graph, &stage, stays, &timing, &options, &gpus, &failure, devices](BatchPtr batch,
-                                                                           GpuNode::gateway_type& gateway) {
+      [&graph, &stage, stays, reporter, &gpus, &failure, devices](BatchPtr batch, GpuNode::gateway_type& gateway) {
         const Clock::time_point start = Clock::now();
         guarded("stage", stage.name, batch->index, [&] {
           const int device = gpus.choose(*batch, devices);
@@ -89,19 +88,19 @@ std::unique_ptr<GpuNode> make_gpu_stage_node(oneapi::tbb::flow::graph& graph, co
             for (const auto& name : stage.drop_after) batch->tensors.erase(name);
             cuda::Event finished(device, true);
             finished.record(ctx.stream());
-            account_when_done(gpus, graph, failure, stage, timing, options, *batch, device, std::move(started), std::move(finished),
-                              start, gateway);
+            account_when_done(gpus, graph, failure, stage, reporter, *batch, device, std::move(started),
+                              std::move(finished), start, gateway);
             if (stays) {
               gateway.try_put(batch);  // its stream orders the next stage's work after this one's
               return;
             }
             const Clock::time_point download_start = Clock::now();
             cuda::Event arrived = gpus.download(*batch, ctx);
-            send_on_arrival(gpus, graph, stage, options, failure, batch, gateway, device, std::move(arrived),
+            send_on_arrival(gpus, graph, stage, reporter, failure, batch, gateway, device, std::move(arrived),
                             download_start);
           });
         });
-        timing.add(start);
+        reporter.counted(batch->index, start, Clock::now());
       });
 }
 

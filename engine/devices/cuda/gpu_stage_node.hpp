@@ -6,6 +6,7 @@
 #include "engine/plan/built_pipeline.hpp"
 #include "engine/devices/cuda/runtime.hpp"
 #include "engine/devices/gpu_backend.hpp"
+#include "engine/run/element_reporter.hpp"
 #include "engine/run/run_support.hpp"
 
 namespace pacflow::detail {
@@ -13,10 +14,10 @@ namespace pacflow::detail {
 // An async_node whose body queues one batch's work for `stage` (its gpu_kernel) on the GPU chosen for it and
 // returns without waiting: the batch goes on at once when `stays` (the next stage runs on GPUs and
 // the stream orders their work), else when the event after its download completes. Kernel times go
-// to `timing` and the runtime's report, spans to the trace; a GPU failure seen by the watcher goes
-// to `failure` and cancels the graph.
+// to `reporter` and the runtime's report, and so do its spans; a GPU failure seen by the watcher
+// goes to `failure` and cancels the graph.
 std::unique_ptr<GpuNode> make_gpu_stage_node(oneapi::tbb::flow::graph& graph, const BuiltStage& stage, bool stays,
-                                             StageTiming& timing, const RunOptions& options, cuda::Runtime& gpus,
+                                             const ElementReporter& reporter, cuda::Runtime& gpus,
                                              FirstFailure& failure);
 
 }  // namespace pacflow::detail
