@@ -1,0 +1,2 @@
+# Tests across the file sources and sinks.
+pacflow_stage_folder(TESTS io_test.cpp)
