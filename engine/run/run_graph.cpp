@@ -4,7 +4,6 @@
 #include <fmt/format.h>
 #include <stop_token>
 
-#include "engine/run/stage_nodes.hpp"
 
 namespace pacflow::detail {
 
@@ -22,8 +21,7 @@ RunGraph::RunGraph(const RunSetup& setup, std::function<void(Batch&)> on_batch)
       deliver_(std::move(on_batch)),
       reader_(graph_, [this](oneapi::tbb::flow_control& control) { return read(control); }),
       limiter_(graph_, setup.segments.front().slots),
-      cpu_devices_(setup.built.stages),
-      sim_devices_(setup.options.sim_model),
+      device_runs_(setup.built.stages, setup.options, setup.gpus),
       give_back_token_(setup.segments.size()) {
   flow::make_edge(reader_, limiter_);
   connect_next_ = [this](Receiver& next) { flow::make_edge(limiter_, next); };
@@ -98,21 +96,10 @@ void RunGraph::add_stage(std::size_t i) {
   const BuiltStage& stage = stages[i];
   const ElementReporter reporter(setup_.observer, ElementKind::Stage, i, stage.name);
   const BuiltStage* next = i + 1 < stages.size() ? &stages[i + 1] : nullptr;
-  // Appends the node (of its concrete type: make_edge needs it) after the previous one.
-  const auto add = [this](auto node) {
-    connect_next_(*node);
-    connect_next_ = [n = node.get()](Receiver& receiver) { flow::make_edge(*n, receiver); };
-    nodes_.push_back(std::move(node));
-  };
-  if (stage.on_gpu()) {
-    // The batch stays on its GPU when the next stage also runs on GPUs (no ring between them).
-    const bool stays = next && next->on_gpu() && !next->ring_before;
-    add(setup_.gpus->make_node(graph_, stage, stays, reporter));
-  } else if (stage.simulated()) {
-    add(make_sim_stage_node(graph_, stage, next && next->simulated(), reporter, sim_devices_, due_));
-  } else {
-    add(make_cpu_stage_node(graph_, stage, reporter, setup_.options.stop, cpu_devices_));
-  }
+  StageNode made = device_runs_.of(stage).make_node(graph_, stage, next, reporter);
+  connect_next_(*made.input);
+  connect_next_ = std::move(made.connect_output);
+  nodes_.push_back(std::move(made.node));
 }
 
 void RunGraph::deliver(BatchPtr batch) {

@@ -15,8 +15,8 @@
 // the segment before: back-pressure, without blocking a thread. Stages run different batches
 // concurrently; the last sequencer restores index order for the delivery.
 //
-// Each stage's node comes from its devices' factory: the CPU's and the modelled devices'
-// (engine/run/stage_nodes.hpp), or the GPU backend's (GpuRun::make_node).
+// Each stage's node comes from its device kind's part of the run (engine/run/device_runs.hpp): the
+// CPU's and the modelled devices' (engine/run/stage_nodes.hpp), or the GPU backend's (GpuRun::make_node).
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -25,11 +25,10 @@
 
 #include "engine/plan/built_pipeline.hpp"
 #include "engine/devices/gpu_backend.hpp"
-#include "engine/devices/placement.hpp"
+#include "engine/run/device_runs.hpp"
 #include "engine/run/ring_edge.hpp"
 #include "engine/run/element_reporter.hpp"
 #include "engine/run/run_support.hpp"
-#include "engine/devices/sim_device.hpp"
 
 namespace pacflow::detail {
 
@@ -58,7 +57,7 @@ class RunGraph {
   void run();
   std::int64_t delivered() const { return delivered_; }
   std::int64_t batches() const { return setup_.segments.back().batch_count; }
-  int threads_per_cpu_device() const { return cpu_devices_.threads_each(); }
+  int threads_per_cpu_device() const { return device_runs_.threads_per_cpu_device(); }
 
  private:
   using Receiver = oneapi::tbb::flow::receiver<BatchPtr>;
@@ -75,10 +74,10 @@ class RunGraph {
   std::int64_t delivered_ = 0;   // touched only by the serial delivery body
   oneapi::tbb::flow::input_node<BatchPtr> reader_;
   oneapi::tbb::flow::limiter_node<BatchPtr> limiter_;
-  CpuDevices cpu_devices_;
-  SimDevices sim_devices_;
   std::vector<std::unique_ptr<oneapi::tbb::flow::graph_node>> nodes_;
-  DueTimeQueue due_;  // declared after the nodes' dependencies, destroyed (joined) before the nodes
+  // Each device kind's part of the run, with its node factory; declared after the nodes, so
+  // destroyed first (the modelled devices' clock is joined before the nodes it releases batches to).
+  DeviceRuns device_runs_;
   // Connects the last node added to the next one. make_edge needs the concrete node type: through a
   // plain sender<> reference an async_node's successors would never see its gateway's output.
   std::function<void(Receiver&)> connect_next_;
