@@ -20,7 +20,7 @@ namespace {
 
 // Runs workload `name` on `devices` in batches of `batch` (0: automatic) once per iteration.
 void run_workload(benchmark::State& state, const std::string& name, const std::string& devices, std::int64_t batch) {
-  if (cuda_availability().count == 0) {
+  if (cuda_availability().count() == 0) {
     state.SkipWithError(("no GPU visible: " + cuda_availability().why_none).c_str());
     return;
   }
@@ -56,7 +56,7 @@ void BM_GpuCount(benchmark::State& state) {
 // One registration per GPU count this machine has (at least one, which skips without a GPU).
 const bool gpu_counts_registered = [] {
   auto* b = benchmark::RegisterBenchmark("BM_GpuCount", BM_GpuCount);
-  for (int n = 1; n <= std::max(1, cuda_availability().count); ++n) b->Arg(n);
+  for (int n = 1; n <= std::max(1, cuda_availability().count()); ++n) b->Arg(n);
   b->Unit(benchmark::kMillisecond)->UseRealTime();
   return true;
 }();

@@ -20,29 +20,14 @@ std::string DeviceRef::name() const {
 
 int cpu_device_count() { return std::max(1, oneapi::tbb::info::default_concurrency()); }
 
-const CudaAvailability& cuda_availability() {
-  // Asked once: the answer cannot change while the process runs (CUDA_VISIBLE_DEVICES is read by
-  // the runtime at its first call).
-  static const CudaAvailability answer = [] {
-    const GpuAvailability& gpus = gpu_plugin().availability;
-    CudaAvailability a;
-    a.why_none = gpus.why_none;
-    for (const auto& d : gpus.devices) {
-      a.memory_bytes.push_back(d.memory_bytes);
-      a.names.push_back(d.name);
-    }
-    a.count = static_cast<int>(a.memory_bytes.size());
-    return a;
-  }();
-  return answer;
-}
+const GpuAvailability& cuda_availability() { return gpu_plugin().availability; }
 
 namespace {
 
 std::string available() {
   const int n = cpu_device_count();
   std::string list = n == 1 ? std::string("cpu, cpu:0") : fmt::format("cpu, cpu:0 to cpu:{}", n - 1);
-  const int gpus = cuda_availability().count;
+  const int gpus = cuda_availability().count();
   if (gpus == 1) list += ", cuda:0";
   if (gpus > 1) list += fmt::format(", cuda:0 to cuda:{}", gpus - 1);
   return list + fmt::format(", sim:0 to sim:{} (modelled)", kSimDeviceLimit - 1);
@@ -76,13 +61,13 @@ std::vector<DeviceRef> parse_devices(const std::string& text, const std::string&
                            : kind == "cuda" ? DeviceRef::Kind::Cuda
                                             : DeviceRef::Kind::Cpu;
   // With no GPU at all, a well-formed cuda list is a NoCudaDevice error (checked once parsed).
-  const bool no_gpu = device_kind == DeviceRef::Kind::Cuda && cuda_availability().count == 0;
+  const bool no_gpu = device_kind == DeviceRef::Kind::Cuda && cuda_availability().count() == 0;
   const auto none_visible = [&] {
     return NoCudaDevice(param, fmt::format("{} asks for a GPU, but none is visible: {}", text,
                                            cuda_availability().why_none));
   };
   const int count = device_kind == DeviceRef::Kind::Sim    ? kSimDeviceLimit
-                    : device_kind == DeviceRef::Kind::Cuda ? (no_gpu ? 1 << 20 : cuda_availability().count)
+                    : device_kind == DeviceRef::Kind::Cuda ? (no_gpu ? 1 << 20 : cuda_availability().count())
                                                            : cpu_device_count();
   const std::string list = colon == std::string::npos ? "*" : text.substr(colon + 1);
   std::vector<DeviceRef> out;

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "engine/api/errors.hpp"
+#include "engine/devices/gpu_availability.hpp"
 
 namespace pacflow {
 
@@ -38,13 +39,7 @@ inline constexpr int kSimDevicesByStar = 8;  // sim:*
 // GPUs visible to this process: their count, and why there are none ("library not installed", "no
 // driver", "driver too old", "no GPU": engine/devices/gpu_plugin.hpp) when there are none. Asked once per
 // process; the first call loads the GPU backend's plugin.
-struct CudaAvailability {
-  int count = 0;
-  std::string why_none;
-  std::vector<std::size_t> memory_bytes;  // per device
-  std::vector<std::string> names;         // per device, e.g. "NVIDIA H100 80GB HBM3"
-};
-const CudaAvailability& cuda_availability();
+const GpuAvailability& cuda_availability();
 
 // A list names cuda devices, but none of them is there: the caller may fall back to the CPU.
 class NoCudaDevice : public ParamError {

@@ -19,24 +19,9 @@
 #include "engine/run/element_reporter.hpp"
 #include "engine/run/run_support.hpp"
 #include "engine/api/stage_kernel.hpp"
+#include "engine/devices/gpu_availability.hpp"
 
 namespace pacflow {
-
-struct GpuInfo {
-  int index = 0;  // cuda:<index>, in CUDA_VISIBLE_DEVICES numbering
-  std::string name;
-  std::size_t memory_bytes = 0;
-  int compute_major = 0;
-  int compute_minor = 0;
-};
-
-struct GpuAvailability {
-  std::vector<GpuInfo> devices;
-  // When there are none, why, starting with one of "library not installed", "no driver", "driver
-  // too old", "no GPU" (or the runtime's own message for a rarer failure).
-  std::string why_none;
-  std::string versions;  // "CUDA runtime 13.0, driver 12.8", when the library loaded
-};
 
 namespace detail {
 using GpuNode = oneapi::tbb::flow::async_node<BatchPtr, BatchPtr>;

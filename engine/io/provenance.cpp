@@ -91,13 +91,11 @@ json collect_provenance(const std::vector<std::string>& command_line, int simd_w
 json gpu_provenance(bool used_gpus) {
   json gpus = json::array();
   if (!used_gpus) return {{"gpus", gpus}, {"gpus_none", "not probed: no stage ran on a GPU"}};
-  const CudaAvailability& cuda = cuda_availability();
-  for (int k = 0; k < cuda.count; ++k) {
-    const auto i = static_cast<std::size_t>(k);
-    gpus.push_back({{"device", DeviceRef{DeviceRef::Kind::Cuda, k}.name()},
-                    {"name", i < cuda.names.size() ? cuda.names[i] : ""},
-                    {"memory_bytes", i < cuda.memory_bytes.size() ? cuda.memory_bytes[i] : 0}});
-  }
+  const GpuAvailability& cuda = cuda_availability();
+  for (const GpuInfo& gpu : cuda.devices)
+    gpus.push_back({{"device", DeviceRef{DeviceRef::Kind::Cuda, gpu.index}.name()},
+                    {"name", gpu.name},
+                    {"memory_bytes", gpu.memory_bytes}});
   json out = {{"gpus", gpus}};
   if (gpus.empty()) out["gpus_none"] = cuda.why_none;
   return out;

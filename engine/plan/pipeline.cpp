@@ -510,7 +510,7 @@ class Builder {
     if (!fell_back_.empty())
       built_.warnings.push_back(fmt::format("fallback=cpu: {} run{} on the CPU instead of a GPU ({})",
                                             fmt::join(fell_back_, ", "), fell_back_.size() == 1 ? "s" : "",
-                                            cuda_availability().count == 0 ? cuda_availability().why_none
+                                            cuda_availability().count() == 0 ? cuda_availability().why_none
                                                                            : "see each stage"));
     std::vector<std::string> simulated;
     for (const auto& st : built_.stages)
@@ -734,10 +734,9 @@ json describe(const BuiltPipeline& built, const std::vector<Segment>& segments, 
 }
 
 std::map<int, std::size_t> gpu_budgets(const BuiltPipeline& built) {
-  const CudaAvailability& gpus = cuda_availability();
+  const GpuAvailability& gpus = cuda_availability();
   const auto device_bytes = [&](int index) {
-    return index < static_cast<int>(gpus.memory_bytes.size()) ? gpus.memory_bytes[static_cast<std::size_t>(index)]
-                                                              : std::size_t{0};
+    return index < gpus.count() ? gpus.devices[static_cast<std::size_t>(index)].memory_bytes : std::size_t{0};
   };
   std::map<int, std::size_t> budgets;
   for (const auto& stage : built.stages) {

@@ -24,7 +24,7 @@ void PrintTo(const MethodOnDevice& p, std::ostream* os) { *os << p.method << " o
 class MeasureOn : public ::testing::TestWithParam<MethodOnDevice> {
  protected:
   void SetUp() override {
-    if (GetParam().device.rfind("cuda", 0) == 0 && cuda_availability().count == 0)
+    if (GetParam().device.rfind("cuda", 0) == 0 && cuda_availability().count() == 0)
       GTEST_SKIP() << "no GPU visible: " << cuda_availability().why_none;
   }
 };

@@ -222,7 +222,7 @@ TEST(Cli, DevicesCpuForcesACpuOnlyRunWhateverTheFileSays) {
   dir.write("p.pipe", "source npy path=" + fixture_input() + " fs=256\n"
                       "stage bandpass pha=[[4,8]] amp=[[60,80]] on=cuda:*\n"
                       "stage hilbert on=sim:0\nstage mi\nsink npy dir=out\n");
-  if (cuda_availability().count == 0) {
+  if (cuda_availability().count() == 0) {
     const auto refused = run_cli("run p.pipe -q", dir.path());
     EXPECT_EQ(refused.exit_code, 2);
     EXPECT_NE(refused.err.find("p.pipe:2:"), std::string::npos) << refused.err;

@@ -28,7 +28,7 @@ const char* const kOutputs[] = {"pac", "pac_z", "surrogate_mean", "surrogate_std
 class GpuPipeline : public ::testing::Test {
  protected:
   void SetUp() override {
-    if (cuda_availability().count == 0) GTEST_SKIP() << "no GPU visible: " << cuda_availability().why_none;
+    if (cuda_availability().count() == 0) GTEST_SKIP() << "no GPU visible: " << cuda_availability().why_none;
   }
 };
 
@@ -82,8 +82,8 @@ TEST_F(GpuPipeline, ResultsAreIdenticalForAnyBatchSizeAndGpuCount) {
   // differs from the previous one's).
   const auto all = dir / "all";
   pac_pipeline(all, "cuda:*").run({2, 0, {}});
-  expect_identical(dir / "reference", all, fmt::format("cuda:* ({} GPUs), batch 2", cuda_availability().count));
-  if (cuda_availability().count < 2) std::printf("note: one GPU visible; cuda:* ran on it alone\n");
+  expect_identical(dir / "reference", all, fmt::format("cuda:* ({} GPUs), batch 2", cuda_availability().count()));
+  if (cuda_availability().count() < 2) std::printf("note: one GPU visible; cuda:* ran on it alone\n");
 }
 
 // Every measure with a GPU kernel is reproducible bit for bit whatever the batch size there.
@@ -220,7 +220,7 @@ TEST_F(GpuPipeline, BadParametersForTheGpuAreRefusedBeforeRunning) {
   } catch (const InputError& e) {
     EXPECT_NE(std::string(e.what()).find("bins=300 is above the GPU kernel's 256"), std::string::npos) << e.what();
   }
-  EXPECT_THROW(pac_pipeline(dir / "out", fmt::format("cuda:{}", cuda_availability().count)).validate(), InputError);
+  EXPECT_THROW(pac_pipeline(dir / "out", fmt::format("cuda:{}", cuda_availability().count())).validate(), InputError);
   Pipeline gc = pac_pipeline(dir / "out", "cuda:0");
   gc.set("mi", "method", "gc");
   try {

@@ -251,7 +251,7 @@ TEST(Builder, RejectsUnavailableOrMalformedDevicesNamingTheAvailableOnes) {
 // Without a GPU, a stage placed on cuda stops the build with the runtime's reason and the way out;
 // with fallback=cpu (on the stage or for the whole run) it runs on the CPU, saying so once.
 TEST(Builder, GpuPlacementWithoutAGpuFailsClearlyOrFallsBackToTheCpu) {
-  if (cuda_availability().count > 0) GTEST_SKIP() << "a GPU is visible here: the no-GPU paths cannot be reached";
+  if (cuda_availability().count() > 0) GTEST_SKIP() << "a GPU is visible here: the no-GPU paths cannot be reached";
   TestRegistry t;
   try {
     Pipeline(t.registry).source("count").stage("double", {{"on", "cuda:0"}}).sink("record").validate();
@@ -287,7 +287,7 @@ TEST(Builder, GpuPlacementWithoutAGpuFailsClearlyOrFallsBackToTheCpu) {
 
 // A stage without CUDA code cannot be placed on a GPU; the message says why, whatever the machine.
 TEST(Builder, StageWithoutCudaCodeOnAGpuIsRefusedOrFallsBack) {
-  if (cuda_availability().count == 0) GTEST_SKIP() << "no GPU visible: " << cuda_availability().why_none;
+  if (cuda_availability().count() == 0) GTEST_SKIP() << "no GPU visible: " << cuda_availability().why_none;
   TestRegistry t;
   try {
     Pipeline(t.registry).source("count").stage("double", {{"on", "cuda:0"}}).sink("record").validate();

@@ -124,7 +124,7 @@ std::string device_test_name(const ::testing::TestParamInfo<std::string>& info) 
 }
 
 void OnDevice::SetUp() {
-  if (GetParam().rfind("cuda", 0) == 0 && cuda_availability().count == 0)
+  if (GetParam().rfind("cuda", 0) == 0 && cuda_availability().count() == 0)
     GTEST_SKIP() << "no GPU visible: " << cuda_availability().why_none;
 }
 
