@@ -48,6 +48,10 @@ struct StreamInfo {
   // one condition.
   std::vector<std::string> condition_names;
   std::vector<std::int64_t> epoch_conditions;
+  // Why a circular shift of a series keeps its phase-amplitude coupling, when the source knows it
+  // does (e.g. a strictly periodic slow rhythm): time-shift surrogates then cannot reject the null.
+  // Empty: nothing known.
+  std::string shifts_keep_coupling;
 
   std::int64_t series_count() const { return element_count(leading_dims); }
 };

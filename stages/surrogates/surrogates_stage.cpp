@@ -273,9 +273,8 @@ std::unique_ptr<RunSummary> SurrogatesStage::make_summary() const {
 }
 
 void SurrogatesStage::plan_shifts(PlanContext& ctx) {
-  if (ctx.stream().description.value("model", "") == "tort")
-    ctx.warn("the tort signal model has a pure-sine slow rhythm: every circular shift keeps the coupling, so "
-             "time-shift surrogates cannot reject the null (TensorPAC issue 20); use model=driven");
+  if (const std::string& why = ctx.stream().shifts_keep_coupling; !why.empty())
+    ctx.warn(fmt::format("time-shift surrogates cannot reject the null here (TensorPAC issue 20): {}", why));
   const std::int64_t min_shift = min_shift_samples(ctx);
   if (!given_shifts_.empty()) {
     for (auto s : given_shifts_)

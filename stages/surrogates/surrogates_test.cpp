@@ -239,5 +239,23 @@ TEST(Surrogates, TimeshiftIsTensorPacsAmplitudeBlockSwap) {
   }
 }
 
+// A source that knows its shifts keep the coupling (the synthetic source's tort model) says so in its
+// stream; the surrogates stage warns from that, whatever the source.
+TEST(Surrogates, WarnsWhenTheSourceSaysShiftsKeepTheCoupling) {
+  auto warnings_for = [](std::string why) {
+    StreamInfo stream = testing::fixture_stream("small");
+    stream.shifts_keep_coupling = std::move(why);
+    testing::StageHarness h(std::move(stream));
+    h.add("bandpass", {{"pha", "4:8:2"}, {"amp", "60:80:2"}}).add("hilbert").add("mi").add("surrogates", {{"n", 20}});
+    return h.context().warnings();
+  };
+  EXPECT_TRUE(warnings_for("").empty());
+  const auto warned = warnings_for("a strictly periodic slow rhythm");
+  ASSERT_EQ(warned.size(), 1u);
+  EXPECT_NE(warned[0].find("cannot reject the null here (TensorPAC issue 20): a strictly periodic slow rhythm"),
+            std::string::npos)
+      << warned[0];
+}
+
 }  // namespace
 }  // namespace pacflow

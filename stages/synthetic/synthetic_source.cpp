@@ -97,6 +97,9 @@ StreamInfo SyntheticSource::open(const std::stop_token& /*stop*/) {
   info.series_length = config_.n_times;
   info.sample_rate = config_.fs;
   info.description = description_;
+  if (config_.model == "tort")
+    info.shifts_keep_coupling = "the tort signal model has a pure-sine slow rhythm: every circular shift keeps the "
+                                "coupling; use model=driven";
   return info;
 }
 

@@ -3,6 +3,7 @@
 #include <numeric>
 
 #include "engine/api/errors.hpp"
+#include "engine/api/params.hpp"
 #include "stages/synthetic/synthetic_source.hpp"
 
 namespace pacflow::stages {
@@ -36,6 +37,17 @@ TEST(Synthetic, TortModelFollowsItsFormulaWithoutNoise) {
     const double expected = 0.5 * ((1 - c.chi) * slow + 1 + c.chi) * std::sin(2 * M_PI * c.f_amp * t) + slow;
     EXPECT_NEAR(x[static_cast<std::size_t>(i)], expected, 1e-6) << i;
   }
+}
+
+// Only the tort model's pure-sine slow rhythm keeps the coupling under every circular shift; the
+// source says so in its stream, for the surrogates stage to warn.
+TEST(Synthetic, TortModelSaysShiftsKeepTheCoupling) {
+  const auto why = [](const char* model) {
+    SyntheticSource source(Params({{"model", model}, {"epochs", 1}, {"channels", 1}}, SyntheticSource::info().params));
+    return source.open({}).shifts_keep_coupling;
+  };
+  EXPECT_NE(why("tort").find("pure-sine slow rhythm"), std::string::npos);
+  EXPECT_EQ(why("driven"), "");
 }
 
 TEST(Synthetic, DrivenModelNoiseHasRequestedLevel) {
