@@ -7,7 +7,7 @@
 
 namespace pacflow {
 
-std::string kind_name(ElementKind kind) {
+const char* kind_name(ElementKind kind) {
   switch (kind) {
     case ElementKind::Source: return "source";
     case ElementKind::Stage: return "stage";
@@ -18,7 +18,7 @@ std::string kind_name(ElementKind kind) {
 
 void Registry::add(ElementInfo info) {
   if (find(info.kind, info.name))
-    throw std::logic_error(kind_name(info.kind) + " \"" + info.name + "\" registered twice");
+    throw std::logic_error(std::string(kind_name(info.kind)) + " \"" + info.name + "\" registered twice");
   const bool placed = info.kind == ElementKind::Stage && !info.make_transform;
   if (placed)
     info.params.push_back(ParamSpec{"on", ParamType::Device, nullptr, "",

@@ -15,7 +15,7 @@
 namespace pacflow {
 
 enum class ElementKind { Source, Stage, Sink };
-std::string kind_name(ElementKind kind);
+const char* kind_name(ElementKind kind);  // "source", "stage" or "sink"
 
 struct ElementInfo {
   ElementKind kind = ElementKind::Stage;

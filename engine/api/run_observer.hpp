@@ -43,7 +43,8 @@ class RunObserver {
   // Serially, in index order, once the summaries and sinks have the batch and before its token goes
   // back. An exception fails the run.
   virtual void on_delivered(const Batch&) {}
-  // Whether on_span keeps anything (nodes skip formatting labels no one reads).
+  // Whether on_span keeps anything (nodes skip formatting labels no one reads); asked once, when the
+  // run takes the observer.
   virtual bool wants_spans() const { return false; }
 };
 

@@ -13,7 +13,10 @@ namespace pacflow::detail {
 // Hands every call to each observer in turn.
 class ObserverList final : public RunObserver {
  public:
-  void add(RunObserver& observer) { observers_.push_back(&observer); }
+  void add(RunObserver& observer) {
+    observers_.push_back(&observer);
+    wants_spans_ = wants_spans_ || observer.wants_spans();
+  }
   void on_work(const ElementWork& w) override {
     for (auto* o : observers_) o->on_work(w);
   }
@@ -26,14 +29,11 @@ class ObserverList final : public RunObserver {
   void on_delivered(const Batch& batch) override {
     for (auto* o : observers_) o->on_delivered(batch);
   }
-  bool wants_spans() const override {
-    for (auto* o : observers_)
-      if (o->wants_spans()) return true;
-    return false;
-  }
+  bool wants_spans() const override { return wants_spans_; }  // asked per batch: known when added
 
  private:
   std::vector<RunObserver*> observers_;
+  bool wants_spans_ = false;
 };
 
 // One element's voice, handed to its node: what it reports names it.
@@ -47,7 +47,7 @@ class ElementReporter {
   void worked(std::string_view device, const Batch& batch, Clock::time_point start,
               Clock::time_point end = Clock::now()) const {
     counted(batch.index, start, end);
-    drawn(kind_name(), name(), device, batch.index, batch.series_count, Span::kThisThread, start, end);
+    drawn(kind_name(kind_), name(), device, batch.index, batch.series_count, Span::kThisThread, start, end);
   }
   // Counted in its timings only (its spans are drawn on device lanes).
   void counted(std::int64_t batch, Clock::time_point start, Clock::time_point end) const {
@@ -61,10 +61,6 @@ class ElementReporter {
   void device_time(double seconds) const { observer_->on_device_time(position_, seconds); }
 
  private:
-  const char* kind_name() const {
-    return kind_ == ElementKind::Source ? "source" : kind_ == ElementKind::Stage ? "stage" : "sink";
-  }
-
   RunObserver* observer_;
   ElementKind kind_;
   std::size_t position_;

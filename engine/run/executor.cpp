@@ -10,14 +10,11 @@
 // (the stream orders their work), or, when it leaves the GPU, once the event after its download
 // completes (engine/devices/cuda/runtime.hpp).
 #include <algorithm>
-#include <atomic>
 #include <chrono>
 #include <fmt/format.h>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <stop_token>
-#include <thread>
 
 #include <map>
 #include <oneapi/tbb/flow_graph.h>
