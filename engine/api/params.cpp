@@ -1,8 +1,10 @@
 #include "engine/api/params.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "engine/api/errors.hpp"
 #include "engine/api/json_text.hpp"
@@ -24,6 +26,38 @@ std::string param_type_name(ParamType type) {
     case ParamType::Device: return "device";
   }
   return "?";
+}
+
+bool ParamRange::contains(double v) const {
+  if (min && (min_open ? !(v > *min) : !(v >= *min))) return false;
+  if (max && (max_open ? !(v < *max) : !(v <= *max))) return false;
+  return true;
+}
+
+std::string ParamRange::text() const {
+  if (min && max) {
+    std::string text = fmt::format("from {:g} to {:g}", *min, *max);
+    if (min_open && max_open) return text + " (both excluded)";
+    if (min_open) return text + fmt::format(" ({:g} excluded)", *min);
+    if (max_open) return text + fmt::format(" ({:g} excluded)", *max);
+    return text;
+  }
+  if (min) return fmt::format("{} {:g}", min_open ? "greater than" : "at least", *min);
+  if (max) return fmt::format("{} {:g}", max_open ? "less than" : "at most", *max);
+  return "";
+}
+
+std::string ParamSpec::constraint_text() const {
+  if (!choices.empty()) return fmt::format("{}", fmt::join(choices, "|"));
+  if (range.empty()) return "";
+  const auto bound = [](double v, bool open, const char* open_sign, const char* closed_sign) {
+    return fmt::format("{}{:g}", open ? open_sign : closed_sign, v);
+  };
+  if (range.min && range.max && !range.min_open && !range.max_open) return fmt::format("{:g} to {:g}", *range.min, *range.max);
+  std::string text;
+  if (range.min) text = bound(*range.min, range.min_open, ">", ">=");
+  if (range.max) text += (text.empty() ? "" : " ") + bound(*range.max, range.max_open, "<", "<=");
+  return text;
 }
 
 std::int64_t Duration::samples(double sample_rate) const {
@@ -111,6 +145,25 @@ void check_type(const ParamSpec& spec, const json& v) {
   }
 }
 
+// The declared range of a number (each item of a number list) and the choices of a string.
+void check_constraints(const ParamSpec& spec, const json& v) {
+  const auto check_number = [&](const json& item) {
+    if (!spec.range.contains(item.get<double>()))
+      throw ParamError(spec.name, fmt::format("must be {}, got {}", spec.range.text(), json_text(item)));
+  };
+  if (!spec.range.empty()) {
+    if (v.is_number()) check_number(v);
+    if (spec.type == ParamType::NumberList)
+      for (const auto& item : v) check_number(item);
+  }
+  if (!spec.choices.empty() && v.is_string() &&
+      std::find(spec.choices.begin(), spec.choices.end(), v.get<std::string>()) == spec.choices.end()) {
+    const std::string hint = suggest(v.get<std::string>(), spec.choices);
+    throw ParamError(spec.name, fmt::format("must be one of {}, got \"{}\"{}", fmt::join(spec.choices, ", "),
+                                            v.get<std::string>(), hint.empty() ? "" : "; " + hint));
+  }
+}
+
 }  // namespace
 
 Params::Params(const json& given, const std::vector<ParamSpec>& schema) {
@@ -130,6 +183,7 @@ Params::Params(const json& given, const std::vector<ParamSpec>& schema) {
                                           hint.empty() ? "" : "; " + hint));
       }
       check_type(*it, value);
+      check_constraints(*it, value);
       values_[key] = value;
     }
   }

@@ -2,6 +2,7 @@
 // Parameter schemas and validated parameter values.
 // A value is JSON-shaped (number, string, boolean, list), as written in a `.pipe` file or in the DSL.
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -27,6 +28,18 @@ enum class ParamType {
 
 std::string param_type_name(ParamType type);
 
+// The values a number (an integer, a number, each item of a number list) may take.
+struct ParamRange {
+  std::optional<double> min;
+  std::optional<double> max;
+  bool min_open = false;  // min itself is refused
+  bool max_open = false;
+  bool empty() const { return !min && !max; }
+  bool contains(double v) const;
+  // "from 1 to 1000", "at least 1", "greater than 0", "from 0 to 1 (1 excluded)", …
+  std::string text() const;
+};
+
 struct ParamSpec {
   std::string name;
   ParamType type = ParamType::String;
@@ -34,6 +47,11 @@ struct ParamSpec {
   std::string unit;
   std::string doc;
   bool optional = false;  // may stay unset without a default
+  ParamRange range = {};                // numbers: checked by Params
+  std::vector<std::string> choices = {};  // strings: the only values accepted, checked by Params
+  // What the range or the choices allow, for listings ("1 to 1000", "reject|zero|skip"); empty if
+  // anything of the type goes.
+  std::string constraint_text() const;
 };
 
 // A duration as written: a number of samples or a time in seconds.
@@ -49,7 +67,8 @@ struct Duration {
 class Params {
  public:
   Params() = default;
-  // Throws ParamError naming the parameter (with a suggestion for unknown names).
+  // Throws ParamError naming the parameter: an unknown name (with a suggestion), a value of the
+  // wrong type, out of its range or not one of its choices, a required one missing.
   Params(const json& given, const std::vector<ParamSpec>& schema);
 
   bool has(const std::string& name) const;

@@ -33,10 +33,17 @@ struct ElementInfo {
   std::map<std::string, KernelFactory> kernels = {};
 };
 
+// The parameters the engine owns and every stage takes besides its own (not a preprocessing stage,
+// which runs as the source reads): where it runs (`on`, `fallback`, `vram`) and the edge into it
+// (`ring`, `batch`, `overflow`). Listed once, checked by the builder, never part of a stage's
+// ElementInfo::params.
+const std::vector<ParamSpec>& placement_params();
+bool is_placement_param(const std::string& name);
+
 class Registry {
  public:
-  // Adds an element; stages (not preprocessing stages) also get the engine's placement parameters
-  // (`on`, the edge's `ring`, `batch`, `overflow`, `fallback`, `vram`).
+  // Adds an element. Throws std::logic_error for a name taken, or a stage that declares a placement
+  // parameter.
   void add(ElementInfo info);
   const ElementInfo* find(ElementKind kind, const std::string& name) const;
   std::vector<std::string> names(ElementKind kind) const;

@@ -157,15 +157,37 @@ namespace {
   }
 }
 
-Params checked_params(const Registry& registry, const ElementInfo& info, const ElementSpec& spec) {
+// An element's own parameters checked against its schema and, for a stage (not a preprocessing
+// stage), its placement parameters against the engine's group.
+struct CheckedParams {
+  Params own;
+  Params placement;
+};
+
+CheckedParams checked_params(const Registry& registry, const ElementInfo& info, const ElementSpec& spec) {
+  const bool placed = info.kind == ElementKind::Stage && !info.make_transform;
+  json own = spec.params;
+  json placement = json::object();
+  if (placed && own.is_object())
+    for (const auto& p : placement_params())
+      if (own.contains(p.name)) {
+        placement[p.name] = own[p.name];
+        own.erase(p.name);
+      }
   try {
     try {
-      return Params(spec.params, info.params);
+      return {Params(own, info.params), placed ? Params(placement, placement_params()) : Params()};
     } catch (const ParamError& e) {
+      if (e.bare_message().rfind("unknown parameter", 0) != 0) throw;
       // Another tool's name for a parameter: say where its meaning lives here.
-      const std::string* hint = registry.foreign_name_hint(e.param());
-      if (!hint || e.bare_message().rfind("unknown parameter", 0) != 0) throw;
-      throw ParamError(e.param(), fmt::format("unknown parameter \"{}\": {}", e.param(), *hint));
+      if (const std::string* hint = registry.foreign_name_hint(e.param()))
+        throw ParamError(e.param(), fmt::format("unknown parameter \"{}\": {}", e.param(), *hint));
+      if (!placed) throw;
+      std::vector<std::string> names;
+      for (const auto* group : {&info.params, &placement_params()})
+        for (const auto& p : *group) names.push_back(p.name);
+      const std::string hint = suggest(e.param(), names);
+      throw ParamError(e.param(), fmt::format("unknown parameter \"{}\"{}", e.param(), hint.empty() ? "" : "; " + hint));
     }
   } catch (...) {
     rethrow_located(spec);
@@ -183,25 +205,14 @@ double bytes_per_series(const TensorDecl& t) {
   return static_cast<double>(bytes_per_row(t) * t.rows.rows_per_group) / static_cast<double>(t.rows.group);
 }
 
-// `ring=`, `batch=` and `overflow=` of a stage: the edge into it.
-EdgeSettings edge_settings(const Params& params) {
+// `ring=`, `batch=` and `overflow=` of a stage: the edge into it (ranges and choices checked with
+// the placement parameters).
+EdgeSettings edge_settings(const Params& placement) {
   EdgeSettings edge;
-  const auto positive = [&](const char* name) {
-    const std::int64_t v = params.integer(name);
-    if (v < 1) throw ParamError(name, fmt::format("must be at least 1, got {}", v));
-    edge.given = true;
-    return v;
-  };
-  if (params.has("ring")) edge.ring = positive("ring");
-  if (params.has("batch")) edge.batch = positive("batch");
-  if (params.has("overflow")) {
-    try {
-      edge.overflow = parse_overflow(params.string("overflow"));
-    } catch (const std::invalid_argument& e) {
-      throw ParamError("overflow", e.what());
-    }
-    edge.given = true;
-  }
+  if (placement.has("ring")) edge.ring = placement.integer("ring");
+  if (placement.has("batch")) edge.batch = placement.integer("batch");
+  if (placement.has("overflow")) edge.overflow = parse_overflow(placement.string("overflow"));
+  edge.given = placement.has("ring") || placement.has("batch") || placement.has("overflow");
   return edge;
 }
 
@@ -350,7 +361,7 @@ class Builder {
   void open_source(const std::stop_token& stop) {
     const ElementSpec& source_spec = elements_.front();
     const ElementInfo* source_info = registry_.find(ElementKind::Source, source_spec.name);
-    const Params source_params = checked_params(registry_, *source_info, source_spec);
+    const Params source_params = checked_params(registry_, *source_info, source_spec).own;
     try {
       built_.source = source_info->make_source(source_params);
       built_.stream = built_.source->open(stop);
@@ -375,17 +386,17 @@ class Builder {
       const ElementSpec& spec = elements_[next];
       const ElementInfo* info = spec.kind == ElementKind::Stage ? registry_.find(spec.kind, spec.name) : nullptr;
       if (!info || !info->make_transform) break;
-      for (const char* placement_param : {"on", "ring", "batch", "overflow", "fallback", "vram"}) {
-        if (!spec.params.contains(placement_param)) continue;
+      for (const auto& placement_param : placement_params()) {
+        if (!spec.params.contains(placement_param.name)) continue;
         try {
-          throw ParamError(placement_param, fmt::format("a preprocessing stage runs on the CPU as the source reads, so "
-                                                        "it takes no {}=",
-                                                        placement_param));
+          throw ParamError(placement_param.name, fmt::format("a preprocessing stage runs on the CPU as the source reads, "
+                                                             "so it takes no {}=",
+                                                             placement_param.name));
         } catch (...) {
           rethrow_located(spec);
         }
       }
-      const Params params = checked_params(registry_, *info, spec);
+      const Params params = checked_params(registry_, *info, spec).own;
       try {
         std::unique_ptr<Transform> transform = info->make_transform(params);
         json resolved = params.all();
@@ -413,13 +424,13 @@ class Builder {
                                      "preprocessing stages), before stage \"{}\"",
                                      spec.name, elements_[first].name),
                          spec.where);
-      const Params params = checked_params(registry_, *info, spec);
+      const CheckedParams params = checked_params(registry_, *info, spec);
       ctx.begin_element();
       try {
         if (spec.kind == ElementKind::Stage)
           plan_stage(spec, *info, params, ctx);
         else
-          plan_sink(i, *info, params, ctx);
+          plan_sink(i, *info, params.own, ctx);
       } catch (...) {
         rethrow_located(spec);
       }
@@ -455,13 +466,14 @@ class Builder {
   BuiltPipeline& built() { return built_; }
 
  private:
-  void plan_stage(const ElementSpec& spec, const ElementInfo& info, const Params& params, PlanContext& ctx) {
+  void plan_stage(const ElementSpec& spec, const ElementInfo& info, const CheckedParams& params, PlanContext& ctx) {
     const std::size_t declared_before = ctx.tensors().size();
-    const bool fallback = run_fallback_ || wants_fallback(params.string("fallback"), "fallback");
-    std::vector<DeviceRef> devices = stage_devices(spec, params, pool_, placement_, fallback, forced_, fell_back_);
-    BuiltStage stage{spec.name, "", devices, info.make_stage(params), nullptr, {}, {}, {}, {}, {}, 0, 0,
-                     edge_settings(params), false, {}, 0, {}};
-    if (params.has("vram")) stage.vram = parse_memory_budget("vram", params.raw("vram"));
+    const Params& placed = params.placement;
+    const bool fallback = run_fallback_ || wants_fallback(placed.string("fallback"), "fallback");
+    std::vector<DeviceRef> devices = stage_devices(spec, placed, pool_, placement_, fallback, forced_, fell_back_);
+    BuiltStage stage{spec.name, "", devices, info.make_stage(params.own), nullptr, {}, {}, {}, {}, {}, 0, 0,
+                     edge_settings(placed), false, {}, 0, {}};
+    if (placed.has("vram")) stage.vram = parse_memory_budget("vram", placed.raw("vram"));
     stage.stage->plan(ctx);
     std::string why;
     if (stage.on_gpu()) stage.gpu_kernel = gpu_kernel(info, *stage.stage, why);
@@ -469,7 +481,7 @@ class Builder {
       if (!fallback)
         throw ParamError("on", fmt::format("stage \"{}\" cannot run on a GPU{}: {}; place it on cpu, or add "
                                            "fallback=cpu", spec.name,
-                                           params.has("on") ? "" : " (where the device pool puts it)", why));
+                                           placed.has("on") ? "" : " (where the device pool puts it)", why));
       fell_back_.push_back(fmt::format("{} ({})", spec.name, why));
       stage.devices = {DeviceRef{}};
     }
@@ -478,7 +490,8 @@ class Builder {
       built_.batch_multiple = ctx.batch_multiple();
       built_.batch_multiple_by = spec.name;
     }
-    stage.resolved = params.all();
+    stage.resolved = params.own.all();
+    stage.resolved.update(placed.all());
     stage.resolved["on"] = stage.device;
     stage.resolved.update(ctx.take_resolved());
     stage.reads = ctx.reads_of_current();

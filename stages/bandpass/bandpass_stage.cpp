@@ -9,31 +9,20 @@
 
 namespace pacflow::stages {
 
-ElementInfo BandpassStage::info() {
-  ElementInfo info;
-  info.kind = ElementKind::Stage;
-  info.name = "bandpass";
-  info.summary = "zero-phase fir1 band-pass into phase and amplitude bands (spec §2-§3)";
-  info.params = {
-      {"pha", ParamType::Spec, "2:20:10", "Hz",
-       "phase bands: lo:hi:n, log:lo:hi:n, start:stop:width:step, a preset or [[lo,hi],...]"},
-      {"amp", ParamType::Spec, "60:160:10", "Hz", "amplitude bands, same forms as pha"},
-      {"clamp", ParamType::Boolean, false, "", "clamp centred band edges to [max(lo, 0.5), hi] (gPAC's rule)"},
-      {"pha_cycles", ParamType::Integer, 3, "cycles", "filter order = cycles * (fs // f_lo) for phase bands (spec §3)"},
-      {"amp_cycles", ParamType::Integer, 6, "cycles", "same for amplitude bands"},
-  };
-  info.make_stage = [](const Params& p) { return std::make_unique<BandpassStage>(p); };
-  return info;
+void BandpassStage::declare(ParamBinder<BandpassStage>& p) {
+  p.add(&BandpassStage::pha_spec_, "pha", "2:20:10",
+        "phase bands: lo:hi:n, log:lo:hi:n, start:stop:width:step, a preset or [[lo,hi],...]")
+      .unit("Hz");
+  p.add(&BandpassStage::amp_spec_, "amp", "60:160:10", "amplitude bands, same forms as pha").unit("Hz");
+  p.add(&BandpassStage::clamp_, "clamp", false, "clamp centred band edges to [max(lo, 0.5), hi] (gPAC's rule)");
+  p.add(&BandpassStage::pha_cycles_, "pha_cycles", 3, "filter order = cycles * (fs // f_lo) for phase bands (spec §3)")
+      .unit("cycles")
+      .range(1, 1000);
+  p.add(&BandpassStage::amp_cycles_, "amp_cycles", 6, "same for amplitude bands").unit("cycles").range(1, 1000);
 }
 
-BandpassStage::BandpassStage(const Params& params)
-    : pha_spec_(params.raw("pha")),
-      amp_spec_(params.raw("amp")),
-      clamp_(params.boolean("clamp")),
-      pha_cycles_(static_cast<int>(params.integer("pha_cycles"))),
-      amp_cycles_(static_cast<int>(params.integer("amp_cycles"))) {
-  if (pha_cycles_ < 1 || pha_cycles_ > 1000) throw ParamError("pha_cycles", "must be from 1 to 1000");
-  if (amp_cycles_ < 1 || amp_cycles_ > 1000) throw ParamError("amp_cycles", "must be from 1 to 1000");
+ElementInfo BandpassStage::info() {
+  return element_info<BandpassStage>("bandpass", "zero-phase fir1 band-pass into phase and amplitude bands (spec §2-§3)");
 }
 
 void BandpassStage::plan_bank(Bank& bank, const std::string& param, bands::Role role, int cycles,

@@ -6,7 +6,7 @@
 
 #include <oneapi/tbb/enumerable_thread_specific.h>
 
-#include "engine/api/registry.hpp"
+#include "engine/api/param_binding.hpp"
 #include "stages/bandpass/bands.hpp"
 #include "stages/bandpass/filtfilt_fft.hpp"
 
@@ -14,7 +14,6 @@ namespace pacflow::stages {
 
 class BandpassStage final : public Stage {
  public:
-  explicit BandpassStage(const Params& params);
   void plan(PlanContext& ctx) override;
   // Builds both filter banks (coefficients, spectra, FFT plans) that plan() sized.
   void prepare() override;
@@ -25,6 +24,7 @@ class BandpassStage final : public Stage {
   double host_workspace_bytes(int threads) const override;
 
   static ElementInfo info();
+  static void declare(ParamBinder<BandpassStage>& p);
 
  private:
   friend class BandpassCudaKernel;  // bandpass_cuda_kernel.cpp, in the CUDA plugin

@@ -10,17 +10,12 @@
 
 namespace pacflow::stages {
 
-ElementInfo EnvelopePhaseStage::info() {
-  ElementInfo info;
-  info.kind = ElementKind::Stage;
-  info.name = "envelope_phase";
-  info.summary = "phase of each amplitude envelope filtered in each phase band (for mi method=plv)";
-  info.params = {};
-  info.make_stage = [](const Params& p) { return std::make_unique<EnvelopePhaseStage>(p); };
-  return info;
-}
+void EnvelopePhaseStage::declare(ParamBinder<EnvelopePhaseStage>& /*p*/) {}  // no parameters
 
-EnvelopePhaseStage::EnvelopePhaseStage(const Params& /*params*/) {}
+ElementInfo EnvelopePhaseStage::info() {
+  return element_info<EnvelopePhaseStage>(
+      "envelope_phase", "phase of each amplitude envelope filtered in each phase band (for mi method=plv)");
+}
 
 void EnvelopePhaseStage::plan(PlanContext& ctx) {
   const TensorDecl& amplitude = ctx.require("amplitude", "envelope_phase");

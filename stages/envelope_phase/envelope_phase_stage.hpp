@@ -12,7 +12,7 @@
 #include <array>
 #include <vector>
 
-#include "engine/api/registry.hpp"
+#include "engine/api/param_binding.hpp"
 #include "stages/bandpass/filtfilt_fft.hpp"
 #include "stages/hilbert/analytic_signal.hpp"
 
@@ -20,7 +20,6 @@ namespace pacflow::stages {
 
 class EnvelopePhaseStage final : public Stage {
  public:
-  explicit EnvelopePhaseStage(const Params& params);
   void plan(PlanContext& ctx) override;
   void prepare() override;  // the phase bands' filter bank and the transform plan() sized
   void process(Batch& batch) override;
@@ -30,6 +29,7 @@ class EnvelopePhaseStage final : public Stage {
   double host_workspace_bytes(int threads) const override;
 
   static ElementInfo info();
+  static void declare(ParamBinder<EnvelopePhaseStage>& p);
 
  private:
   struct Workspace {

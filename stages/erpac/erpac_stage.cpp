@@ -12,21 +12,19 @@
 
 namespace pacflow::stages {
 
-ElementInfo ErpacStage::info() {
-  ElementInfo info;
-  info.kind = ElementKind::Stage;
-  info.name = "erpac";
-  info.summary = "event-related PAC (Voytek 2013): circular-linear correlation across epochs per time point";
-  info.params = {
-      {"mcp", ParamType::String, "fdr", "",
-       "correction of the p-values over each channel's cells: fdr (Benjamini-Hochberg, TensorPAC's default), "
-       "bonferroni or none"},
-  };
-  info.make_stage = [](const Params& p) { return std::make_unique<ErpacStage>(p); };
-  return info;
+void ErpacStage::declare(ParamBinder<ErpacStage>& p) {
+  p.choice(&ErpacStage::correction_, "mcp",
+           {{"fdr", erpac::Correction::Fdr}, {"bonferroni", erpac::Correction::Bonferroni},
+            {"none", erpac::Correction::None}},
+           "fdr",
+           "correction of the p-values over each channel's cells: fdr (Benjamini-Hochberg, TensorPAC's default), "
+           "bonferroni or none");
 }
 
-ErpacStage::ErpacStage(const Params& params) : correction_(erpac::parse_correction(params.string("mcp"))) {}
+ElementInfo ErpacStage::info() {
+  return element_info<ErpacStage>(
+      "erpac", "event-related PAC (Voytek 2013): circular-linear correlation across epochs per time point");
+}
 
 void ErpacStage::plan(PlanContext& ctx) {
   const TensorDecl& phase = ctx.require("phase", "erpac");

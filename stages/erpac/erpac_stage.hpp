@@ -10,14 +10,13 @@
 // grows with the input, E·C·T·(n_pha + n_amp) floats for phase and amplitude.
 #include <vector>
 
-#include "engine/api/registry.hpp"
+#include "engine/api/param_binding.hpp"
 #include "stages/erpac/multiple_comparisons.hpp"
 
 namespace pacflow::stages {
 
 class ErpacStage final : public Stage {
  public:
-  explicit ErpacStage(const Params& params);
   void plan(PlanContext& ctx) override;
   void process(Batch& batch) override;
   double flops_per_series() const override;
@@ -25,6 +24,7 @@ class ErpacStage final : public Stage {
   double host_workspace_bytes(int threads) const override;
 
   static ElementInfo info();
+  static void declare(ParamBinder<ErpacStage>& p);
 
  private:
   // The mean over epochs of each amplitude band of one output row, [n_amp][time].

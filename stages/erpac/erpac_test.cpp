@@ -8,6 +8,7 @@
 #include "engine/api/errors.hpp"
 #include "engine/api/registry.hpp"
 #include "stages/builtin.hpp"
+#include "stages/erpac/erpac_stage.hpp"
 #include "stages/erpac/multiple_comparisons.hpp"
 
 namespace pacflow {
@@ -136,7 +137,14 @@ TEST(Erpac, NeedsAtLeastThreeEpochsAndAKnownCorrection) {
   } catch (const InputError& e) {
     EXPECT_NE(std::string(e.what()).find("2 epochs"), std::string::npos) << e.what();
   }
-  EXPECT_THROW(erpac::parse_correction("holm"), ParamError);
+  try {
+    make_element<stages::ErpacStage>({{"mcp", "holm"}});
+    FAIL();
+  } catch (const ParamError& e) {
+    EXPECT_EQ(e.param(), "mcp");
+    EXPECT_NE(std::string(e.what()).find("must be one of fdr, bonferroni, none, got \"holm\""), std::string::npos)
+        << e.what();
+  }
 }
 
 TEST(Erpac, FdrKeepsNanOutOfTheFamily) {

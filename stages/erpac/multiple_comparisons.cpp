@@ -2,20 +2,10 @@
 
 #include <algorithm>
 #include <cmath>
-#include <fmt/format.h>
 #include <numeric>
 #include <vector>
 
-#include "engine/api/errors.hpp"
-
 namespace pacflow::erpac {
-
-Correction parse_correction(const std::string& name) {
-  if (name == "fdr") return Correction::Fdr;
-  if (name == "bonferroni") return Correction::Bonferroni;
-  if (name == "none") return Correction::None;
-  throw ParamError("mcp", fmt::format("unknown correction \"{}\"; valid: fdr, bonferroni, none", name));
-}
 
 void correct(std::span<double> p, Correction correction) {
   if (correction == Correction::None) return;

@@ -3,12 +3,10 @@
 // EventRelatedPac calls): Benjamini–Hochberg FDR (fdr_correction, method "indep") and Bonferroni.
 // NaN p-values stay NaN and are not counted in the family.
 #include <span>
-#include <string>
 
 namespace pacflow::erpac {
 
 enum class Correction { None, Fdr, Bonferroni };
-Correction parse_correction(const std::string& name);  // throws ParamError("mcp")
 
 // FDR: p_(i) · m / i in ascending order, then the running minimum from the largest down, capped at 1.
 // Bonferroni: min(p · m, 1).

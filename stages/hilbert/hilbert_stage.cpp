@@ -8,22 +8,14 @@
 
 namespace pacflow::stages {
 
-ElementInfo HilbertStage::info() {
-  ElementInfo info;
-  info.kind = ElementKind::Stage;
-  info.name = "hilbert";
-  info.summary = "analytic signal by FFT: phase of phase bands, amplitude of amplitude bands (spec §4)";
-  info.params = {
-      {"pad", ParamType::String, "fast", "",
-       "FFT length: fast = smallest 2^a 3^b 5^c >= T (TensorPAC), none = T (gPAC)"},
-  };
-  info.make_stage = [](const Params& p) { return std::make_unique<HilbertStage>(p); };
-  return info;
+void HilbertStage::declare(ParamBinder<HilbertStage>& p) {
+  p.choice(&HilbertStage::pad_, "pad", {{"fast", Pad::Fast}, {"none", Pad::None}}, "fast",
+           "FFT length: fast = smallest 2^a 3^b 5^c >= T (TensorPAC), none = T (gPAC)");
 }
 
-HilbertStage::HilbertStage(const Params& params) : pad_(params.string("pad")) {
-  if (pad_ != "fast" && pad_ != "none")
-    throw ParamError("pad", "must be \"fast\" or \"none\", got \"" + pad_ + "\"");
+ElementInfo HilbertStage::info() {
+  return element_info<HilbertStage>(
+      "hilbert", "analytic signal by FFT: phase of phase bands, amplitude of amplitude bands (spec §4)");
 }
 
 void HilbertStage::plan(PlanContext& ctx) {
@@ -39,7 +31,7 @@ void HilbertStage::plan(PlanContext& ctx) {
   if (kept_ < 2)
     throw InputError(fmt::format("series of {} samples padded by {} on each side leave {} to analyse", length_,
                                  first_, kept_));
-  const std::int64_t n = pad_ == "fast" ? next_fast_length(length_) : length_;
+  const std::int64_t n = pad_ == Pad::Fast ? next_fast_length(length_) : length_;
   fft_length_ = n;
   transform_.reset();
   ctx.declare({"phase", {n_pha_, kept_}, DType::Float32, false, "instantaneous phase in (-pi, pi]"});

@@ -7,14 +7,13 @@
 
 #include <oneapi/tbb/enumerable_thread_specific.h>
 
-#include "engine/api/registry.hpp"
+#include "engine/api/param_binding.hpp"
 #include "stages/hilbert/analytic_signal.hpp"
 
 namespace pacflow::stages {
 
 class HilbertStage final : public Stage {
  public:
-  explicit HilbertStage(const Params& params);
   void plan(PlanContext& ctx) override;
   void prepare() override;  // the FFT plans of the transform plan() sized
   void process(Batch& batch) override;
@@ -23,11 +22,13 @@ class HilbertStage final : public Stage {
   double host_workspace_bytes(int threads) const override;  // each thread's FFT buffers
 
   static ElementInfo info();
+  static void declare(ParamBinder<HilbertStage>& p);
 
  private:
   friend class HilbertCudaKernel;  // hilbert_cuda_kernel.cpp, in the CUDA plugin
 
-  std::string pad_;
+  enum class Pad { Fast, None };
+  Pad pad_ = Pad::Fast;
   std::int64_t length_ = 0;  // of the filtered series, padding included
   std::int64_t first_ = 0;   // the window kept: samples [first_, first_ + kept_) (pad= crops)
   std::int64_t kept_ = 0;

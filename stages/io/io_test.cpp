@@ -13,16 +13,15 @@ namespace {
 
 TEST(NpySource, ReadsFixtureShapeAndRowsExactly) {
   const auto path = (testing::data_dir() / "small" / "x.npy").string();
-  const ElementInfo info = NpySource::info();
-  NpySource source(Params({{"path", path}, {"fs", 256}}, info.params));
-  const StreamInfo s = source.open({});
+  const auto source = make_element<NpySource>({{"path", path}, {"fs", 256}});
+  const StreamInfo s = source->open({});
   EXPECT_EQ(s.leading_dims, (Shape{2, 3}));
   EXPECT_EQ(s.series_length, 1024);
   EXPECT_EQ(s.description["dtype"], "float32");
   EXPECT_EQ(s.description["sha256"].get<std::string>().size(), 64u);
   const auto all = testing::load_floats(path);
   std::vector<float> rows(2 * 1024);
-  source.read(3, 2, rows.data());
+  source->read(3, 2, rows.data());
   for (std::size_t i = 0; i < rows.size(); ++i) ASSERT_EQ(rows[i], all[3 * 1024 + i]);
 }
 
@@ -37,15 +36,14 @@ TEST(NpySource, ReadsAFileOfManyBatchesThroughTheMapExactly) {
     w.append(all.data(), static_cast<std::int64_t>(all.size()));
     w.commit();
   }
-  const ElementInfo info = NpySource::info();
-  NpySource source(Params({{"path", path.string()}, {"fs", 1000}}, info.params));
-  const StreamInfo s = source.open({});
+  const auto source = make_element<NpySource>({{"path", path.string()}, {"fs", 1000}});
+  const StreamInfo s = source->open({});
   EXPECT_EQ(s.leading_dims, (Shape{E, C}));
   constexpr std::int64_t kBatch = 5;
   std::vector<float> rows(static_cast<std::size_t>(kBatch * T));
   for (std::int64_t first = 0; first < E * C; first += kBatch) {
     const std::int64_t count = std::min(kBatch, E * C - first);
-    source.read(first, count, rows.data());
+    source->read(first, count, rows.data());
     for (std::int64_t i = 0; i < count * T; ++i)
       ASSERT_EQ(rows[static_cast<std::size_t>(i)], all[static_cast<std::size_t>(first * T + i)]) << "batch at " << first;
   }
@@ -62,12 +60,11 @@ TEST(NpySource, RejectsNanNamingTheSeries) {
     w.append(v.data(), 48);
     w.commit();
   }
-  const ElementInfo info = NpySource::info();
-  NpySource source(Params({{"path", path.string()}, {"fs", 100}}, info.params));
-  source.open({});
+  const auto source = make_element<NpySource>({{"path", path.string()}, {"fs", 100}});
+  source->open({});
   std::vector<float> out(6 * 8);
   try {
-    source.read(0, 6, out.data());
+    source->read(0, 6, out.data());
     FAIL();
   } catch (const InputError& e) {
     EXPECT_NE(std::string(e.what()).find("NaN at epoch 1, channel 2, sample 5"), std::string::npos) << e.what();
@@ -86,14 +83,13 @@ TEST(NpySource, ReadsFourDimensionalArraysAsSegmentsAndRejectsFive) {
     w.append(v.data(), 48);
     w.commit();
   }
-  const ElementInfo info = NpySource::info();
-  NpySource source(Params({{"path", path.string()}, {"fs", 100}}, info.params));
-  const StreamInfo s = source.open({});
+  const auto source = make_element<NpySource>({{"path", path.string()}, {"fs", 100}});
+  const StreamInfo s = source->open({});
   EXPECT_EQ(s.leading_dims, (Shape{2, 3, 2}));
   EXPECT_EQ(s.leading_names, (std::vector<std::string>{"epochs", "channels", "segments"}));
   std::vector<float> out(12 * 4);
   try {
-    source.read(0, 12, out.data());
+    source->read(0, 12, out.data());
     FAIL();
   } catch (const InputError& e) {
     EXPECT_NE(std::string(e.what()).find("infinite value at epoch 1, channel 2, segment 1, sample 3"), std::string::npos)
@@ -105,9 +101,27 @@ TEST(NpySource, ReadsFourDimensionalArraysAsSegmentsAndRejectsFive) {
     w.append(v.data(), 8);
     w.commit();
   }
-  NpySource five(Params({{"path", path.string()}, {"fs", 100}}, info.params));
-  EXPECT_THROW(five.open({}), InputError);
+  const auto five = make_element<NpySource>({{"path", path.string()}, {"fs", 100}});
+  EXPECT_THROW(five->open({}), InputError);
   std::filesystem::remove(path);
+}
+
+// fs and nan_policy are checked as declared, before the file is opened, naming the parameter.
+TEST(NpySource, RefusesANonPositiveFsAndAnUnknownNanPolicy) {
+  const auto refusal = [](const json& extra) {
+    json params = {{"path", "x.npy"}, {"fs", 100}};
+    params.update(extra);
+    try {
+      make_element<NpySource>(params);
+    } catch (const ParamError& e) {
+      return e.param() + ": " + e.bare_message();
+    }
+    return std::string("(accepted)");
+  };
+  EXPECT_EQ(refusal({{"fs", 0}}), "fs: must be greater than 0, got 0");
+  const std::string policy = refusal({{"nan_policy", "ignore"}});
+  EXPECT_EQ(policy.rfind("nan_policy: must be one of reject, zero, skip, got \"ignore\"", 0), 0u) << policy;
+  EXPECT_EQ(refusal({{"nan_policy", "skip"}, {"pad", "1s"}, {"layout", "ECT"}, {"key", "x"}}), "(accepted)");
 }
 
 }  // namespace

@@ -43,39 +43,37 @@ std::vector<std::string> output_names(const json& spec) {
 
 }  // namespace
 
-ElementInfo ModulationIndexStage::info() {
-  ElementInfo info;
-  info.kind = ElementKind::Stage;
-  info.name = "mi";
-  info.summary = "PAC per series (or channel pair) and band pair: tort, mvl, ndpac, plv, hr or gc (docs/methods.md)";
-  info.params = {
-      {"method", ParamType::String, "tort", "",
-       "PAC measure: tort (Tort 2010), mvl (Canolty 2006), ndpac (Ozkurt 2012), plv (Penny 2008; needs stage "
-       "envelope_phase), hr (Lakatos 2005) or gc (Ince 2017)"},
-      {"bins", ParamType::Integer, 18, "bins", "phase bins over (-pi, pi] (tort, hr, outputs)"},
-      {"ndpac_p", ParamType::Number, 0.05, "", "ndpac: values with |S|^2 <= 2 T erfinv(1 - p)^2 are set to 0; 1 disables"},
-      {"gc_unbiased", ParamType::Boolean, false, "", "gc: subtract the Gaussian estimator's bias (TensorPAC's MI_BIASCORRECT)"},
-      {"pairs", ParamType::Spec, "diag", "",
-       "channel pairs (phase channel, amplitude channel): diag (each channel with itself), all, or [[i,j],...]; "
-       "other than diag the outputs are [E][pair][...]"},
-      {"outputs", ParamType::Spec, nullptr, "",
-       "extra results: distributions (amplitude_distribution [n_pha][n_amp][bins]), preferred_phase (radians)", true},
-  };
-  info.make_stage = [](const Params& p) { return std::make_unique<ModulationIndexStage>(p); };
-  return info;
+void ModulationIndexStage::declare(ParamBinder<ModulationIndexStage>& p) {
+  std::vector<std::pair<std::string, mi::MethodKind>> methods;
+  for (const std::string& name : mi::method_names()) methods.emplace_back(name, mi::parse_method(name));
+  p.choice([](ModulationIndexStage& s) -> mi::MethodKind& { return s.settings_.kind; }, "method", methods, "tort",
+           "PAC measure: tort (Tort 2010), mvl (Canolty 2006), ndpac (Ozkurt 2012), plv (Penny 2008; needs stage "
+           "envelope_phase), hr (Lakatos 2005) or gc (Ince 2017)");
+  p.add([](ModulationIndexStage& s) -> int& { return s.settings_.bins; }, "bins", 18,
+        "phase bins over (-pi, pi] (tort, hr, outputs)")
+      .unit("bins")
+      .range(2, 1024);
+  p.add([](ModulationIndexStage& s) -> double& { return s.settings_.ndpac_p; }, "ndpac_p", 0.05,
+        "ndpac: values with |S|^2 <= 2 T erfinv(1 - p)^2 are set to 0; 1 disables")
+      .greater_than(0)
+      .at_most(1);
+  p.add([](ModulationIndexStage& s) -> bool& { return s.settings_.gc_unbiased; }, "gc_unbiased", false,
+        "gc: subtract the Gaussian estimator's bias (TensorPAC's MI_BIASCORRECT)");
+  p.add(&ModulationIndexStage::pairs_spec_, "pairs", "diag",
+        "channel pairs (phase channel, amplitude channel): diag (each channel with itself), all, or [[i,j],...]; "
+        "other than diag the outputs are [E][pair][...]");
+  p.optional(&ModulationIndexStage::outputs_spec_, "outputs",
+             "extra results: distributions (amplitude_distribution [n_pha][n_amp][bins]), preferred_phase (radians)");
 }
 
-ModulationIndexStage::ModulationIndexStage(const Params& params) : pairs_spec_(params.raw("pairs")) {
-  if (params.integer("bins") < 2 || params.integer("bins") > 1024)
-    throw ParamError("bins", fmt::format("must be from 2 to 1024, got {}", params.integer("bins")));
-  settings_.kind = mi::parse_method(params.string("method"));
-  settings_.bins = static_cast<int>(params.integer("bins"));
-  settings_.ndpac_p = params.number("ndpac_p");
-  if (!(settings_.ndpac_p > 0 && settings_.ndpac_p <= 1))
-    throw ParamError("ndpac_p", fmt::format("must be in (0, 1], got {}", settings_.ndpac_p));
-  settings_.gc_unbiased = params.boolean("gc_unbiased");
-  if (params.has("outputs"))
-    for (const auto& name : output_names(params.raw("outputs"))) (name == "distributions" ? distributions_ : preferred_phase_) = true;
+ElementInfo ModulationIndexStage::info() {
+  return element_info<ModulationIndexStage>(
+      "mi", "PAC per series (or channel pair) and band pair: tort, mvl, ndpac, plv, hr or gc (docs/methods.md)");
+}
+
+void ModulationIndexStage::configured() {
+  if (outputs_spec_)
+    for (const auto& name : output_names(*outputs_spec_)) (name == "distributions" ? distributions_ : preferred_phase_) = true;
 }
 
 // The bandpass stage refuses series shorter than a cycle of the slowest phase band; with pad= the

@@ -5,8 +5,9 @@
 // result `pac` [n_pha][n_amp] and, on request, `amplitude_distribution` [n_pha][n_amp][bins] and
 // `preferred_phase` [n_pha][n_amp].
 #include <memory>
+#include <optional>
 
-#include "engine/api/registry.hpp"
+#include "engine/api/param_binding.hpp"
 #include "stages/modulation_index/methods/method.hpp"
 #include "stages/modulation_index/pairs.hpp"
 
@@ -14,13 +15,15 @@ namespace pacflow::stages {
 
 class ModulationIndexStage final : public Stage {
  public:
-  explicit ModulationIndexStage(const Params& params);
   void plan(PlanContext& ctx) override;
   void process(Batch& batch) override;
   // One add per sample and cell (what a per-sample GPU kernel does) plus the bin evaluations.
   double flops_per_series() const override;
 
   static ElementInfo info();
+  static void declare(ParamBinder<ModulationIndexStage>& p);
+  // Reads outputs= into the flags below.
+  void configured();
 
  private:
   friend class MiCudaKernel;  // mi_cuda_kernel.cpp, in the CUDA plugin
@@ -31,6 +34,7 @@ class ModulationIndexStage final : public Stage {
 
   mi::MethodSettings settings_;
   json pairs_spec_;
+  std::optional<json> outputs_spec_;  // outputs= as given
   bool distributions_ = false;
   bool preferred_phase_ = false;
   std::int64_t length_ = 0;

@@ -11,27 +11,20 @@
 
 namespace pacflow::stages {
 
-ElementInfo NotchStage::info() {
-  ElementInfo info;
-  info.kind = ElementKind::Stage;
-  info.name = "notch";
-  info.summary = "line noise and its harmonics removed (scipy iirnotch + filtfilt), as the source reads; right "
-                 "after the source";
-  info.params = {
-      {"freq", ParamType::Number, nullptr, "Hz", "the line frequency, e.g. 50 or 60"},
-      {"harmonics", ParamType::Spec, "all", "",
-       "how many of freq, 2 freq, 3 freq, … to remove: all (every one below fs/2) or a count (1: freq only)"},
-      {"q", ParamType::Number, 30, "", "quality factor of each notch: its -3 dB width is its frequency / q"},
-  };
-  info.make_transform = [](const Params& p) { return std::make_unique<NotchStage>(p); };
-  return info;
+void NotchStage::declare(ParamBinder<NotchStage>& p) {
+  p.required(&NotchStage::frequency_, "freq", "the line frequency, e.g. 50 or 60").unit("Hz").greater_than(0);
+  p.add(&NotchStage::harmonics_, "harmonics", "all",
+        "how many of freq, 2 freq, 3 freq, … to remove: all (every one below fs/2) or a count (1: freq only)");
+  p.add(&NotchStage::q_, "q", 30, "quality factor of each notch: its -3 dB width is its frequency / q").greater_than(0);
 }
 
-NotchStage::NotchStage(const Params& params)
-    : frequency_(params.number("freq")), harmonics_(params.raw("harmonics")), q_(params.number("q")) {
-  if (!(frequency_ > 0) || !std::isfinite(frequency_))
-    throw ParamError("freq", fmt::format("must be a frequency > 0 Hz, got {}", frequency_));
-  if (!(q_ > 0) || !std::isfinite(q_)) throw ParamError("q", fmt::format("must be > 0, got {}", q_));
+ElementInfo NotchStage::info() {
+  return element_info<NotchStage>("notch",
+                                  "line noise and its harmonics removed (scipy iirnotch + filtfilt), as the source "
+                                  "reads; right after the source");
+}
+
+void NotchStage::configured() {
   const bool all = harmonics_.is_string() && harmonics_.get<std::string>() == "all";
   if (!all && !(harmonics_.is_number_integer() && harmonics_.get<std::int64_t>() >= 1))
     throw ParamError("harmonics", fmt::format("expected all or a count >= 1, got {}", harmonics_.dump()));

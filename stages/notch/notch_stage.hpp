@@ -4,7 +4,7 @@
 // in turn, scipy's iirnotch(f, q, fs) applied by filtfilt (notch_filter.hpp), in double precision.
 #include <vector>
 
-#include "engine/api/registry.hpp"
+#include "engine/api/param_binding.hpp"
 #include "engine/api/transform.hpp"
 #include "stages/notch/notch_filter.hpp"
 
@@ -12,7 +12,6 @@ namespace pacflow::stages {
 
 class NotchStage final : public Transform {
  public:
-  explicit NotchStage(const Params& params);
   StreamInfo plan(const StreamInfo& before, json& resolved) override;
   bool per_epoch() const override { return false; }
   void apply(const float* in, float* out, std::int64_t first, std::int64_t count) const override;
@@ -20,11 +19,14 @@ class NotchStage final : public Transform {
   double host_workspace_bytes() const override;
 
   static ElementInfo info();
+  static void declare(ParamBinder<NotchStage>& p);
+  // Checks harmonics (all or a count >= 1).
+  void configured();
 
  private:
-  double frequency_;
-  json harmonics_;  // "all" or a count
-  double q_;
+  double frequency_ = 0;
+  json harmonics_ = "all";  // "all" or a count
+  double q_ = 30;
   std::vector<notch::Biquad> filters_;  // one per frequency, ascending
   std::int64_t length_ = 0;
 };

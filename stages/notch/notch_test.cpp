@@ -27,7 +27,7 @@ StreamInfo stream_of(std::int64_t length, double fs = 256) {
   return s;
 }
 
-NotchStage notch(const json& params) { return NotchStage(Params(params, NotchStage::info().params)); }
+std::unique_ptr<NotchStage> notch(const json& params) { return make_element<NotchStage>(params); }
 
 TEST(Notch, CoefficientsAreScipysIirnotch) {
   const json ref = scipy_reference();
@@ -49,12 +49,12 @@ TEST(Notch, FiltfiltOfEachHarmonicInTurnIsScipys) {
   for (const double f : {50.0, 100.0}) notch::filtfilt(notch::iir_notch(f, 30, 256), y, scratch);
   for (std::size_t i = 0; i < y.size(); ++i) ASSERT_NEAR(y[i], want[i], 1e-12 * (1 + std::abs(want[i]))) << i;
   // The stage: harmonics=all at 256 Hz is 50 and 100 Hz; float32 out.
-  NotchStage stage = notch({{"freq", 50}});
+  const auto stage = notch({{"freq", 50}});
   json resolved;
-  stage.plan(stream_of(static_cast<std::int64_t>(x.size())), resolved);
+  stage->plan(stream_of(static_cast<std::int64_t>(x.size())), resolved);
   EXPECT_EQ(resolved["frequencies_hz"], json::array({50.0, 100.0}));
   std::vector<float> out(x.size());
-  stage.apply(x.data(), out.data(), 0, 1);
+  stage->apply(x.data(), out.data(), 0, 1);
   for (std::size_t i = 0; i < out.size(); ++i) ASSERT_EQ(out[i], static_cast<float>(want[i])) << i;
 }
 
@@ -68,10 +68,10 @@ TEST(Notch, RemovesTheLineFrequencyAndKeepsASlowRhythm) {
     x[static_cast<std::size_t>(i)] = static_cast<float>(std::sin(2 * std::numbers::pi * 7 * t) +
                                                          2 * std::sin(2 * std::numbers::pi * 50 * t + 1));
   }
-  NotchStage stage = notch({{"freq", 50}, {"harmonics", 1}});
+  const auto stage = notch({{"freq", 50}, {"harmonics", 1}});
   json resolved;
-  stage.plan(stream_of(n, fs), resolved);
-  stage.apply(x.data(), x.data(), 0, 1);  // in place, as the source's reads do
+  stage->plan(stream_of(n, fs), resolved);
+  stage->apply(x.data(), x.data(), 0, 1);  // in place, as the source's reads do
   double worst = 0;
   for (std::int64_t i = 1000; i < 3000; ++i) {
     const double slow = std::sin(2 * std::numbers::pi * 7 * static_cast<double>(i) / fs);
@@ -83,9 +83,11 @@ TEST(Notch, RemovesTheLineFrequencyAndKeepsASlowRhythm) {
 TEST(Notch, FrequenciesAtOrAboveNyquistAndShortSeriesAreRefusedNamingThem) {
   const auto refusal = [](const json& params, std::int64_t length) -> std::string {
     try {
-      NotchStage stage = notch(params);
+      const auto stage = notch(params);
       json resolved;
-      stage.plan(stream_of(length), resolved);
+      stage->plan(stream_of(length), resolved);
+    } catch (const ParamError& e) {
+      return e.param() + ": " + e.what();
     } catch (const InputError& e) {
       return e.what();
     }
@@ -98,7 +100,11 @@ TEST(Notch, FrequenciesAtOrAboveNyquistAndShortSeriesAreRefusedNamingThem) {
             std::string::npos);
   EXPECT_NE(refusal({{"freq", 50}}, 9).find("series of 9 samples are too short"), std::string::npos);
   EXPECT_NE(refusal({{"freq", 50}, {"harmonics", "some"}}, 512).find("expected all or a count"), std::string::npos);
-  EXPECT_NE(refusal({{"freq", 50}, {"q", 0}}, 512).find("must be > 0"), std::string::npos);
+  EXPECT_NE(refusal({{"freq", 50}, {"harmonics", 2.0}}, 512).find("harmonics: expected all or a count >= 1, got 2.0"),
+            std::string::npos);
+  EXPECT_NE(refusal({{"freq", 50}, {"q", 0}}, 512).find("q: must be greater than 0, got 0"), std::string::npos);
+  EXPECT_NE(refusal({{"freq", -50}}, 512).find("freq: must be greater than 0, got -50"), std::string::npos);
+  EXPECT_NE(refusal(json::object(), 512).find("freq: missing required parameter \"freq\""), std::string::npos);
   EXPECT_EQ(refusal({{"freq", 60}, {"harmonics", 2}}, 512), "");
 }
 

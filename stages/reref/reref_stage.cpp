@@ -25,38 +25,33 @@ std::size_t one_channel(const json& spec, const std::vector<std::string>& labels
 
 }  // namespace
 
-ElementInfo RerefStage::info() {
-  ElementInfo info;
-  info.kind = ElementKind::Stage;
-  info.name = "reref";
-  info.summary = "re-referencing (average, one channel, or bipolar pairs) as the source reads; right after the source";
-  info.params = {
-      {"ref", ParamType::Spec, nullptr, "",
-       "average (each channel minus the mean of the epoch's channels; the default) or a channel (label or index) "
-       "subtracted from the others and dropped",
-       true},
-      {"bipolar", ParamType::Spec, nullptr, "",
-       "pairs [F3-C3, C3-P3] (or [[F3, C3], …]): one channel per pair, the first minus the second; replaces ref", true},
-  };
-  info.make_transform = [](const Params& p) { return std::make_unique<RerefStage>(p); };
-  return info;
+void RerefStage::declare(ParamBinder<RerefStage>& p) {
+  p.optional(&RerefStage::ref_, "ref",
+             "average (each channel minus the mean of the epoch's channels; the default) or a channel (label or "
+             "index) subtracted from the others and dropped");
+  p.optional(&RerefStage::bipolar_, "bipolar",
+             "pairs [F3-C3, C3-P3] (or [[F3, C3], …]): one channel per pair, the first minus the second; replaces "
+             "ref");
 }
 
-RerefStage::RerefStage(const Params& params) : ref_(params.has("ref") ? params.raw("ref") : json("average")) {
-  if (params.has("bipolar")) {
-    if (params.has("ref"))
-      throw ParamError("bipolar", "use either ref= (average or one channel) or bipolar= (pairs), not both");
+ElementInfo RerefStage::info() {
+  return element_info<RerefStage>(
+      "reref", "re-referencing (average, one channel, or bipolar pairs) as the source reads; right after the source");
+}
+
+void RerefStage::configured() {
+  if (bipolar_) {
+    if (ref_) throw ParamError("bipolar", "use either ref= (average or one channel) or bipolar= (pairs), not both");
     mode_ = Mode::Bipolar;
-    bipolar_ = params.raw("bipolar");
-    if (!bipolar_.is_array() || bipolar_.empty())
-      throw ParamError("bipolar", fmt::format("expected a list of pairs such as [F3-C3, C3-P3], got {}", bipolar_.dump()));
-  } else if (!(ref_.is_string() && ref_.get<std::string>() == "average")) {
+    if (!bipolar_->is_array() || bipolar_->empty())
+      throw ParamError("bipolar", fmt::format("expected a list of pairs such as [F3-C3, C3-P3], got {}", bipolar_->dump()));
+  } else if (ref_ && !(ref_->is_string() && ref_->get<std::string>() == "average")) {
     mode_ = Mode::Channel;
   }
 }
 
 void RerefStage::plan_bipolar(const std::vector<std::string>& labels) {
-  for (const auto& pair : bipolar_) {
+  for (const auto& pair : *bipolar_) {
     Difference d;
     if (pair.is_array()) {
       if (pair.size() != 2) throw ParamError("bipolar", fmt::format("{} is not a pair of channels", pair.dump()));
@@ -108,7 +103,7 @@ StreamInfo RerefStage::plan(const StreamInfo& before, json& resolved) {
     plan_bipolar(labels);
     resolved["bipolar"] = labels_out_;
   } else if (mode_ == Mode::Channel) {
-    const std::size_t ref = one_channel(ref_, labels, "ref");
+    const std::size_t ref = one_channel(*ref_, labels, "ref");
     for (std::size_t c = 0; c < labels.size(); ++c) {
       if (c == ref) continue;
       channels_out_.push_back({c, ref});

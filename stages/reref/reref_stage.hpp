@@ -7,16 +7,16 @@
 //   bipolar=[F3-C3, …]     one channel per pair, the first minus the second, labelled "F3-C3"
 //                          (or [[F3, C3], …] where a label holds a '-').
 // Channels are named by label (when the input has labels) or by index.
+#include <optional>
 #include <vector>
 
-#include "engine/api/registry.hpp"
+#include "engine/api/param_binding.hpp"
 #include "engine/api/transform.hpp"
 
 namespace pacflow::stages {
 
 class RerefStage final : public Transform {
  public:
-  explicit RerefStage(const Params& params);
   StreamInfo plan(const StreamInfo& before, json& resolved) override;
   bool per_epoch() const override { return true; }
   void apply(const float* in, float* out, std::int64_t first, std::int64_t count) const override;
@@ -24,6 +24,9 @@ class RerefStage final : public Transform {
   double host_workspace_bytes() const override;
 
   static ElementInfo info();
+  static void declare(ParamBinder<RerefStage>& p);
+  // Refuses ref= with bipolar=, and a bipolar= that is not a list; picks the mode.
+  void configured();
 
  private:
   enum class Mode { Average, Channel, Bipolar };
@@ -34,8 +37,8 @@ class RerefStage final : public Transform {
   void plan_bipolar(const std::vector<std::string>& labels);
 
   Mode mode_ = Mode::Average;
-  json ref_;
-  json bipolar_;
+  std::optional<json> ref_;      // unset: average
+  std::optional<json> bipolar_;
   std::vector<Difference> channels_out_;
   std::vector<std::string> labels_out_;
   std::int64_t channels_ = 0, segments_ = 1, length_ = 0;

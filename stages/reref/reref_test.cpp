@@ -33,14 +33,14 @@ std::vector<float> signal(std::int64_t series) {
 }
 
 struct Planned {
-  RerefStage stage;
+  std::unique_ptr<RerefStage> stage;
   StreamInfo after;
   json resolved;
 };
 
 Planned plan(const json& params, const StreamInfo& before) {
-  Planned p{RerefStage(Params(params, RerefStage::info().params)), {}, json::object()};
-  p.after = p.stage.plan(before, p.resolved);
+  Planned p{make_element<RerefStage>(params), {}, json::object()};
+  p.after = p.stage->plan(before, p.resolved);
   return p;
 }
 
@@ -51,7 +51,7 @@ TEST(Reref, AverageSubtractsTheMeanOfTheEpochsChannelsAtEachSample) {
   EXPECT_EQ(p.after.leading_dims, (Shape{E, C}));
   const auto x = signal(E * C);
   std::vector<float> y(x.size());
-  p.stage.apply(x.data(), y.data(), 0, E);
+  p.stage->apply(x.data(), y.data(), 0, E);
   for (std::int64_t e = 0; e < E; ++e)
     for (std::int64_t t = 0; t < T; ++t) {
       double mean = 0;
@@ -62,7 +62,7 @@ TEST(Reref, AverageSubtractsTheMeanOfTheEpochsChannelsAtEachSample) {
     }
   // In place, as the source's reads apply it: the same values.
   std::vector<float> in_place = x;
-  p.stage.apply(in_place.data(), in_place.data(), 0, E);
+  p.stage->apply(in_place.data(), in_place.data(), 0, E);
   EXPECT_EQ(in_place, y);
 }
 
@@ -74,7 +74,7 @@ TEST(Reref, SeriesLeftOutStayOutOfTheAverageAndOfTheResults) {
   auto x = signal(E * C);
   for (std::int64_t t = 0; t < T; ++t) x[static_cast<std::size_t>(1 * T + t)] = 0;
   std::vector<float> y(x.size());
-  p.stage.apply(x.data(), y.data(), 0, E);
+  p.stage->apply(x.data(), y.data(), 0, E);
   for (std::int64_t t = 0; t < T; ++t) {
     const double mean = (static_cast<double>(at(x, 0, t)) + at(x, 2, t)) / 2;
     EXPECT_EQ(at(y, 0, t), static_cast<float>(at(x, 0, t) - mean));
@@ -92,7 +92,7 @@ TEST(Reref, OneChannelIsSubtractedFromTheOthersAndDropped) {
   EXPECT_EQ(p.resolved["ref"], "Cz");
   const auto x = signal(E * C);
   std::vector<float> y(static_cast<std::size_t>(E * 2 * T));
-  p.stage.apply(x.data(), y.data(), 0, E);
+  p.stage->apply(x.data(), y.data(), 0, E);
   for (std::int64_t e = 0; e < E; ++e)
     for (std::int64_t t = 0; t < T; ++t) {
       EXPECT_EQ(at(y, e * 2 + 0, t), at(x, e * C + 0, t) - at(x, e * C + 1, t));
@@ -106,7 +106,7 @@ TEST(Reref, BipolarPairsByLabelOrIndexGiveOneChannelEachEvenInPlace) {
   EXPECT_EQ(p.after.labels[1], (std::vector<std::string>{"Fz-Cz", "Pz-Fz", "Cz-Pz"}));
   const auto x = signal(E * C);
   std::vector<float> y(x.size());
-  p.stage.apply(x.data(), y.data(), 0, E);
+  p.stage->apply(x.data(), y.data(), 0, E);
   const std::int64_t pairs[3][2] = {{0, 1}, {2, 0}, {1, 2}};
   for (std::int64_t e = 0; e < E; ++e)
     for (std::int64_t k = 0; k < 3; ++k)
@@ -115,7 +115,7 @@ TEST(Reref, BipolarPairsByLabelOrIndexGiveOneChannelEachEvenInPlace) {
   // As many pairs as channels: the source's reads rewrite the epochs in place; every pair still
   // reads the channels as they came.
   std::vector<float> in_place = x;
-  p.stage.apply(in_place.data(), in_place.data(), 0, E);
+  p.stage->apply(in_place.data(), in_place.data(), 0, E);
   EXPECT_EQ(in_place, y);
   // Without labels, pairs by index are labelled by index.
   EXPECT_EQ(plan({{"bipolar", json::array({"0-2"})}}, stream({})).after.labels[1], (std::vector<std::string>{"0-2"}));
@@ -126,7 +126,7 @@ TEST(Reref, EachSegmentIsReferencedOnItsOwn) {
   Planned p = plan(json::object(), stream({"Fz", "Cz", "Pz"}, S));
   const auto x = signal(E * C * S);
   std::vector<float> y(x.size());
-  p.stage.apply(x.data(), y.data(), 0, E);
+  p.stage->apply(x.data(), y.data(), 0, E);
   for (std::int64_t e = 0; e < E; ++e)
     for (std::int64_t s = 0; s < S; ++s)
       for (std::int64_t t = 0; t < T; ++t) {

@@ -27,14 +27,6 @@ constexpr Output kStatistics[5] = {
     {"pvalues_maxstat", "family-wise: (1 + #{k: max over cells of PAC_k >= PAC}) / (n + 1)"},
 };
 
-surrogates::Norm parse_norm(const std::string& name) {
-  if (name == "z") return surrogates::Norm::Z;
-  if (name == "subtract") return surrogates::Norm::Subtract;
-  if (name == "divide") return surrogates::Norm::Divide;
-  if (name == "both") return surrogates::Norm::Both;
-  throw ParamError("norm", fmt::format("unknown normalisation \"{}\"; valid: z, subtract, divide, both", name));
-}
-
 const char* norm_doc(surrogates::Norm norm) {
   switch (norm) {
     case surrogates::Norm::Subtract: return "PAC - mean of the surrogates";
@@ -47,66 +39,60 @@ const char* norm_doc(surrogates::Norm norm) {
 
 }  // namespace
 
-ElementInfo SurrogatesStage::info() {
-  ElementInfo info;
-  info.kind = ElementKind::Stage;
-  info.name = "surrogates";
-  info.summary = "surrogate distribution of mi's measure: mean, std, z-score, p-values, normalisation (spec §6)";
-  info.params = {
-      {"n", ParamType::Integer, 200, "permutations", "number of surrogates (ignored when shifts is given)"},
-      {"seed", ParamType::Integer, 42, "", "key of the counter-based shift and permutation generators"},
-      {"min_shift", ParamType::Duration, nullptr, "s, ms or smp",
-       "smallest shift; default one period of the lowest phase-band centre, at most T/4", true},
-      {"shifts", ParamType::NumberList, nullptr, "samples", "explicit shifts [s_1, ...] replacing the generator (warned about within min_shift of 0 or T)",
-       true},
-      {"method", ParamType::String, "timeshift", "",
-       "timeshift (shift the amplitude by s_k), timelag (shift the phase by s_k) or swap_trials (pair each epoch's "
-       "phase with the amplitude of epoch perm_k(e); needs the whole input in one batch)"},
-      {"norm", ParamType::String, "z", "",
-       "correction of the PAC by its surrogates: z (pac_z only), subtract, divide or both (also writes pac_norm)"},
-      {"trials", ParamType::String, "auto", "",
-       "trial-level test of each channel's mean over epochs against epoch permutations (trial_pac, trial_z, "
-       "trial_pvalues): maxstat (max-T over the channel's cells), maxstat_raw (TensorPAC's max of raw means), fdr or "
-       "bonferroni across the cells, uncorrected, or none; auto: maxstat when the input has four epochs or more, else "
-       "none"},
-      {"trial_block", ParamType::Integer, 8, "epochs",
-       "the trial-level test pairs each epoch's phase with the amplitude of an epoch of its block of this many "
-       "consecutive epochs (every batch holds whole blocks)"},
-  };
-  info.make_stage = [](const Params& p) { return std::make_unique<SurrogatesStage>(p); };
-  return info;
+void SurrogatesStage::declare(ParamBinder<SurrogatesStage>& p) {
+  using surrogates::Norm;
+  using surrogates::TrialTest;
+  p.add(&SurrogatesStage::n_perm_, "n", 200, "number of surrogates (ignored when shifts is given)").unit("permutations");
+  p.add(&SurrogatesStage::seed_, "seed", 42, "key of the counter-based shift and permutation generators").at_least(0);
+  p.optional(&SurrogatesStage::min_shift_, "min_shift",
+             "smallest shift; default one period of the lowest phase-band centre, at most T/4")
+      .unit("s, ms or smp");
+  p.optional(&SurrogatesStage::shifts_param_, "shifts",
+             "explicit shifts [s_1, ...] replacing the generator (warned about within min_shift of 0 or T)")
+      .unit("samples");
+  p.choice(&SurrogatesStage::kind_, "method",
+           {{"timeshift", Kind::Timeshift}, {"timelag", Kind::Timelag}, {"swap_trials", Kind::SwapTrials}}, "timeshift",
+           "timeshift (shift the amplitude by s_k), timelag (shift the phase by s_k) or swap_trials (pair each epoch's "
+           "phase with the amplitude of epoch perm_k(e); needs the whole input in one batch)");
+  p.choice(&SurrogatesStage::norm_, "norm",
+           {{"z", Norm::Z}, {"subtract", Norm::Subtract}, {"divide", Norm::Divide}, {"both", Norm::Both}}, "z",
+           "correction of the PAC by its surrogates: z (pac_z only), subtract, divide or both (also writes pac_norm)");
+  p.choice(&SurrogatesStage::given_trials_, "trials",
+           {{"auto", std::nullopt},
+            {"maxstat", TrialTest::Maxstat},
+            {"maxstat_raw", TrialTest::MaxstatRaw},
+            {"fdr", TrialTest::Fdr},
+            {"bonferroni", TrialTest::Bonferroni},
+            {"uncorrected", TrialTest::Uncorrected},
+            {"none", TrialTest::None}},
+           "auto",
+           "trial-level test of each channel's mean over epochs against epoch permutations (trial_pac, trial_z, "
+           "trial_pvalues): maxstat (max-T over the channel's cells), maxstat_raw (TensorPAC's max of raw means), fdr or "
+           "bonferroni across the cells, uncorrected, or none; auto: maxstat when the input has four epochs or more, else "
+           "none");
+  p.add([](SurrogatesStage& s) -> std::int64_t& { return s.trials_.block; }, "trial_block", 8,
+        "the trial-level test pairs each epoch's phase with the amplitude of an epoch of its block of this many "
+        "consecutive epochs (every batch holds whole blocks)")
+      .unit("epochs")
+      .range(2, 4096);
 }
 
-SurrogatesStage::SurrogatesStage(const Params& params)
-    : norm_(parse_norm(params.string("norm"))), n_perm_(params.integer("n")), explicit_min_shift_(params.has("min_shift")) {
-  const std::string method = params.string("method");
-  if (method == "timelag") {
-    kind_ = Kind::Timelag;
-  } else if (method == "swap_trials") {
-    kind_ = Kind::SwapTrials;
-  } else if (method != "timeshift") {
-    throw ParamError("method", fmt::format("unknown method \"{}\"; valid: timeshift, timelag, swap_trials", method));
-  }
-  if (params.string("trials") != "auto") {
-    auto_trials_ = false;
-    trials_.test = surrogates::parse_trial_test(params.string("trials"));
-  }
-  trials_.block = params.integer("trial_block");
-  if (trials_.block < 2 || trials_.block > 4096)
-    throw ParamError("trial_block", fmt::format("must be from 2 to 4096 epochs, got {}", trials_.block));
-  if (params.integer("seed") < 0) throw ParamError("seed", "must be >= 0");
-  seed_ = static_cast<std::uint64_t>(params.integer("seed"));
-  if (explicit_min_shift_) min_shift_ = params.duration("min_shift");
-  if (kind_ == Kind::SwapTrials && (params.has("shifts") || explicit_min_shift_))
-    throw ParamError(params.has("shifts") ? "shifts" : "min_shift", "swap_trials permutes epochs and shifts nothing");
-  if (params.has("shifts")) {
-    for (double s : params.number_list("shifts")) {
+ElementInfo SurrogatesStage::info() {
+  return element_info<SurrogatesStage>(
+      "surrogates", "surrogate distribution of mi's measure: mean, std, z-score, p-values, normalisation (spec §6)");
+}
+
+void SurrogatesStage::configured() {
+  if (kind_ == Kind::SwapTrials && (shifts_param_ || min_shift_))
+    throw ParamError(shifts_param_ ? "shifts" : "min_shift", "swap_trials permutes epochs and shifts nothing");
+  if (shifts_param_) {
+    for (double s : *shifts_param_) {
       if (s != std::floor(s)) throw ParamError("shifts", fmt::format("shift {} is not a whole number of samples", s));
       given_shifts_.push_back(static_cast<std::int64_t>(s));
     }
     if (given_shifts_.empty()) throw ParamError("shifts", "the list is empty");
     n_perm_ = static_cast<std::int64_t>(given_shifts_.size());
-  } else if (n_perm_ < 1 || n_perm_ > 1'000'000) {
+  } else if (n_perm_ < 1 || n_perm_ > 1'000'000) {  // not a declared range: ignored when shifts is given
     throw ParamError("n", fmt::format("must be from 1 to 1000000, got {}", n_perm_));
   }
 }
@@ -167,7 +153,9 @@ void SurrogatesStage::plan_trials(PlanContext& ctx) {
   const std::int64_t count = epochs ? leading[0] : 1;
   // Four epochs have 24 orderings, enough for a p-value below 0.05; fewer cannot reach it.
   constexpr std::int64_t kAutoEpochs = 4;
-  if (auto_trials_)
+  if (given_trials_)
+    trials_.test = *given_trials_;
+  else
     trials_.test = epochs && count >= kAutoEpochs ? surrogates::TrialTest::Maxstat : surrogates::TrialTest::None;
   ctx.resolved()["trials"] = surrogates::trial_test_name(trials_.test);
   if (trials_.test == surrogates::TrialTest::None) return;
@@ -304,13 +292,13 @@ void SurrogatesStage::plan_shifts(PlanContext& ctx) {
 // centre, capped at T/4 (spec §6).
 std::int64_t SurrogatesStage::min_shift_samples(const PlanContext& ctx) const {
   const double fs = ctx.stream().sample_rate;
-  if (explicit_min_shift_) {
+  if (min_shift_) {
     // Checked in double before converting: absurd values must not overflow.
-    const double exact = min_shift_.samples_exact(fs);
+    const double exact = min_shift_->samples_exact(fs);
     if (!(exact >= 1) || 2 * exact > static_cast<double>(length_))
       throw ParamError("min_shift", fmt::format("{:g} samples is outside [1, T/2 = {}] for series of {} samples", exact,
                                                 length_ / 2, length_));
-    return min_shift_.samples(fs);
+    return min_shift_->samples(fs);
   }
   double lowest = std::numeric_limits<double>::infinity();
   for (const auto& centre : ctx.attributes().value("pha_centres_hz", json::array()))
@@ -334,7 +322,7 @@ void SurrogatesStage::warn_of_small_shifts(PlanContext& ctx, std::int64_t min_sh
                        "the {} by min(s, T - s), T = {}): such surrogates keep part of the coupling and pull z "
                        "toward 0; use shifts in [{}, {}]",
                        close.size() == 1 ? "shift" : "shifts", close.size() == 1 ? listed + " is" : listed + " are",
-                       min_shift, explicit_min_shift_ ? "given" : "one period of the lowest phase band",
+                       min_shift, min_shift_ ? "given" : "one period of the lowest phase band",
                        kind_ == Kind::Timelag ? "phase" : "amplitude", length_, min_shift, length_ - min_shift));
 }
 

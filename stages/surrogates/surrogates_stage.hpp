@@ -7,9 +7,10 @@
 // than z, `pac_norm`, each [n_pha][n_amp] per mi output row; with several epochs, also the
 // trial-level test of each channel's mean over epochs (trials=, trial_statistics.hpp).
 #include <memory>
+#include <optional>
 #include <vector>
 
-#include "engine/api/registry.hpp"
+#include "engine/api/param_binding.hpp"
 #include "stages/modulation_index/methods/method.hpp"
 #include "stages/modulation_index/pairs.hpp"
 #include "stages/surrogates/surrogate_math.hpp"
@@ -19,7 +20,6 @@ namespace pacflow::stages {
 
 class SurrogatesStage final : public Stage {
  public:
-  explicit SurrogatesStage(const Params& params);
   void plan(PlanContext& ctx) override;
   void process(Batch& batch) override;
   // As mi, once per alignment (observed + n_perm).
@@ -30,6 +30,9 @@ class SurrogatesStage final : public Stage {
   std::unique_ptr<RunSummary> make_summary() const override;
 
   static ElementInfo info();
+  static void declare(ParamBinder<SurrogatesStage>& p);
+  // The checks that involve several parameters (n, shifts, min_shift, method), once they are set.
+  void configured();
   const std::vector<std::int64_t>& shifts() const { return shifts_; }
 
  private:
@@ -53,8 +56,8 @@ class SurrogatesStage final : public Stage {
   surrogates::Norm norm_ = surrogates::Norm::Z;
   std::int64_t n_perm_ = 200;
   std::uint64_t seed_ = 42;
-  bool explicit_min_shift_ = false;
-  Duration min_shift_;
+  std::optional<Duration> min_shift_;  // empty: one period of the lowest phase band
+  std::optional<std::vector<double>> shifts_param_;  // shifts= as given
   std::vector<std::int64_t> given_shifts_;
   std::vector<std::int64_t> shifts_;        // timeshift / timelag
   std::vector<std::int64_t> alignment_shifts_;  // of the amplitude: 0 (observed), then each surrogate's
@@ -69,7 +72,7 @@ class SurrogatesStage final : public Stage {
   std::unique_ptr<const mi::Method> method_;
   std::vector<std::string> outputs_;
   mi::MethodSettings settings_;
-  bool auto_trials_ = true;
+  std::optional<surrogates::TrialTest> given_trials_;  // empty: trials=auto
   surrogates::TrialLayout trials_;  // trials_.test None: no trial-level statistics
   std::int64_t series_per_epoch_ = 0;
 };

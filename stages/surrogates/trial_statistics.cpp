@@ -16,18 +16,6 @@
 
 namespace pacflow::surrogates {
 
-TrialTest parse_trial_test(const std::string& name) {
-  if (name == "none") return TrialTest::None;
-  if (name == "uncorrected") return TrialTest::Uncorrected;
-  if (name == "maxstat") return TrialTest::Maxstat;
-  if (name == "maxstat_raw") return TrialTest::MaxstatRaw;
-  if (name == "fdr") return TrialTest::Fdr;
-  if (name == "bonferroni") return TrialTest::Bonferroni;
-  throw ParamError(
-      "trials",
-      fmt::format("unknown test \"{}\"; valid: auto, maxstat, maxstat_raw, fdr, bonferroni, uncorrected, none", name));
-}
-
 const char* trial_test_name(TrialTest test) {
   switch (test) {
     case TrialTest::None:

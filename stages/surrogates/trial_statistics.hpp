@@ -22,9 +22,6 @@ namespace pacflow::surrogates {
 // (wide bands, short series) do not drown the others. MaxstatRaw takes the maximum of the raw
 // means instead, as TensorPAC's infer_pvalues(mcp="maxstat") does.
 enum class TrialTest { None, Uncorrected, Maxstat, MaxstatRaw, Fdr, Bonferroni };
-// "none", "uncorrected", "maxstat", "maxstat_raw", "fdr" or "bonferroni"; throws ParamError("trials")
-// otherwise.
-TrialTest parse_trial_test(const std::string& name);
 const char* trial_test_name(TrialTest test);
 
 struct TrialLayout {

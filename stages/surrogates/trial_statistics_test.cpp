@@ -16,6 +16,7 @@
 
 #include "engine/api/errors.hpp"
 #include "stages/surrogates/surrogate_math.hpp"
+#include "stages/surrogates/surrogates_stage.hpp"
 #include "tests/support/cli_runner.hpp"
 
 namespace pacflow::surrogates {
@@ -351,10 +352,13 @@ TEST(TrialStatistics, TwoConditionsAreTestedEachAndTheirDifferenceByPermutedLabe
 
 TEST(TrialStatistics, UnknownTestIsRefusedNamingTheChoices) {
   try {
-    parse_trial_test("holm");
+    make_element<stages::SurrogatesStage>({{"trials", "holm"}});
     FAIL();
   } catch (const ParamError& e) {
-    EXPECT_NE(std::string(e.what()).find("maxstat, maxstat_raw, fdr, bonferroni"), std::string::npos) << e.what();
+    EXPECT_EQ(e.param(), "trials");
+    EXPECT_NE(std::string(e.what()).find("must be one of auto, maxstat, maxstat_raw, fdr, bonferroni, uncorrected, none"),
+              std::string::npos)
+        << e.what();
   }
 }
 

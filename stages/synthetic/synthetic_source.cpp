@@ -13,54 +13,44 @@
 
 namespace pacflow::stages {
 
-ElementInfo SyntheticSource::info() {
-  ElementInfo info;
-  info.kind = ElementKind::Source;
-  info.name = "synthetic";
-  info.summary = "phase-amplitude coupled test signals, model driven or tort (spec §7)";
-  info.params = {
-      {"fs", ParamType::Number, 512.0, "Hz", "sample rate"},
-      {"epochs", ParamType::Integer, 8, "", "number of epochs"},
-      {"channels", ParamType::Integer, 16, "", "channels per epoch"},
-      {"n_times", ParamType::Integer, nullptr, "samples", "samples per series (overrides seconds)", true},
-      {"seconds", ParamType::Number, 4.0, "s", "series duration when n_times is not given"},
-      {"f_pha", ParamType::Number, 6.0, "Hz", "frequency of the slow (phase) rhythm"},
-      {"f_amp", ParamType::Number, 80.0, "Hz", "frequency of the fast (amplitude-modulated) rhythm"},
-      {"chi", ParamType::Number, 0.0, "", "coupling: 0 strongest, 1 none"},
-      {"noise", ParamType::Number, 0.5, "", "noise level (std of N(0,1) for driven, scale of U[0,1) for tort)"},
-      {"pha_bw", ParamType::Number, 1.5, "Hz", "driven model: half-width of the slow rhythm's spectral peak"},
-      {"seed", ParamType::Integer, 0, "", "random seed"},
-      {"model", ParamType::String, "driven", "", "driven (diffusing phase) or tort (TensorPAC's pac_signals_tort)"},
-      {"coupled", ParamType::NumberList, nullptr, "", "channel indices that are coupled (others get chi = 1)", true},
-  };
-  info.make_source = [](const Params& p) { return std::make_unique<SyntheticSource>(p); };
-  return info;
+void SyntheticSource::declare(ParamBinder<SyntheticSource>& p) {
+  using S = SyntheticSource;
+  p.add([](S& s) -> double& { return s.config_.fs; }, "fs", 512.0, "sample rate").unit("Hz").greater_than(0);
+  p.add([](S& s) -> std::int64_t& { return s.config_.epochs; }, "epochs", 8, "number of epochs").at_least(1);
+  p.add([](S& s) -> std::int64_t& { return s.config_.channels; }, "channels", 16, "channels per epoch").at_least(1);
+  p.optional(&S::n_times_, "n_times", "samples per series (overrides seconds)").unit("samples");
+  p.add(&S::seconds_, "seconds", 4.0, "series duration when n_times is not given").unit("s");
+  p.add([](S& s) -> double& { return s.config_.f_pha; }, "f_pha", 6.0, "frequency of the slow (phase) rhythm")
+      .unit("Hz");
+  p.add([](S& s) -> double& { return s.config_.f_amp; }, "f_amp", 80.0,
+        "frequency of the fast (amplitude-modulated) rhythm")
+      .unit("Hz");
+  p.add([](S& s) -> double& { return s.config_.chi; }, "chi", 0.0, "coupling: 0 strongest, 1 none").range(0, 1);
+  p.add([](S& s) -> double& { return s.config_.noise; }, "noise", 0.5,
+        "noise level (std of N(0,1) for driven, scale of U[0,1) for tort)");
+  p.add([](S& s) -> double& { return s.config_.pha_bw; }, "pha_bw", 1.5,
+        "driven model: half-width of the slow rhythm's spectral peak")
+      .unit("Hz");
+  p.add([](S& s) -> std::uint64_t& { return s.config_.seed; }, "seed", 0, "random seed").at_least(0);
+  p.choice([](S& s) -> std::string& { return s.config_.model; }, "model", {{"driven", "driven"}, {"tort", "tort"}},
+           "driven", "driven (diffusing phase) or tort (TensorPAC's pac_signals_tort)");
+  p.optional(&S::coupled_, "coupled", "channel indices that are coupled (others get chi = 1)");
 }
 
-SyntheticSource::SyntheticSource(const Params& params) {
+ElementInfo SyntheticSource::info() {
+  return element_info<SyntheticSource>("synthetic", "phase-amplitude coupled test signals, model driven or tort (spec §7)");
+}
+
+void SyntheticSource::configured(const Params& params) {
   auto& c = config_;
-  c.fs = params.number("fs");
-  c.epochs = params.integer("epochs");
-  c.channels = params.integer("channels");
-  const double n_times = params.has("n_times") ? static_cast<double>(params.integer("n_times"))
-                                              : std::round(params.number("seconds") * c.fs);
+  const double n_times = n_times_ ? static_cast<double>(*n_times_) : std::round(seconds_ * c.fs);
   if (!(n_times >= 2) || n_times > 0x1p31)
-    throw ParamError(params.has("n_times") ? "n_times" : "seconds", "series need from 2 to 2^31 samples");
+    throw ParamError(n_times_ ? "n_times" : "seconds", "series need from 2 to 2^31 samples");
   c.n_times = static_cast<std::int64_t>(n_times);
-  c.f_pha = params.number("f_pha");
-  c.f_amp = params.number("f_amp");
-  c.chi = params.number("chi");
-  c.noise = params.number("noise");
-  c.pha_bw = params.number("pha_bw");
-  c.model = params.string("model");
-  if (!(c.fs > 0)) throw ParamError("fs", "must be > 0");
-  if (c.epochs < 1) throw ParamError("epochs", "must be >= 1");
-  if (c.channels < 1) throw ParamError("channels", "must be >= 1");
   if (static_cast<double>(c.epochs) * static_cast<double>(c.channels) * static_cast<double>(c.n_times) > 0x1p40)
     throw ParamError("epochs", "epochs x channels x samples exceeds 2^40");
   if (!(c.f_pha > 0) || c.f_pha >= c.fs / 2) throw ParamError("f_pha", "must be in (0, fs/2)");
   if (!(c.f_amp > 0) || c.f_amp >= c.fs / 2) throw ParamError("f_amp", "must be in (0, fs/2)");
-  if (c.chi < 0 || c.chi > 1) throw ParamError("chi", "must be in [0, 1]");
   // Samples are at most 2 + noise × 8.6 (the largest normal deviate the generator can draw): within
   // the range the float32 arithmetic carries (stages/common/sample_range.hpp).
   if (!(c.noise >= 0 && c.noise <= kLargestSample / 10))
@@ -71,14 +61,10 @@ SyntheticSource::SyntheticSource(const Params& params) {
   // the sample rate) is noise, and far larger values overflow the step.
   if (!(c.pha_bw >= 0 && c.pha_bw <= c.fs / 2))
     throw ParamError("pha_bw", fmt::format("must be from 0 to fs/2 = {:g} Hz, got {:g}", c.fs / 2, c.pha_bw));
-  if (params.integer("seed") < 0) throw ParamError("seed", "must be >= 0");
-  c.seed = static_cast<std::uint64_t>(params.integer("seed"));
-  if (c.model != "driven" && c.model != "tort")
-    throw ParamError("model", fmt::format("must be \"driven\" or \"tort\", got \"{}\"", c.model));
-  if (params.has("coupled")) {
-    if (params.number_list("coupled").empty())
+  if (coupled_) {
+    if (coupled_->empty())
       throw ParamError("coupled", "the list is empty; leave it out to couple every channel, or set chi=1 for none");
-    for (double ch : params.number_list("coupled")) {
+    for (double ch : *coupled_) {
       if (ch != std::floor(ch) || ch < 0 || ch >= static_cast<double>(c.channels))
         throw ParamError("coupled", fmt::format("channel {} is not in [0, {}]", ch, c.channels - 1));
       c.coupled.push_back(static_cast<std::int64_t>(ch));

@@ -1,9 +1,10 @@
 #pragma once
 // Source `synthetic`: coupled test signals (spec §7), deterministic for a seed on every machine.
 // Every series is a pure function of (seed, series index), so any batching gives the same data.
+#include <optional>
 #include <vector>
 
-#include "engine/api/registry.hpp"
+#include "engine/api/param_binding.hpp"
 
 namespace pacflow::stages {
 
@@ -27,14 +28,20 @@ void synthesize_series(const SyntheticConfig& config, std::int64_t index, float*
 
 class SyntheticSource final : public Source {
  public:
-  explicit SyntheticSource(const Params& params);
   StreamInfo open(const std::stop_token& stop) override;
   void read(std::int64_t first, std::int64_t count, float* dst) override;
 
   static ElementInfo info();
+  static void declare(ParamBinder<SyntheticSource>& p);
+  // The checks across parameters (against fs, the series count), n_times from seconds, the
+  // coupled channels and the description.
+  void configured(const Params& params);
 
  private:
   SyntheticConfig config_;
+  std::optional<std::int64_t> n_times_;  // as given; else from seconds_
+  double seconds_ = 4.0;
+  std::optional<std::vector<double>> coupled_;  // as given
   json description_;
 };
 

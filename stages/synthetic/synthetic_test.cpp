@@ -43,8 +43,8 @@ TEST(Synthetic, TortModelFollowsItsFormulaWithoutNoise) {
 // source says so in its stream, for the surrogates stage to warn.
 TEST(Synthetic, TortModelSaysShiftsKeepTheCoupling) {
   const auto why = [](const char* model) {
-    SyntheticSource source(Params({{"model", model}, {"epochs", 1}, {"channels", 1}}, SyntheticSource::info().params));
-    return source.open({}).shifts_keep_coupling;
+    const auto source = make_element<SyntheticSource>({{"model", model}, {"epochs", 1}, {"channels", 1}});
+    return source->open({}).shifts_keep_coupling;
   };
   EXPECT_NE(why("tort").find("pure-sine slow rhythm"), std::string::npos);
   EXPECT_EQ(why("driven"), "");
@@ -69,10 +69,37 @@ TEST(Synthetic, DrivenModelNoiseHasRequestedLevel) {
 }
 
 TEST(Synthetic, RejectsBadParameters) {
-  const ElementInfo info = SyntheticSource::info();
-  EXPECT_THROW(SyntheticSource(Params({{"f_amp", 300}}, info.params)), ParamError);
-  EXPECT_THROW(SyntheticSource(Params({{"model", "sine"}}, info.params)), ParamError);
-  EXPECT_THROW(SyntheticSource(Params({{"coupled", {0, 99}}}, info.params)), ParamError);
+  EXPECT_THROW(make_element<SyntheticSource>({{"f_amp", 300}}), ParamError);
+  EXPECT_THROW(make_element<SyntheticSource>({{"model", "sine"}}), ParamError);
+  EXPECT_THROW(make_element<SyntheticSource>({{"coupled", {0, 99}}}), ParamError);
+}
+
+// The one-parameter bounds are declared, and the engine refuses what lies outside them, naming the
+// parameter and the bound.
+TEST(Synthetic, DeclaredBoundsAreCheckedNamingTheParameter) {
+  const auto refusal = [](const json& given) {
+    try {
+      make_element<SyntheticSource>(given);
+    } catch (const ParamError& e) {
+      return e.param() + ": " + e.bare_message();
+    }
+    return std::string("(accepted)");
+  };
+  EXPECT_NE(refusal({{"fs", 0}}).find("fs: "), std::string::npos);
+  EXPECT_NE(refusal({{"fs", 0}}).find("must be greater than 0, got 0"), std::string::npos) << refusal({{"fs", 0}});
+  EXPECT_NE(refusal({{"epochs", 0}}).find("epochs: "), std::string::npos);
+  EXPECT_NE(refusal({{"epochs", 0}}).find("must be at least 1, got 0"), std::string::npos) << refusal({{"epochs", 0}});
+  EXPECT_NE(refusal({{"channels", 0}}).find("must be at least 1, got 0"), std::string::npos);
+  EXPECT_NE(refusal({{"chi", 1.5}}).find("chi: "), std::string::npos);
+  EXPECT_NE(refusal({{"chi", 1.5}}).find("must be from 0 to 1, got 1.5"), std::string::npos) << refusal({{"chi", 1.5}});
+  EXPECT_NE(refusal({{"seed", -1}}).find("seed: "), std::string::npos);
+  EXPECT_NE(refusal({{"seed", -1}}).find("must be at least 0, got -1"), std::string::npos) << refusal({{"seed", -1}});
+  const std::string model = refusal({{"model", "sine"}});
+  EXPECT_NE(model.find("model: must be one of driven, tort, got \"sine\""), std::string::npos) << model;
+  // What depends on another parameter, or says more than a bound, is still checked, with its message.
+  EXPECT_NE(refusal({{"noise", 1e30}}).find("larger samples overflow the float32 filters"), std::string::npos);
+  EXPECT_NE(refusal({{"n_times", 1}}).find("n_times: series need from 2 to 2^31 samples"), std::string::npos);
+  EXPECT_EQ(refusal({{"chi", 1}, {"seed", 0}, {"model", "tort"}, {"coupled", {0, 2}}}), "(accepted)");
 }
 
 }  // namespace

@@ -48,6 +48,14 @@ TEST(Cli, StagesListsEveryElementWithParametersAndDefaults) {
   for (const char* word : {"source synthetic", "source npy", "stage bandpass", "stage hilbert", "stage mi",
                            "stage surrogates", "sink npy", "sink png", "min_shift", "60:160:10"})
     EXPECT_NE(r.out.find(word), std::string::npos) << word;
+  // Allowed values come with each parameter: a range, or choices.
+  EXPECT_NE(r.out.find("(1 to 1000) filter order"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("(reject|zero|skip)"), std::string::npos) << r.out;
+  // The placement parameters are listed once, after the stages, not under each stage.
+  const auto placement = r.out.find("placement: every stage but a preprocessing one also takes");
+  ASSERT_NE(placement, std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("    on "), r.out.find("    on ", placement)) << r.out;
+  EXPECT_NE(r.out.find("(block|fail|grow)", placement), std::string::npos) << r.out;
 }
 
 TEST(Cli, UsageErrorExitsTwo) {
@@ -434,11 +442,11 @@ TEST(Cli, BadMethodPairsAndSurrogateChoicesExitTwoExplaining) {
   text.replace(text.find(" min_shift=1s"), std::string(" min_shift=1s").size(), "");
   const std::string pipe = dir.write("pac.pipe", text).string();
   const std::vector<std::pair<std::string, std::string>> cases = {
-      {"--set mi.method=kl", "unknown method \"kl\"; valid: tort, mvl, ndpac, plv, hr, gc"},
+      {"--set mi.method=kl", "parameter \"method\": must be one of tort, mvl, ndpac, plv, hr, gc, got \"kl\""},
       {"--set mi.method=plv", "add \"stage envelope_phase\" between hilbert and mi"},
       {"--set 'mi.pairs=[[0,1],[2,16]]'", "pair [2,16] names channel 16, but the input has 16 channels"},
       {"--set surrogates.method=swap_trials --set source.epochs=1", "the input has 1 epoch"},
-      {"--set surrogates.norm=percent", "valid: z, subtract, divide, both"},
+      {"--set surrogates.norm=percent", "parameter \"norm\": must be one of z, subtract, divide, both, got \"percent\""},
   };
   for (const auto& [args, message] : cases) {
     const auto r = testing::run_cli("validate '" + pipe + "' " + args, dir.path());

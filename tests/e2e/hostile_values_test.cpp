@@ -186,7 +186,7 @@ TEST(HostileValues, UnknownNanPolicyIsRefusedNamingTheParameter) {
   const auto input = edited_input(dir / "x.npy", [](auto&) {});
   std::vector<float> pac;
   const std::string error = error_of([&] { run_pac(input, dir / "out", pac, {{"nan_policy", "ignore"}}); });
-  EXPECT_NE(error.find("parameter \"nan_policy\": \"ignore\" is not a policy; use reject, zero or skip"),
+  EXPECT_NE(error.find("parameter \"nan_policy\": must be one of reject, zero, skip, got \"ignore\""),
             std::string::npos)
       << error;
 }

@@ -543,7 +543,7 @@ TEST(Rings, BadEdgeSettingsAreRejectedNamingTheParameter) {
   EXPECT_NE(message({{"ring", 0}}).find("parameter \"ring\": must be at least 1"), std::string::npos)
       << message({{"ring", 0}});
   EXPECT_NE(message({{"batch", -3}}).find("parameter \"batch\""), std::string::npos);
-  EXPECT_NE(message({{"overflow", "drop"}}).find("use block, fail or grow"), std::string::npos)
+  EXPECT_NE(message({{"overflow", "drop"}}).find("parameter \"overflow\": must be one of block, fail, grow, got \"drop\""), std::string::npos)
       << message({{"overflow", "drop"}});
 }
 

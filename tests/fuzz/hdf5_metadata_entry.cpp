@@ -144,11 +144,10 @@ Outcome hdf5_metadata(Input data) {
   json params = {{"path", file.path().string()}, {"dataset", dataset}, {"layout", layout}, {"nan_policy", policy}};
   if (fs_given) params["fs"] = fs;
   try {
-    const ElementInfo info = stages::Hdf5Source::info();
-    stages::Hdf5Source source(Params(params, info.params));
-    const StreamInfo stream = source.open({});
+    const auto source = make_element<stages::Hdf5Source>(params);
+    const StreamInfo stream = source->open({});
     std::vector<float> out(static_cast<std::size_t>(stream.series_count() * stream.series_length));
-    source.read(0, stream.series_count(), out.data());
+    source->read(0, stream.series_count(), out.data());
     return {true, ""};
   } catch (const InputError& e) {
     return {false, e.what()};

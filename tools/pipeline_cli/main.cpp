@@ -248,6 +248,18 @@ int devices_command() {
   return kOk;
 }
 
+// One line per parameter: name, type, unit, default, allowed values, doc.
+void print_params(const std::vector<ParamSpec>& params) {
+  for (const auto& p : params) {
+    const std::string def = p.default_value.is_null() ? (p.optional ? "unset" : "required")
+                            : p.default_value.is_string() ? p.default_value.get<std::string>()
+                                                          : p.default_value.dump();
+    const std::string allowed = p.constraint_text();
+    fmt::print("    {:<11} {:<17} {:<16} default {:<18} {}{}\n", p.name, param_type_name(p.type),
+               p.unit.empty() ? "" : "[" + p.unit + "]", def, allowed.empty() ? "" : "(" + allowed + ") ", p.doc);
+  }
+}
+
 // Every element, or only those called `name` (a source and a sink may share one: npy, hdf5).
 int stages_command(const std::string& name) {
   const Registry& registry = stages::builtin_registry();
@@ -259,18 +271,19 @@ int stages_command(const std::string& name) {
     throw InputError(fmt::format("stages: no source, stage or sink is called \"{}\"{}", name,
                                  hint.empty() ? "; pipeline_cli stages lists them all" : "; " + hint));
   }
+  bool listed_stage = false;
   for (auto kind : {ElementKind::Source, ElementKind::Stage, ElementKind::Sink}) {
     for (const auto& info : registry.all()) {
       if (info.kind != kind || (!name.empty() && info.name != name)) continue;
-      fmt::print("{} {}: {}\n", kind_name(kind), info.name, info.summary);
-      for (const auto& p : info.params) {
-        const std::string def = p.default_value.is_null() ? (p.optional ? "unset" : "required")
-                                : p.default_value.is_string() ? p.default_value.get<std::string>()
-                                                              : p.default_value.dump();
-        fmt::print("    {:<11} {:<17} {:<16} default {:<18} {}\n", p.name, param_type_name(p.type),
-                   p.unit.empty() ? "" : "[" + p.unit + "]", def, p.doc);
-      }
+      fmt::print("{} {}{}: {}\n", kind_name(kind), info.name, info.make_transform ? " (preprocessing)" : "",
+                 info.summary);
+      print_params(info.params);
+      listed_stage = listed_stage || (kind == ElementKind::Stage && !info.make_transform);
     }
+  }
+  if (listed_stage) {
+    fmt::print("placement: every stage but a preprocessing one also takes\n");
+    print_params(placement_params());
   }
   return kOk;
 }

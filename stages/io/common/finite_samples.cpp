@@ -30,24 +30,6 @@ std::string unusable_name(float v) {
 
 constexpr std::size_t kNamed = 10;  // series named in a warning; the rest are counted
 
-}  // namespace
-
-ParamSpec nan_policy_param() {
-  return {"nan_policy", ParamType::String, "reject", "",
-          "NaN, infinite or overflowing (|x| > 1e20) samples and flat series: reject (stop, naming them), zero "
-          "(such samples become 0, with a warning; flat series still stop the run) or skip (that series' results "
-          "are NaN, with a warning)"};
-}
-
-NanPolicy parse_nan_policy(const std::string& value) {
-  if (value == "reject") return NanPolicy::Reject;
-  if (value == "zero") return NanPolicy::Zero;
-  if (value == "skip") return NanPolicy::Skip;
-  throw ParamError("nan_policy", fmt::format("\"{}\" is not a policy; use reject, zero or skip", value));
-}
-
-namespace {
-
 void check_series(const std::string& file, const float* x, std::int64_t series, std::int64_t length,
                   std::int64_t channels, std::int64_t segments) {
   for (std::int64_t t = 0; t < length; ++t) {

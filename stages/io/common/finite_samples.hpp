@@ -22,7 +22,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/api/params.hpp"
+#include "engine/api/param_binding.hpp"
 #include "engine/api/stage.hpp"
 #include "stages/common/sample_range.hpp"
 
@@ -33,10 +33,16 @@ enum class NanPolicy { Reject, Zero, Skip };
 // The most samples the zero and skip scans hold at once (16 MiB of float32).
 inline constexpr std::int64_t kScanSamples = std::int64_t{1} << 22;
 
-// The `nan_policy` parameter every file source shares.
-ParamSpec nan_policy_param();
-// Throws ParamError("nan_policy") for anything but reject, zero or skip.
-NanPolicy parse_nan_policy(const std::string& value);
+// The `nan_policy` parameter every file source shares, declared on its binder and bound to `field`
+// (a NanPolicy): reject (the default), zero or skip; the engine refuses anything else.
+template <class E, class Field>
+void declare_nan_policy(ParamBinder<E>& p, Field field) {
+  p.choice(field, "nan_policy", {{"reject", NanPolicy::Reject}, {"zero", NanPolicy::Zero}, {"skip", NanPolicy::Skip}},
+           "reject",
+           "NaN, infinite or overflowing (|x| > 1e20) samples and flat series: reject (stop, naming them), zero "
+           "(such samples become 0, with a warning; flat series still stop the run) or skip (that series' results "
+           "are NaN, with a warning)");
+}
 
 // Checks series [first, first + count) held in `samples` ([count][length], series index =
 // (epoch * channels + channel) * segments + segment). Throws InputError "FILE: NaN at epoch E,
@@ -49,6 +55,7 @@ void require_usable_series(const std::string& file, const float* samples, std::i
 // A source's policy applied: scans the input when it opens, then fixes each batch it reads.
 class SamplePolicy {
  public:
+  SamplePolicy() = default;  // reject, for no file yet: a source sets its own once configured
   SamplePolicy(NanPolicy policy, std::string file) : policy_(policy), file_(std::move(file)) {}
 
   // Reads samples [offset, offset + samples) of series [first, first + count) into dst, as
@@ -66,7 +73,7 @@ class SamplePolicy {
   void apply(float* samples, std::int64_t first, std::int64_t count) const;
 
  private:
-  NanPolicy policy_;
+  NanPolicy policy_ = NanPolicy::Reject;
   std::string file_;
   std::int64_t length_ = 0, channels_ = 1, segments_ = 1;
   std::vector<std::int64_t> excluded_;  // skip: ascending

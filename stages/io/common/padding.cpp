@@ -7,10 +7,6 @@
 
 namespace pacflow::stages {
 
-ParamSpec pad_param(const std::string& doc) {
-  return {"pad", ParamType::Duration, nullptr, "s, ms or smp", doc, true};
-}
-
 std::int64_t pad_samples(const std::optional<Duration>& pad, double fs, std::int64_t series_length) {
   if (!pad) return 0;
   const double exact = pad->samples_exact(fs);

@@ -4,13 +4,18 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 
-#include "engine/api/params.hpp"
+#include "engine/api/param_binding.hpp"
 
 namespace pacflow::stages {
 
-// The parameter, with what the padding is for this source.
-ParamSpec pad_param(const std::string& doc);
+// Declares the parameter on a source's binder, bound to `field` (a std::optional<Duration>: unset
+// means no padding), with what the padding is for this source.
+template <class E, class Field>
+void declare_pad(ParamBinder<E>& p, Field field, std::string doc) {
+  p.optional(field, "pad", std::move(doc)).unit("s, ms or smp");
+}
 
 // pad= in samples at `fs` (0 when not given). Throws ParamError("pad", …) when it is not at least
 // one sample, or when `series_length` samples would keep fewer than 2 once both ends are cropped

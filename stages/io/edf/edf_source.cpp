@@ -15,37 +15,36 @@
 
 namespace pacflow::stages {
 
+void EdfSource::declare(ParamBinder<EdfSource>& p) {
+  p.required(&EdfSource::path_, "path", "the .edf or .bdf file").as(ParamType::InputFile);
+  p.optional(&EdfSource::channels_, "channels",
+             "labels or indices in order, e.g. Fz,Cz or 0-15 or [Fz, \"C3 A2\"]; default: every channel");
+  p.optional(&EdfSource::epoch_, "epoch", "epoch length (e.g. 4s); default: the whole recording is one epoch")
+      .unit("s, ms or smp");
+  p.optional(&EdfSource::step_, "step", "distance between epoch starts (default: the epoch length)").unit("s, ms or smp");
+  p.optional(&EdfSource::events_given_, "events",
+             "EDF+ annotation text: one epoch around each onset of it; a list [go, nogo] makes one condition per text "
+             "(epochs grouped by condition, in the list's order)");
+  p.optional(&EdfSource::window_given_, "window", "START:END around each event onset, e.g. -1s:3s (with events)")
+      .unit("s, ms or smp");
+  p.add(&EdfSource::reject_by_annotation_, "reject_by_annotation", "BAD",
+        "epochs overlapping an EDF+ annotation whose text begins with this (any case; a list such as [BAD, EDGE] for "
+        "several) are left out, as MNE does; none keeps every epoch");
+  p.optional(&EdfSource::reject_ptp_, "reject_ptp",
+             "epochs where some channel's peak-to-peak amplitude exceeds this (in the channels' physical unit, e.g. 150 "
+             "for 150 uV) are left out (MNE's reject=)")
+      .unit("physical unit")
+      .greater_than(0);
+  declare_pad(p, &EdfSource::pad_,
+              "more of the recording read on each side of every epoch: filtered with it, then cropped after the "
+              "hilbert stage, so short epochs keep their full filters; where the recording ends, an odd reflection "
+              "stands in (reported)");
+  declare_nan_policy(p, &EdfSource::nan_policy_);
+}
+
 ElementInfo EdfSource::info() {
-  ElementInfo info;
-  info.kind = ElementKind::Source;
-  info.name = "edf";
-  info.summary = "EDF/EDF+/BDF/BDF+ recording (EDFlib) in physical units, epoched by fixed windows or EDF+ events";
-  info.params = {
-      {"path", ParamType::InputFile, nullptr, "", "the .edf or .bdf file"},
-      {"channels", ParamType::Spec, nullptr, "",
-       "labels or indices in order, e.g. Fz,Cz or 0-15 or [Fz, \"C3 A2\"]; default: every channel", true},
-      {"epoch", ParamType::Duration, nullptr, "s, ms or smp", "epoch length (e.g. 4s); default: the whole recording is one epoch",
-       true},
-      {"step", ParamType::Duration, nullptr, "s, ms or smp", "distance between epoch starts (default: the epoch length)", true},
-      {"events", ParamType::Spec, nullptr, "",
-       "EDF+ annotation text: one epoch around each onset of it; a list [go, nogo] makes one condition per text "
-       "(epochs grouped by condition, in the list's order)",
-       true},
-      {"window", ParamType::Spec, nullptr, "s, ms or smp", "START:END around each event onset, e.g. -1s:3s (with events)", true},
-      {"reject_by_annotation", ParamType::Spec, "BAD", "",
-       "epochs overlapping an EDF+ annotation whose text begins with this (any case; a list such as [BAD, EDGE] for "
-       "several) are left out, as MNE does; none keeps every epoch"},
-      {"reject_ptp", ParamType::Number, nullptr, "physical unit",
-       "epochs where some channel's peak-to-peak amplitude exceeds this (in the channels' physical unit, e.g. 150 for "
-       "150 uV) are left out (MNE's reject=)",
-       true},
-      pad_param("more of the recording read on each side of every epoch: filtered with it, then cropped after the "
-                "hilbert stage, so short epochs keep their full filters; where the recording ends, an odd reflection "
-                "stands in (reported)"),
-      nan_policy_param(),
-  };
-  info.make_source = [](const Params& p) { return std::make_unique<EdfSource>(p); };
-  return info;
+  return element_info<EdfSource>(
+      "edf", "EDF/EDF+/BDF/BDF+ recording (EDFlib) in physical units, epoched by fixed windows or EDF+ events");
 }
 
 namespace {
@@ -72,20 +71,16 @@ std::vector<std::string> event_types(const json& value) {
 
 }  // namespace
 
-EdfSource::EdfSource(const Params& params)
-    : path_(params.string("path")), samples_(parse_nan_policy(params.string("nan_policy")), path_) {
-  if (params.has("channels")) channels_ = params.raw("channels");
-  if (params.has("epoch")) epoch_ = params.duration("epoch");
-  if (params.has("step")) step_ = params.duration("step");
-  if (params.has("events")) events_ = event_types(params.raw("events"));
-  if (params.has("window")) window_ = parse_event_window("window", params.raw("window"));
-  if (params.has("pad")) pad_ = params.duration("pad");
+void EdfSource::configured() {
+  samples_ = SamplePolicy(nan_policy_, path_);
+  if (events_given_) events_ = event_types(*events_given_);
+  if (window_given_) window_ = parse_event_window("window", *window_given_);
   if (step_ && !epoch_) throw ParamError("step", "needs epoch= (the length of each window)");
   if (!events_.empty() && epoch_) throw ParamError("events", "use either epoch= (fixed windows) or events= (windows "
                                                              "around annotations), not both");
   if (!events_.empty() && !window_) throw ParamError("window", "events= needs window=START:END, e.g. window=-1s:3s");
   if (events_.empty() && window_) throw ParamError("window", "needs events=NAME (the annotation to centre on)");
-  const json& reject = params.raw("reject_by_annotation");
+  const json& reject = reject_by_annotation_;
   const auto prefix = [](const json& v) {
     if (!v.is_string() || v.get<std::string>().empty())
       throw ParamError("reject_by_annotation", fmt::format("expected the beginning of an annotation's text (BAD), a "
@@ -97,24 +92,19 @@ EdfSource::EdfSource(const Params& params)
   } else if (!(reject.is_string() && reject.get<std::string>() == "none")) {
     bad_prefixes_.push_back(prefix(reject));
   }
-  if (params.has("reject_ptp")) {
-    reject_ptp_ = params.number("reject_ptp");
-    if (!(*reject_ptp_ > 0) || !std::isfinite(*reject_ptp_))
-      throw ParamError("reject_ptp", fmt::format("must be a peak-to-peak amplitude > 0, got {}", *reject_ptp_));
-  }
 }
 
 std::vector<std::size_t> EdfSource::selected_channels() const {
   std::vector<std::string> labels;
   for (const auto& s : file_->signals()) labels.push_back(s.label);
   if (labels.empty()) throw InputError(fmt::format("{}: the recording has no signals besides annotations", path_));
-  if (channels_.is_null()) {
+  if (!channels_) {
     std::vector<std::size_t> all(labels.size());
     for (std::size_t i = 0; i < all.size(); ++i) all[i] = i;
     return all;
   }
   try {
-    return select_channels(channels_, labels);
+    return select_channels(*channels_, labels);
   } catch (const ParamError& e) {
     throw ParamError("channels", fmt::format("{}: {}", path_, e.bare_message()));
   }

@@ -10,7 +10,7 @@
 #include <optional>
 #include <vector>
 
-#include "engine/api/registry.hpp"
+#include "engine/api/param_binding.hpp"
 #include "stages/io/common/finite_samples.hpp"
 #include "stages/io/edf/edf_file.hpp"
 #include "stages/io/edf/epochs.hpp"
@@ -19,7 +19,6 @@ namespace pacflow::stages {
 
 class EdfSource final : public Source {
  public:
-  explicit EdfSource(const Params& params);
   StreamInfo open(const std::stop_token& stop) override;
   void read(std::int64_t first, std::int64_t count, float* dst) override;
   // One series in double, as EDFlib delivers it.
@@ -28,6 +27,9 @@ class EdfSource final : public Source {
   }
 
   static ElementInfo info();
+  static void declare(ParamBinder<EdfSource>& p);
+  // Reads events=, window= and reject_by_annotation= and checks the epoching parameters together.
+  void configured();
 
  private:
   std::vector<std::size_t> selected_channels() const;
@@ -49,12 +51,16 @@ class EdfSource final : public Source {
   void describe_padding(double fs, json& description, std::vector<std::string>& warnings) const;
 
   std::string path_;
+  NanPolicy nan_policy_ = NanPolicy::Reject;
   SamplePolicy samples_;
-  json channels_;  // null: every channel
+  std::optional<json> channels_;  // unset: every channel
   std::optional<Duration> epoch_;
   std::optional<Duration> step_;
-  std::vector<std::string> events_;  // one event type per condition
+  std::optional<json> events_given_;  // events= as written
+  std::vector<std::string> events_;   // one event type per condition
+  std::optional<json> window_given_;  // window= as written
   std::optional<EventWindow> window_;
+  json reject_by_annotation_ = "BAD";      // as written
   std::vector<std::string> bad_prefixes_;  // reject_by_annotation: empty keeps every epoch
   std::optional<double> reject_ptp_;
   std::optional<Duration> pad_;

@@ -63,9 +63,9 @@ fs::path write_recording(const fs::path& path, bool bdf, const std::vector<std::
   return path;
 }
 
-EdfSource make_source(const fs::path& path, json params = json::object()) {
+std::unique_ptr<EdfSource> make_source(const fs::path& path, json params = json::object()) {
   params["path"] = path.string();
-  return EdfSource(Params(params, EdfSource::info().params));
+  return make_element<EdfSource>(params);
 }
 
 std::vector<float> read_all(EdfSource& source, const StreamInfo& s, std::int64_t batch = 3) {
@@ -92,7 +92,7 @@ void expect_samples(const std::vector<float>& got, const StreamInfo& s, const st
 
 std::string open_error(const fs::path& path, json params = json::object()) {
   try {
-    make_source(path, std::move(params)).open({});
+    make_source(path, std::move(params))->open({});
   } catch (const InputError& e) {
     return e.what();
   }
@@ -104,8 +104,8 @@ TEST(EdfSource, ReadsEdfPlusAndBdfPlusInPhysicalUnitsWithinOneDigitalStep) {
   for (const bool bdf : {false, true}) {
     SCOPED_TRACE(bdf ? "BDF+" : "EDF+");
     const auto path = write_recording(dir / (bdf ? "a.bdf" : "a.edf"), bdf);
-    EdfSource source = make_source(path);
-    const StreamInfo s = source.open({});
+    const auto source = make_source(path);
+    const StreamInfo s = source->open({});
     EXPECT_EQ(s.description["format"], bdf ? "BDF+" : "EDF+");
     EXPECT_EQ(s.leading_dims, (Shape{1, 4}));
     EXPECT_EQ(s.series_length, kRate * kSeconds);
@@ -114,7 +114,7 @@ TEST(EdfSource, ReadsEdfPlusAndBdfPlusInPhysicalUnitsWithinOneDigitalStep) {
     EXPECT_EQ(s.description["units"][0], "uV");
     const double step = 1000.0 / (bdf ? 16777215.0 : 65535.0);  // physical range / digital steps
     EXPECT_DOUBLE_EQ(s.description["resolution_per_step"][0].get<double>(), step);
-    expect_samples(read_all(source, s), s, {0, 1, 2, 3}, {0}, step);
+    expect_samples(read_all(*source, s), s, {0, 1, 2, 3}, {0}, step);
   }
 }
 
@@ -126,11 +126,11 @@ TEST(EdfSource, SelectsChannelsByLabelAndIndexInTheOrderGiven) {
       {"Pz,Fz", {2, 0}}, {"1-2", {1, 2}}, {json::array({3, "Fz"}), {3, 0}}, {"0-1,Oz", {0, 1, 3}}, {2, {2}}};
   for (const auto& [spec, expected] : cases) {
     SCOPED_TRACE(spec.dump());
-    EdfSource source = make_source(path, {{"channels", spec}});
-    const StreamInfo s = source.open({});
+    const auto source = make_source(path, {{"channels", spec}});
+    const StreamInfo s = source->open({});
     ASSERT_EQ(s.leading_dims[1], static_cast<std::int64_t>(expected.size()));
     EXPECT_EQ(s.description["channel_indices"].get<std::vector<std::size_t>>(), expected);
-    expect_samples(read_all(source, s), s, expected, {0}, step);
+    expect_samples(read_all(*source, s), s, expected, {0}, step);
   }
   const std::string unknown = open_error(path, {{"channels", "Fz,Cx"}});
   EXPECT_NE(unknown.find(path.string() + ": no channel labelled \"Cx\""), std::string::npos) << unknown;
@@ -143,19 +143,19 @@ TEST(EdfSource, CutsFixedWindowsWithAStep) {
   testing::ScratchDir dir("edf_windows");
   const auto path = write_recording(dir / "a.edf", false);
   {
-    EdfSource overlapping = make_source(path, {{"epoch", "2s"}, {"step", "1s"}, {"channels", "Cz,Oz"}});
-    const StreamInfo s = overlapping.open({});
+    const auto overlapping = make_source(path, {{"epoch", "2s"}, {"step", "1s"}, {"channels", "Cz,Oz"}});
+    const StreamInfo s = overlapping->open({});
     std::vector<std::int64_t> starts;
     for (int k = 0; k < 9; ++k) starts.push_back(k * kRate);  // 0 s .. 8 s: the last window ends at 10 s
     EXPECT_EQ(s.series_length, 2 * kRate);
-    expect_samples(read_all(overlapping, s, 5), s, {1, 3}, starts, 1000.0 / 65535.0);
+    expect_samples(read_all(*overlapping, s, 5), s, {1, 3}, starts, 1000.0 / 65535.0);
   }  // EDFlib opens a file once at a time
 
-  const StreamInfo t = make_source(path, {{"epoch", "3s"}}).open({});
+  const StreamInfo t = make_source(path, {{"epoch", "3s"}})->open({});
   EXPECT_EQ(t.leading_dims, (Shape{3, 4}));
   EXPECT_EQ(t.description["epoching"]["unused_trailing_samples"], kRate);
   EXPECT_EQ(t.description["epoching"]["epoch_starts_samples"], json::array({0, 3 * kRate, 6 * kRate}));
-  EXPECT_EQ(make_source(path, {{"epoch", "256smp"}, {"step", "128 samples"}}).open({}).leading_dims, (Shape{9, 4}));
+  EXPECT_EQ(make_source(path, {{"epoch", "256smp"}, {"step", "128 samples"}})->open({}).leading_dims, (Shape{9, 4}));
   EXPECT_NE(open_error(path, {{"epoch", "11s"}}).find("longer than the recording"), std::string::npos);
 }
 
@@ -167,19 +167,19 @@ TEST(EdfSource, CutsWindowsAroundAnnotationOnsetsAndWarnsAboutThoseThatDoNotFit)
                                       {{2.0, "stim"}, {3.0, "other"}, {5.5, "stim"}, {9.5, "stim"}});
     const double step = 1000.0 / (bdf ? 16777215.0 : 65535.0);
     {
-      EdfSource source = make_source(path, {{"events", "stim"}, {"window", "-1s:3s"}});
-      const StreamInfo s = source.open({});
+      const auto source = make_source(path, {{"events", "stim"}, {"window", "-1s:3s"}});
+      const StreamInfo s = source->open({});
       EXPECT_EQ(s.series_length, 4 * kRate);
       // 9.5 s + 3 s runs past the end (10 s): skipped, with a warning naming it.
       ASSERT_EQ(s.warnings.size(), 1u);
       EXPECT_NE(s.warnings[0].find("1 of 3 \"stim\" events skipped"), std::string::npos) << s.warnings[0];
       EXPECT_NE(s.warnings[0].find("9.5"), std::string::npos) << s.warnings[0];
-      expect_samples(read_all(source, s), s, {0, 1}, {1 * kRate, static_cast<std::int64_t>(4.5 * kRate)}, step);
+      expect_samples(read_all(*source, s), s, {0, 1}, {1 * kRate, static_cast<std::int64_t>(4.5 * kRate)}, step);
     }
     {
-      EdfSource in_samples = make_source(path, {{"events", "other"}, {"window", "-64smp:64smp"}});
-      const StreamInfo o = in_samples.open({});
-      expect_samples(read_all(in_samples, o), o, {0, 1}, {3 * kRate - 64}, step);
+      const auto in_samples = make_source(path, {{"events", "other"}, {"window", "-64smp:64smp"}});
+      const StreamInfo o = in_samples->open({});
+      expect_samples(read_all(*in_samples, o), o, {0, 1}, {3 * kRate - 64}, step);
     }
     const std::string missing = open_error(path, {{"events", "stimulus"}, {"window", "0s:1s"}});
     EXPECT_NE(missing.find("no annotation \"stimulus\"; the file has \"other\" (1x), \"stim\" (3x)"), std::string::npos)
@@ -196,8 +196,8 @@ TEST(EdfSource, SeveralEventTypesMakeConditionsWithTheirEpochsGrouped) {
   const auto path = write_recording(dir / "c.edf", false, {"Fz", "Cz"},
                                     {{5.0, "nogo"}, {2.0, "go"}, {7.0, "go"}, {3.5, "nogo"}, {6.0, "BAD_eye", 0.5}});
   {
-    EdfSource source = make_source(path, {{"events", {"go", "nogo"}}, {"window", "-0.5s:0.5s"}});
-    const StreamInfo s = source.open({});
+    const auto source = make_source(path, {{"events", {"go", "nogo"}}, {"window", "-0.5s:0.5s"}});
+    const StreamInfo s = source->open({});
     // go at 2 and 7 s, nogo at 3.5 and 5 s; none overlaps BAD_eye [6, 6.5)
     EXPECT_EQ(s.leading_dims, (Shape{4, 2}));
     EXPECT_EQ(s.condition_names, (std::vector<std::string>{"go", "nogo"}));
@@ -205,12 +205,12 @@ TEST(EdfSource, SeveralEventTypesMakeConditionsWithTheirEpochsGrouped) {
     EXPECT_EQ(s.description["epoching"]["epoch_starts_samples"], json::array({192, 832, 384, 576}));
     EXPECT_EQ(s.description["epoching"]["onsets_s"], json::array({2.0, 7.0, 3.5, 5.0}));
     EXPECT_EQ(s.description["conditions"][1], (json{{"name", "nogo"}, {"epochs", 2}, {"first_epoch", 2}}));
-    const auto samples = read_all(source, s);
+    const auto samples = read_all(*source, s);
     expect_samples(samples, s, {0, 1}, {192, 832, 384, 576}, 1000.0 / 65535.0);
   }  // EDFlib opens a file once at a time
 
   // A rejected epoch leaves its condition with the others; a condition without epochs is refused.
-  const StreamInfo rejected = make_source(path, {{"events", {"go", "nogo"}}, {"window", "-1.5s:0.5s"}}).open({});
+  const StreamInfo rejected = make_source(path, {{"events", {"go", "nogo"}}, {"window", "-1.5s:0.5s"}})->open({});
   EXPECT_EQ(rejected.epoch_conditions, (std::vector<std::int64_t>{0, 1, 1})) << "go at 7 s: [5.5, 7.5) overlaps BAD_eye";
   EXPECT_EQ(rejected.description["conditions"][0]["epochs"], 1);
   const std::string all_out = open_error(path, {{"events", {"go", "BAD_eye"}}, {"window", "0s:0.2s"}});
@@ -228,8 +228,8 @@ TEST(EdfSource, EpochsOverlappingBadAnnotationsAreLeftOutAndListed) {
                                      {8.5, "Stim", 0.2},          // not bad
                                      {3.0, "go"}, {6.0, "go"}});
   {
-    EdfSource source = make_source(path, {{"epoch", "1s"}});
-    const StreamInfo s = source.open({});
+    const auto source = make_source(path, {{"epoch", "1s"}});
+    const StreamInfo s = source->open({});
     EXPECT_EQ(s.leading_dims, (Shape{7, 2}));
     EXPECT_EQ(s.description["epoching"]["epoch_starts_samples"],
               json::array({0, kRate, 4 * kRate, 5 * kRate, 6 * kRate, 8 * kRate, 9 * kRate}));
@@ -246,19 +246,19 @@ TEST(EdfSource, EpochsOverlappingBadAnnotationsAreLeftOutAndListed) {
               std::string::npos)
         << s.warnings[0];
     // The series are those of the epochs kept.
-    expect_samples(read_all(source, s), s, {0, 1}, {0, kRate, 4 * kRate, 5 * kRate, 6 * kRate, 8 * kRate, 9 * kRate},
+    expect_samples(read_all(*source, s), s, {0, 1}, {0, kRate, 4 * kRate, 5 * kRate, 6 * kRate, 8 * kRate, 9 * kRate},
                    1000.0 / 65535.0);
   }  // EDFlib opens a file once at a time
 
-  const StreamInfo all = make_source(path, {{"epoch", "1s"}, {"reject_by_annotation", "none"}}).open({});
+  const StreamInfo all = make_source(path, {{"epoch", "1s"}, {"reject_by_annotation", "none"}})->open({});
   EXPECT_EQ(all.leading_dims, (Shape{10, 2}));
   EXPECT_TRUE(all.warnings.empty());
   // Other prefixes, several at once: "Stim" spans [8.5, 8.7].
   const StreamInfo stim =
-      make_source(path, {{"epoch", "1s"}, {"reject_by_annotation", json::array({"stim", "bad_m"})}}).open({});
+      make_source(path, {{"epoch", "1s"}, {"reject_by_annotation", json::array({"stim", "bad_m"})}})->open({});
   EXPECT_EQ(stim.leading_dims, (Shape{7, 2}));
   // Around events too ([2.5, 3.5) overlaps BAD_muscle); the onsets kept are listed.
-  const StreamInfo events = make_source(path, {{"events", "go"}, {"window", "-0.5s:0.5s"}}).open({});
+  const StreamInfo events = make_source(path, {{"events", "go"}, {"window", "-0.5s:0.5s"}})->open({});
   EXPECT_EQ(events.leading_dims, (Shape{1, 2}));
   EXPECT_EQ(events.description["epoching"]["onsets_s"], json::array({6.0}));
   EXPECT_EQ(events.description["rejected_epochs"][0]["start_s"], 2.5);
@@ -269,7 +269,7 @@ TEST(EdfSource, EveryEpochLeftOutIsRefusedSayingWhatToDo) {
   const auto path = write_recording(dir / "a.edf", false, {"Fz"}, {{4.0, "BAD", 2.0}});
   const std::string whole = open_error(path);
   try {
-    make_source(path).open({});
+    make_source(path)->open({});
   } catch (const ParamError& e) {
     EXPECT_EQ(e.param(), "reject_by_annotation");
   }
@@ -277,7 +277,7 @@ TEST(EdfSource, EveryEpochLeftOutIsRefusedSayingWhatToDo) {
                        "epochs (epoch=4s or events=)"),
             std::string::npos)
       << whole;
-  EXPECT_EQ(make_source(path, {{"epoch", "2s"}}).open({}).leading_dims, (Shape{4, 1}));  // 4-6 s out
+  EXPECT_EQ(make_source(path, {{"epoch", "2s"}})->open({}).leading_dims, (Shape{4, 1}));  // 4-6 s out
 }
 
 // MNE's reject=: an epoch is left out when some channel's peak-to-peak amplitude exceeds the limit.
@@ -298,8 +298,8 @@ TEST(EdfSource, EpochsAboveThePeakToPeakLimitAreLeftOutNamingTheChannel) {
   }
   // Without the spike every epoch's peak-to-peak is at most 2 * 200 + 10 uV.
   {
-    EdfSource source = make_source(path, {{"epoch", "2s"}, {"reject_ptp", 500}});
-    const StreamInfo s = source.open({});
+    const auto source = make_source(path, {{"epoch", "2s"}, {"reject_ptp", 500}});
+    const StreamInfo s = source->open({});
     EXPECT_EQ(s.leading_dims, (Shape{4, 2}));
     ASSERT_EQ(s.description["rejected_epochs"].size(), 1u);
     const json& spiked = s.description["rejected_epochs"][0];
@@ -311,8 +311,17 @@ TEST(EdfSource, EpochsAboveThePeakToPeakLimitAreLeftOutNamingTheChannel) {
     EXPECT_NE(s.warnings[0].find("1 of 5 epochs left out: 1 above reject_ptp at 6 s (Cz "), std::string::npos)
         << s.warnings[0];
   }
-  EXPECT_EQ(make_source(path, {{"epoch", "2s"}, {"reject_ptp", 800}}).open({}).leading_dims, (Shape{5, 2}));
-  EXPECT_NE(open_error(path, {{"reject_ptp", -1}}).find("must be a peak-to-peak amplitude > 0"), std::string::npos);
+  EXPECT_EQ(make_source(path, {{"epoch", "2s"}, {"reject_ptp", 800}})->open({}).leading_dims, (Shape{5, 2}));
+  // A limit that is not above 0 is refused naming the parameter (before the file is opened).
+  const std::string negative = open_error(path, {{"reject_ptp", -1}});
+  EXPECT_NE(negative.find("must be greater than 0, got -1"), std::string::npos) << negative;
+  try {
+    make_source(path, {{"reject_ptp", 0}});
+    ADD_FAILURE() << "reject_ptp=0 was accepted";
+  } catch (const ParamError& e) {
+    EXPECT_EQ(e.param(), "reject_ptp");
+    EXPECT_EQ(e.bare_message(), "must be greater than 0, got 0");
+  }
 }
 
 // pad=: each epoch is read with that much of the recording on each side; past the recording's ends
@@ -322,8 +331,8 @@ TEST(EdfSource, PaddedEpochsReadTheRecordingAroundThemAndReflectPastItsEnds) {
   testing::ScratchDir dir("edf_pad");
   const auto path = write_recording(dir / "a.edf", false, {"Fz", "Cz"});
   constexpr std::int64_t P = kRate / 2, L = 2 * kRate, N = kSeconds * kRate;
-  EdfSource source = make_source(path, {{"epoch", "2s"}, {"pad", "500ms"}, {"channels", "Cz"}});
-  const StreamInfo s = source.open({});
+  const auto source = make_source(path, {{"epoch", "2s"}, {"pad", "500ms"}, {"channels", "Cz"}});
+  const StreamInfo s = source->open({});
   EXPECT_EQ(s.leading_dims, (Shape{5, 1}));
   EXPECT_EQ(s.series_length, L + 2 * P);
   EXPECT_EQ(s.pad, P);
@@ -332,7 +341,7 @@ TEST(EdfSource, PaddedEpochsReadTheRecordingAroundThemAndReflectPastItsEnds) {
     if (i >= N) return 2 * written(1, N - 1) - written(1, 2 * (N - 1) - i);
     return written(1, i);
   };
-  const auto got = read_all(source, s, 2);
+  const auto got = read_all(*source, s, 2);
   for (std::int64_t e = 0; e < 5; ++e)
     for (std::int64_t t = 0; t < L + 2 * P; ++t) {
       const double expected = x(e * L - P + t);
@@ -356,18 +365,17 @@ TEST(EdfSource, RefusesChannelsOfDifferentRatesListingThem) {
   const std::string message = open_error(path);
   EXPECT_NE(message.find(path.string()), std::string::npos) << message;
   EXPECT_NE(message.find("different sample rates (128 Hz: Fz, Cz; 256 Hz: ECG)"), std::string::npos) << message;
-  EdfSource ecg = make_source(path, {{"channels", "ECG"}});
-  const StreamInfo s = ecg.open({});
+  const auto ecg = make_source(path, {{"channels", "ECG"}});
+  const StreamInfo s = ecg->open({});
   EXPECT_EQ(s.sample_rate, 256);
-  expect_samples(read_all(ecg, s), s, {1}, {0}, 1000.0 / 65535.0);
+  expect_samples(read_all(*ecg, s), s, {1}, {0}, 1000.0 / 65535.0);
 }
 
 TEST(EdfSource, RefusesContradictoryEpochingParameters) {
-  const auto schema = EdfSource::info().params;
-  const auto param_of = [&](json params) {
+  const auto param_of = [](json params) {
     params["path"] = "x.edf";
     try {
-      EdfSource source(Params(params, schema));
+      make_element<EdfSource>(params);
     } catch (const ParamError& e) {
       return e.param();
     }
@@ -415,12 +423,12 @@ fs::path write_plain_edf(const fs::path& path) {
 TEST(EdfSource, ReadsPlainEdfFromAnotherWriter) {
   testing::ScratchDir dir("edf_plain");
   const auto path = write_plain_edf(dir / "plain.edf");
-  EdfSource source = make_source(path);
-  const StreamInfo s = source.open({});
+  const auto source = make_source(path);
+  const StreamInfo s = source->open({});
   EXPECT_EQ(s.description["format"], "EDF");
   EXPECT_EQ(s.labels.at(1), (std::vector<std::string>{"C3", "C4"}));
   EXPECT_EQ(s.sample_rate, 8);
-  const auto got = read_all(source, s);
+  const auto got = read_all(*source, s);
   for (int c = 0; c < 2; ++c)
     for (int t = 0; t < 24; ++t) EXPECT_DOUBLE_EQ(got[static_cast<std::size_t>(c * 24 + t)], (10 * c + t) * 0.5 - 10.0);
 }
@@ -430,7 +438,7 @@ TEST(EdfSource, ReadsPlainEdfFromAnotherWriter) {
 TEST(EdfSource, DurationsWithoutAUnitAreRefusedSuggestingSeconds) {
   const auto message = [](json params) {
     try {
-      EdfSource(Params(params, EdfSource::info().params));
+      make_element<EdfSource>(params);
       return std::string("(accepted)");
     } catch (const ParamError& e) {
       return std::string(e.what());

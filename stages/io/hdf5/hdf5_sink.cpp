@@ -16,17 +16,16 @@ namespace pacflow::stages {
 
 namespace fs = std::filesystem;
 
-ElementInfo Hdf5Sink::info() {
-  ElementInfo info;
-  info.kind = ElementKind::Sink;
-  info.name = "hdf5";
-  info.summary = "result arrays /<name> [E][C][...] float32 in one HDF5 file, report and parameters as attributes";
-  info.params = {{"path", ParamType::OutputFile, "out/pac/result.h5", "", "HDF5 file to write (replaced if it exists)"}};
-  info.make_sink = [](const Params& p) { return std::make_unique<Hdf5Sink>(p); };
-  return info;
+void Hdf5Sink::declare(ParamBinder<Hdf5Sink>& p) {
+  p.add(&Hdf5Sink::path_, "path", "out/pac/result.h5", "HDF5 file to write (replaced if it exists)")
+      .as(ParamType::OutputFile);
 }
 
-Hdf5Sink::Hdf5Sink(const Params& params) : path_(params.string("path")) {}
+ElementInfo Hdf5Sink::info() {
+  return element_info<Hdf5Sink>("hdf5",
+                                "result arrays /<name> [E][C][...] float32 in one HDF5 file, report and parameters as "
+                                "attributes");
+}
 
 Hdf5Sink::~Hdf5Sink() { abort(); }
 

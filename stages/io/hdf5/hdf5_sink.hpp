@@ -8,7 +8,7 @@
 #include <filesystem>
 #include <vector>
 
-#include "engine/api/registry.hpp"
+#include "engine/api/param_binding.hpp"
 #include "stages/common/coordinates.hpp"
 #include "stages/io/common/output_paths.hpp"
 #include "stages/io/hdf5/hdf5_handle.hpp"
@@ -17,7 +17,6 @@ namespace pacflow::stages {
 
 class Hdf5Sink final : public Sink {
  public:
-  explicit Hdf5Sink(const Params& params);
   ~Hdf5Sink() override;
   void plan(const PlanContext& ctx) override;
   std::vector<std::filesystem::path> output_files() const override { return {path_}; }
@@ -33,6 +32,7 @@ class Hdf5Sink final : public Sink {
   }
 
   static ElementInfo info();
+  static void declare(ParamBinder<Hdf5Sink>& p);
 
  private:
   struct Output {
@@ -46,7 +46,7 @@ class Hdf5Sink final : public Sink {
   void write_rows(Output& out, const float* values, std::int64_t first_row, std::int64_t rows);
   void write_coordinates();
 
-  std::filesystem::path path_;
+  std::filesystem::path path_ = "out/pac/result.h5";
   std::filesystem::path temp_;
   std::vector<Output> outputs_;
   std::vector<Coordinate> coordinates_;  // float64 datasets /<name>

@@ -28,37 +28,31 @@ std::string type_name(hid_t type) {
 
 }  // namespace
 
-ElementInfo Hdf5Source::info() {
-  ElementInfo info;
-  info.kind = ElementKind::Source;
-  info.name = "hdf5";
-  info.summary = "one numeric dataset of an HDF5 file, axes in any order (layout=ECT, CTE, …), read by hyperslabs";
-  info.params = {
-      {"path", ParamType::InputFile, nullptr, "", "the HDF5 file"},
-      {"dataset", ParamType::String, nullptr, "", "path of the dataset in the file, e.g. /eeg"},
-      {"layout", ParamType::String, "ECT", "",
-       "the dataset's axes in order: a permutation of E (epochs), C (channels), T (time); CT or TC for 2-D, T for 1-D"},
-      {"fs", ParamType::Number, nullptr, "Hz", "sample rate; when left out, read from the attribute fs_attribute",
-       true},
-      {"fs_attribute", ParamType::String, "fs", "",
-       "attribute holding the sample rate in Hz: on the dataset, else on the file's root"},
-      {"labels_attribute", ParamType::String, "channel_names", "",
-       "string-list attribute of the dataset naming the channels (used when present)"},
-      pad_param("context at each end of every series, held in the dataset (epochs cut with margins): filtered with "
-                "the series, then cropped after the hilbert stage, so later stages see the window between"),
-      nan_policy_param(),
-  };
-  info.make_source = [](const Params& p) { return std::make_unique<Hdf5Source>(p); };
-  return info;
+void Hdf5Source::declare(ParamBinder<Hdf5Source>& p) {
+  p.required(&Hdf5Source::path_, "path", "the HDF5 file").as(ParamType::InputFile);
+  p.required(&Hdf5Source::dataset_path_, "dataset", "path of the dataset in the file, e.g. /eeg");
+  p.add(&Hdf5Source::layout_, "layout", "ECT",
+        "the dataset's axes in order: a permutation of E (epochs), C (channels), T (time); CT or TC for 2-D, T for 1-D");
+  p.optional(&Hdf5Source::fs_, "fs", "sample rate; when left out, read from the attribute fs_attribute")
+      .unit("Hz")
+      .greater_than(0);
+  p.add(&Hdf5Source::fs_attribute_, "fs_attribute", "fs",
+        "attribute holding the sample rate in Hz: on the dataset, else on the file's root");
+  p.add(&Hdf5Source::labels_attribute_, "labels_attribute", "channel_names",
+        "string-list attribute of the dataset naming the channels (used when present)");
+  declare_pad(p, &Hdf5Source::pad_,
+              "context at each end of every series, held in the dataset (epochs cut with margins): filtered with "
+              "the series, then cropped after the hilbert stage, so later stages see the window between");
+  declare_nan_policy(p, &Hdf5Source::nan_policy_);
 }
 
-Hdf5Source::Hdf5Source(const Params& params)
-    : path_(params.string("path")),
-      dataset_path_(params.string("dataset")),
-      layout_(params.string("layout")),
-      fs_attribute_(params.string("fs_attribute")),
-      labels_attribute_(params.string("labels_attribute")),
-      samples_(parse_nan_policy(params.string("nan_policy")), path_) {
+ElementInfo Hdf5Source::info() {
+  return element_info<Hdf5Source>(
+      "hdf5", "one numeric dataset of an HDF5 file, axes in any order (layout=ECT, CTE, …), read by hyperslabs");
+}
+
+void Hdf5Source::configured() {
+  samples_ = SamplePolicy(nan_policy_, path_);
   std::string seen;
   for (const char axis : layout_) {
     if (axis != 'E' && axis != 'C' && axis != 'T')
@@ -70,11 +64,6 @@ Hdf5Source::Hdf5Source(const Params& params)
   }
   if (seen.find('T') == std::string::npos)
     throw ParamError("layout", fmt::format("\"{}\" has no time axis T", layout_));
-  if (params.has("pad")) pad_ = params.duration("pad");
-  if (params.has("fs")) {
-    fs_ = params.number("fs");
-    if (!(*fs_ > 0)) throw ParamError("fs", fmt::format("must be > 0, got {}", *fs_));
-  }
 }
 
 double Hdf5Source::sample_rate(hid_t dataset, json& description) const {

@@ -8,7 +8,7 @@
 #include <optional>
 #include <vector>
 
-#include "engine/api/registry.hpp"
+#include "engine/api/param_binding.hpp"
 #include "stages/io/common/finite_samples.hpp"
 #include "stages/io/hdf5/hdf5_handle.hpp"
 
@@ -16,13 +16,15 @@ namespace pacflow::stages {
 
 class Hdf5Source final : public Source {
  public:
-  explicit Hdf5Source(const Params& params);
   StreamInfo open(const std::stop_token& stop) override;
   void read(std::int64_t first, std::int64_t count, float* dst) override;
   // The run of channels read in file order, for layouts with time before channels.
   double host_workspace_bytes(std::int64_t batch_series) const override;
 
   static ElementInfo info();
+  static void declare(ParamBinder<Hdf5Source>& p);
+  // Checks layout= (a permutation of E, C and T, or of some of them, with T) and sets the nan_policy.
+  void configured();
 
  private:
   double sample_rate(hid_t dataset, json& description) const;
@@ -43,6 +45,7 @@ class Hdf5Source final : public Source {
   std::optional<Duration> pad_;
   std::string fs_attribute_;
   std::string labels_attribute_;
+  NanPolicy nan_policy_ = NanPolicy::Reject;
   hdf5::Id file_;
   hdf5::Id dataset_;
   std::int64_t channels_ = 1;

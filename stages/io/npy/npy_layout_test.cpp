@@ -16,7 +16,7 @@
 namespace pacflow::stages {
 namespace {
 
-NpySource make_source(const json& params) { return NpySource(Params(params, NpySource::info().params)); }
+NpySource make_source(const json& params) { return std::move(*make_element<NpySource>(params)); }
 
 std::string refusal(const json& params) {
   try {

@@ -13,17 +13,13 @@ namespace pacflow::stages {
 
 namespace fs = std::filesystem;
 
-ElementInfo NpySink::info() {
-  ElementInfo info;
-  info.kind = ElementKind::Sink;
-  info.name = "npy";
-  info.summary = "result arrays as DIR/<name>.npy [E][C][...] float32 plus DIR/result.json (spec §8)";
-  info.params = {{"dir", ParamType::OutputDir, "out/pac", "", "output directory (created if missing)"}};
-  info.make_sink = [](const Params& p) { return std::make_unique<NpySink>(p); };
-  return info;
+void NpySink::declare(ParamBinder<NpySink>& p) {
+  p.add(&NpySink::dir_, "dir", "out/pac", "output directory (created if missing)").as(ParamType::OutputDir);
 }
 
-NpySink::NpySink(const Params& params) : dir_(params.string("dir")) {}
+ElementInfo NpySink::info() {
+  return element_info<NpySink>("npy", "result arrays as DIR/<name>.npy [E][C][...] float32 plus DIR/result.json (spec §8)");
+}
 
 void NpySink::plan(const PlanContext& ctx) {
   outputs_.clear();

@@ -6,14 +6,13 @@
 #include <vector>
 
 #include "engine/io/npy.hpp"
-#include "engine/api/registry.hpp"
+#include "engine/api/param_binding.hpp"
 #include "stages/common/coordinates.hpp"
 
 namespace pacflow::stages {
 
 class NpySink final : public Sink {
  public:
-  explicit NpySink(const Params& params);
   void plan(const PlanContext& ctx) override;
   std::vector<std::filesystem::path> output_files() const override;
   std::string describe_output(const std::filesystem::path& file) const override;
@@ -26,6 +25,7 @@ class NpySink final : public Sink {
   json checkpoint() override;
 
   static ElementInfo info();
+  static void declare(ParamBinder<NpySink>& p);
 
  private:
   struct Output {
@@ -36,7 +36,7 @@ class NpySink final : public Sink {
   };
   std::filesystem::path file_of(const Output& out) const { return std::filesystem::path(dir_) / (out.decl.name + ".npy"); }
 
-  std::string dir_;
+  std::string dir_ = "out/pac";
   std::vector<Output> outputs_;
   std::vector<Coordinate> coordinates_;  // written whole as float64 DIR/<name>.npy
   bool started_ = false;  // the writers exist (made by the first batch, or by resume())

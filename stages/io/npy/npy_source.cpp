@@ -10,36 +10,29 @@
 
 namespace pacflow::stages {
 
-ElementInfo NpySource::info() {
-  ElementInfo info;
-  info.kind = ElementKind::Source;
-  info.name = "npy";
-  info.summary = "NumPy array from an .npy file or an .npz archive (key=), axes named by layout= (ECT, ET, TC, ECST, "
-                 "…); float32/float64/int16/int32";
-  info.params = {
-      {"path", ParamType::InputFile, nullptr, "", "the .npy file or .npz archive"},
-      {"fs", ParamType::Number, nullptr, "Hz", "sample rate"},
-      {"layout", ParamType::String, nullptr, "",
-       "the array's axes in order: E (epochs), C (channels), S (segments), T (time), e.g. ECT, ET (TensorPAC's "
-       "(n_epochs, n_times)), TC; default T, CT, ECT or ECST by rank (a 2-D array read as CT is warned about)",
-       true},
-      {"key", ParamType::String, nullptr, "",
-       "the array of an .npz archive (np.savez's keyword, e.g. x for x.npy); needed when it holds several", true},
-      pad_param("context at each end of every series, held in the array (epochs cut with margins): filtered with the "
-                "series, then cropped after the hilbert stage, so later stages see the window between"),
-      nan_policy_param(),
-  };
-  info.make_source = [](const Params& p) { return std::make_unique<NpySource>(p); };
-  return info;
+void NpySource::declare(ParamBinder<NpySource>& p) {
+  p.required(&NpySource::path_, "path", "the .npy file or .npz archive").as(ParamType::InputFile);
+  p.required(&NpySource::fs_, "fs", "sample rate").unit("Hz").greater_than(0);
+  p.optional(&NpySource::layout_given_, "layout",
+             "the array's axes in order: E (epochs), C (channels), S (segments), T (time), e.g. ECT, ET (TensorPAC's "
+             "(n_epochs, n_times)), TC; default T, CT, ECT or ECST by rank (a 2-D array read as CT is warned about)");
+  p.optional(&NpySource::key_, "key",
+             "the array of an .npz archive (np.savez's keyword, e.g. x for x.npy); needed when it holds several");
+  declare_pad(p, &NpySource::pad_,
+              "context at each end of every series, held in the array (epochs cut with margins): filtered with the "
+              "series, then cropped after the hilbert stage, so later stages see the window between");
+  declare_nan_policy(p, &NpySource::nan_policy_);
 }
 
-NpySource::NpySource(const Params& params)
-    : path_(params.string("path")), fs_(params.number("fs")),
-      samples_(parse_nan_policy(params.string("nan_policy")), path_) {
-  if (!(fs_ > 0)) throw ParamError("fs", fmt::format("must be > 0, got {}", fs_));
-  if (params.has("key")) key_ = params.string("key");
-  if (params.has("layout")) given_layout_ = ArrayLayout::parse(params.string("layout"));
-  if (params.has("pad")) pad_ = params.duration("pad");
+ElementInfo NpySource::info() {
+  return element_info<NpySource>("npy",
+                                 "NumPy array from an .npy file or an .npz archive (key=), axes named by layout= (ECT, "
+                                 "ET, TC, ECST, …); float32/float64/int16/int32");
+}
+
+void NpySource::configured() {
+  samples_ = SamplePolicy(nan_policy_, path_);
+  if (layout_given_) given_layout_ = ArrayLayout::parse(*layout_given_);
 }
 
 std::string NpySource::open_values(json& description) {

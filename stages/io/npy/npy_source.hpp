@@ -10,7 +10,7 @@
 #include <optional>
 
 #include "engine/io/npy.hpp"
-#include "engine/api/registry.hpp"
+#include "engine/api/param_binding.hpp"
 #include "stages/io/common/finite_samples.hpp"
 #include "stages/io/npy/array_layout.hpp"
 
@@ -18,11 +18,13 @@ namespace pacflow::stages {
 
 class NpySource final : public Source {
  public:
-  explicit NpySource(const Params& params);
   StreamInfo open(const std::stop_token& stop) override;
   void read(std::int64_t first, std::int64_t count, float* dst) override;
 
   static ElementInfo info();
+  static void declare(ParamBinder<NpySource>& p);
+  // Reads layout= and sets the nan_policy.
+  void configured();
 
  private:
   // Opens the .npy file or the .npz member; fills the description's file facts; returns where the
@@ -32,12 +34,14 @@ class NpySource final : public Source {
   void read_raw(std::int64_t first, std::int64_t count, std::int64_t offset, std::int64_t samples, float* dst);
 
   std::string path_;
-  double fs_;
+  double fs_ = 0;
   std::optional<std::string> key_;
+  std::optional<std::string> layout_given_;  // layout= as written
   std::optional<ArrayLayout> given_layout_;
   std::optional<Duration> pad_;
   ArrayLayout layout_;
   std::unique_ptr<NpyValues> values_;
+  NanPolicy nan_policy_ = NanPolicy::Reject;
   SamplePolicy samples_;
 };
 

@@ -20,26 +20,20 @@ constexpr double kNan = std::numeric_limits<double>::quiet_NaN();
 constexpr std::size_t kErpacColumns = 120;  // time columns at most: 3 pixels each in a 360-pixel panel
 }  // namespace
 
-ElementInfo PngSink::info() {
-  ElementInfo info;
-  info.kind = ElementKind::Sink;
-  info.name = "png";
-  info.summary = "comodulogram heat map (mean over epochs and channels) and a per-channel grid, as PNGs; erpac.png "
-                 "per phase band when erpac ran";
-  info.params = {
-      {"path", ParamType::OutputFile, "out/pac/comodulogram.png", "", "image file to write"},
-      {"grid", ParamType::Boolean, true, "",
-       "also write STEM_channels.png beside it: one comodulogram per channel, averaged over epochs"},
-      {"alpha", ParamType::Number, 0.05, "",
-       "grid outlines cells whose trial-level p (trial_pvalues) < alpha, or without one, whose family-wise p (pvalues_maxstat) < alpha in enough epochs (binomial test at alpha)"},
-  };
-  info.make_sink = [](const Params& p) { return std::make_unique<PngSink>(p); };
-  return info;
+void PngSink::declare(ParamBinder<PngSink>& p) {
+  p.add(&PngSink::path_, "path", "out/pac/comodulogram.png", "image file to write").as(ParamType::OutputFile);
+  p.add(&PngSink::grid_, "grid", true,
+        "also write STEM_channels.png beside it: one comodulogram per channel, averaged over epochs");
+  p.add(&PngSink::alpha_, "alpha", 0.05,
+        "grid outlines cells whose trial-level p (trial_pvalues) < alpha, or without one, whose family-wise p (pvalues_maxstat) < alpha in enough epochs (binomial test at alpha)")
+      .greater_than(0)
+      .less_than(1);
 }
 
-PngSink::PngSink(const Params& params)
-    : path_(params.string("path")), grid_(params.boolean("grid")), alpha_(params.number("alpha")) {
-  if (!(alpha_ > 0 && alpha_ < 1)) throw ParamError("alpha", fmt::format("must be in (0, 1), got {}", alpha_));
+ElementInfo PngSink::info() {
+  return element_info<PngSink>("png",
+                               "comodulogram heat map (mean over epochs and channels) and a per-channel grid, as PNGs; "
+                               "erpac.png per phase band when erpac ran");
 }
 
 std::filesystem::path PngSink::grid_path(const std::filesystem::path& path) {

@@ -15,14 +15,13 @@
 #include <filesystem>
 #include <vector>
 
-#include "engine/api/registry.hpp"
+#include "engine/api/param_binding.hpp"
 #include "stages/io/png/erpac_plot.hpp"
 
 namespace pacflow::stages {
 
 class PngSink final : public Sink {
  public:
-  explicit PngSink(const Params& params);
   void plan(const PlanContext& ctx) override;
   std::vector<std::filesystem::path> output_files() const override;
   std::string describe_output(const std::filesystem::path& file) const override;
@@ -35,6 +34,7 @@ class PngSink final : public Sink {
   json checkpoint() override;
 
   static ElementInfo info();
+  static void declare(ParamBinder<PngSink>& p);
   // Where the per-channel grid goes for a plot at `path`: comodulogram.png -> comodulogram_channels.png.
   static std::filesystem::path grid_path(const std::filesystem::path& path);
   // Where the ERPAC plot goes for a plot at `path`: out/pac/comodulogram.png -> out/pac/erpac.png.
@@ -50,8 +50,8 @@ class PngSink final : public Sink {
   std::size_t panel_of(std::int64_t row) const;
 
   std::filesystem::path path_;
-  bool grid_;
-  double alpha_;
+  bool grid_ = true;
+  double alpha_ = 0.05;
   std::string tensor_;
   std::vector<double> x_centres_;
   std::vector<double> y_centres_;

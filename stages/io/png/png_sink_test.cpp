@@ -7,6 +7,8 @@
 #include <functional>
 #include <iterator>
 
+#include <fmt/format.h>
+
 #include "engine/api/errors.hpp"
 #include "engine/io/output_set.hpp"
 #include "engine/api/stage.hpp"
@@ -78,8 +80,8 @@ SinkOutput run_sink(const fs::path& dir, std::vector<std::vector<std::string>> l
     ctx.declare(decl);
     ctx.attributes()["trial_test"] = "maxstat";
   }
-  PngSink sink(Params({{"path", (dir / "comodulogram.png").string()}, {"alpha", 0.05}}, PngSink::info().params));
-  sink.plan(ctx);
+  const auto sink = make_element<PngSink>({{"path", (dir / "comodulogram.png").string()}, {"alpha", 0.05}});
+  sink->plan(ctx);
   for (const auto& [first, count] : std::vector<std::pair<std::int64_t, std::int64_t>>{{0, 4}, {4, 2}}) {
     Batch batch;
     batch.index = first == 0 ? 0 : 1;
@@ -93,17 +95,17 @@ SinkOutput run_sink(const fs::path& dir, std::vector<std::vector<std::string>> l
         z[static_cast<std::size_t>(i * kCells + k)] = static_cast<float>(z_of(s / kChannels, s % kChannels, k));
         pv[static_cast<std::size_t>(i * kCells + k)] = p(s / kChannels, s % kChannels, k);
       }
-    sink.consume(batch);
+    sink->consume(batch);
   }
   if (trial) {
     Batch summary;
     auto pv = summary.emplace_rows("trial_pvalues", kChannels, {2, 2}, DType::Float32).values<float>();
     for (std::int64_t c = 0; c < kChannels; ++c)
       for (std::int64_t k = 0; k < kCells; ++k) pv[static_cast<std::size_t>(c * kCells + k)] = trial(c, k);
-    sink.consume_summary(summary);
+    sink->consume_summary(summary);
   }
   OutputSet outputs;
-  sink.finish(json::object(), outputs);
+  sink->finish(json::object(), outputs);
   EXPECT_FALSE(fs::exists(dir / "comodulogram.png")) << "a sink writes temporaries; the run moves them into place";
   outputs.commit();
   EXPECT_TRUE(fs::exists(dir / "comodulogram.png"));
@@ -210,9 +212,9 @@ TEST(PngSink, DrawsErpacPerPhaseBandWithTimeAcrossAndAmplitudeUp) {
   const RowLayout rows{kE * kC, kC, {kC}, {"channels"}};
   ctx.declare({"erpac", {kPha, kAmp, kT}, DType::Float32, true, "", rows});
   ctx.declare({"erpac_pvalues", {kPha, kAmp, kT}, DType::Float32, true, "", rows});
-  PngSink sink(Params({{"path", (dir.path() / "comodulogram.png").string()}}, PngSink::info().params));
-  sink.plan(ctx);
-  ASSERT_EQ(sink.output_files(), std::vector<fs::path>{dir.path() / "erpac.png"}) << "no mi: erpac only";
+  const auto sink = make_element<PngSink>({{"path", (dir.path() / "comodulogram.png").string()}});
+  sink->plan(ctx);
+  ASSERT_EQ(sink->output_files(), std::vector<fs::path>{dir.path() / "erpac.png"}) << "no mi: erpac only";
 
   const auto strong = [](std::int64_t p, std::int64_t a, std::int64_t t) { return p == 1 && a == 2 && t >= 5; };
   std::vector<float> rho, pv;
@@ -227,9 +229,9 @@ TEST(PngSink, DrawsErpacPerPhaseBandWithTimeAcrossAndAmplitudeUp) {
   batch.series_count = kE * kC;
   std::copy(rho.begin(), rho.end(), batch.emplace_rows("erpac", kC, {kPha, kAmp, kT}, DType::Float32).values<float>().begin());
   std::copy(pv.begin(), pv.end(), batch.emplace_rows("erpac_pvalues", kC, {kPha, kAmp, kT}, DType::Float32).values<float>().begin());
-  sink.consume(batch);
+  sink->consume(batch);
   OutputSet outputs;
-  sink.finish(json::object(), outputs);
+  sink->finish(json::object(), outputs);
   outputs.commit();
   ASSERT_FALSE(fs::exists(dir.path() / "comodulogram.png"));
   const plot::Image image = decode(dir.path() / "erpac.png");
@@ -263,7 +265,15 @@ TEST(PngSink, PutsTheGridBesideThePlot) {
   EXPECT_EQ(PngSink::grid_path("out/pac/comodulogram.png"), fs::path("out/pac/comodulogram_channels.png"));
   EXPECT_EQ(PngSink::grid_path("plot.png"), fs::path("plot_channels.png"));
   EXPECT_EQ(PngSink::erpac_path("out/pac/comodulogram.png"), fs::path("out/pac/erpac.png"));
-  EXPECT_THROW(PngSink(Params({{"alpha", 1.5}}, PngSink::info().params)), ParamError);
+  for (const double alpha : {0.0, 1.0, 1.5}) {
+    try {
+      make_element<PngSink>({{"alpha", alpha}});
+      ADD_FAILURE() << "alpha=" << alpha << " accepted";
+    } catch (const ParamError& e) {
+      EXPECT_EQ(e.param(), "alpha");
+      EXPECT_EQ(std::string(e.what()), fmt::format("must be from 0 to 1 (both excluded), got {}", json(alpha).dump()));
+    }
+  }
 }
 
 }  // namespace
