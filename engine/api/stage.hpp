@@ -2,14 +2,19 @@
 // The three kinds of pipeline element: a Source makes series, a Stage transforms batches, a Sink
 // consumes them in order. Each declares before running what it reads and writes (PlanContext), so
 // shapes are known and checked before the first batch moves.
+#include <any>
 #include <cstdint>
 #include <filesystem>
+#include <fmt/format.h>
+#include <map>
 #include <memory>
 #include <stop_token>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "engine/api/batch.hpp"
+#include "engine/api/errors.hpp"
 #include "engine/api/params.hpp"
 
 namespace pacflow {
@@ -88,13 +93,49 @@ struct TensorDecl {
   bool summary = false;
 };
 
+// A fact about the plan that one element decides and later ones build on (the bands a filter bank
+// uses, the FFT length a transform chose, the measure's settings): declared with its type, once,
+// in the publishing element's folder, e.g.
+//   inline constexpr PlanFact<std::int64_t> kHilbertFftLength{"hilbert_fft_length", "hilbert"};
+// The stages read the typed value; the report (result.json) shows it as JSON under its name.
+template <class T>
+struct PlanFact {
+  const char* name;       // its key in the report
+  const char* publisher;  // the element that plans it, named when a reader comes without it
+};
+
 // Planning state threaded through the chain in order.
 class PlanContext {
  public:
   explicit PlanContext(StreamInfo stream);
 
   const StreamInfo& stream() const { return stream_; }
-  // Facts stages publish for later stages and sinks (band edges, bin counts, …).
+  // Publishes a fact for later elements and the report. Throws std::logic_error when it is
+  // published twice.
+  template <class T>
+  void publish(const PlanFact<T>& fact, std::type_identity_t<T> value) {
+    if (!facts_.emplace(fact.name, value).second)
+      throw std::logic_error(fmt::format("plan fact \"{}\" published twice", fact.name));
+    attributes_[fact.name] = std::move(value);
+  }
+  // The fact when an earlier element published it, else null.
+  template <class T>
+  const T* find(const PlanFact<T>& fact) const {
+    const auto it = facts_.find(fact.name);
+    if (it == facts_.end()) return nullptr;
+    const T* value = std::any_cast<T>(&it->second);
+    if (!value) throw std::logic_error(fmt::format("plan fact \"{}\" read as another type than published", fact.name));
+    return value;
+  }
+  // The fact an earlier element published; throws a clear InputError naming the element to add.
+  template <class T>
+  const T& require(const PlanFact<T>& fact, const std::string& reader) const {
+    if (const T* value = find(fact)) return *value;
+    throw InputError(fmt::format("\"{}\" needs the {} that stage \"{}\" plans; add \"stage {}\" before it", reader,
+                                 fact.name, fact.publisher, fact.publisher));
+  }
+  // Every fact published so far as JSON, with what report-only elements added (coordinates): the
+  // report's view, not for stages to read back.
   json& attributes() { return attributes_; }
   const json& attributes() const { return attributes_; }
   // Resolved parameters of the element being planned (defaults filled, derived values added).
@@ -127,6 +168,7 @@ class PlanContext {
 
  private:
   StreamInfo stream_;
+  std::map<std::string, std::any, std::less<>> facts_;
   json attributes_ = json::object();
   json resolved_ = json::object();
   std::vector<TensorDecl> tensors_;

@@ -5,6 +5,7 @@
 #include <oneapi/tbb/parallel_for.h>
 
 #include "engine/api/errors.hpp"
+#include "stages/bandpass/bandpass_facts.hpp"
 #include "stages/bandpass/fir1.hpp"
 
 namespace pacflow::stages {
@@ -103,13 +104,13 @@ void BandpassStage::plan(PlanContext& ctx) {
   const auto n_amp = static_cast<std::int64_t>(amp_.bands.size());
   ctx.declare({"filtered_pha", {n_pha, length_}, DType::Float32, false, "band-passed signal, phase bands"});
   ctx.declare({"filtered_amp", {n_amp, length_}, DType::Float32, false, "band-passed signal, amplitude bands"});
-  ctx.attributes()["pha_bands_hz"] = bands::to_json(pha_.bands);
-  ctx.attributes()["amp_bands_hz"] = bands::to_json(amp_.bands);
-  ctx.attributes()["pha_centres_hz"] = bands::centres_json(pha_.bands);
-  ctx.attributes()["amp_centres_hz"] = bands::centres_json(amp_.bands);
-  ctx.attributes()["pha_filter_orders"] = pha_.orders;  // envelope_phase filters with the same bank
-  ctx.resolved()["pha_bands_hz"] = bands::to_json(pha_.bands);
-  ctx.resolved()["amp_bands_hz"] = bands::to_json(amp_.bands);
+  ctx.publish(kPhaseBands, bands::edges(pha_.bands));
+  ctx.publish(kAmplitudeBands, bands::edges(amp_.bands));
+  ctx.publish(kPhaseCentres, bands::centres(pha_.bands));
+  ctx.publish(kAmplitudeCentres, bands::centres(amp_.bands));
+  ctx.publish(kPhaseFilterOrders, pha_.orders);
+  ctx.resolved()["pha_bands_hz"] = bands::edges(pha_.bands);
+  ctx.resolved()["amp_bands_hz"] = bands::edges(amp_.bands);
   ctx.resolved()["pha_filter_orders"] = pha_.orders;
   ctx.resolved()["amp_filter_orders"] = amp_.orders;
   ctx.resolved()["filter"] = "fir1 (Hamming), filtfilt padtype=odd padlen=order";

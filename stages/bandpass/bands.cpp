@@ -163,14 +163,14 @@ void check_against_nyquist(const std::string& param, const std::vector<Band>& li
   }
 }
 
-json centres_json(const std::vector<Band>& list) {
-  json out = json::array();
+std::vector<double> centres(const std::vector<Band>& list) {
+  std::vector<double> out;
   for (const auto& b : list) out.push_back(b.centre());
   return out;
 }
 
-json to_json(const std::vector<Band>& list) {
-  json out = json::array();
+std::vector<std::array<double, 2>> edges(const std::vector<Band>& list) {
+  std::vector<std::array<double, 2>> out;
   for (const auto& b : list) out.push_back({b.lo, b.hi});
   return out;
 }

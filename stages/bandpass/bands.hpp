@@ -1,6 +1,7 @@
 #pragma once
 // Frequency band specifications (spec §2): "lo:hi:n", "log:lo:hi:n", "start:stop:width:step",
 // presets (lres … hulk) and explicit lists [[4,8],[8,12]].
+#include <array>
 #include <string>
 #include <vector>
 
@@ -24,7 +25,8 @@ std::vector<Band> resolve(const std::string& param, const json& spec, Role role,
 // Rejects any band breaking 0 < lo < hi < fs/2, naming the band and the rule. Throws ParamError.
 void check_against_nyquist(const std::string& param, const std::vector<Band>& bands, double fs);
 
-json to_json(const std::vector<Band>& bands);
-json centres_json(const std::vector<Band>& bands);
+// [lo, hi] of each band, and each band's centre.
+std::vector<std::array<double, 2>> edges(const std::vector<Band>& bands);
+std::vector<double> centres(const std::vector<Band>& bands);
 
 }  // namespace pacflow::bands

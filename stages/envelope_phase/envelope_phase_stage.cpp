@@ -6,7 +6,9 @@
 #include <stdexcept>
 
 #include "engine/api/errors.hpp"
+#include "stages/bandpass/bandpass_facts.hpp"
 #include "stages/bandpass/fir1.hpp"
+#include "stages/hilbert/hilbert_facts.hpp"
 
 namespace pacflow::stages {
 
@@ -19,19 +21,21 @@ ElementInfo EnvelopePhaseStage::info() {
 
 void EnvelopePhaseStage::plan(PlanContext& ctx) {
   const TensorDecl& amplitude = ctx.require("amplitude", "envelope_phase");
-  const json& attrs = ctx.attributes();
-  if (!attrs.contains("pha_bands_hz") || !attrs.contains("pha_filter_orders") || !attrs.contains("hilbert_fft_length"))
+  const BandEdges* bands = ctx.find(kPhaseBands);
+  const std::vector<std::int64_t>* orders = ctx.find(kPhaseFilterOrders);
+  const std::int64_t* fft_length = ctx.find(kHilbertFftLength);
+  if (!bands || !orders || !fft_length)
     throw InputError("envelope_phase filters the amplitude with the phase bands' filters: it needs bandpass and hilbert before it");
   n_amp_ = amplitude.per_series.at(0);
   length_ = amplitude.per_series.at(1);
-  bands_ = attrs["pha_bands_hz"].get<std::vector<std::array<double, 2>>>();
-  orders_ = attrs["pha_filter_orders"].get<std::vector<std::int64_t>>();
+  bands_ = *bands;
+  orders_ = *orders;
   if (orders_.size() != bands_.size() || orders_.empty())
     throw std::logic_error("envelope_phase: a filter order per phase band, and at least one band");
   n_pha_ = static_cast<std::int64_t>(bands_.size());
   sample_rate_ = ctx.stream().sample_rate;
   filter_fft_length_ = fir::FiltFiltBank::fft_size_for(length_, *std::max_element(orders_.begin(), orders_.end()));
-  fft_length_ = attrs["hilbert_fft_length"].get<std::int64_t>();
+  fft_length_ = *fft_length;
   filters_.reset();
   transform_.reset();
   ctx.declare({"envelope_phase", {n_pha_, n_amp_, length_}, DType::Float32, false,

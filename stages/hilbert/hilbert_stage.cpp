@@ -5,6 +5,7 @@
 
 #include "engine/api/errors.hpp"
 #include "stages/common/fast_length.hpp"
+#include "stages/hilbert/hilbert_facts.hpp"
 
 namespace pacflow::stages {
 
@@ -38,7 +39,7 @@ void HilbertStage::plan(PlanContext& ctx) {
   ctx.declare({"amplitude", {n_amp_, kept_}, DType::Float32, false, "instantaneous amplitude"});
   ctx.resolved()["fft_length"] = n;
   if (first_ > 0) ctx.resolved()["cropped"] = {{"first_sample", first_}, {"samples", kept_}};
-  ctx.attributes()["hilbert_fft_length"] = n;  // envelope_phase uses the same transform
+  ctx.publish(kHilbertFftLength, n);  // envelope_phase uses the same transform
 }
 
 void HilbertStage::prepare() {

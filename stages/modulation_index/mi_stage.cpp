@@ -8,6 +8,8 @@
 #include <vector>
 
 #include "engine/api/errors.hpp"
+#include "stages/bandpass/bandpass_facts.hpp"
+#include "stages/modulation_index/mi_facts.hpp"
 #include "stages/modulation_index/methods/pac_math.hpp"
 #include "stages/modulation_index/methods/shifted_sums.hpp"
 
@@ -80,9 +82,10 @@ void ModulationIndexStage::configured() {
 // filters see the padded series, and the window analysed here may still be shorter than that.
 void ModulationIndexStage::warn_of_a_short_window(PlanContext& ctx) const {
   const StreamInfo& s = ctx.stream();
-  if (s.pad == 0 || !ctx.attributes().contains("pha_bands_hz")) return;
+  const BandEdges* bands = ctx.find(kPhaseBands);
+  if (s.pad == 0 || !bands) return;
   double lowest = std::numeric_limits<double>::infinity();
-  for (const auto& band : ctx.attributes()["pha_bands_hz"]) lowest = std::min(lowest, band.at(0).get<double>());
+  for (const auto& band : *bands) lowest = std::min(lowest, band[0]);
   const double seconds = static_cast<double>(length_) / s.sample_rate;
   if (std::isfinite(lowest) && seconds * lowest < 1)
     ctx.warn(fmt::format("the window analysed ({} samples, {:g} s, once pad= is cropped) holds less than one cycle of "
@@ -114,13 +117,13 @@ void ModulationIndexStage::plan(PlanContext& ctx) {
   if (preferred_phase_)
     ctx.declare({"preferred_phase", {n_pha_, n_amp_}, DType::Float32, true,
                  "centre of the phase bin with the largest mean amplitude (radians)", rows});
-  ctx.attributes()["mi_bins"] = settings_.bins;
-  ctx.attributes()["mi_method"] = mi::method_name(settings_.kind);
-  ctx.attributes()["mi_method_name"] = name;
-  ctx.attributes()["mi_measure"] = mi::method_measure(settings_.kind);
-  ctx.attributes()["mi_settings"] = settings_.to_json();
-  ctx.attributes()["mi_pairs"] = pairs_spec_;
-  if (!pairs_.diagonal()) ctx.attributes()["channel_pairs"] = pairs_.pairs_json();
+  ctx.publish(kMiBins, settings_.bins);
+  ctx.publish(kMiMethod, mi::method_name(settings_.kind));
+  ctx.publish(kMiMethodName, name);
+  ctx.publish(kMiMeasure, mi::method_measure(settings_.kind));
+  ctx.publish(kMiSettings, settings_);
+  ctx.publish(kMiPairs, pairs_spec_);
+  if (!pairs_.diagonal()) ctx.publish(kChannelPairs, pairs_.pairs_json().get<ChannelPairs>());
   ctx.resolved()["pairs_resolved"] = pairs_.pairs_json();
 }
 

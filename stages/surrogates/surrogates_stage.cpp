@@ -8,8 +8,11 @@
 #include <oneapi/tbb/parallel_for.h>
 
 #include "engine/api/errors.hpp"
+#include "stages/bandpass/bandpass_facts.hpp"
+#include "stages/modulation_index/mi_facts.hpp"
 #include "stages/common/whole_input.hpp"
 #include "stages/surrogates/surrogate_stats_cpu.hpp"
+#include "stages/surrogates/surrogates_facts.hpp"
 
 namespace pacflow::stages {
 
@@ -100,19 +103,19 @@ void SurrogatesStage::configured() {
 void SurrogatesStage::plan(PlanContext& ctx) {
   const TensorDecl& phase = ctx.require("phase", "surrogates");
   const TensorDecl& amplitude = ctx.require("amplitude", "surrogates");
-  const json& attrs = ctx.attributes();
-  if (!ctx.provides("pac") || !attrs.contains("mi_settings"))
+  const mi::MethodSettings* measure = ctx.find(kMiSettings);
+  if (!ctx.provides("pac") || !measure)
     throw InputError("surrogates must come after the mi stage (it computes the same measure, bins and pairs)");
   n_pha_ = phase.per_series.at(0);
   length_ = phase.per_series.at(1);
   n_amp_ = amplitude.per_series.at(0);
-  settings_ = mi::MethodSettings::from_json(attrs["mi_settings"]);
+  settings_ = *measure;
   const mi::MethodSettings& settings = settings_;
   bins_ = settings.bins;
   envelope_ = mi::needs_envelope_phase(settings.kind);
   if (envelope_) ctx.require("envelope_phase", "surrogates");
   method_ = mi::make_method(settings, length_);
-  pairs_ = mi::PairPlan(attrs["mi_pairs"], ctx.stream());
+  pairs_ = mi::PairPlan(ctx.require(kMiPairs, "surrogates"), ctx.stream());
   if (settings.kind == mi::MethodKind::Ndpac)
     ctx.warn("ndpac is already thresholded at its own significance level (ndpac_p); TensorPAC runs no surrogates "
              "with it");
@@ -233,7 +236,7 @@ void SurrogatesStage::plan_trials(PlanContext& ctx) {
       "epoch permutations: epoch e's phase with the amplitude of epoch perm_k(e) of its block of {} (and condition)",
       trials_.block);
   if (trials_.conditions > 1) ctx.resolved()["trial_conditions"] = stream.condition_names;
-  ctx.attributes()["trial_test"] = surrogates::trial_test_name(trials_.test);
+  ctx.publish(kTrialTest, surrogates::trial_test_name(trials_.test));
 }
 
 // The permutations reach at most the product over blocks (and conditions) of m! orderings; with
@@ -280,7 +283,7 @@ void SurrogatesStage::plan_shifts(PlanContext& ctx) {
   ctx.resolved()["shifted"] = kind_ == Kind::Timelag ? "phase (timelag)" : "amplitude (timeshift)";
   ctx.resolved()["shifts"] = shifts_;
   ctx.resolved()["shift_generator"] = "splitmix64 counter-based, keyed by (seed, k)";
-  ctx.attributes()["surrogate_shifts"] = shifts_;
+  ctx.publish(kSurrogateShifts, shifts_);
   // Row 0 the observed alignment, row k + 1 surrogate k. Shifting the phase by s (timelag) pairs
   // phi(t + s) with A(t), which is A shifted by T - s against phi.
   alignment_shifts_.assign(shifts_.size() + 1, 0);
@@ -301,8 +304,8 @@ std::int64_t SurrogatesStage::min_shift_samples(const PlanContext& ctx) const {
     return min_shift_->samples(fs);
   }
   double lowest = std::numeric_limits<double>::infinity();
-  for (const auto& centre : ctx.attributes().value("pha_centres_hz", json::array()))
-    lowest = std::min(lowest, centre.get<double>());
+  if (const std::vector<double>* centres = ctx.find(kPhaseCentres))
+    for (const double centre : *centres) lowest = std::min(lowest, centre);
   const std::int64_t period = std::isfinite(lowest) ? static_cast<std::int64_t>(std::ceil(fs / lowest)) : 1;
   return std::max<std::int64_t>(1, std::min(period, length_ / 4));
 }

@@ -7,9 +7,12 @@
 
 #include "engine/api/errors.hpp"
 #include "engine/io/output_set.hpp"
+#include "stages/bandpass/bandpass_facts.hpp"
 #include "stages/common/coordinates.hpp"
 #include "stages/io/common/output_paths.hpp"
 #include "stages/io/png/comodulogram_plot.hpp"
+#include "stages/modulation_index/mi_facts.hpp"
+#include "stages/surrogates/surrogates_facts.hpp"
 
 namespace pacflow::stages {
 
@@ -63,9 +66,8 @@ void PngSink::plan_erpac(const PlanContext& ctx) {
   if (!erpac_) return;
   const TensorDecl& decl = ctx.require("erpac", "png");
   ctx.require("erpac_pvalues", "png");
-  const json& attrs = ctx.attributes();
-  erpac_axes_.pha_centres_hz = attrs.at("pha_centres_hz").get<std::vector<double>>();
-  erpac_axes_.amp_centres_hz = attrs.at("amp_centres_hz").get<std::vector<double>>();
+  erpac_axes_.pha_centres_hz = ctx.require(kPhaseCentres, "png");
+  erpac_axes_.amp_centres_hz = ctx.require(kAmplitudeCentres, "png");
   const Shape& cell = decl.per_series;  // [n_pha][n_amp][time]
   erpac_sums_.reset(cell.at(0), cell.at(1), cell.at(2));
   erpac_axes_.times_s.clear();
@@ -84,11 +86,12 @@ void PngSink::plan(const PlanContext& ctx) {
   if (!comodulogram_) return;
   tensor_ = ctx.provides("pac_z") ? "pac_z" : "pac";
   const TensorDecl& decl = ctx.require(tensor_, "png");
-  const json& attrs = ctx.attributes();
-  if (!attrs.contains("pha_centres_hz") || !attrs.contains("amp_centres_hz") || decl.per_series.size() != 2)
+  const std::vector<double>* pha_centres = ctx.find(kPhaseCentres);
+  const std::vector<double>* amp_centres = ctx.find(kAmplitudeCentres);
+  if (!pha_centres || !amp_centres || decl.per_series.size() != 2)
     throw InputError("the png sink plots a [phase band][amplitude band] result; it needs bandpass and mi before it");
-  x_centres_ = attrs["pha_centres_hz"].get<std::vector<double>>();
-  y_centres_ = attrs["amp_centres_hz"].get<std::vector<double>>();
+  x_centres_ = *pha_centres;
+  y_centres_ = *amp_centres;
   // The result's leading dims: the stream's [epochs][channels][segments…], or its own
   // [epochs][pairs][segments…] (cross-channel PAC). Panels are the second; the rest are averaged.
   layout_ = decl.rows;
@@ -113,9 +116,8 @@ void PngSink::plan(const PlanContext& ctx) {
   panel_kind_ = pairs ? "pair" : "channel";
   panel_labels_.clear();
   if (pairs) {
-    for (const auto& pair : attrs.at("channel_pairs"))
-      panel_labels_.push_back(fmt::format("{} -> {}", channel_label(pair.at(0).get<std::int64_t>()),
-                                          channel_label(pair.at(1).get<std::int64_t>())));
+    for (const auto& [phase_channel, amplitude_channel] : ctx.require(kChannelPairs, "png"))
+      panel_labels_.push_back(fmt::format("{} -> {}", channel_label(phase_channel), channel_label(amplitude_channel)));
   } else {
     for (std::int64_t c = 0; c < panels_; ++c) panel_labels_.push_back(channel_label(c));
   }
@@ -127,13 +129,16 @@ void PngSink::plan(const PlanContext& ctx) {
   hits_.assign(significance_ ? sum_.size() : 0, 0);
   trial_test_ = grid_ && ctx.provides(kTrialSignificance);
   if (trial_test_) ctx.require(kTrialSignificance, "png");
-  trial_correction_ = attrs.value("trial_test", std::string());
+  const std::string* trial_correction = ctx.find(kTrialTest);
+  trial_correction_ = trial_correction ? *trial_correction : std::string();
   trial_hits_.assign(trial_test_ ? sum_.size() : 0, 0);
   needed_ = epochs_needed(epochs_ * inner_, alpha_);
-  surrogates_ = attrs.value("surrogate_shifts", json::array()).size();
-  what_ = tensor_ == "pac_z" ? "PAC z-score against surrogates"
-                             : attrs.value("mi_method_name", std::string("Tort modulation index"));
-  colorbar_ = tensor_ == "pac_z" ? "z-score" : attrs.value("mi_measure", std::string("MI"));
+  const std::vector<std::int64_t>* shifts = ctx.find(kSurrogateShifts);
+  surrogates_ = shifts ? shifts->size() : 0;
+  const std::string* method_name = ctx.find(kMiMethodName);
+  const std::string* measure = ctx.find(kMiMeasure);
+  what_ = tensor_ == "pac_z" ? "PAC z-score against surrogates" : method_name ? *method_name : "Tort modulation index";
+  colorbar_ = tensor_ == "pac_z" ? "z-score" : measure ? *measure : "MI";
 }
 
 std::vector<std::filesystem::path> PngSink::output_files() const {

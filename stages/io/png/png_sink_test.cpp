@@ -12,11 +12,13 @@
 #include "engine/api/errors.hpp"
 #include "engine/io/output_set.hpp"
 #include "engine/api/stage.hpp"
+#include "stages/bandpass/bandpass_facts.hpp"
 #include "stages/common/coordinates.hpp"
 #include "stages/io/png/comodulogram_plot.hpp"
 #include "stages/io/png/erpac_plot.hpp"
 #include "stages/io/png/heatmap_panel.hpp"
 #include "stages/io/png/png_sink.hpp"
+#include "stages/surrogates/surrogates_facts.hpp"
 #include "tests/support/cli_runner.hpp"
 
 #define STB_IMAGE_STATIC
@@ -69,16 +71,16 @@ SinkOutput run_sink(const fs::path& dir, std::vector<std::vector<std::string>> l
   stream.sample_rate = 128;
   stream.labels = std::move(labels);
   PlanContext ctx(stream);
-  ctx.attributes()["pha_centres_hz"] = {4.0, 6.0};
-  ctx.attributes()["amp_centres_hz"] = {60.0, 80.0};
-  ctx.attributes()["surrogate_shifts"] = std::vector<int>(19, 1);
+  ctx.publish(kPhaseCentres, {4.0, 6.0});
+  ctx.publish(kAmplitudeCentres, {60.0, 80.0});
+  ctx.publish(kSurrogateShifts, std::vector<std::int64_t>(19, 1));
   ctx.declare({"pac_z", {2, 2}, DType::Float32, true, ""});
   ctx.declare({"pvalues_maxstat", {2, 2}, DType::Float32, true, ""});
   if (trial) {
     TensorDecl decl{"trial_pvalues", {2, 2}, DType::Float32, true, "", RowLayout{1, 1, {kChannels}, {"channels"}}};
     decl.summary = true;
     ctx.declare(decl);
-    ctx.attributes()["trial_test"] = "maxstat";
+    ctx.publish(kTrialTest, std::string("maxstat"));
   }
   const auto sink = make_element<PngSink>({{"path", (dir / "comodulogram.png").string()}, {"alpha", 0.05}});
   sink->plan(ctx);
@@ -206,8 +208,8 @@ TEST(PngSink, DrawsErpacPerPhaseBandWithTimeAcrossAndAmplitudeUp) {
   stream.series_length = kT;
   stream.sample_rate = 10;
   PlanContext ctx(stream);
-  ctx.attributes()["pha_centres_hz"] = {5.0, 7.0};
-  ctx.attributes()["amp_centres_hz"] = {60.0, 80.0, 100.0};
+  ctx.publish(kPhaseCentres, {5.0, 7.0});
+  ctx.publish(kAmplitudeCentres, {60.0, 80.0, 100.0});
   publish_coordinate(ctx, "erpac_times", -0.5, 0.1, kT, "s", "time");
   const RowLayout rows{kE * kC, kC, {kC}, {"channels"}};
   ctx.declare({"erpac", {kPha, kAmp, kT}, DType::Float32, true, "", rows});

@@ -23,6 +23,8 @@ struct MethodSettings {
   json to_json() const;
   static MethodSettings from_json(const json& j);
 };
+// As a report shows them (nlohmann's conversion, found by argument-dependent lookup).
+inline void to_json(json& j, const MethodSettings& s) { j = s.to_json(); }
 
 // "tort" -> MethodKind::Tort, …; throws ParamError("method") listing the valid names.
 MethodKind parse_method(const std::string& name);

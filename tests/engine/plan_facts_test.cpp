@@ -1,0 +1,59 @@
+// Plan facts (engine/api/stage.hpp): typed values one element plans and later ones read, shown in
+// the report as JSON.
+#include <gtest/gtest.h>
+
+#include <array>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "engine/api/errors.hpp"
+#include "engine/api/stage.hpp"
+
+namespace pacflow {
+namespace {
+
+using Edges = std::vector<std::array<double, 2>>;
+constexpr PlanFact<Edges> kBands{"bands_hz", "bandpass"};
+constexpr PlanFact<std::int64_t> kFftLength{"fft_length", "hilbert"};
+constexpr PlanFact<std::string> kSameNameOtherType{"fft_length", "other"};
+
+PlanContext context() {
+  StreamInfo stream;
+  stream.leading_dims = {1, 2};
+  stream.leading_names = {"epochs", "channels"};
+  stream.series_length = 64;
+  stream.sample_rate = 128;
+  return PlanContext(stream);
+}
+
+TEST(PlanFacts, ALaterElementReadsTheTypedValueAndTheReportShowsItAsJson) {
+  PlanContext ctx = context();
+  EXPECT_EQ(ctx.find(kBands), nullptr);
+  ctx.publish(kBands, {{4, 8}, {8, 12}});
+  ctx.publish(kFftLength, 96);
+  ASSERT_NE(ctx.find(kBands), nullptr);
+  EXPECT_EQ(*ctx.find(kBands), (Edges{{4, 8}, {8, 12}}));
+  EXPECT_EQ(ctx.require(kFftLength, "envelope_phase"), 96);
+  EXPECT_EQ(ctx.attributes()["bands_hz"], json::parse("[[4.0, 8.0], [8.0, 12.0]]"));
+  EXPECT_EQ(ctx.attributes()["fft_length"], 96);
+}
+
+TEST(PlanFacts, AMissingFactNamesThePublisherToAddAndMisuseIsAProgrammingError) {
+  PlanContext ctx = context();
+  try {
+    ctx.require(kBands, "png");
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_EQ(std::string(e.what()), "\"png\" needs the bands_hz that stage \"bandpass\" plans; add \"stage bandpass\" "
+                                     "before it");
+  }
+  ctx.publish(kFftLength, 96);
+  EXPECT_THROW(ctx.publish(kFftLength, 128), std::logic_error);   // published twice
+  EXPECT_THROW(ctx.find(kSameNameOtherType), std::logic_error);   // read as another type
+  EXPECT_EQ(ctx.require(kFftLength, "x"), 96);                    // unchanged
+}
+
+}  // namespace
+}  // namespace pacflow
