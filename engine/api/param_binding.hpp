@@ -56,24 +56,30 @@ constexpr ParamType type_of() {
   else static_assert(sizeof(T) == 0, "no parameter type for this field type");
 }
 
-// A checked value (Params did the type, range and choice checks) as the field's type.
+// A checked value (Params did the type, range and choice checks) as the field's type, through
+// Params' own accessors.
 template <class T>
-T value_as(const std::string& name, const json& v) {
-  if constexpr (std::same_as<T, bool> || std::same_as<T, std::string> || std::same_as<T, json> ||
-                std::same_as<T, std::vector<double>>) {
-    return v.get<T>();
+T value_as(const Params& params, const std::string& name) {
+  if constexpr (std::same_as<T, bool>) {
+    return params.boolean(name);
   } else if constexpr (std::integral<T>) {
-    const std::int64_t whole = v.is_number_integer() ? v.get<std::int64_t>() : static_cast<std::int64_t>(v.get<double>());
+    const std::int64_t whole = params.integer(name);
     if (std::cmp_less(whole, std::numeric_limits<T>::min()) || std::cmp_greater(whole, std::numeric_limits<T>::max()))
       throw ParamError(name, fmt::format("must be from {} to {}, got {}", std::numeric_limits<T>::min(),
                                          std::numeric_limits<T>::max(), whole));
     return static_cast<T>(whole);
   } else if constexpr (std::floating_point<T>) {
-    return static_cast<T>(v.get<double>());
+    return static_cast<T>(params.number(name));
+  } else if constexpr (std::same_as<T, std::string>) {
+    return params.string(name);
   } else if constexpr (std::same_as<T, std::filesystem::path>) {
-    return std::filesystem::path(v.get<std::string>());
+    return std::filesystem::path(params.string(name));
   } else if constexpr (std::same_as<T, Duration>) {
-    return parse_duration(name, v);
+    return params.duration(name);
+  } else if constexpr (std::same_as<T, std::vector<double>>) {
+    return params.number_list(name);
+  } else {
+    return params.raw(name);
   }
 }
 
@@ -167,7 +173,7 @@ class ParamBinder {
     using Value = typename param_detail::Optional<Stored>::value_type;
     ParamSpec spec{name, param_detail::type_of<Value>(), std::move(default_value), "", std::move(doc), optional};
     bindings_.push_back({std::move(spec), [field, name](Element& e, const Params& params) {
-                           if (params.has(name)) std::invoke(field, e) = param_detail::value_as<Value>(name, params.raw(name));
+                           if (params.has(name)) std::invoke(field, e) = param_detail::value_as<Value>(params, name);
                          }});
     return Param(bindings_.back().spec);
   }
