@@ -90,6 +90,14 @@ std::byte* Tensor::device_data() const {
   return shared_.data;
 }
 
+Tensor Tensor::view(std::shared_ptr<void> keeper) const {
+  if (shared_.owner) return Tensor(shape_, dtype_, shared_, device_);
+  if (borrowed_.data) return Tensor(shape_, dtype_, borrowed_, device_);
+  if (!keeper) throw std::logic_error("a view of an owning tensor needs an owner that keeps it alive");
+  return Tensor(shape_, dtype_,
+                SharedMemory{std::move(keeper), const_cast<std::byte*>(buffer_.data()), buffer_.size(), true}, device_);
+}
+
 std::byte* Tensor::memory() const {
   if (shared_.owner) {
     if (!shared_.host)

@@ -93,6 +93,13 @@ class Tensor {
   // False for device memory: values() and raw() then throw; kernels use device_data().
   bool on_host() const { return !shared_.owner || shared_.host; }
   std::byte* device_data() const;
+  // A second tensor over this one's memory (no copy), kept alive by `keeper` when this tensor owns
+  // its buffer; borrowed memory stays guarded by its ring slot's generation.
+  Tensor view(std::shared_ptr<void> keeper) const;
+  // Where its memory starts, to tell a view from another tensor (no access check: not for reading).
+  const std::byte* address() const {
+    return shared_.owner ? shared_.data : borrowed_.data ? borrowed_.data : buffer_.data();
+  }
 
   template <typename T>
   std::span<T> values() {

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "engine/devices/devices.hpp"
+#include "engine/plan/branches.hpp"
 #include "engine/plan/memory_budget.hpp"
 #include "engine/api/pipeline.hpp"
 #include "engine/run/ring.hpp"
@@ -28,7 +29,7 @@ struct BuiltStage {
   std::unique_ptr<Stage> stage;
   // Its kernel for the GPUs it is placed on (null elsewhere); destroyed before the stage it reads.
   std::unique_ptr<StageKernel> gpu_kernel;
-  std::vector<std::string> drop_after;  // tensors no later element reads
+  std::vector<std::string> drop_after;  // tensors no later element reads (in a branch group: dropped once all its branches are done)
   json resolved;
   std::vector<std::string> reads, writes;
   std::vector<TensorDecl> outputs;  // what it declares: sim devices emplace zero-filled stand-ins
@@ -67,6 +68,7 @@ struct BuiltPipeline {
   std::vector<std::string> source_writes;
   StreamInfo stream;
   std::vector<BuiltStage> stages;
+  std::vector<BranchGroup> branches;  // stages that run side by side on each batch (plan_branches)
   std::vector<BuiltSink> sinks;
   json attributes;
   json tensors;  // declared tensors, for the report

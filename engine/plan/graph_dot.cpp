@@ -40,6 +40,9 @@ std::string pipeline_dot(const json& plan) {
       dot += fmt::format("  {} -> {} [label={}];\n", source, id, dot_string(fmt::format("{}", fmt::join(names, "\\n"))));
   };
   const json& elements = plan.at("pipeline");
+  const auto group_of = [&](std::size_t i) {
+    return i < elements.size() ? elements[i].value("branch_group", -1) : -1;
+  };
   for (std::size_t i = 0; i < elements.size(); ++i) {
     const json& e = elements[i];
     const std::string id = fmt::format("n{}", i);
@@ -65,6 +68,11 @@ std::string pipeline_dot(const json& plan) {
       const auto replicas = 1 + std::count(device.begin(), device.end(), ',');
       label += fmt::format(" on {}\\n{} replica{}", device, replicas, replicas == 1 ? "" : "s");
     }
+    // Stages that run side by side on each batch are drawn in one box.
+    const int group = group_of(i);
+    if (group >= 0 && group_of(i - 1) != group)
+      dot += fmt::format("  subgraph cluster_branches{} {{\n    label=\"parallel branches of each batch\";\n"
+                         "    style=dashed;\n    labelloc=t;\n", group);
     dot += fmt::format("  {} [label={}{}];\n", id, dot_string(label), kind == "stage" ? "" : ", shape=ellipse");
     // Edges: one per tensor read, grouped by producer.
     json reads = e.value("reads", json::array());
@@ -73,6 +81,7 @@ std::string pipeline_dot(const json& plan) {
         if (t.value("result", false)) reads.push_back(t.at("name"));
     edges_into(id, reads);
     for (const auto& t : e.value("writes", json::array())) producer[t.get<std::string>()] = id;
+    if (group >= 0 && group_of(i + 1) != group) dot += "  }\n";
   }
   return dot + "}\n";
 }

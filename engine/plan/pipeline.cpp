@@ -217,32 +217,52 @@ EdgeSettings edge_settings(const Params& placement) {
 }
 
 // Rings go where a stage runs on other devices than the stage before it, or where the user set the
-// edge; between two GPU stages a batch moves GPU to GPU instead (peer to peer, no host hop). Each
-// ring carries the tensors still alive there: written before, not yet dropped.
-void place_rings(BuiltPipeline& built, const std::vector<TensorDecl>& decls) {
-  const auto decl_of = [&](const std::string& name) {
-    return *std::find_if(decls.begin(), decls.end(), [&](const TensorDecl& d) { return d.name == name; });
-  };
-  std::vector<std::string> alive = built.source_writes;
+// edge; between two GPU stages a batch moves GPU to GPU instead (peer to peer, no host hop).
+void place_rings(BuiltPipeline& built) {
   for (std::size_t s = 0; s < built.stages.size(); ++s) {
     BuiltStage& stage = built.stages[s];
     const bool moves = s > 0 && stage.devices != built.stages[s - 1].devices;
     const bool gpu_to_gpu = s > 0 && stage.on_gpu() && built.stages[s - 1].on_gpu();
     stage.ring_before = stage.input.given || (moves && !gpu_to_gpu);
-    if (stage.ring_before)
+  }
+}
+
+// What is alive where: each ring carries the tensors written before it and not yet dropped, and
+// each stage counts the bytes alive while it runs. The members of a branch group run at once, so
+// every member sees all of the group's outputs alive, and its inputs stay until the last is done.
+void plan_liveness(BuiltPipeline& built, const std::vector<TensorDecl>& decls) {
+  const auto decl_of = [&](const std::string& name) {
+    return *std::find_if(decls.begin(), decls.end(), [&](const TensorDecl& d) { return d.name == name; });
+  };
+  const auto group_of = [&](std::size_t s) {
+    const auto it = std::find_if(built.branches.begin(), built.branches.end(),
+                                 [&](const BranchGroup& g) { return g.contains(s); });
+    return it == built.branches.end() ? BranchGroup{s, s + 1} : *it;
+  };
+  std::vector<std::string> alive = built.source_writes;
+  for (std::size_t s = 0; s < built.stages.size();) {
+    const BranchGroup group = group_of(s);
+    BuiltStage& first = built.stages[group.first];
+    if (first.ring_before)
       for (const auto& name : alive) {
         const TensorDecl& decl = decl_of(name);
-        stage.crossing.push_back(SlotTensor{name, decl.per_series, decl.dtype,
+        first.crossing.push_back(SlotTensor{name, decl.per_series, decl.dtype,
                                             static_cast<std::size_t>(bytes_per_row(decl)), 0, decl.rows.group,
                                             decl.rows.rows_per_group});
       }
-    for (const auto& w : stage.writes)
-      if (!decl_of(w).summary) alive.push_back(w);
-    stage.alive_bytes_per_series = 0;
-    for (const auto& name : alive) stage.alive_bytes_per_series += static_cast<double>(bytes_per_series(decl_of(name)));
-    std::erase_if(alive, [&](const std::string& name) {
-      return std::find(stage.drop_after.begin(), stage.drop_after.end(), name) != stage.drop_after.end();
-    });
+    for (std::size_t m = group.first; m < group.end; ++m)
+      for (const auto& w : built.stages[m].writes)
+        if (!decl_of(w).summary) alive.push_back(w);
+    double alive_bytes = 0;
+    for (const auto& name : alive) alive_bytes += static_cast<double>(bytes_per_series(decl_of(name)));
+    for (std::size_t m = group.first; m < group.end; ++m) {
+      built.stages[m].alive_bytes_per_series = alive_bytes;
+      std::erase_if(alive, [&](const std::string& name) {
+        const auto& drops = built.stages[m].drop_after;
+        return std::find(drops.begin(), drops.end(), name) != drops.end();
+      });
+    }
+    s = group.end;
   }
 }
 
@@ -548,8 +568,8 @@ class Builder {
 }  // namespace
 
 // The passes, in order: run-wide settings, the chain's shape, the source, its preprocessing, each
-// stage and sink placed and planned, liveness (each tensor freed after its last reader), rings, and
-// what the report needs.
+// stage and sink placed and planned, each tensor freed after its last reader, rings, branches (the
+// stages that run side by side on each batch), what is alive where, and what the report needs.
 BuiltPipeline build(const Registry& registry, const std::vector<ElementSpec>& elements, const Placement& placement,
                     const std::stop_token& stop) {
   Builder builder(registry, elements, placement);
@@ -566,7 +586,9 @@ BuiltPipeline build(const Registry& registry, const std::vector<ElementSpec>& el
   for (const auto& t : ctx.tensors()) built.source_writes.push_back(t.name);
   builder.plan_elements(first, ctx);
   builder.free_after_last_reader(ctx);
-  place_rings(built, ctx.tensors());
+  place_rings(built);
+  built.branches = plan_branches(built.stages);
+  plan_liveness(built, ctx.tensors());
   builder.collect(ctx);
   return std::move(built);
 }
@@ -715,16 +737,23 @@ json describe(const BuiltPipeline& built, const std::vector<Segment>& segments, 
                       {"writes", built.source_writes}});
   for (const auto& p : built.preprocessing)
     elements.push_back({{"kind", "stage"}, {"name", p.name}, {"device", "cpu, as the source reads"}, {"params", p.resolved}});
-  for (const auto& s : built.stages)
-    elements.push_back({{"kind", "stage"},
-                        {"name", s.name},
-                        {"device", s.device},
-                        {"params", s.resolved},
-                        {"reads", s.reads},
-                        {"writes", s.writes}});
+  json branches = json::array();
+  for (std::size_t i = 0; i < built.stages.size(); ++i) {
+    const BuiltStage& s = built.stages[i];
+    json entry = {{"kind", "stage"}, {"name", s.name},     {"device", s.device},
+                  {"params", s.resolved}, {"reads", s.reads}, {"writes", s.writes}};
+    for (std::size_t g = 0; g < built.branches.size(); ++g) {
+      if (!built.branches[g].contains(i)) continue;
+      entry["branch_group"] = g;  // runs beside the other stages of its group on each batch
+      if (i == built.branches[g].first) branches.push_back(json::array());
+      branches.back().push_back(s.name);
+    }
+    elements.push_back(std::move(entry));
+  }
   for (const auto& s : built.sinks)
     elements.push_back({{"kind", "sink"}, {"name", s.name}, {"params", s.resolved}, {"reads", s.reads}});
   report["pipeline"] = elements;
+  report["branches"] = branches;
   report["tensors"] = built.tensors;
   report["warnings"] = built.warnings;
   // Every device the stages use, in first use order.

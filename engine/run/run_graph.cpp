@@ -27,9 +27,16 @@ RunGraph::RunGraph(const RunSetup& setup, std::function<void(Batch&)> on_batch)
   connect_next_ = [this](Receiver& next) { flow::make_edge(limiter_, next); };
   give_back_token_[0] = [this](Batch&) { limiter_.decrementer().try_put(flow::continue_msg{}); };
   std::size_t segment = 0;
-  for (std::size_t i = 0; i < setup_.built.stages.size(); ++i) {
+  for (std::size_t i = 0; i < setup_.built.stages.size();) {
     if (setup_.built.stages[i].ring_before) add_ring(++segment);
-    add_stage(i);
+    const auto& branches = setup_.built.branches;
+    const auto group = std::find_if(branches.begin(), branches.end(), [i](const BranchGroup& g) { return g.first == i; });
+    if (group == branches.end()) {
+      add_stage(i++);
+    } else {
+      add_branches(*group);
+      i = group->end;
+    }
   }
   in_order_ = std::make_unique<flow::sequencer_node<BatchPtr>>(graph_, batch_index);
   connect_next_(*in_order_);
@@ -91,15 +98,49 @@ void RunGraph::add_ring(std::size_t k) {
   nodes_.push_back(std::move(node));
 }
 
+StageNode RunGraph::make_stage_node(std::size_t i, const BuiltStage* next) {
+  const BuiltStage& stage = setup_.built.stages[i];
+  const ElementReporter reporter(setup_.observer, ElementKind::Stage, i, stage.name);
+  return device_runs_.of(stage).make_node(graph_, stage, next, reporter);
+}
+
 void RunGraph::add_stage(std::size_t i) {
   const std::vector<BuiltStage>& stages = setup_.built.stages;
-  const BuiltStage& stage = stages[i];
-  const ElementReporter reporter(setup_.observer, ElementKind::Stage, i, stage.name);
-  const BuiltStage* next = i + 1 < stages.size() ? &stages[i + 1] : nullptr;
-  StageNode made = device_runs_.of(stage).make_node(graph_, stage, next, reporter);
+  StageNode made = make_stage_node(i, i + 1 < stages.size() ? &stages[i + 1] : nullptr);
   connect_next_(*made.input);
   connect_next_ = std::move(made.connect_output);
   nodes_.push_back(std::move(made.node));
+}
+
+void RunGraph::add_branches(const BranchGroup& group) {
+  using ForkNode = flow::function_node<BatchPtr, flow::continue_msg>;
+  using JoinNode = flow::multifunction_node<BatchPtr, std::tuple<BatchPtr>>;
+  const std::vector<BuiltStage>& stages = setup_.built.stages;
+  const BuiltStage* after = group.end < stages.size() ? &stages[group.end] : nullptr;
+  std::vector<std::string> drops;
+  for (std::size_t m = group.first; m < group.end; ++m)
+    drops.insert(drops.end(), stages[m].drop_after.begin(), stages[m].drop_after.end());
+  BranchJoin& join = *branch_joins_.emplace_back(std::make_unique<BranchJoin>(group.end - group.first, drops));
+  auto join_node = std::make_unique<JoinNode>(
+      graph_, flow::unlimited, [&join](BatchPtr branch, JoinNode::output_ports_type& out) {
+        if (BatchPtr whole = join.join(std::move(branch))) std::get<0>(out).try_put(std::move(whole));
+      });
+  std::vector<Receiver*> branch_inputs;
+  for (std::size_t m = group.first; m < group.end; ++m) {
+    StageNode made = make_stage_node(m, after);
+    branch_inputs.push_back(made.input);
+    made.connect_output(*join_node);
+    nodes_.push_back(std::move(made.node));
+  }
+  auto fork_node = std::make_unique<ForkNode>(graph_, flow::unlimited, [&join, branch_inputs](BatchPtr batch) {
+    std::vector<BatchPtr> forks = join.fork(std::move(batch));
+    for (std::size_t b = 0; b < forks.size(); ++b) branch_inputs[b]->try_put(std::move(forks[b]));
+    return flow::continue_msg{};
+  });
+  connect_next_(*fork_node);
+  connect_next_ = [n = join_node.get()](Receiver& next) { flow::make_edge(flow::output_port<0>(*n), next); };
+  nodes_.push_back(std::move(fork_node));
+  nodes_.push_back(std::move(join_node));
 }
 
 void RunGraph::deliver(BatchPtr batch) {

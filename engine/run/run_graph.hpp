@@ -15,6 +15,9 @@
 // the segment before: back-pressure, without blocking a thread. Stages run different batches
 // concurrently; the last sequencer restores index order for the delivery.
 //
+// Stages of a branch group (engine/plan/branches.hpp) sit side by side between a fork and a join
+// (engine/run/branch_join.hpp): each works on the same batch at once, then the batch goes on.
+//
 // Each stage's node comes from its device kind's part of the run (engine/run/device_runs.hpp): the
 // CPU's and the modelled devices' (engine/run/stage_nodes.hpp), or the GPU backend's (GpuRun::make_node).
 #include <cstdint>
@@ -25,6 +28,7 @@
 
 #include "engine/plan/built_pipeline.hpp"
 #include "engine/devices/gpu_backend.hpp"
+#include "engine/run/branch_join.hpp"
 #include "engine/run/device_runs.hpp"
 #include "engine/run/ring_edge.hpp"
 #include "engine/run/element_reporter.hpp"
@@ -64,11 +68,14 @@ class RunGraph {
   BatchPtr read(oneapi::tbb::flow_control& control);
   void add_ring(std::size_t segment);
   void add_stage(std::size_t index);
+  void add_branches(const BranchGroup& group);
+  StageNode make_stage_node(std::size_t index, const BuiltStage* next);
   void deliver(BatchPtr batch);
 
   RunSetup setup_;
   std::function<void(Batch&)> deliver_;
-  std::vector<std::unique_ptr<RingEdge>> ring_edges_;  // the rings' producer ends, holding batches awaiting a slot
+  std::vector<std::unique_ptr<RingEdge>> ring_edges_;
+  std::vector<std::unique_ptr<BranchJoin>> branch_joins_;  // the batches waiting for their branches  // the rings' producer ends, holding batches awaiting a slot
   oneapi::tbb::flow::graph graph_;
   std::int64_t next_batch_ = 0;  // touched only by the serial input_node body
   std::int64_t delivered_ = 0;   // touched only by the serial delivery body

@@ -176,7 +176,15 @@ TEST(Cli, ValidateChecksWithoutWriting) {
   const auto r = run_cli("validate p.pipe", dir.path());
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("ok"), std::string::npos);
+  EXPECT_EQ(r.out.find("branches:"), std::string::npos) << r.out;  // a plain chain
   EXPECT_FALSE(fs::exists(dir / "out"));
+  // mi and surrogates both read only what hilbert wrote.
+  std::string with_surrogates = small_pipe(fixture_input());
+  with_surrogates.insert(with_surrogates.find("sink"), "stage  surrogates n=4\n");
+  dir.write("s.pipe", with_surrogates);
+  const auto s = run_cli("validate s.pipe", dir.path());
+  EXPECT_EQ(s.exit_code, 0) << s.err;
+  EXPECT_NE(s.out.find("branches: mi | surrogates run side by side on each batch"), std::string::npos) << s.out;
 }
 
 TEST(Cli, GraphPrintsDotOrWritesItWithoutRunning) {

@@ -64,7 +64,8 @@ std::vector<Variant> variants(const fs::path& scratch) {
       {"segments, pairs", small_source(segmented_input(scratch)),
        {bandpass(), {"hilbert", hilbert}, {"mi", {{"pairs", {{1, 0}}}}}, {"surrogates", {{"n", 6}}}}},
       {"erpac", {{"name", "synthetic"}, {"params", {{"epochs", 5}, {"channels", 2}, {"n_times", 512}, {"fs", 256}}}},
-       {bandpass(), {"hilbert", hilbert}, {"erpac", json::object()}, {"mi", {{"method", "mvl"}}}}},
+       {bandpass(), {"hilbert", hilbert}, {"erpac", json::object()}, {"mi", {{"method", "mvl"}}},
+        {"surrogates", {{"n", 6}}}}},
   };
 }
 
@@ -184,6 +185,18 @@ std::string variant_name(const ::testing::TestParamInfo<std::size_t>& param) {
 }
 
 INSTANTIATE_TEST_SUITE_P(EveryMethod, Invariance, ::testing::Range<std::size_t>(0, 9), variant_name);
+
+// erpac, mi and surrogates read only what hilbert wrote: by default they run as parallel branches of
+// each batch, so every Invariance case of this variant compares those branches (the reference)
+// with the same stages run one after another (pinned to alternating devices, or cut by rings).
+TEST(Branches, ErpacMiAndSurrogatesRunAsBranchesOfEachBatch) {
+  const testing::ScratchDir scratch("branches");
+  const json plan = build(variants(scratch.path()).at(8), scratch / "out").validate();
+  EXPECT_EQ(plan["branches"], json::parse(R"([["erpac", "mi", "surrogates"]])")) << plan["branches"];
+  // A ring in front of mi starts a new segment: erpac stays alone, mi and surrogates run side by side.
+  const json cut = build(variants(scratch.path()).at(8), scratch / "out", {"cpu:0"}).set("mi", "ring", 2).validate();
+  EXPECT_EQ(cut["branches"], json::parse(R"([["mi", "surrogates"]])")) << cut["branches"];
+}
 
 TEST(InvarianceSynthetic, SyntheticSourceGivesIdenticalDataForAnyBatching) {
   const testing::ScratchDir dir("invariance");

@@ -204,6 +204,8 @@ int validate_command(const PipelineArgs& args, std::int64_t batch, int in_flight
   fmt::print("{}: ok: {} elements, input shape {}\n", args.file, pipeline.elements().size(), json_text(shape));
   for (const auto& e : plan["pipeline"])
     fmt::print("  {:6} {:12} {}\n", e["kind"].get<std::string>(), e["name"].get<std::string>(), json_text(e["params"]));
+  for (const auto& group : plan["branches"])
+    fmt::print("branches: {} run side by side on each batch\n", fmt::join(group.get<std::vector<std::string>>(), " | "));
   // The estimate `run` checks against --max-memory, and an estimate of the time (engine/plan/run_time_estimate.hpp).
   fmt::print("memory: at most {} of host memory, estimated (what run --max-memory checks)\n",
              detail::bytes_text(plan["host_memory_estimate"]["bytes"].get<double>()));
