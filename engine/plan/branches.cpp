@@ -42,4 +42,10 @@ std::vector<BranchGroup> plan_branches(const std::vector<BuiltStage>& stages) {
   return groups;
 }
 
+std::optional<std::size_t> group_containing(const std::vector<BranchGroup>& groups, std::size_t stage) {
+  for (std::size_t g = 0; g < groups.size(); ++g)
+    if (groups[g].contains(stage)) return g;
+  return std::nullopt;
+}
+
 }  // namespace pacflow::detail

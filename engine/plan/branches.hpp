@@ -1,6 +1,7 @@
 #pragma once
 // Internal: which stages run as parallel branches of the same batch (a DAG inside the chain).
 #include <cstddef>
+#include <optional>
 #include <vector>
 
 namespace pacflow::detail {
@@ -20,5 +21,8 @@ struct BranchGroup {
 // and every member run on the CPU (cpu or cpu:k: a branch works on views of the batch's host
 // tensors; a stage on a GPU or a modelled device stays a link of the chain).
 std::vector<BranchGroup> plan_branches(const std::vector<BuiltStage>& stages);
+
+// The index in `groups` of the group `stage` belongs to, if any.
+std::optional<std::size_t> group_containing(const std::vector<BranchGroup>& groups, std::size_t stage);
 
 }  // namespace pacflow::detail

@@ -234,14 +234,10 @@ void plan_liveness(BuiltPipeline& built, const std::vector<TensorDecl>& decls) {
   const auto decl_of = [&](const std::string& name) {
     return *std::find_if(decls.begin(), decls.end(), [&](const TensorDecl& d) { return d.name == name; });
   };
-  const auto group_of = [&](std::size_t s) {
-    const auto it = std::find_if(built.branches.begin(), built.branches.end(),
-                                 [&](const BranchGroup& g) { return g.contains(s); });
-    return it == built.branches.end() ? BranchGroup{s, s + 1} : *it;
-  };
   std::vector<std::string> alive = built.source_writes;
   for (std::size_t s = 0; s < built.stages.size();) {
-    const BranchGroup group = group_of(s);
+    const std::optional<std::size_t> in = group_containing(built.branches, s);
+    const BranchGroup group = in ? built.branches[*in] : BranchGroup{s, s + 1};
     BuiltStage& first = built.stages[group.first];
     if (first.ring_before)
       for (const auto& name : alive) {
@@ -737,18 +733,19 @@ json describe(const BuiltPipeline& built, const std::vector<Segment>& segments, 
                       {"writes", built.source_writes}});
   for (const auto& p : built.preprocessing)
     elements.push_back({{"kind", "stage"}, {"name", p.name}, {"device", "cpu, as the source reads"}, {"params", p.resolved}});
-  json branches = json::array();
   for (std::size_t i = 0; i < built.stages.size(); ++i) {
     const BuiltStage& s = built.stages[i];
     json entry = {{"kind", "stage"}, {"name", s.name},     {"device", s.device},
                   {"params", s.resolved}, {"reads", s.reads}, {"writes", s.writes}};
-    for (std::size_t g = 0; g < built.branches.size(); ++g) {
-      if (!built.branches[g].contains(i)) continue;
-      entry["branch_group"] = g;  // runs beside the other stages of its group on each batch
-      if (i == built.branches[g].first) branches.push_back(json::array());
-      branches.back().push_back(s.name);
-    }
+    // It runs beside the other stages of its group on each batch.
+    if (const auto group = group_containing(built.branches, i)) entry["branch_group"] = *group;
     elements.push_back(std::move(entry));
+  }
+  json branches = json::array();
+  for (const BranchGroup& group : built.branches) {
+    json names = json::array();
+    for (std::size_t m = group.first; m < group.end; ++m) names.push_back(built.stages[m].name);
+    branches.push_back(std::move(names));
   }
   for (const auto& s : built.sinks)
     elements.push_back({{"kind", "sink"}, {"name", s.name}, {"params", s.resolved}, {"reads", s.reads}});

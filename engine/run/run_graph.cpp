@@ -29,13 +29,13 @@ RunGraph::RunGraph(const RunSetup& setup, std::function<void(Batch&)> on_batch)
   std::size_t segment = 0;
   for (std::size_t i = 0; i < setup_.built.stages.size();) {
     if (setup_.built.stages[i].ring_before) add_ring(++segment);
-    const auto& branches = setup_.built.branches;
-    const auto group = std::find_if(branches.begin(), branches.end(), [i](const BranchGroup& g) { return g.first == i; });
-    if (group == branches.end()) {
+    const std::optional<std::size_t> group = group_containing(setup_.built.branches, i);
+    if (!group) {
       add_stage(i++);
-    } else {
-      add_branches(*group);
-      i = group->end;
+    } else {  // i is its first stage: groups are entered only from their start
+      const BranchGroup& branches = setup_.built.branches[*group];
+      add_branches(branches);
+      i = branches.end;
     }
   }
   in_order_ = std::make_unique<flow::sequencer_node<BatchPtr>>(graph_, batch_index);
