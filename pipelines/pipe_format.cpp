@@ -235,7 +235,7 @@ class Parser {
     if (!devices_.empty()) fail("a second \"devices\" line; a file has at most one", at);
     try {
       parse_devices(list, "devices");
-    } catch (const NoCudaDevice&) {
+    } catch (const DeviceUnavailable&) {
       // Well formed, but no GPU here: the build decides (a fallback may apply).
     } catch (const ParamError& e) {
       fail(e.bare_message(), list_at);

@@ -23,7 +23,7 @@
 #include "engine/api/registry.hpp"
 #include "engine/api/run_observer.hpp"
 #include "engine/plan/run_time_estimate.hpp"
-#include "engine/devices/sim_device.hpp"
+#include "engine/devices/sim/sim_device.hpp"
 #include "engine/api/trace.hpp"
 
 namespace pacflow {
@@ -41,6 +41,8 @@ struct Progress {
   std::int64_t batches_total = 0;
   double elapsed_s = 0;
 };
+
+class DeviceBackends;
 
 namespace detail {
 struct Placement;
@@ -79,7 +81,7 @@ struct RunOptions {
 
 class Pipeline {
  public:
-  explicit Pipeline(const Registry& registry) : registry_(&registry) {}
+  explicit Pipeline(const Registry& registry);
 
   Pipeline& source(const std::string& name, json params = json::object());
   Pipeline& stage(const std::string& name, json params = json::object());
@@ -103,6 +105,9 @@ class Pipeline {
   Pipeline& fallback(std::string policy);
   // The memory budget on every GPU (`40GB`, `0.5`, …; see a stage's `vram=`); checked when built.
   Pipeline& vram(json budget);
+  // The kinds of device `on=` and the pool may name (default: cpu, sim and cuda); the set must
+  // outlive the pipeline's runs.
+  Pipeline& device_backends(const DeviceBackends& backends);
 
   // A file the pipeline was made from (its `.pipe` file; load_pipe_file adds it): no output may
   // replace it.
@@ -118,6 +123,8 @@ class Pipeline {
   // size and in-flight limit of `options` shape the plan's segments as they would a run's; the plan
   // adds `run_time_estimate`, at `options.rates`.
   json validate(const RunOptions& options = {}) const;
+  // The same plan, checked the same way, as a Graphviz DOT digraph (engine/plan/graph_dot.hpp).
+  std::string graph(const RunOptions& options = {}) const;
   // Runs to completion and returns the report (also handed to the sinks). Throws InputError for
   // bad input and StageError when a stage fails while running.
   //
@@ -136,6 +143,7 @@ class Pipeline {
   bool force_pool_ = false;
   std::string fallback_;
   json vram_;
+  const DeviceBackends* backends_;
   std::vector<std::filesystem::path> input_files_;
 };
 

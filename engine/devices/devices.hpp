@@ -8,11 +8,13 @@
 //   among the cpu:k devices a pipeline uses (at least one each).
 // - `cuda:k` is the k-th GPU visible to the process (CUDA_VISIBLE_DEVICES renumbers them, as the
 //   CUDA runtime does); `cuda` and `cuda:*` are every visible GPU. Only where the CUDA plugin loads
-//   and a GPU is visible: otherwise naming one is a NoCudaDevice error (the caller may fall back to
-//   the CPU).
-// - `sim:k` (0 <= k < 64) is a modelled accelerator (sim_device.hpp): it does no arithmetic and
+//   and a GPU is visible: otherwise naming one is a DeviceUnavailable error (the caller may fall back
+//   to the CPU).
+// - `sim:k` (0 <= k < 64) is a modelled accelerator (sim/sim_device.hpp): it does no arithmetic and
 //   takes the time its model gives for the stage's work and copies; `sim:*` is sim:0-7.
 // A stage given several devices is replicated: each batch goes to whichever replica is free.
+// Each kind is a backend (engine/devices/device_backend.hpp) that says which of its devices exist;
+// this file only reads the lists.
 #include <cstddef>
 #include <string>
 #include <vector>
@@ -22,42 +24,47 @@
 
 namespace pacflow {
 
+class DeviceBackend;
+class DeviceBackends;
+const DeviceBackend& cpu_backend();
+const DeviceBackends& builtin_device_backends();
+
 struct DeviceRef {
-  enum class Kind { Cpu, Sim, Cuda } kind = Kind::Cpu;
-  int index = -1;  // -1: the whole machine (`cpu`)
+  const DeviceBackend* backend = &cpu_backend();  // its kind (engine/devices/device_backend.hpp)
+  int index = -1;                                 // -1: the whole machine (`cpu`)
 
   std::string name() const;  // "cpu", "cpu:3", "sim:0", "cuda:1"
   bool operator==(const DeviceRef&) const = default;
-  auto operator<=>(const DeviceRef&) const = default;
 };
 
 // CPU devices this machine offers (oneTBB's default concurrency).
 int cpu_device_count();
-inline constexpr int kSimDeviceLimit = 64;   // sim:0 … sim:63
-inline constexpr int kSimDevicesByStar = 8;  // sim:*
 
 // GPUs visible to this process: their count, and why there are none ("library not installed", "no
 // driver", "driver too old", "no GPU": engine/devices/gpu_plugin.hpp) when there are none. Asked once per
 // process; the first call loads the GPU backend's plugin.
 const GpuAvailability& cuda_availability();
 
-// A list names cuda devices, but none of them is there: the caller may fall back to the CPU.
-class NoCudaDevice : public ParamError {
+// A list names devices of a kind this machine has none of (GPUs where none is visible): the
+// caller may fall back to the CPU.
+class DeviceUnavailable : public ParamError {
  public:
-  using ParamError::ParamError;
+  DeviceUnavailable(const std::string& param, const std::string& message, std::string why_none)
+      : ParamError(param, message), why_none_(std::move(why_none)) {}
+  // Why there are none of them here (DeviceBackend::why_none).
+  const std::string& why_none() const { return why_none_; }
+
+ private:
+  std::string why_none_;
 };
 
-// Parses a device list; throws ParamError (parameter `param`) with the accepted forms and the
-// devices available when the text is malformed, names an unknown kind or an absent device, and
-// NoCudaDevice when it names GPUs that are not there.
-std::vector<DeviceRef> parse_devices(const std::string& text, const std::string& param = "on");
+// Parses a device list against `backends`; throws ParamError (parameter `param`) with the accepted
+// forms and the devices available when the text is malformed, names an unknown kind or an absent
+// device, and DeviceUnavailable when it names a kind of device that is not there.
+std::vector<DeviceRef> parse_devices(const std::string& text, const std::string& param = "on",
+                                     const DeviceBackends& backends = builtin_device_backends());
 
 // "cpu:0,1" style text for a list (one kind per list).
 std::string device_list_name(const std::vector<DeviceRef>& devices);
-
-// Whether a list names the kind of device (lists hold one kind).
-inline bool on_kind(const std::vector<DeviceRef>& devices, DeviceRef::Kind kind) {
-  return !devices.empty() && devices.front().kind == kind;
-}
 
 }  // namespace pacflow

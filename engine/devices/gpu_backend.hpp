@@ -31,7 +31,7 @@ using GpuNode = oneapi::tbb::flow::async_node<BatchPtr, BatchPtr>;
 class GpuRun {
  public:
   virtual ~GpuRun() = default;
-  // The node of a stage placed on GPUs (its kernel is stage.gpu_kernel): its body queues a batch's
+  // The node of a stage placed on GPUs (its kernel is stage.device_kernel): its body queues a batch's
   // copies and kernels and returns without waiting; the batch goes on at once when `stays` (the next
   // stage runs on GPUs, ordered by the batch's stream), else once its outputs are back on the host.
   // A failure the device reports later cancels the graph and is rethrown by the run.
@@ -62,7 +62,7 @@ class GpuBackend {
 
 // The plugin's entry points (extern "C", looked up by name): its interface version, which must equal
 // kGpuBackendAbi and PACFLOW_VERSION, and the backend itself.
-inline constexpr int kGpuBackendAbi = 2;
+inline constexpr int kGpuBackendAbi = 3;
 using GpuBackendAbiFn = int (*)();
 using GpuBackendVersionFn = const char* (*)();
 using MakeGpuBackendFn = void (*)(std::unique_ptr<GpuBackend>* out);

@@ -88,17 +88,4 @@ json collect_provenance(const std::vector<std::string>& command_line, int simd_w
   return out;
 }
 
-json gpu_provenance(bool used_gpus) {
-  json gpus = json::array();
-  if (!used_gpus) return {{"gpus", gpus}, {"gpus_none", "not probed: no stage ran on a GPU"}};
-  const GpuAvailability& cuda = cuda_availability();
-  for (const GpuInfo& gpu : cuda.devices)
-    gpus.push_back({{"device", DeviceRef{DeviceRef::Kind::Cuda, gpu.index}.name()},
-                    {"name", gpu.name},
-                    {"memory_bytes", gpu.memory_bytes}});
-  json out = {{"gpus", gpus}};
-  if (gpus.empty()) out["gpus_none"] = cuda.why_none;
-  return out;
-}
-
 }  // namespace pacflow

@@ -16,12 +16,8 @@ std::string build_commit();
 std::string build_describe();
 
 // `command_line`: the program's arguments as given; `simd_width_bytes`: the vector width the CPU
-// kernels run with (16, 32 or 64; 0 when unknown). The GPUs are not in it: see gpu_provenance.
+// kernels run with (16, 32 or 64; 0 when unknown). The run adds what each device backend knows of
+// its devices (DeviceBackend::provenance: the GPUs).
 json collect_provenance(const std::vector<std::string>& command_line, int simd_width_bytes);
-
-// The machine's GPUs, for the provenance of a run that used them (`used_gpus`): `gpus` (device,
-// name, memory), or `gpus_none` with why there are none. A run on the CPU alone never loads the GPU
-// backend, so it does not list them (`gpus_none` says so).
-json gpu_provenance(bool used_gpus);
 
 }  // namespace pacflow

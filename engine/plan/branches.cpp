@@ -20,7 +20,7 @@ bool independent(const BuiltStage& a, const BuiltStage& b) {
   return !overlap(a.writes, b.reads) && !overlap(b.writes, a.reads) && !overlap(a.writes, b.writes);
 }
 
-bool on_cpu(const BuiltStage& stage) { return !stage.simulated() && !stage.on_gpu(); }
+bool on_host(const BuiltStage& stage) { return stage.residency() == Residency::Host; }
 
 }  // namespace
 
@@ -32,7 +32,7 @@ std::vector<BranchGroup> plan_branches(const std::vector<BuiltStage>& stages) {
     first = end;
   };
   for (std::size_t s = 1; s < stages.size(); ++s) {
-    const bool joins = on_cpu(stages[s]) && on_cpu(stages[first]) && !stages[s].ring_before &&
+    const bool joins = on_host(stages[s]) && on_host(stages[first]) && !stages[s].ring_before &&
                        std::all_of(stages.begin() + static_cast<std::ptrdiff_t>(first),
                                    stages.begin() + static_cast<std::ptrdiff_t>(s),
                                    [&](const BuiltStage& member) { return independent(member, stages[s]); });

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/devices/device_backend.hpp"
 #include "engine/devices/devices.hpp"
 #include "engine/plan/branches.hpp"
 #include "engine/plan/memory_budget.hpp"
@@ -27,8 +28,9 @@ struct BuiltStage {
   std::string device;  // the device list as text, e.g. "cpu" or "cpu:0,1"
   std::vector<DeviceRef> devices;  // one per replica
   std::unique_ptr<Stage> stage;
-  // Its kernel for the GPUs it is placed on (null elsewhere); destroyed before the stage it reads.
-  std::unique_ptr<StageKernel> gpu_kernel;
+  // Its kernel from the backend of the devices it is placed on, when they have memory of their own
+  // (GPUs; null elsewhere); destroyed before the stage it reads.
+  std::unique_ptr<StageKernel> device_kernel;
   std::vector<std::string> drop_after;  // tensors no later element reads (in a branch group: dropped once all its branches are done)
   json resolved;
   std::vector<std::string> reads, writes;
@@ -40,8 +42,10 @@ struct BuiltStage {
   std::vector<SlotTensor> crossing;  // the tensors alive on that edge (the ring's slot layout)
   double alive_bytes_per_series = 0;  // of every tensor alive while it runs (its inputs, outputs and the rest)
   MemoryBudget vram;                  // its devices' memory budget (`vram=`), if given
-  bool simulated() const { return on_kind(devices, DeviceRef::Kind::Sim); }
-  bool on_gpu() const { return on_kind(devices, DeviceRef::Kind::Cuda); }
+  const DeviceBackend& backend() const { return *devices.front().backend; }
+  Residency residency() const { return backend().residency(); }
+  bool simulated() const { return residency() == Residency::Modelled; }
+  bool in_device_memory() const { return residency() == Residency::Device; }
   // On plain `cpu`, every thread of the machine, rather than on CPU devices (arenas).
   bool whole_machine() const { return devices.size() == 1 && devices.front().index < 0; }
 };
@@ -76,6 +80,7 @@ struct BuiltPipeline {
   std::vector<TensorDecl> masked;   // set to NaN for the source's excluded series: results and kept tensors
   std::vector<std::string> warnings;
   MemoryBudget vram;  // the run's GPU memory budget (--vram), if given
+  const DeviceBackends* device_backends = &builtin_device_backends();  // the kinds its lists could name
   // Every batch holds a multiple of this many series (PlanContext::require_batch_multiple), first
   // asked for by the stage named here.
   std::int64_t batch_multiple = 1;
@@ -88,6 +93,7 @@ struct Placement {
   bool force_pool = false;  // a CPU pool also replaces every accelerator placement (sim, cuda)
   std::string fallback;     // "cpu": stages placed on cuda run on the CPU when no GPU is visible
   json vram;                // memory budget for every GPU (null: 90% of each)
+  const DeviceBackends* backends = &builtin_device_backends();  // the kinds of device lists may name
 };
 
 // Instantiates and plans; errors carry the location of the element or parameter at fault. The

@@ -6,7 +6,8 @@
 #include <oneapi/tbb/info.h>
 
 #include "engine/plan/built_pipeline.hpp"
-#include "engine/devices/gpu_plugin.hpp"
+#include "engine/plan/graph_dot.hpp"
+#include "engine/devices/backends.hpp"
 #include "engine/plan/memory_budget.hpp"
 #include "engine/plan/memory_estimate.hpp"
 #include "engine/plan/output_checks.hpp"
@@ -106,6 +107,13 @@ Pipeline& Pipeline::vram(json budget) {
   return *this;
 }
 
+Pipeline::Pipeline(const Registry& registry) : registry_(&registry), backends_(&builtin_device_backends()) {}
+
+Pipeline& Pipeline::device_backends(const DeviceBackends& backends) {
+  backends_ = &backends;
+  return *this;
+}
+
 Pipeline& Pipeline::add_input_file(std::filesystem::path file) {
   input_files_.push_back(std::move(file));
   return *this;
@@ -122,7 +130,7 @@ std::vector<std::filesystem::path> Pipeline::input_files() const {
   return files;
 }
 
-detail::Placement Pipeline::placement() const { return {device_pool_, force_pool_, fallback_, vram_}; }
+detail::Placement Pipeline::placement() const { return {device_pool_, force_pool_, fallback_, vram_, backends_}; }
 
 json Pipeline::validate(const RunOptions& options) const {
   const detail::BuiltPipeline built = detail::build(*registry_, elements_, placement(), options.stop);
@@ -131,6 +139,13 @@ json Pipeline::validate(const RunOptions& options) const {
   const int threads = std::max(1, oneapi::tbb::info::default_concurrency());
   plan["run_time_estimate"] = detail::estimate_run_time(built, threads, options.rates).to_json();
   return plan;
+}
+
+std::string Pipeline::graph(const RunOptions& options) const {
+  const detail::BuiltPipeline built = detail::build(*registry_, elements_, placement(), options.stop);
+  detail::check_outputs(built, *registry_, elements_, options.trace_file, input_files(), options.checkpoint);
+  const int threads = std::max(1, oneapi::tbb::info::default_concurrency());
+  return detail::pipeline_dot(built, detail::plan_segments(built, options.batch_size, options.max_in_flight, threads));
 }
 
 namespace detail {
@@ -217,13 +232,15 @@ EdgeSettings edge_settings(const Params& placement) {
 }
 
 // Rings go where a stage runs on other devices than the stage before it, or where the user set the
-// edge; between two GPU stages a batch moves GPU to GPU instead (peer to peer, no host hop).
+// edge; between two stages on one backend's devices with memory of their own (GPUs) a batch moves
+// device to device instead (peer to peer, no host hop).
 void place_rings(BuiltPipeline& built) {
   for (std::size_t s = 0; s < built.stages.size(); ++s) {
     BuiltStage& stage = built.stages[s];
     const bool moves = s > 0 && stage.devices != built.stages[s - 1].devices;
-    const bool gpu_to_gpu = s > 0 && stage.on_gpu() && built.stages[s - 1].on_gpu();
-    stage.ring_before = stage.input.given || (moves && !gpu_to_gpu);
+    const bool device_to_device =
+        s > 0 && stage.in_device_memory() && &stage.backend() == &built.stages[s - 1].backend();
+    stage.ring_before = stage.input.given || (moves && !device_to_device);
   }
 }
 
@@ -262,39 +279,53 @@ void plan_liveness(BuiltPipeline& built, const std::vector<TensorDecl>& decls) {
   }
 }
 
-// The run's device pool; `missing_gpus` holds why, when it names GPUs that are not there (each stage
-// that uses it then falls back to the CPU or stops).
+// The run's device pool; `unavailable` holds why, when it names devices that are not there (GPUs
+// where none is visible: each stage that uses it then falls back to the CPU or stops).
 struct Pool {
   std::vector<DeviceRef> devices{DeviceRef{}};
-  std::string missing_gpus;
+  std::string unavailable;
+  std::string why_none;
 };
 
-// The devices a stage asks for (`on=`, else the run's pool), with GPUs swapped for the CPU when none
-// is visible and the fallback allows it (noting the stage in `fell_back`).
+// The stages that run on the CPU instead of where they were placed, and why the devices they asked
+// for are not here (empty when each stage has its own reason).
+struct Fallbacks {
+  std::vector<std::string> stages;
+  std::string why_none;
+};
+
+// The devices a stage asks for (`on=`, else the run's pool), with devices that are not here (GPUs
+// where none is visible) swapped for the CPU when the fallback allows it (noting the stage in
+// `fell_back`).
 std::vector<DeviceRef> stage_devices(const ElementSpec& spec, const Params& params, const Pool& pool,
                                      const Placement& placement, bool fallback, std::vector<std::string>& forced,
-                                     std::vector<std::string>& fell_back) {
+                                     Fallbacks& fell_back) {
   if (!params.has("on")) {
-    if (pool.missing_gpus.empty()) return pool.devices;
+    if (pool.unavailable.empty()) return pool.devices;
     if (!fallback)
       throw InputError(fmt::format("devices: {}; add fallback=cpu to the stage, or run with --fallback cpu, to use "
                                    "the CPU instead",
-                                   pool.missing_gpus));
-    fell_back.push_back(fmt::format("{} (devices {})", spec.name, placement.pool));
+                                   pool.unavailable));
+    fell_back.stages.push_back(fmt::format("{} (devices {})", spec.name, placement.pool));
+    fell_back.why_none = pool.why_none;
     return {DeviceRef{}};
   }
   const std::string on = params.string("on");
-  if (placement.force_pool && on.rfind("cpu", 0) != 0) {
+  const DeviceBackend* asked = placement.backends->find(std::string_view(on).substr(0, on.find(':')));
+  if (placement.force_pool && asked && asked->residency() != Residency::Host) {
     forced.push_back(fmt::format("{} (on={})", spec.name, on));
     return pool.devices;
   }
   try {
-    return parse_devices(on);
-  } catch (const NoCudaDevice& e) {
+    return parse_devices(on, "on", *placement.backends);
+  } catch (const DeviceUnavailable& e) {
     if (!fallback)
-      throw NoCudaDevice("on", e.bare_message() + "; add fallback=cpu (or run with --fallback cpu) to run it on the "
-                                                  "CPU instead, or --devices cpu to run everything there");
-    fell_back.push_back(fmt::format("{} (on={})", spec.name, on));
+      throw DeviceUnavailable("on",
+                              e.bare_message() + "; add fallback=cpu (or run with --fallback cpu) to run it on the "
+                                                 "CPU instead, or --devices cpu to run everything there",
+                              e.why_none());
+    fell_back.stages.push_back(fmt::format("{} (on={})", spec.name, on));
+    fell_back.why_none = e.why_none();
     return {DeviceRef{}};
   }
 }
@@ -356,6 +387,7 @@ class Builder {
  public:
   Builder(const Registry& registry, const std::vector<ElementSpec>& elements, const Placement& placement)
       : registry_(registry), elements_(elements), placement_(placement) {
+    built_.device_backends = placement.backends;
     try {
       run_fallback_ = wants_fallback(placement.fallback, "fallback");
       if (!placement.vram.is_null()) built_.vram = parse_memory_budget("vram", placement.vram);
@@ -364,9 +396,10 @@ class Builder {
     }
     if (!placement.pool.empty()) {
       try {
-        pool_.devices = parse_devices(placement.pool, "devices");
-      } catch (const NoCudaDevice& e) {
-        pool_.missing_gpus = e.bare_message();
+        pool_.devices = parse_devices(placement.pool, "devices", *placement.backends);
+      } catch (const DeviceUnavailable& e) {
+        pool_.unavailable = e.bare_message();
+        pool_.why_none = e.why_none();
       } catch (const ParamError& e) {
         throw InputError(fmt::format("devices: {}", e.bare_message()));
       }
@@ -492,13 +525,13 @@ class Builder {
     if (placed.has("vram")) stage.vram = parse_memory_budget("vram", placed.raw("vram"));
     stage.stage->plan(ctx);
     std::string why;
-    if (stage.on_gpu()) stage.gpu_kernel = gpu_kernel(info, *stage.stage, why);
+    if (stage.in_device_memory()) stage.device_kernel = stage.backend().kernel(info, *stage.stage, why);
     if (!why.empty()) {
       if (!fallback)
-        throw ParamError("on", fmt::format("stage \"{}\" cannot run on a GPU{}: {}; place it on cpu, or add "
-                                           "fallback=cpu", spec.name,
+        throw ParamError("on", fmt::format("stage \"{}\" cannot run on a {}{}: {}; place it on cpu, or add "
+                                           "fallback=cpu", spec.name, stage.backend().noun(),
                                            placed.has("on") ? "" : " (where the device pool puts it)", why));
-      fell_back_.push_back(fmt::format("{} ({})", spec.name, why));
+      fell_back_.stages.push_back(fmt::format("{} ({})", spec.name, why));
       stage.devices = {DeviceRef{}};
     }
     stage.device = device_list_name(stage.devices);
@@ -536,11 +569,10 @@ class Builder {
     if (!forced_.empty())
       built_.warnings.push_back(fmt::format("the device pool {} overrides the accelerator placement of {}",
                                             device_list_name(pool_.devices), fmt::join(forced_, ", ")));
-    if (!fell_back_.empty())
+    if (!fell_back_.stages.empty())
       built_.warnings.push_back(fmt::format("fallback=cpu: {} run{} on the CPU instead of a GPU ({})",
-                                            fmt::join(fell_back_, ", "), fell_back_.size() == 1 ? "s" : "",
-                                            cuda_availability().count() == 0 ? cuda_availability().why_none
-                                                                           : "see each stage"));
+                                            fmt::join(fell_back_.stages, ", "), fell_back_.stages.size() == 1 ? "s" : "",
+                                            fell_back_.why_none.empty() ? "see each stage" : fell_back_.why_none));
     std::vector<std::string> simulated;
     for (const auto& st : built_.stages)
       if (st.simulated()) simulated.push_back(fmt::format("{} on {}", st.name, st.device));
@@ -558,7 +590,7 @@ class Builder {
   bool run_fallback_ = false;
   Pool pool_;
   std::vector<std::string> forced_;     // stages whose accelerator placement the pool overrode
-  std::vector<std::string> fell_back_;  // stages placed on GPUs that run on the CPU instead
+  Fallbacks fell_back_;                 // stages placed on GPUs that run on the CPU instead
 };
 
 }  // namespace
@@ -762,7 +794,9 @@ json describe(const BuiltPipeline& built, const std::vector<Segment>& segments, 
   const std::map<int, std::size_t> budgets = gpu_budgets(built);
   if (!budgets.empty()) {
     json gpu = json::object();
-    for (const auto& [index, bytes] : budgets) gpu[DeviceRef{DeviceRef::Kind::Cuda, index}.name()] = bytes;
+    for (const auto& s : built.stages)
+      if (s.in_device_memory())
+        for (const auto& d : s.devices) gpu[d.name()] = budgets.at(d.index);
     report["gpu_memory_budget_bytes"] = gpu;
   }
   report["segments"] = describe_segments(built, segments);
@@ -773,24 +807,22 @@ json describe(const BuiltPipeline& built, const std::vector<Segment>& segments, 
 }
 
 std::map<int, std::size_t> gpu_budgets(const BuiltPipeline& built) {
-  const GpuAvailability& gpus = cuda_availability();
-  const auto device_bytes = [&](int index) {
-    return index < gpus.count() ? gpus.devices[static_cast<std::size_t>(index)].memory_bytes : std::size_t{0};
-  };
   std::map<int, std::size_t> budgets;
+  std::map<int, std::size_t> device_bytes;
   for (const auto& stage : built.stages) {
-    if (!stage.on_gpu()) continue;
+    if (!stage.in_device_memory()) continue;
     for (const auto& d : stage.devices) {
+      device_bytes[d.index] = stage.backend().memory_bytes(d.index);
       const auto [it, first] = budgets.try_emplace(d.index, 0);
       if (!stage.vram.given()) continue;
-      const std::size_t mine = stage.vram.on_device(device_bytes(d.index));
+      const std::size_t mine = stage.vram.on_device(device_bytes[d.index]);
       it->second = it->second == 0 ? mine : std::min(it->second, mine);
     }
   }
   for (auto& [index, bytes] : budgets)
     if (bytes == 0)
-      bytes = built.vram.given() ? built.vram.on_device(device_bytes(index))
-                                 : static_cast<std::size_t>(0.9 * static_cast<double>(device_bytes(index)));
+      bytes = built.vram.given() ? built.vram.on_device(device_bytes[index])
+                                 : static_cast<std::size_t>(0.9 * static_cast<double>(device_bytes[index]));
   return budgets;
 }
 

@@ -48,7 +48,7 @@ RunTimeEstimate estimate_run_time(const BuiltPipeline& built, int threads, const
   std::vector<int> cpu_devices;
   for (const auto& s : built.stages)
     for (const auto& d : s.devices)
-      if (d.kind == DeviceRef::Kind::Cpu && d.index >= 0 &&
+      if (d.backend->residency() == Residency::Host && d.index >= 0 &&
           std::find(cpu_devices.begin(), cpu_devices.end(), d.index) == cpu_devices.end())
         cpu_devices.push_back(d.index);
   const int share = cpu_devices.empty() ? estimate.threads
@@ -57,7 +57,7 @@ RunTimeEstimate estimate_run_time(const BuiltPipeline& built, int threads, const
     const double flops = s.stage->flops_per_series() * series;
     const double bytes = (s.bytes_in_per_series + s.bytes_out_per_series) * series;
     const auto replicas = static_cast<double>(s.devices.size());
-    if (s.on_gpu() || s.simulated()) {
+    if (s.in_device_memory() || s.simulated()) {
       const SimModel& m = rates.accelerator;
       const double seconds = std::max(flops / m.flops_per_s, bytes / m.memory_bytes_per_s) / replicas;
       estimate.terms.push_back({fmt::format("{} on {} (modelled accelerator): {:.2g} flops", s.name, s.device, flops),

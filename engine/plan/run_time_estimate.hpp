@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "engine/api/params.hpp"
-#include "engine/devices/sim_device.hpp"
+#include "engine/devices/sim/sim_device.hpp"
 
 namespace pacflow {
 

@@ -15,12 +15,12 @@ namespace {
 std::size_t busy_bound(const BuiltPipeline& built, std::size_t first, std::size_t end, int threads) {
   const bool all_gpu = first < end && std::all_of(built.stages.begin() + static_cast<std::ptrdiff_t>(first),
                                                   built.stages.begin() + static_cast<std::ptrdiff_t>(end),
-                                                  [](const BuiltStage& s) { return s.on_gpu(); });
+                                                  [](const BuiltStage& s) { return s.in_device_memory(); });
   std::size_t bound = all_gpu ? 4 : std::max(2, 2 * threads);
   for (std::size_t s = first; s < end; ++s) {
     const auto& stage = built.stages[s];
     const std::size_t replicas = stage.devices.size();
-    bound = std::max(bound, (stage.simulated() || stage.on_gpu() ? 3 : 2) * replicas);
+    bound = std::max(bound, (stage.simulated() || stage.in_device_memory() ? 3 : 2) * replicas);
   }
   return bound;
 }
@@ -38,7 +38,7 @@ struct GpuNeeds {
     double most = 0;
     for (const BuiltStage* s : stages)
       most = std::max(most, s->alive_bytes_per_series * static_cast<double>(series) +
-                                (s->gpu_kernel ? s->gpu_kernel->workspace_bytes(series) : 0.0));
+                                (s->device_kernel ? s->device_kernel->workspace_bytes(series) : 0.0));
     return most;
   }
 };
@@ -48,7 +48,7 @@ GpuNeeds gpu_needs(const BuiltPipeline& built, const Segment& seg, const std::ma
   std::vector<int> seen;
   for (std::size_t s = seg.first_stage; s < seg.end_stage; ++s) {
     const auto& stage = built.stages[s];
-    if (!stage.on_gpu()) continue;
+    if (!stage.in_device_memory()) continue;
     needs.stages.push_back(&stage);
     for (const auto& d : stage.devices) {
       if (std::find(seen.begin(), seen.end(), d.index) != seen.end()) continue;

@@ -1,14 +1,15 @@
 // Pipeline::run: plans the run (segments, memory, checkpoint), runs its flow graph
 // (engine/run/run_graph.hpp), and reports and commits what the sinks wrote.
 //
-// Placement: a stage on `cpu` runs in the graph's own arena, any number of batches at once. A stage
-// on CPU devices (cpu:k, one or more replicas) is a node whose concurrency is its replica count; a
-// batch arriving there leases a free replica and runs inside that device's task_arena. A stage on
-// sim devices is an async_node released by the model's clock (engine/run/stage_nodes.hpp). A stage on
-// GPUs is an async_node from the GPU backend: its body queues the batch's copies and kernels on the
-// batch's stream and returns; the batch goes on at once when the next stage runs on the same GPU
-// (the stream orders their work), or, when it leaves the GPU, once the event after its download
-// completes (engine/devices/cuda/runtime.hpp).
+// Placement: each stage's node comes from the backend of its devices (engine/devices/device_backend.hpp).
+// A stage on `cpu` runs in the graph's own arena, any number of batches at once. A stage on CPU
+// devices (cpu:k, one or more replicas) is a node whose concurrency is its replica count; a batch
+// arriving there leases a free replica and runs inside that device's task_arena. A stage on sim
+// devices is an async_node released by the model's clock (engine/devices/sim/sim_stage_node.hpp).
+// A stage on GPUs is an async_node from the GPU plugin: its body queues the batch's copies and
+// kernels on the batch's stream and returns; the batch goes on at once when the next stage runs on
+// the same GPU (the stream orders their work), or, when it leaves the GPU, once the event after its
+// download completes (engine/devices/cuda/runtime.hpp).
 #include <algorithm>
 #include <chrono>
 #include <fmt/format.h>
@@ -27,11 +28,11 @@
 #include "engine/plan/memory_estimate.hpp"
 #include "engine/io/output_folders.hpp"
 #include "engine/io/output_set.hpp"
-#include "engine/devices/placement.hpp"
+#include "engine/devices/backends.hpp"
+#include "engine/run/device_runs.hpp"
 #include "engine/io/provenance.hpp"
 #include "engine/io/run_files.hpp"
 #include "engine/run/run_support.hpp"
-#include "engine/devices/gpu_plugin.hpp"
 #include "engine/run/observers.hpp"
 #include "engine/run/run_graph.hpp"
 
@@ -263,7 +264,7 @@ PreparedRun prepare_run(detail::BuiltPipeline built, const std::vector<std::file
 }
 
 // What the graph's run adds to the report (besides the description), once it has delivered every batch.
-json run_report(const PreparedRun& run, const detail::RunGraph& graph, const std::vector<std::unique_ptr<Ring>>& rings,
+json run_report(const PreparedRun& run, const std::vector<std::unique_ptr<Ring>>& rings,
                 const detail::Timings& timings, double wall_s) {
   const detail::Segment& first = run.segments.front();
   json report{{"series", run.built.stream.series_count()},
@@ -272,7 +273,6 @@ json run_report(const PreparedRun& run, const detail::RunGraph& graph, const std
               {"max_in_flight", first.slots},
               {"tensor_bytes_per_series", tensor_bytes_per_series(run.built)},
               {"threads", run.threads},
-              {"threads_per_cpu_device", graph.threads_per_cpu_device()},
               {"wall_s", wall_s},
               {"rings", rings_report(rings)},
               {"stages", timings.report()}};
@@ -285,13 +285,12 @@ json run_report(const PreparedRun& run, const detail::RunGraph& graph, const std
 // trace, progress and checkpoint when asked for) and the caller's. Returns the report; sinks are aborted on failure.
 json execute(PreparedRun& run, const RunOptions& options) {
   const detail::BuiltPipeline& built = run.built;
-  // A run on GPUs takes its page-locked memory, and its stages' nodes, from the GPU backend.
-  const bool on_gpus = std::any_of(built.stages.begin(), built.stages.end(), [](const auto& s) { return s.on_gpu(); });
-  GpuBackend* const gpu_backend = on_gpus ? gpu_plugin().backend.get() : nullptr;
-  if (on_gpus && !gpu_backend) throw std::logic_error("a stage was placed on a GPU without the GPU backend");
-  // The rings outlive every batch, hence the graph.
-  const std::vector<std::unique_ptr<Ring>> rings =
-      make_rings(built, run.segments, gpu_backend ? &gpu_backend->page_locked() : nullptr);
+  const std::vector<const DeviceBackend*> backends = detail::backends_used(built);
+  // The rings outlive every batch, hence the graph; their slots are in the memory a backend's devices
+  // copy from by DMA (page-locked, for GPUs) when a backend offers it.
+  const HostAllocator* slot_memory = nullptr;
+  for (const DeviceBackend* b : backends) slot_memory = slot_memory ? slot_memory : b->host_allocator();
+  const std::vector<std::unique_ptr<Ring>> rings = make_rings(built, run.segments, slot_memory);
 
   detail::ObserverList observers;
   detail::Timings timings(built);
@@ -304,12 +303,12 @@ json execute(PreparedRun& run, const RunOptions& options) {
   if (options.on_progress) observers.add(progress.emplace(options.on_progress, run.segments.back().batch_count));
   for (RunObserver* observer : options.observers) observers.add(*observer);
 
-  detail::FirstFailure outside_failure;  // declared before the GPU runtime, whose watcher reports into it
-  // The run's GPUs; destroyed after the graph (their watcher may still see the last events).
-  const std::unique_ptr<GpuRun> gpus =
-      gpu_backend ? gpu_backend->start(detail::gpu_budgets(built), outside_failure) : nullptr;
+  detail::FirstFailure outside_failure;  // declared before the devices, whose watchers report into it
+  // Each backend's part of the run; destroyed after the graph (batches the graph still holds may
+  // hold device memory, and the graph's destructor waits for work a device's clock still holds).
+  detail::DeviceRuns devices({built, options, outside_failure});
   const Clock::time_point run_start = Clock::now();
-  detail::RunGraph graph({built, run.segments, options, rings, run.first_series, gpus.get(), observers},
+  detail::RunGraph graph({built, run.segments, options, rings, run.first_series, devices, observers},
                          [&](Batch& batch) { deliver_batch(batch, built, run.summaries, observers); });
   try {
     graph.run();
@@ -326,12 +325,13 @@ json execute(PreparedRun& run, const RunOptions& options) {
     throw;
   }
   json report = std::move(run.description);
-  report["run"] = run_report(run, graph, rings, timings, seconds_since(run_start));
+  report["run"] = run_report(run, rings, timings, seconds_since(run_start));
+  report["run"].update(devices.report());
   if (!options.provenance.is_null()) {
     report["provenance"] = options.provenance;
-    report["provenance"].update(gpu_provenance(gpu_backend != nullptr));
+    for (const auto& b : built.device_backends->all())
+      report["provenance"].update(b->provenance(std::find(backends.begin(), backends.end(), b.get()) != backends.end()));
   }
-  if (gpus) report["run"]["gpu"] = gpus->report();
   return report;
 }
 

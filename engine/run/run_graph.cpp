@@ -21,7 +21,6 @@ RunGraph::RunGraph(const RunSetup& setup, std::function<void(Batch&)> on_batch)
       deliver_(std::move(on_batch)),
       reader_(graph_, [this](oneapi::tbb::flow_control& control) { return read(control); }),
       limiter_(graph_, setup.segments.front().slots),
-      device_runs_(setup.built.stages, setup.options, setup.gpus),
       give_back_token_(setup.segments.size()) {
   flow::make_edge(reader_, limiter_);
   connect_next_ = [this](Receiver& next) { flow::make_edge(limiter_, next); };
@@ -101,7 +100,7 @@ void RunGraph::add_ring(std::size_t k) {
 StageNode RunGraph::make_stage_node(std::size_t i, const BuiltStage* next) {
   const BuiltStage& stage = setup_.built.stages[i];
   const ElementReporter reporter(setup_.observer, ElementKind::Stage, i, stage.name);
-  return device_runs_.of(stage).make_node(graph_, stage, next, reporter);
+  return setup_.devices.of(stage).make_node(graph_, stage, next, reporter);
 }
 
 void RunGraph::add_stage(std::size_t i) {

@@ -18,8 +18,7 @@
 // Stages of a branch group (engine/plan/branches.hpp) sit side by side between a fork and a join
 // (engine/run/branch_join.hpp): each works on the same batch at once, then the batch goes on.
 //
-// Each stage's node comes from its device kind's part of the run (engine/run/device_runs.hpp): the
-// CPU's and the modelled devices' (engine/run/stage_nodes.hpp), or the GPU backend's (GpuRun::make_node).
+// Each stage's node comes from its device backend's part of the run (engine/run/device_runs.hpp).
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -27,7 +26,6 @@
 #include <vector>
 
 #include "engine/plan/built_pipeline.hpp"
-#include "engine/devices/gpu_backend.hpp"
 #include "engine/run/branch_join.hpp"
 #include "engine/run/device_runs.hpp"
 #include "engine/run/ring_edge.hpp"
@@ -43,7 +41,8 @@ struct RunSetup {
   const RunOptions& options;
   const std::vector<std::unique_ptr<Ring>>& rings;  // [k] for segment k > 0
   std::int64_t first_series = 0;                    // a resumed run starts past 0
-  GpuRun* gpus = nullptr;                           // when a stage runs on GPUs
+  DeviceRuns& devices;                              // the backends' parts: stage nodes (outlive the graph,
+                                                    // whose destructor waits for the work they still hold)
   RunObserver& observer;                            // hears every element's work and each delivery
 };
 
@@ -61,7 +60,6 @@ class RunGraph {
   void run();
   std::int64_t delivered() const { return delivered_; }
   std::int64_t batches() const { return setup_.segments.back().batch_count; }
-  int threads_per_cpu_device() const { return device_runs_.threads_per_cpu_device(); }
 
  private:
   using Receiver = oneapi::tbb::flow::receiver<BatchPtr>;
@@ -82,9 +80,6 @@ class RunGraph {
   oneapi::tbb::flow::input_node<BatchPtr> reader_;
   oneapi::tbb::flow::limiter_node<BatchPtr> limiter_;
   std::vector<std::unique_ptr<oneapi::tbb::flow::graph_node>> nodes_;
-  // Each device kind's part of the run, with its node factory; declared after the nodes, so
-  // destroyed first (the modelled devices' clock is joined before the nodes it releases batches to).
-  DeviceRuns device_runs_;
   // Connects the last node added to the next one. make_edge needs the concrete node type: through a
   // plain sender<> reference an async_node's successors would never see its gateway's output.
   std::function<void(Receiver&)> connect_next_;

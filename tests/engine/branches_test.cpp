@@ -9,7 +9,6 @@
 #include <thread>
 
 #include "engine/api/errors.hpp"
-#include "engine/plan/graph_dot.hpp"
 #include "engine/run/branch_join.hpp"
 #include "engine/api/pipeline.hpp"
 #include "tests/engine/test_elements.hpp"
@@ -246,7 +245,7 @@ TEST(BranchJoin, BranchesSeeTheBatchWithoutACopyAndHandBackOnlyWhatTheyWrote) {
 
 TEST(Branches, GraphDrawsEachGroupInOneBox) {
   BranchRegistry t;
-  const std::string dot = pipeline_dot(diamond(t.registry).validate());
+  const std::string dot = diamond(t.registry).graph();
   const auto box = dot.find("subgraph cluster_branches0 {");
   ASSERT_NE(box, std::string::npos) << dot;
   const auto end = dot.find("  }\n", box);

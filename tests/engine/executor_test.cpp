@@ -11,7 +11,6 @@
 
 #include "engine/devices/devices.hpp"
 #include "engine/api/errors.hpp"
-#include "engine/plan/graph_dot.hpp"
 #include "engine/api/pipeline.hpp"
 #include "tests/engine/test_elements.hpp"
 
@@ -172,14 +171,14 @@ TEST(Graph, DotHasANodePerElementAndAnEdgePerTensorFlow) {
   RunOptions options;
   options.max_in_flight = 6;
   options.batch_size = 4;
-  const json plan = Pipeline(t.registry).source("count").stage("double").sink("record").validate(options);
-  const std::string dot = pipeline_dot(plan);
+  const std::string dot = Pipeline(t.registry).source("count").stage("double").sink("record").graph(options);
   EXPECT_EQ(dot.rfind("digraph pacflow {", 0), 0u);
   EXPECT_NE(dot.find("n0 [label=\"count\\nsource\""), std::string::npos) << dot;
   EXPECT_NE(dot.find("n1 [label=\"double\\nstage on cpu\\n1 replica\"]"), std::string::npos) << dot;
-  const json replicated = Pipeline(t.registry).source("count").stage("double", {{"on", "cpu:*"}}).sink("record").validate();
+  const std::string replicated =
+      Pipeline(t.registry).source("count").stage("double", {{"on", "cpu:*"}}).sink("record").graph();
   if (cpu_device_count() > 1) {
-    EXPECT_NE(pipeline_dot(replicated).find(fmt::format("{} replicas", cpu_device_count())), std::string::npos);
+    EXPECT_NE(replicated.find(fmt::format("{} replicas", cpu_device_count())), std::string::npos) << replicated;
   }
   EXPECT_NE(dot.find("n0 -> n1 [label=\"signal\"]"), std::string::npos) << dot;
   EXPECT_NE(dot.find("n1 -> n2 [label=\"twice\"]"), std::string::npos) << dot;
@@ -549,9 +548,8 @@ TEST(Rings, BadEdgeSettingsAreRejectedNamingTheParameter) {
 
 TEST(Rings, GraphShowsEachRingWithItsCapacity) {
   TestRegistry t;
-  const json plan =
-      Pipeline(t.registry).source("count").stage("double", {{"ring", 3}, {"batch", 5}}).sink("record").validate();
-  const std::string dot = pipeline_dot(plan);
+  const std::string dot =
+      Pipeline(t.registry).source("count").stage("double", {{"ring", 3}, {"batch", 5}}).sink("record").graph();
   EXPECT_NE(dot.find("r1 [label=\"ring: 3 slots × 5 series"), std::string::npos) << dot;
   EXPECT_NE(dot.find("n0 -> r1 [label=\"signal\"]"), std::string::npos) << dot;  // the tensor crosses the ring
   EXPECT_NE(dot.find("r1 -> n1 [label=\"signal\"]"), std::string::npos) << dot;

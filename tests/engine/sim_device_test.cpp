@@ -8,7 +8,7 @@
 #include "bench/model_elements.hpp"
 #include "engine/api/errors.hpp"
 #include "engine/api/pipeline.hpp"
-#include "engine/devices/sim_device.hpp"
+#include "engine/devices/sim/sim_device.hpp"
 
 namespace pacflow {
 namespace {

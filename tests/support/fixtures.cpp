@@ -66,10 +66,10 @@ struct StageHarness::Gpu {
 
 StageHarness::StageHarness(StreamInfo stream, std::string device) : ctx_(std::move(stream)), device_(std::move(device)) {
   const std::vector<DeviceRef> parsed = parse_devices(device_);
-  if (parsed.size() != 1 || parsed.front().kind == DeviceRef::Kind::Sim || (parsed.front().kind == DeviceRef::Kind::Cpu &&
-                                                                           parsed.front().index >= 0))
+  const std::string_view kind = parsed.front().backend->kind();
+  if (parsed.size() != 1 || !(device_ == "cpu" || kind == "cuda"))
     throw std::logic_error("StageHarness runs on cpu or one cuda:K, not " + device_);
-  if (parsed.front().kind == DeviceRef::Kind::Cuda) gpu_ = std::make_unique<Gpu>(parsed.front().index);
+  if (kind == "cuda") gpu_ = std::make_unique<Gpu>(parsed.front().index);
 }
 
 StageHarness::~StageHarness() = default;

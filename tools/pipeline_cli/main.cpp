@@ -11,8 +11,7 @@
 #include <oneapi/tbb/info.h>
 
 #include "engine/devices/devices.hpp"
-#include "engine/devices/gpu_plugin.hpp"
-#include "engine/plan/graph_dot.hpp"
+#include "engine/devices/backends.hpp"
 #include "engine/api/json_text.hpp"
 #include "engine/plan/memory_estimate.hpp"
 #include "engine/io/output_set.hpp"
@@ -221,7 +220,7 @@ int graph_command(const PipelineArgs& args, const std::string& output, std::int6
   RunOptions options;
   options.batch_size = batch;
   options.max_in_flight = in_flight;
-  const std::string dot = pipeline_dot(pipeline.validate(options));
+  const std::string dot = pipeline.graph(options);
   if (output.empty())
     fmt::print("{}", dot);
   else
@@ -230,23 +229,9 @@ int graph_command(const PipelineArgs& args, const std::string& output, std::int6
 }
 
 int devices_command() {
-  const int cpus = cpu_device_count();
-  fmt::print("cpu      the whole machine, {} threads (oneTBB default concurrency); the default\n", cpus);
-  for (int k = 0; k < cpus; ++k)
-    fmt::print("cpu:{:<4} a CPU device of its own (task arena); the threads are shared among those a run uses\n", k);
-  const SimModel sim;
-  fmt::print("sim:0-{} modelled accelerators (no arithmetic; outputs are zero stand-ins): {:.0f} TFLOPS, "
-             "{:.2f} TB/s memory, {:.0f} GB/s each way to the host (an H100 SXM on PCIe Gen5)\n",
-             kSimDeviceLimit - 1, sim.flops_per_s / 1e12, sim.memory_bytes_per_s / 1e12,
-             sim.host_to_device_bytes_per_s / 1e9);
-  // GPUs come from the CUDA plugin, loaded here: the line says why there are none when there are none.
-  const GpuPlugin& plugin = gpu_plugin();
-  if (plugin.availability.devices.empty()) fmt::print("cuda     none: {}\n", plugin.availability.why_none);
-  for (const auto& d : plugin.availability.devices)
-    fmt::print("cuda:{:<3} {}, {:.1f} GiB, compute capability {}.{} (CUDA_VISIBLE_DEVICES numbering)\n", d.index,
-               d.name, static_cast<double>(d.memory_bytes) / 0x1p30, d.compute_major, d.compute_minor);
-  if (plugin.backend)
-    fmt::print("         {}; plugin {}\n", plugin.availability.versions, plugin.path.string());
+  // The cuda backend loads its plugin here: its line says why there are no GPUs when there are none.
+  for (const auto& backend : builtin_device_backends().all())
+    for (const auto& line : backend->listing()) fmt::print("{}\n", line);
   return kOk;
 }
 

@@ -20,7 +20,7 @@ class CudaRun final : public GpuRun {
 
   std::unique_ptr<detail::GpuNode> make_node(oneapi::tbb::flow::graph& graph, const detail::BuiltStage& stage,
                                              bool stays, const detail::ElementReporter& reporter) override {
-    if (!stage.gpu_kernel) throw std::logic_error(fmt::format("stage \"{}\" is on a GPU without a kernel", stage.name));
+    if (!stage.device_kernel) throw std::logic_error(fmt::format("stage \"{}\" is on a GPU without a kernel", stage.name));
     return detail::make_gpu_stage_node(graph, stage, stays, reporter, runtime_, failure_);
   }
 

@@ -84,7 +84,7 @@ std::unique_ptr<GpuNode> make_gpu_stage_node(oneapi::tbb::flow::graph& graph, co
           naming_device(cuda::device_name(device), [&] {
             // Timing events bracket the stage's copies up and kernels on the batch's stream.
             auto started = std::make_shared<cuda::Event>(device, true);
-            const cuda::StageContext ctx = gpus.run_stage(*stage.gpu_kernel, *batch, device, stage.reads, started.get());
+            const cuda::StageContext ctx = gpus.run_stage(*stage.device_kernel, *batch, device, stage.reads, started.get());
             for (const auto& name : stage.drop_after) batch->tensors.erase(name);
             cuda::Event finished(device, true);
             finished.record(ctx.stream());

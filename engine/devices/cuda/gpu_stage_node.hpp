@@ -11,7 +11,7 @@
 
 namespace pacflow::detail {
 
-// An async_node whose body queues one batch's work for `stage` (its gpu_kernel) on the GPU chosen for it and
+// An async_node whose body queues one batch's work for `stage` (its device_kernel) on the GPU chosen for it and
 // returns without waiting: the batch goes on at once when `stays` (the next stage runs on GPUs and
 // the stream orders their work), else when the event after its download completes. Kernel times go
 // to `reporter` and the runtime's report, and so do its spans; a GPU failure seen by the watcher

@@ -6,12 +6,11 @@
 #include <utility>
 
 #include "engine/devices/cuda/check.hpp"
-#include "engine/devices/devices.hpp"
 
 namespace pacflow::cuda {
 
-// "cuda:N", as DeviceRef names it.
-inline std::string device_name(int device) { return DeviceRef{DeviceRef::Kind::Cuda, device}.name(); }
+// "cuda:N", as device lists name it.
+inline std::string device_name(int device) { return "cuda:" + std::to_string(device); }
 
 // Makes `device` current for the calling thread for the scope (oneTBB workers serve every device),
 // and restores the previous one after. The std::nothrow form, for destructors and callbacks that

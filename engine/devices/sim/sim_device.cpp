@@ -1,4 +1,4 @@
-#include "engine/devices/sim_device.hpp"
+#include "engine/devices/sim/sim_device.hpp"
 
 #include <algorithm>
 #include <cstdint>

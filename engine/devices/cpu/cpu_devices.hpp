@@ -1,5 +1,5 @@
 #pragma once
-// Internal to the executor: the CPU devices of a run and the replica leases of a stage.
+// Internal to the cpu backend: the CPU devices of a run and the replica leases of a stage.
 #include <algorithm>
 #include <atomic>
 #include <map>
@@ -15,11 +15,12 @@ namespace pacflow::detail {
 // The cpu:k devices of a run, each a task_arena with an even share of the machine's threads.
 class CpuDevices {
  public:
-  explicit CpuDevices(const std::vector<BuiltStage>& stages) {
+  // The devices of `cpu` (the backend) that `stages` use.
+  CpuDevices(const std::vector<BuiltStage>& stages, const DeviceBackend& cpu) {
     std::vector<int> used;
     for (const auto& s : stages)
       for (const auto& d : s.devices)
-        if (d.kind == DeviceRef::Kind::Cpu && d.index >= 0 && std::find(used.begin(), used.end(), d.index) == used.end())
+        if (d.backend == &cpu && d.index >= 0 && std::find(used.begin(), used.end(), d.index) == used.end())
           used.push_back(d.index);
     if (used.empty()) return;
     const int share = std::max(1, cpu_device_count() / static_cast<int>(used.size()));

@@ -1,0 +1,134 @@
+#pragma once
+// A kind of device stages can be placed on, behind one interface and registered by its name like an
+// element (engine/devices/backends.hpp): cpu (engine/devices/cpu), sim (engine/devices/sim) and cuda
+// (engine/devices/cuda_front.hpp, in front of the plugin the engine loads when a GPU is asked for).
+//
+// The engine asks a stage's backend for everything that differs between kinds of device, and never
+// looks at the kind itself: which devices exist (or why none do), what `kind` and `kind:*` name,
+// where a batch's tensors are while the stage works on them, the stage's kernel for the devices,
+// page-locked memory for the rings, the node that runs the stage in one run, and the backend's part
+// of the run's report and provenance.
+#include <cstddef>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <oneapi/tbb/flow_graph.h>
+
+#include "engine/api/json_text.hpp"
+#include "engine/api/registry.hpp"
+#include "engine/api/stage_kernel.hpp"
+#include "engine/run/pinned_memory.hpp"
+#include "engine/run/run_support.hpp"
+
+namespace pacflow {
+
+struct RunOptions;
+
+namespace detail {
+struct BuiltPipeline;
+struct BuiltStage;
+class ElementReporter;
+}  // namespace detail
+
+// Where a batch's tensors are while a stage on the backend's devices works on them.
+enum class Residency {
+  Host,      // in host memory: the stage's own code runs on the batch (branches of one batch share it)
+  Modelled,  // nowhere: a modelled device takes its model's time and leaves zero-filled stand-ins
+  Device,    // in the devices' own memory: a kernel the backend offers runs there, and a batch moves
+             // device to device between two stages on the backend's devices (no ring between them)
+};
+
+// What the bare kind (`on=cpu`, `on=cuda`) names.
+enum class BareKind {
+  WholeMachine,  // one device of index -1: every thread (cpu)
+  Every,         // every device, as kind:* (cuda)
+  Refused,       // nothing: an index is needed (sim)
+};
+
+namespace detail {
+
+// A stage's node, whatever made it: where batches go in, and how its output is connected (make_edge
+// needs the node's concrete type: through a plain sender<> an async_node's successors would never
+// see its gateway's output).
+struct StageNode {
+  template <typename Node>
+  explicit StageNode(std::unique_ptr<Node> made)
+      : input(made.get()),
+        connect_output([n = made.get()](oneapi::tbb::flow::receiver<BatchPtr>& next) {
+          oneapi::tbb::flow::make_edge(*n, next);
+        }),
+        node(std::move(made)) {}
+
+  oneapi::tbb::flow::receiver<BatchPtr>* input;
+  std::function<void(oneapi::tbb::flow::receiver<BatchPtr>&)> connect_output;
+  std::unique_ptr<oneapi::tbb::flow::graph_node> node;
+};
+
+// A backend's part of one run, from before its first batch until after the run's graph is destroyed.
+class DeviceRun {
+ public:
+  virtual ~DeviceRun() = default;
+  // The node of `stage`, placed on this backend's devices; `next` is the stage after it, if any.
+  virtual StageNode make_node(oneapi::tbb::flow::graph& graph, const BuiltStage& stage, const BuiltStage* next,
+                              const ElementReporter& reporter) = 0;
+  // Fields this backend adds to result.json's `run` (its devices' threads, memory, kernel times).
+  virtual json report() const { return json::object(); }
+};
+
+// What a backend's part of a run is made from. A failure its devices report outside the graph's
+// workers goes to `failure`, which the run rethrows.
+struct RunStart {
+  const BuiltPipeline& built;
+  const RunOptions& options;
+  FirstFailure& failure;
+};
+
+}  // namespace detail
+
+class DeviceBackend {
+ public:
+  virtual ~DeviceBackend() = default;
+  // The word device lists use for it: `on=cpu:1`, `--devices sim:0-7`.
+  virtual std::string_view kind() const = 0;
+  // What one of its devices is called in messages ("GPU").
+  virtual std::string noun() const { return std::string(kind()) + " device"; }
+  virtual Residency residency() const = 0;
+  virtual BareKind bare() const = 0;
+  // kind:0 … kind:count()-1 may be named; `kind:*` names the first star_count().
+  virtual int count() const = 0;
+  virtual int star_count() const { return count(); }
+  // Why there are none of these devices here, or empty. A list that names one is then a
+  // DeviceUnavailable error, which the caller may answer by falling back to the CPU.
+  virtual std::string why_none() const { return {}; }
+  // The memory of device `index` in bytes, when it has its own (Residency::Device); else 0.
+  virtual std::size_t memory_bytes(int index) const {
+    (void)index;
+    return 0;
+  }
+  // What may be named, for an error message ("cpu, cpu:0 to cpu:1").
+  virtual std::string available() const = 0;
+  // One line per device (or one saying why there are none), for `pipeline_cli devices`.
+  virtual std::vector<std::string> listing() const = 0;
+
+  // A stage's kernel for these devices (Residency::Device only); null, with the reason in `why`, when
+  // the backend cannot run the stage as planned.
+  virtual std::unique_ptr<StageKernel> kernel(const ElementInfo& info, const Stage& stage, std::string& why) const {
+    (void)info, (void)stage;
+    why = "it has no kernel for " + std::string(kind());
+    return nullptr;
+  }
+  // Host memory its devices copy to and from by DMA (the rings' slots), or null.
+  virtual const HostAllocator* host_allocator() const { return nullptr; }
+  // Its part of one run whose stages include some on its devices.
+  virtual std::unique_ptr<detail::DeviceRun> start(const detail::RunStart& start) const = 0;
+  // What result.json's provenance says of these devices (`used`: a stage ran on them).
+  virtual json provenance(bool used) const {
+    (void)used;
+    return json::object();
+  }
+};
+
+}  // namespace pacflow
