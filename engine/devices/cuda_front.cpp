@@ -28,8 +28,6 @@ class CudaRun final : public detail::DeviceRun {
   const DeviceBackend& cuda_;
 };
 
-std::string device_name(int index) { return fmt::format("cuda:{}", index); }
-
 }  // namespace
 
 int CudaFront::count() const { return cuda_availability().count(); }
@@ -81,7 +79,7 @@ json CudaFront::provenance(bool used) const {
   if (!used) return {{"gpus", gpus}, {"gpus_none", "not probed: no stage ran on a GPU"}};
   const GpuAvailability& cuda = cuda_availability();
   for (const GpuInfo& gpu : cuda.devices)
-    gpus.push_back({{"device", device_name(gpu.index)}, {"name", gpu.name}, {"memory_bytes", gpu.memory_bytes}});
+    gpus.push_back({{"device", DeviceRef{this, gpu.index}.name()}, {"name", gpu.name}, {"memory_bytes", gpu.memory_bytes}});
   json out = {{"gpus", gpus}};
   if (gpus.empty()) out["gpus_none"] = cuda.why_none;
   return out;
