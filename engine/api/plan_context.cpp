@@ -58,6 +58,25 @@ const TensorDecl& PlanContext::require(const std::string& name, const std::strin
   return *it;
 }
 
+std::vector<double> Coordinate::values() const {
+  std::vector<double> out;
+  out.reserve(static_cast<std::size_t>(std::max<std::int64_t>(count, 0)));
+  for (std::int64_t k = 0; k < count; ++k) out.push_back(start + static_cast<double>(k) * step);
+  return out;
+}
+
+void PlanContext::publish_coordinate(Coordinate coordinate) {
+  for (const auto& c : coordinates_)
+    if (c.name == coordinate.name)
+      throw std::logic_error(fmt::format("coordinate \"{}\" published twice", coordinate.name));
+  attributes_["coordinates"][coordinate.name] = {{"start", coordinate.start},
+                                                 {"step", coordinate.step},
+                                                 {"count", coordinate.count},
+                                                 {"unit", coordinate.unit},
+                                                 {"doc", coordinate.doc}};
+  coordinates_.push_back(std::move(coordinate));
+}
+
 std::vector<TensorDecl> PlanContext::results() const {
   std::vector<TensorDecl> out;
   std::copy_if(tensors_.begin(), tensors_.end(), std::back_inserter(out),

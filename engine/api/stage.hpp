@@ -104,6 +104,20 @@ struct PlanFact {
   const char* publisher;  // the element that plans it, named when a reader comes without it
 };
 
+// An axis of the results labelled by the values start + k·step, k < count (erpac's time of each
+// sample): published by a stage, written by the sinks beside the arrays, and shown compactly in the
+// report under `coordinates` {name: {start, step, count, unit, doc}}.
+struct Coordinate {
+  std::string name;
+  double start = 0;
+  double step = 0;
+  std::int64_t count = 0;
+  std::string unit;
+  std::string doc;
+  // start + k step for each k (not a running sum, which would gather rounding errors).
+  std::vector<double> values() const;
+};
+
 // Planning state threaded through the chain in order.
 class PlanContext {
  public:
@@ -134,9 +148,12 @@ class PlanContext {
     throw InputError(fmt::format("\"{}\" needs the {} that stage \"{}\" plans; add \"stage {}\" before it", reader,
                                  fact.name, fact.publisher, fact.publisher));
   }
-  // Every fact published so far as JSON, with what report-only elements added (coordinates): the
-  // report's view, not for stages to read back.
-  json& attributes() { return attributes_; }
+  // Publishes a coordinate for the sinks and the report. Throws std::logic_error when its name is
+  // published twice.
+  void publish_coordinate(Coordinate coordinate);
+  const std::vector<Coordinate>& coordinates() const { return coordinates_; }
+  // Every fact and coordinate published so far as JSON: the report's view (result.json), not for
+  // elements to read back.
   const json& attributes() const { return attributes_; }
   // Resolved parameters of the element being planned (defaults filled, derived values added).
   json& resolved() { return resolved_; }
@@ -169,6 +186,7 @@ class PlanContext {
  private:
   StreamInfo stream_;
   std::map<std::string, std::any, std::less<>> facts_;
+  std::vector<Coordinate> coordinates_;
   json attributes_ = json::object();
   json resolved_ = json::object();
   std::vector<TensorDecl> tensors_;

@@ -6,7 +6,6 @@
 #include <vector>
 
 #include "engine/api/errors.hpp"
-#include "stages/common/coordinates.hpp"
 #include "stages/common/whole_input.hpp"
 #include "stages/erpac/erpac_math.hpp"
 
@@ -47,9 +46,9 @@ void ErpacStage::plan(PlanContext& ctx) {
   ctx.declare({"erpac_pvalues", {n_pha_, n_amp_, length_}, DType::Float32, true,
                "p = exp(-E rho^2 / 2), corrected over each channel's cells", rows});
   // The time of each of the T samples (after a source's pad= is cropped), from the epoch's reference.
-  publish_coordinate(ctx, "erpac_times", stream.time_origin_s, 1.0 / stream.sample_rate, length_, "s",
-                     "time of each erpac sample (last axis of erpac, erpac_pvalues) in seconds from the epoch's "
-                     "reference: the event for epochs cut around events, else the epoch's first sample");
+  ctx.publish_coordinate({"erpac_times", stream.time_origin_s, 1.0 / stream.sample_rate, length_, "s",
+                          "time of each erpac sample (last axis of erpac, erpac_pvalues) in seconds from the epoch's "
+                          "reference: the event for epochs cut around events, else the epoch's first sample"});
   warn_if_whole_input_is_large(ctx, "erpac", n_pha_, n_amp_, length_);
   if (epochs_ < 10)
     ctx.warn(fmt::format("erpac with {} epochs: the chi-squared p-values assume many epochs", epochs_));

@@ -55,5 +55,19 @@ TEST(PlanFacts, AMissingFactNamesThePublisherToAddAndMisuseIsAProgrammingError) 
   EXPECT_EQ(ctx.require(kFftLength, "x"), 96);                    // unchanged
 }
 
+TEST(PlanFacts, CoordinatesAreTypedForTheSinksAndCompactInTheReport) {
+  PlanContext ctx = context();
+  EXPECT_TRUE(ctx.coordinates().empty());
+  ctx.publish_coordinate({"erpac_times", 0.0, 0.1, 11, "s", "time of each sample"});
+  ASSERT_EQ(ctx.coordinates().size(), 1u);
+  const std::vector<double> times = ctx.coordinates().front().values();
+  ASSERT_EQ(times.size(), 11u);
+  EXPECT_EQ(times.front(), 0.0);
+  EXPECT_EQ(times[10], 1.0);  // start + k step; ten additions of 0.1 would give 0.9999999999999999
+  EXPECT_EQ(ctx.attributes()["coordinates"]["erpac_times"],
+            json::parse(R"({"start": 0.0, "step": 0.1, "count": 11, "unit": "s", "doc": "time of each sample"})"));
+  EXPECT_THROW(ctx.publish_coordinate({"erpac_times", 0, 1, 2, "s", ""}), std::logic_error);
+}
+
 }  // namespace
 }  // namespace pacflow

@@ -32,18 +32,19 @@ Hdf5Sink::~Hdf5Sink() { abort(); }
 void Hdf5Sink::plan(const PlanContext& ctx) {
   outputs_.clear();
   for (const auto& decl : results_to_write(ctx)) outputs_.push_back({decl, result_leading(decl, ctx.stream()), {}});
-  coordinates_ = coordinates_of(ctx);
+  coordinates_ = ctx.coordinates();
 }
 
 void Hdf5Sink::write_coordinates() {
   for (const auto& c : coordinates_) {
     const std::string where = fmt::format("{}:/{}", path_.string(), c.name);
-    const hsize_t n = c.values.size();
+    const std::vector<double> values = c.values();
+    const hsize_t n = values.size();
     const hdf5::Id space = hdf5::check(H5Screate_simple(1, &n, nullptr), H5Sclose, where, "cannot make a dataspace");
     const hdf5::Id dataset = hdf5::check(H5Dcreate2(file_.get(), c.name.c_str(), H5T_IEEE_F64LE, space.get(),
                                                     H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
                                          H5Dclose, where, "cannot create the dataset");
-    hdf5::check(H5Dwrite(dataset.get(), H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, c.values.data()), where,
+    hdf5::check(H5Dwrite(dataset.get(), H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, values.data()), where,
                 "cannot write (disk full?)");
     hdf5::write_attribute(dataset.get(), "doc", c.doc, where);
     hdf5::write_attribute(dataset.get(), "unit", c.unit, where);

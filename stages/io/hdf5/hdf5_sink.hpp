@@ -9,7 +9,6 @@
 #include <vector>
 
 #include "engine/api/param_binding.hpp"
-#include "stages/common/coordinates.hpp"
 #include "stages/io/common/output_paths.hpp"
 #include "stages/io/hdf5/hdf5_handle.hpp"
 

@@ -29,7 +29,7 @@ void NpySink::plan(const PlanContext& ctx) {
     shape.insert(shape.end(), decl.per_series.begin(), decl.per_series.end());
     outputs_.push_back({decl, std::move(shape), std::move(leading.names), nullptr});
   }
-  coordinates_ = coordinates_of(ctx);
+  coordinates_ = ctx.coordinates();
 }
 
 std::vector<fs::path> NpySink::output_files() const {
@@ -109,10 +109,10 @@ void NpySink::finish(const json& report, OutputSet& set) {
     result["outputs"][out.decl.name + ".npy"] = {
         {"shape", out.shape}, {"leading_dims", out.leading_names}, {"dtype", "float32"}, {"doc", out.decl.doc}};
   for (const auto& c : coordinates_)
-    result["outputs"][c.name + ".npy"] = {{"shape", json::array({c.values.size()})}, {"dtype", "float64"}, {"unit", c.unit}, {"doc", c.doc}};
+    result["outputs"][c.name + ".npy"] = {{"shape", json::array({c.values().size()})}, {"dtype", "float64"}, {"unit", c.unit}, {"doc", c.doc}};
   if (report.contains("files")) result["files"] = files_relative_to(report["files"], dir_);
   for (auto& out : outputs_) out.writer->hand_over(set);
-  for (const auto& c : coordinates_) set.add_content(fs::path(dir_) / (c.name + ".npy"), npy_bytes(c.values));
+  for (const auto& c : coordinates_) set.add_content(fs::path(dir_) / (c.name + ".npy"), npy_bytes(c.values()));
   set.add_content(fs::path(dir_) / kRunReport, json_text(result, 2) + "\n");
 }
 

@@ -1,13 +1,12 @@
 #pragma once
 // Sink `npy`: every result tensor as DIR/<name>.npy [E][C][...] (or its own leading dims) float32, every
-// coordinate (stages/common/coordinates.hpp) as DIR/<name>.npy float64, plus DIR/result.json (spec §8). Files stream into temporaries (in a checkpointed run: partial files in the checkpoint) and
+// coordinate (engine/api/stage.hpp) as DIR/<name>.npy float64, plus DIR/result.json (spec §8). Files stream into temporaries (in a checkpointed run: partial files in the checkpoint) and
 // are moved into place with result.json, and every other sink's files, only when the run succeeds.
 #include <memory>
 #include <vector>
 
 #include "engine/io/npy.hpp"
 #include "engine/api/param_binding.hpp"
-#include "stages/common/coordinates.hpp"
 
 namespace pacflow::stages {
 

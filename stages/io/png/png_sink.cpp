@@ -8,7 +8,6 @@
 #include "engine/api/errors.hpp"
 #include "engine/io/output_set.hpp"
 #include "stages/bandpass/bandpass_facts.hpp"
-#include "stages/common/coordinates.hpp"
 #include "stages/io/common/output_paths.hpp"
 #include "stages/io/png/comodulogram_plot.hpp"
 #include "stages/modulation_index/mi_facts.hpp"
@@ -71,8 +70,8 @@ void PngSink::plan_erpac(const PlanContext& ctx) {
   const Shape& cell = decl.per_series;  // [n_pha][n_amp][time]
   erpac_sums_.reset(cell.at(0), cell.at(1), cell.at(2));
   erpac_axes_.times_s.clear();
-  for (const Coordinate& c : coordinates_of(ctx))
-    if (c.name == "erpac_times") erpac_axes_.times_s = c.values;
+  for (const Coordinate& c : ctx.coordinates())
+    if (c.name == "erpac_times") erpac_axes_.times_s = c.values();
   if (static_cast<std::int64_t>(erpac_axes_.times_s.size()) != cell.at(2))
     throw InputError("the png sink draws erpac against its times, but the erpac stage published none");
   erpac_rows_ = element_count(decl.rows.leading);

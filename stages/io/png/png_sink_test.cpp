@@ -13,7 +13,6 @@
 #include "engine/io/output_set.hpp"
 #include "engine/api/stage.hpp"
 #include "stages/bandpass/bandpass_facts.hpp"
-#include "stages/common/coordinates.hpp"
 #include "stages/io/png/comodulogram_plot.hpp"
 #include "stages/io/png/erpac_plot.hpp"
 #include "stages/io/png/heatmap_panel.hpp"
@@ -210,7 +209,7 @@ TEST(PngSink, DrawsErpacPerPhaseBandWithTimeAcrossAndAmplitudeUp) {
   PlanContext ctx(stream);
   ctx.publish(kPhaseCentres, {5.0, 7.0});
   ctx.publish(kAmplitudeCentres, {60.0, 80.0, 100.0});
-  publish_coordinate(ctx, "erpac_times", -0.5, 0.1, kT, "s", "time");
+  ctx.publish_coordinate({"erpac_times", -0.5, 0.1, kT, "s", "time"});
   const RowLayout rows{kE * kC, kC, {kC}, {"channels"}};
   ctx.declare({"erpac", {kPha, kAmp, kT}, DType::Float32, true, "", rows});
   ctx.declare({"erpac_pvalues", {kPha, kAmp, kT}, DType::Float32, true, "", rows});
