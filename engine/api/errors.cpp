@@ -21,6 +21,9 @@ InputError::InputError(const std::string& message, SourceLocation where)
 ParamError::ParamError(std::string param, const std::string& message)
     : InputError(message), param_(std::move(param)) {}
 
+MissingFileError::MissingFileError(std::string path, const std::string& message)
+    : InputError(message), path_(std::move(path)) {}
+
 StageError::StageError(const std::string& kind, const std::string& stage, long long batch,
                        const std::exception& cause)
     : std::runtime_error(batch >= 0 ? fmt::format("{} \"{}\" failed on batch {}: {}", kind, stage, batch, cause.what())

@@ -2,12 +2,14 @@
 // Error types shared by the engine, the stages and the tools.
 //  - InputError: the user's input is wrong (file, parameter, data). The CLI exits with code 2.
 //  - ParamError: an InputError about one parameter; the builder adds where it was written.
+//  - MissingFileError: an InputError about an input file that does not exist.
 //  - StageError: a stage failed while running; names the stage and the batch.
 //  - DeviceError: the failure happened on a device; names it.
 //  - RunCancelled: the caller asked the run to stop (RunOptions::stop); no stage failed.
 // Context is added by nesting (std::throw_with_nested): a StageError nests the DeviceError, which
 // nests the error the stage or its library threw, with its own type. Each level's what() carries
 // the whole message, so one line tells the story; `caused_by_input` reads the chain.
+#include <exception>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -43,6 +45,17 @@ class ParamError : public InputError {
 
  private:
   std::string param_;
+};
+
+// An InputError about an input file that does not exist (the Python module raises it as
+// FileNotFoundError). Found in an error's nested chain when an element adds its context.
+class MissingFileError : public InputError {
+ public:
+  MissingFileError(std::string path, const std::string& message);
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
 };
 
 class StageError : public std::runtime_error {

@@ -91,6 +91,9 @@ struct TensorDecl {
   // one row per entry of `rows.leading` (empty: a single row) of shape `per_series`. A result like
   // any other for the sinks, which receive it through Sink::consume_summary.
   bool summary = false;
+  // A name per axis of `per_series` (phase_bands, amplitude_bands, times, bins), for readers that
+  // label arrays (the Python module's Result); empty: unnamed.
+  std::vector<std::string> axes = {};
 };
 
 // A fact about the plan that one element decides and later ones build on (the bands a filter bank

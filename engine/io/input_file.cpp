@@ -48,7 +48,11 @@ InputFile::InputFile(const std::filesystem::path& path) : path_(path) {
   // arms). Then opened with O_NONBLOCK, so that a FIFO put there meanwhile cannot block the open,
   // and looked at again on the descriptor, which is what will be read.
   struct stat st {};
-  if (::stat(path.c_str(), &st) != 0) throw InputError(fmt::format("{}: {}", path.string(), file_error_reason(errno)));
+  if (::stat(path.c_str(), &st) != 0) {
+    const std::string message = fmt::format("{}: {}", path.string(), file_error_reason(errno));
+    if (errno == ENOENT) throw MissingFileError(path.string(), message);
+    throw InputError(message);
+  }
   if (const std::string kind = special_file_kind(st.st_mode); !kind.empty()) not_regular(path, kind);
   fd_ = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
   if (fd_ < 0) throw InputError(fmt::format("{}: {}", path.string(), file_error_reason(errno)));

@@ -162,13 +162,13 @@ namespace {
     const SourceLocation where = it != spec.param_where.end() ? it->second : spec.where;
     const bool names_itself = e.param().empty() || e.bare_message().rfind("unknown parameter", 0) == 0 ||
                               e.bare_message().rfind("missing required", 0) == 0;
-    throw InputError(names_itself ? fmt::format("{}: {}", who, e.bare_message())
-                                  : fmt::format("{}, parameter \"{}\": {}", who, e.param(),
-                                                e.bare_message()),
-                     where);
+    std::throw_with_nested(InputError(names_itself ? fmt::format("{}: {}", who, e.bare_message())
+                                                   : fmt::format("{}, parameter \"{}\": {}", who, e.param(),
+                                                                 e.bare_message()),
+                                      where));
   } catch (const InputError& e) {
     if (!e.where().empty()) throw;
-    throw InputError(fmt::format("{}: {}", who, e.bare_message()), spec.where);
+    std::throw_with_nested(InputError(fmt::format("{}: {}", who, e.bare_message()), spec.where));
   }
 }
 

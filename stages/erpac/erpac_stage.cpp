@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "engine/api/errors.hpp"
+#include "stages/common/cell_axes.hpp"
 #include "stages/common/whole_input.hpp"
 #include "stages/erpac/erpac_math.hpp"
 
@@ -41,10 +42,12 @@ void ErpacStage::plan(PlanContext& ctx) {
   // One row per channel (and segment): the stream's leading dims without the epochs.
   RowLayout rows{series, series / epochs_, Shape(stream.leading_dims.begin() + 1, stream.leading_dims.end()),
                  std::vector<std::string>(stream.leading_names.begin() + 1, stream.leading_names.end())};
-  ctx.declare({"erpac", {n_pha_, n_amp_, length_}, DType::Float32, true,
-               "circular-linear correlation across epochs of phase and amplitude", rows});
-  ctx.declare({"erpac_pvalues", {n_pha_, n_amp_, length_}, DType::Float32, true,
-               "p = exp(-E rho^2 / 2), corrected over each channel's cells", rows});
+  ctx.declare(over_cells({"erpac", {n_pha_, n_amp_, length_}, DType::Float32, true,
+                          "circular-linear correlation across epochs of phase and amplitude", rows},
+                         {"times"}));
+  ctx.declare(over_cells({"erpac_pvalues", {n_pha_, n_amp_, length_}, DType::Float32, true,
+                          "p = exp(-E rho^2 / 2), corrected over each channel's cells", rows},
+                         {"times"}));
   // The time of each of the T samples (after a source's pad= is cropped), from the epoch's reference.
   ctx.publish_coordinate({"erpac_times", stream.time_origin_s, 1.0 / stream.sample_rate, length_, "s",
                           "time of each erpac sample (last axis of erpac, erpac_pvalues) in seconds from the epoch's "

@@ -9,6 +9,7 @@
 
 #include "engine/api/errors.hpp"
 #include "stages/bandpass/bandpass_facts.hpp"
+#include "stages/common/cell_axes.hpp"
 #include "stages/modulation_index/mi_facts.hpp"
 #include "stages/modulation_index/methods/pac_math.hpp"
 #include "stages/modulation_index/methods/shifted_sums.hpp"
@@ -110,13 +111,14 @@ void ModulationIndexStage::plan(PlanContext& ctx) {
   method_ = mi::make_method(settings_, length_);
   const RowLayout rows = pairs_.rows();
   const std::string name = mi::method_title(settings_.kind);
-  ctx.declare({"pac", {n_pha_, n_amp_}, DType::Float32, true, name, rows});
+  ctx.declare(over_cells({"pac", {n_pha_, n_amp_}, DType::Float32, true, name, rows}));
   if (distributions_)
-    ctx.declare({"amplitude_distribution", {n_pha_, n_amp_, settings_.bins}, DType::Float32, true,
-                 "normalised mean amplitude per phase bin (sums to 1)", rows});
+    ctx.declare(over_cells({"amplitude_distribution", {n_pha_, n_amp_, settings_.bins}, DType::Float32, true,
+                            "normalised mean amplitude per phase bin (sums to 1)", rows},
+                           {"bins"}));
   if (preferred_phase_)
-    ctx.declare({"preferred_phase", {n_pha_, n_amp_}, DType::Float32, true,
-                 "centre of the phase bin with the largest mean amplitude (radians)", rows});
+    ctx.declare(over_cells({"preferred_phase", {n_pha_, n_amp_}, DType::Float32, true,
+                            "centre of the phase bin with the largest mean amplitude (radians)", rows}));
   ctx.publish(kMiBins, settings_.bins);
   ctx.publish(kMiMethod, mi::method_name(settings_.kind));
   ctx.publish(kMiMethodName, name);

@@ -9,6 +9,7 @@
 
 #include "engine/api/errors.hpp"
 #include "stages/bandpass/bandpass_facts.hpp"
+#include "stages/common/cell_axes.hpp"
 #include "stages/modulation_index/mi_facts.hpp"
 #include "stages/common/whole_input.hpp"
 #include "stages/surrogates/surrogate_stats_cpu.hpp"
@@ -133,11 +134,11 @@ void SurrogatesStage::plan(PlanContext& ctx) {
   const RowLayout rows = pairs_.rows();
   outputs_.clear();
   for (const auto& out : kStatistics) {
-    ctx.declare({out.name, {n_pha_, n_amp_}, DType::Float32, true, out.doc, rows});
+    ctx.declare(over_cells({out.name, {n_pha_, n_amp_}, DType::Float32, true, out.doc, rows}));
     outputs_.emplace_back(out.name);
   }
   if (norm_ != surrogates::Norm::Z) {
-    ctx.declare({"pac_norm", {n_pha_, n_amp_}, DType::Float32, true, norm_doc(norm_), rows});
+    ctx.declare(over_cells({"pac_norm", {n_pha_, n_amp_}, DType::Float32, true, norm_doc(norm_), rows}));
     outputs_.emplace_back("pac_norm");
   }
   ctx.resolved()["n_perm"] = n_perm_;
@@ -210,7 +211,7 @@ void SurrogatesStage::plan_trials(PlanContext& ctx) {
       {surrogates::kTrialPvalues, "(1 + #{k: mean_k >= mean}) / (n + 1) of the mean over epochs, " + correction},
   };
   const auto declare = [&](const char* name, const std::string& doc, const RowLayout& rows_of) {
-    TensorDecl decl{name, {n_pha_, n_amp_}, DType::Float32, true, doc, rows_of};
+    TensorDecl decl = over_cells({name, {n_pha_, n_amp_}, DType::Float32, true, doc, rows_of});
     decl.summary = true;
     ctx.declare(std::move(decl));
   };

@@ -1,5 +1,7 @@
 #pragma once
-// The SHA-256 of an input file, recorded in result.json so a result names exactly what it read.
+// The SHA-256 of an input file (or an array in memory), recorded in result.json so a result names
+// exactly what it read.
+#include <cstddef>
 #include <stop_token>
 #include <string>
 
@@ -9,5 +11,9 @@ namespace pacflow::stages {
 // stops with RunCancelled(0) soon after `stop` is requested (a large file takes seconds to read).
 // Throws InputError naming the file when it cannot be read or is not a regular file.
 std::string sha256_file(const std::string& path, const std::stop_token& stop = {});
+
+// SHA-256 of `size` bytes in memory (an array handed over by a caller), lowercase hex; stops as
+// sha256_file does.
+std::string sha256_bytes(const void* bytes, std::size_t size, const std::stop_token& stop = {});
 
 }  // namespace pacflow::stages

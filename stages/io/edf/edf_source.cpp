@@ -289,7 +289,7 @@ StreamInfo EdfSource::open(const std::stop_token& stop) {
     file_.reset();  // EDFlib opens a file once at a time: close it before opening it again
     file_ = std::make_unique<EdfFile>(path_, !events_.empty() || !bad_prefixes_.empty());
   } catch (const InputError& e) {
-    throw ParamError("path", e.bare_message());  // located at path=… in the .pipe file
+    std::throw_with_nested(ParamError("path", e.bare_message()));  // located at path=… in the .pipe file
   }
   const auto selected = selected_channels();
   const auto& all = file_->signals();

@@ -101,7 +101,7 @@ StreamInfo Hdf5Source::open(const std::stop_token& stop) {
   try {
     file_ = hdf5::open_file_readonly(path_);
   } catch (const InputError& e) {
-    throw ParamError("path", e.bare_message());  // located at path=… in the .pipe file
+    std::throw_with_nested(ParamError("path", e.bare_message()));  // located at path=… in the .pipe file
   }
   const htri_t exists = H5Lexists(file_.get(), dataset_path_.c_str(), H5P_DEFAULT);
   if (exists > 0) dataset_ = hdf5::Id(H5Dopen2(file_.get(), dataset_path_.c_str(), H5P_DEFAULT), H5Dclose);

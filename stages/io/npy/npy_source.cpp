@@ -53,7 +53,7 @@ std::string NpySource::open_values(json& description) {
   } catch (const ParamError&) {
     throw;
   } catch (const InputError& e) {
-    throw ParamError("path", e.bare_message());  // located at path=… in the .pipe file
+    std::throw_with_nested(ParamError("path", e.bare_message()));  // located at path=… in the .pipe file
   }
 }
 

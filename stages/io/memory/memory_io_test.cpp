@@ -1,0 +1,176 @@
+#include <cmath>
+#include <filesystem>
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include "engine/api/errors.hpp"
+#include "engine/api/pipeline.hpp"
+#include "engine/io/npy.hpp"
+#include "stages/builtin.hpp"
+#include "stages/io/memory/memory_sink.hpp"
+#include "stages/io/memory/memory_source.hpp"
+#include "tests/support/fixtures.hpp"
+
+namespace pacflow::stages {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr std::int64_t kE = 3, kC = 2, kT = 512;
+
+// Coupled test signals: a 6 Hz rhythm whose phase modulates 70 Hz bursts, with a per-series offset.
+template <class T>
+std::vector<T> signals(std::int64_t e, std::int64_t c, std::int64_t t_len, double scale = 1.0) {
+  std::vector<T> x(static_cast<std::size_t>(e * c * t_len));
+  for (std::int64_t s = 0; s < e * c; ++s)
+    for (std::int64_t t = 0; t < t_len; ++t) {
+      const double tt = static_cast<double>(t) / 256.0, slow = std::sin(2 * M_PI * 6 * tt + 0.3 * static_cast<double>(s));
+      x[static_cast<std::size_t>(s * t_len + t)] =
+          static_cast<T>(scale * (slow + (1 + slow) * 0.3 * std::sin(2 * M_PI * 70 * tt) + 0.01 * static_cast<double>(s)));
+    }
+  return x;
+}
+
+template <class T>
+std::shared_ptr<HostArray> host_array(const std::vector<T>& values, Shape shape) {
+  auto array = std::make_shared<HostArray>();
+  array->data = reinterpret_cast<const std::byte*>(values.data());
+  array->dtype = dtype_of<T>();
+  array->shape = std::move(shape);
+  return array;
+}
+
+RunOptions in_batches_of(std::int64_t series) {
+  RunOptions options;
+  options.batch_size = series;
+  return options;
+}
+
+std::unique_ptr<Source> make_source(std::shared_ptr<const HostArray> array, json params) {
+  const ElementInfo info = MemorySource::info(std::move(array));
+  return info.make_source(Params(params, info.params));
+}
+
+TEST(MemorySource, ReadsFloat32InPlaceAndOtherDtypesConvertedAsTheNpyReaders) {
+  const auto f32 = signals<float>(kE, kC, kT);
+  auto source = make_source(host_array(f32, {kE, kC, kT}), {{"fs", 256}, {"layout", "ECT"}});
+  StreamInfo s = source->open({});
+  EXPECT_EQ(s.leading_dims, (Shape{kE, kC}));
+  EXPECT_EQ(s.leading_names, (std::vector<std::string>{"epochs", "channels"}));
+  EXPECT_EQ(s.series_length, kT);
+  EXPECT_EQ(s.description["source"], "array");
+  EXPECT_EQ(s.description["dtype"], "float32");
+  EXPECT_EQ(s.description["sha256"].get<std::string>().size(), 64u);
+  std::vector<float> rows(static_cast<std::size_t>(2 * kT));
+  source->read(3, 2, rows.data());
+  for (std::size_t i = 0; i < rows.size(); ++i) ASSERT_EQ(rows[i], f32[3 * kT + i]);
+
+  const auto i16 = signals<std::int16_t>(kE, kC, kT, 1000.0);
+  source = make_source(host_array(i16, {kE, kC, kT}), {{"fs", 256}, {"layout", "ECT"}});
+  s = source->open({});
+  EXPECT_EQ(s.description["dtype"], "int16");
+  source->read(0, 2, rows.data());
+  for (std::size_t i = 0; i < rows.size(); ++i) ASSERT_EQ(rows[i], static_cast<float>(i16[i]));
+}
+
+// Time first (TC: samples × channels, as many recordings are held) comes out series by series.
+TEST(MemorySource, NamedLayoutsPutTheSeriesInPacflowsOrder) {
+  std::vector<double> tc(static_cast<std::size_t>(kT * kC));
+  for (std::int64_t t = 0; t < kT; ++t)
+    for (std::int64_t c = 0; c < kC; ++c) tc[static_cast<std::size_t>(t * kC + c)] = static_cast<double>(t) + 0.5 * static_cast<double>(c);
+  const auto source = make_source(host_array(tc, {kT, kC}), {{"fs", 256}, {"layout", "TC"}});
+  const StreamInfo s = source->open({});
+  EXPECT_EQ(s.leading_dims, (Shape{1, kC}));
+  std::vector<float> rows(static_cast<std::size_t>(kC * kT));
+  source->read(0, kC, rows.data());
+  for (std::int64_t c = 0; c < kC; ++c)
+    for (std::int64_t t = 0; t < kT; ++t)
+      ASSERT_EQ(rows[static_cast<std::size_t>(c * kT + t)],
+                static_cast<float>(static_cast<double>(t) + 0.5 * static_cast<double>(c)));
+}
+
+std::string param_error(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const ParamError& e) {
+    return e.param() + ": " + e.what();
+  } catch (const InputError& e) {
+    return std::string("input: ") + e.what();
+  }
+  return "(no error)";
+}
+
+TEST(MemorySource, TheLayoutIsNeverGuessedAndBadArraysAreRefusedClearly) {
+  const auto x = signals<float>(kE, kC, kT);
+  const auto array = host_array(x, {kE, kC, kT});
+  EXPECT_EQ(param_error([&] { make_source(array, {{"fs", 256}}); }).rfind("layout: ", 0), 0u);
+  EXPECT_NE(param_error([&] { make_source(array, {{"fs", 256}, {"layout", "ET"}})->open({}); })
+                .find("the array has shape [3, 2, 512] (3 axes), layout=ET names 2"),
+            std::string::npos);
+  const std::vector<float> none;
+  EXPECT_EQ(param_error([&] { make_source(host_array(none, {kE, kC, 0}), {{"fs", 256}, {"layout", "ECT"}})->open({}); })
+                .rfind("input: the array", 0),
+            0u);
+  auto with_nan = x;
+  with_nan[static_cast<std::size_t>((1 * kC + 1) * kT + 7)] = NAN;
+  EXPECT_EQ(param_error([&] {
+              const auto source = make_source(host_array(with_nan, {kE, kC, kT}), {{"fs", 256}, {"layout", "ECT"}});
+              source->open({});
+              std::vector<float> rows(x.size());
+              source->read(0, kE * kC, rows.data());
+            }),
+            "input: the array: NaN at epoch 1, channel 1, sample 7 (nan_policy=zero or skip lets the run go on)");
+}
+
+// The array source and sink beside the npy ones: the same pipeline on the same values gives the same
+// bits, with the same shapes; the arrays name their axes.
+TEST(MemoryPipeline, GivesTheNpyPipelinesResultsBitwise) {
+  const auto x = signals<float>(kE, kC, kT);
+  const fs::path dir = fs::temp_directory_path() / ("pacflow_memory_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  {
+    NpyWriter w(dir / "x.npy", {kE, kC, kT});
+    w.append(x.data(), static_cast<std::int64_t>(x.size()));
+    w.commit();
+  }
+  const json bands = {{"pha", json::parse("[[4,8],[8,12]]")}, {"amp", json::parse("[[60,80],[80,100]]")}};
+  const json surrogates = {{"n", 20}, {"min_shift", "0.5s"}};
+  Pipeline(builtin_registry())
+      .source("npy", {{"path", (dir / "x.npy").string()}, {"fs", 256}})
+      .stage("bandpass", bands)
+      .stage("hilbert")
+      .stage("mi")
+      .stage("surrogates", surrogates)
+      .sink("npy", {{"dir", (dir / "out").string()}})
+      .run();
+
+  Registry registry = builtin_registry();
+  auto results = std::make_shared<ResultArrays>();
+  registry.add(MemorySource::info(host_array(x, {kE, kC, kT})));
+  registry.add(MemorySink::info(results));
+  Pipeline(registry)
+      .source("array", {{"fs", 256}, {"layout", "ECT"}})
+      .stage("bandpass", bands)
+      .stage("hilbert")
+      .stage("mi")
+      .stage("surrogates", surrogates)
+      .sink("arrays")
+      .run(in_batches_of(2));
+  ASSERT_GE(results->arrays.size(), 6u);
+  for (const ResultArray& a : results->arrays) {
+    Shape shape;
+    const std::vector<float> expected = testing::load_floats(dir / "out" / (a.name + ".npy"), &shape);
+    EXPECT_EQ(a.shape, shape) << a.name;
+    ASSERT_EQ(a.values.size(), expected.size()) << a.name;
+    for (std::size_t i = 0; i < expected.size(); ++i)
+      ASSERT_EQ(std::bit_cast<std::uint32_t>(a.values[i]), std::bit_cast<std::uint32_t>(expected[i])) << a.name << " " << i;
+    EXPECT_EQ(a.dims.size(), a.shape.size()) << a.name;
+  }
+  EXPECT_EQ(results->arrays.front().name, "pac");
+  EXPECT_EQ(results->arrays.front().dims,
+            (std::vector<std::string>{"epochs", "channels", "phase_bands", "amplitude_bands"}));
+  fs::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace pacflow::stages

@@ -1,0 +1,63 @@
+#include "stages/io/memory/memory_sink.hpp"
+
+#include <fmt/format.h>
+
+#include "stages/io/common/output_paths.hpp"
+
+namespace pacflow::stages {
+
+ElementInfo MemorySink::info(std::shared_ptr<ResultArrays> results) {
+  ElementInfo info = element_info<MemorySink>("arrays", "every result as an array in the caller's memory (the Python "
+                                                        "module's Result); writes no file");
+  info.make_sink = [make = info.make_sink, results = std::move(results)](const Params& params) {
+    std::unique_ptr<Sink> sink = make(params);
+    static_cast<MemorySink&>(*sink).results_ = results;
+    return sink;
+  };
+  return info;
+}
+
+void MemorySink::plan(const PlanContext& ctx) {
+  pending_.clear();
+  for (const TensorDecl& decl : results_to_write(ctx)) {
+    ResultLeading leading = result_leading(decl, ctx.stream());
+    ResultArray array{decl.name, std::move(leading.dims), std::move(leading.names), decl.doc, {}};
+    array.shape.insert(array.shape.end(), decl.per_series.begin(), decl.per_series.end());
+    for (std::size_t k = 0; k < decl.per_series.size(); ++k)
+      array.dims.push_back(k < decl.axes.size() ? decl.axes[k] : fmt::format("axis{}", k));
+    pending_.push_back({decl, std::move(array)});
+  }
+  coordinates_ = ctx.coordinates();
+}
+
+void MemorySink::append(Pending& out, const Tensor& t) {
+  const std::span<const float> values = t.values<float>();
+  if (out.array.values.empty()) out.array.values.reserve(static_cast<std::size_t>(element_count(out.array.shape)));
+  out.array.values.insert(out.array.values.end(), values.begin(), values.end());
+}
+
+void MemorySink::consume(const Batch& batch) {
+  for (auto& out : pending_)
+    if (!out.decl.summary) append(out, batch.at(out.decl.name));
+}
+
+void MemorySink::consume_summary(const Batch& summary) {
+  for (auto& out : pending_)
+    if (out.decl.summary) append(out, summary.at(out.decl.name));
+}
+
+void MemorySink::finish(const json& /*report*/, OutputSet& /*outputs*/) {
+  if (!results_) throw std::logic_error("MemorySink: made without a place for its results");
+  for (auto& out : pending_) {
+    if (out.array.values.size() != static_cast<std::size_t>(element_count(out.array.shape)))
+      throw std::logic_error(fmt::format("arrays sink: {} received {} values of {}", out.array.name,
+                                         out.array.values.size(), element_count(out.array.shape)));
+    results_->arrays.push_back(std::move(out.array));
+  }
+  results_->coordinates = coordinates_;
+  pending_.clear();
+}
+
+void MemorySink::abort() noexcept { pending_.clear(); }
+
+}  // namespace pacflow::stages

@@ -1,0 +1,55 @@
+#pragma once
+// Sink `arrays`: every result in memory, for a caller that reads them there (the Python module's
+// Result) rather than from files: each result as one float32 array, its leading dims (the stream's
+// or its own, as the npy sink writes them) then its per-series axes, and every coordinate. Writes
+// no file. Not a built-in element: a caller adds it to its own registry with the ResultArrays it
+// fills (MemorySink::info).
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "engine/api/param_binding.hpp"
+#include "engine/api/registry.hpp"
+
+namespace pacflow::stages {
+
+struct ResultArray {
+  std::string name;
+  Shape shape;                    // leading dims, then the per-series shape
+  std::vector<std::string> dims;  // a name per axis of shape
+  std::string doc;
+  std::vector<float> values;      // C order
+};
+
+// What a run's `arrays` sink received: complete once the run returned.
+struct ResultArrays {
+  std::vector<ResultArray> arrays;  // in the order the elements declared them
+  std::vector<Coordinate> coordinates;
+};
+
+class MemorySink final : public Sink {
+ public:
+  void plan(const PlanContext& ctx) override;
+  std::vector<std::filesystem::path> output_files() const override { return {}; }
+  void consume(const Batch& batch) override;
+  void consume_summary(const Batch& summary) override;
+  void finish(const json& report, OutputSet& outputs) override;
+  void abort() noexcept override;
+
+  // The element `arrays`, whose sinks fill `results` when their run succeeds.
+  static ElementInfo info(std::shared_ptr<ResultArrays> results);
+  static void declare(ParamBinder<MemorySink>&) {}
+
+ private:
+  struct Pending {
+    TensorDecl decl;
+    ResultArray array;
+  };
+  static void append(Pending& out, const Tensor& t);
+
+  std::shared_ptr<ResultArrays> results_;
+  std::vector<Pending> pending_;
+  std::vector<Coordinate> coordinates_;
+};
+
+}  // namespace pacflow::stages

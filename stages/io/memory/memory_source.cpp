@@ -1,0 +1,91 @@
+#include "stages/io/memory/memory_source.hpp"
+
+#include <algorithm>
+#include <fmt/format.h>
+
+#include "engine/api/errors.hpp"
+#include "stages/io/common/file_sha256.hpp"
+#include "stages/io/common/padding.hpp"
+
+namespace pacflow::stages {
+
+void MemorySource::declare(ParamBinder<MemorySource>& p) {
+  p.required(&MemorySource::fs_, "fs", "sample rate").unit("Hz").greater_than(0);
+  p.required(&MemorySource::layout_given_, "layout",
+             "the array's axes in order: E (epochs), C (channels), S (segments), T (time), e.g. ECT (MNE's epochs), "
+             "ET (TensorPAC's (n_epochs, n_times)), CT, ECST; never guessed");
+  declare_pad(p, &MemorySource::pad_,
+              "context at each end of every series, held in the array (epochs cut with margins): filtered with the "
+              "series, then cropped after the hilbert stage, so later stages see the window between");
+  p.optional(&MemorySource::channel_names_, "channel_names",
+             "a name for each channel, in order (e.g. MNE's ch_names), shown in result.json and the png sink's panels");
+  declare_nan_policy(p, &MemorySource::nan_policy_);
+}
+
+std::vector<std::string> MemorySource::channel_names(std::int64_t channels) const {
+  if (!channel_names_) return {};
+  const json& names = *channel_names_;
+  if (!names.is_array() || std::any_of(names.begin(), names.end(), [](const json& n) { return !n.is_string(); }))
+    throw ParamError("channel_names", "give a list of names, one per channel");
+  if (static_cast<std::int64_t>(names.size()) != channels)
+    throw ParamError("channel_names", fmt::format("{} names for {} channels", names.size(), channels));
+  return names.get<std::vector<std::string>>();
+}
+
+ElementInfo MemorySource::info(std::shared_ptr<const HostArray> array) {
+  ElementInfo info = element_info<MemorySource>(
+      "array", "an array in the caller's memory (the Python module's NumPy arrays), axes named by layout=");
+  info.make_source = [make = info.make_source, array = std::move(array)](const Params& params) {
+    std::unique_ptr<Source> source = make(params);
+    static_cast<MemorySource&>(*source).array_ = array;
+    return source;
+  };
+  return info;
+}
+
+void MemorySource::configured() { layout_ = ArrayLayout::parse(layout_given_); }
+
+StreamInfo MemorySource::open(const std::stop_token& stop) {
+  if (!array_) throw std::logic_error("MemorySource: made without an array");
+  samples_ = SamplePolicy(nan_policy_, array_->name);
+  values_ = std::make_unique<HostArrayValues>(array_);
+  layout_.bind(array_->shape, array_->name);
+  StreamInfo info;
+  info.leading_dims = layout_.leading();
+  info.leading_names = layout_.leading_names();
+  info.series_length = layout_.length();
+  info.pad = pad_samples(pad_, fs_, info.series_length);
+  info.sample_rate = fs_;
+  const std::size_t bytes = static_cast<std::size_t>(element_count(array_->shape)) * dtype_size(array_->dtype);
+  info.description = {{"source", "array"},
+                      {"name", array_->name},
+                      {"shape", array_->shape},
+                      {"layout", layout_.axes()},
+                      {"dtype", dtype_name(array_->dtype)},
+                      {"fs", fs_},
+                      {"sha256", sha256_bytes(array_->data, bytes, stop)}};
+  if (info.pad > 0) info.description["pad_samples"] = info.pad;
+  if (const auto names = channel_names(layout_.channels()); !names.empty()) {
+    info.labels = {{}, names};
+    info.description["channel_labels"] = names;
+  }
+  samples_.scan(
+      info, layout_.channels(), layout_.segments(),
+      [this](std::int64_t first, std::int64_t count, std::int64_t offset, std::int64_t samples, float* dst) {
+        read_raw(first, count, offset, samples, dst);
+      },
+      stop);
+  return info;
+}
+
+void MemorySource::read_raw(std::int64_t first, std::int64_t count, std::int64_t offset, std::int64_t samples,
+                            float* dst) {
+  layout_.read(*values_, first, count, offset, samples, dst, /*release=*/false);
+}
+
+void MemorySource::read(std::int64_t first, std::int64_t count, float* dst) {
+  read_raw(first, count, 0, layout_.length(), dst);
+  samples_.apply(dst, first, count);
+}
+
+}  // namespace pacflow::stages
