@@ -1,12 +1,16 @@
 #!/usr/bin/env bash
 # Sets up a Debian 12 machine for pacflow and builds it: installs every dependency from Debian's
-# packages (as root, or through sudo), then configures and builds the `default` CMake preset.
-# Idempotent: packages already present are not reinstalled, and the build is incremental.
+# packages (as root, or through sudo), makes the Python virtual environment .venv (Debian's Python is
+# externally managed) with the Python packages from PyPI, then configures and builds the `default`
+# CMake preset and installs the Python package `pacflow` into .venv from that same build (nothing is
+# compiled twice). Idempotent: what is present is not reinstalled, and the build is incremental.
 #
-#   bash tools/setup.sh              install what is missing, then build (build/)
-#   bash tools/setup.sh --deps-only  install what is missing, do not build
+#   bash tools/setup.sh              install what is missing, build (build/), install pacflow into .venv
+#   bash tools/setup.sh --deps-only  install what is missing (Debian packages, .venv), do not build
+#   bash tools/setup.sh --no-python  no .venv and no Python package (a machine without PyPI)
 #
-# The packages and the versions built and tested against: tools/debian-packages.lock.
+# The versions built and tested against: tools/debian-packages.lock (Debian) and
+# tools/python-requirements.lock (PyPI).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -43,7 +47,25 @@ if ((${#missing[@]})); then
   fi
 fi
 
+with_python=1
+[ "${1:-}" = "--no-python" ] && with_python=0
+if ((with_python)); then
+  # The virtual environment, from Debian's Python, with the pinned Python packages.
+  [ -x .venv/bin/python ] || /usr/bin/python3 -m venv .venv
+  .venv/bin/python -m pip install -q --disable-pip-version-check -r tools/python-requirements.lock
+fi
+
 if [ "${1:-}" != "--deps-only" ]; then
-  cmake --preset default
+  python_args=()
+  ((with_python)) && python_args=(-DPython_EXECUTABLE="$PWD/.venv/bin/python")
+  cmake --preset default "${python_args[@]}"
   cmake --build --preset default
+  if ((with_python)); then
+    # `pip install ./python` on the build above: scikit-build-core configures build/ again with the
+    # preset's settings, finds everything built, and installs the module and the engine's libraries.
+    CMAKE_GENERATOR=Ninja .venv/bin/python -m pip install -q --disable-pip-version-check --no-build-isolation \
+      --no-deps --force-reinstall --config-settings=build-dir="$PWD/build" \
+      --config-settings=cmake.build-type=RelWithDebInfo --config-settings=cmake.define.PACFLOW_BUILD_TESTS=ON \
+      --config-settings=cmake.define.PACFLOW_BUILD_BENCH=ON ./python
+  fi
 fi

@@ -1,0 +1,117 @@
+// pacflow._core: the engine for the Python package (python/src/pacflow). Thin: it builds the
+// pipeline a request describes, runs it while Python waits (Ctrl-C stops it) and hands the results
+// over as NumPy arrays; everything else is the engine's, exactly as pipeline_cli runs it.
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include "engine/api/json_text.hpp"
+#include "engine/devices/backends.hpp"
+#include "engine/io/provenance.hpp"
+#include "python/bindings/errors.hpp"
+#include "python/bindings/numpy_arrays.hpp"
+#include "python/bindings/request.hpp"
+#include "python/bindings/waiting_run.hpp"
+#include "stages/builtin.hpp"
+#include "stages/common/lanes.hpp"
+
+namespace py = pybind11;
+
+namespace pacflow::python {
+
+namespace {
+
+// The input array as the engine reads it, or none.
+std::shared_ptr<const stages::HostArray> input_of(const py::object& input, const std::string& name) {
+  if (input.is_none()) return nullptr;
+  return host_array_of(input.cast<py::array>(), name);
+}
+
+// Runs the request; returns (report as JSON text, result arrays, coordinates).
+py::tuple run(const std::string& request_text, const py::object& input, const std::string& input_name,
+              const py::object& progress, const std::vector<std::string>& command) {
+  const json request = json::parse(request_text);
+  auto results = std::make_shared<stages::ResultArrays>();
+  const Registry registry = request_registry(input_of(input, input_name), results);
+  const Pipeline pipeline = request_pipeline(request, registry);
+  RunOptions options = request_options(request);
+  options.provenance = collect_provenance(command, simd::simd_width());
+  TraceRecorder trace;
+  if (!options.trace_file.empty()) options.trace = &trace;
+  const json report = run_while_python_waits(pipeline, std::move(options), progress);
+  const py::tuple arrays = result_tuples(std::move(*results));
+  return py::make_tuple(json_text(report, -1), arrays[0], arrays[1]);
+}
+
+// The checked plan as JSON text (what `pipeline_cli validate` prints from).
+std::string validate(const std::string& request_text, const py::object& input, const std::string& input_name) {
+  const json request = json::parse(request_text);
+  const Registry registry = request_registry(input_of(input, input_name), std::make_shared<stages::ResultArrays>());
+  RunOptions options = request_options(request);
+  options.rates = measured_rates(simd::simd_width());
+  const py::gil_scoped_release released;
+  return json_text(request_pipeline(request, registry).validate(options), -1);
+}
+
+// The pipeline as a Graphviz DOT digraph (what `pipeline_cli graph` prints).
+std::string graph(const std::string& request_text, const py::object& input, const std::string& input_name) {
+  const json request = json::parse(request_text);
+  const Registry registry = request_registry(input_of(input, input_name), std::make_shared<stages::ResultArrays>());
+  const RunOptions options = request_options(request);
+  const py::gil_scoped_release released;
+  return request_pipeline(request, registry).graph(options);
+}
+
+// Every element and its parameters, as JSON text (what `pipeline_cli stages` lists).
+std::string elements() {
+  json out = json::array();
+  const auto params_of = [](const std::vector<ParamSpec>& specs) {
+    json list = json::array();
+    for (const ParamSpec& p : specs)
+      list.push_back({{"name", p.name},
+                      {"type", param_type_name(p.type)},
+                      {"default", p.default_value},
+                      {"required", p.default_value.is_null() && !p.optional},
+                      {"unit", p.unit},
+                      {"allowed", p.constraint_text()},
+                      {"doc", p.doc}});
+    return list;
+  };
+  for (const ElementInfo& info : stages::builtin_registry().all())
+    out.push_back({{"kind", kind_name(info.kind)}, {"name", info.name}, {"summary", info.summary},
+                   {"params", params_of(info.params)}});
+  return json_text(json{{"elements", out}, {"placement", params_of(placement_params())}}, -1);
+}
+
+// Throws the engine's InputError (ValueError) when no element of `kind` is called `name`, with a
+// spelling suggestion, as Pipeline::add does.
+void check_element(const std::string& kind, const std::string& name) {
+  Pipeline pipeline(stages::builtin_registry());
+  pipeline.add({kind == "source" ? ElementKind::Source : kind == "sink" ? ElementKind::Sink : ElementKind::Stage, name,
+                json::object(), {}, {}});
+}
+
+std::vector<std::string> devices() {
+  std::vector<std::string> lines;
+  for (const auto& backend : builtin_device_backends().all())
+    for (const auto& line : backend->listing()) lines.push_back(line);
+  return lines;
+}
+
+}  // namespace
+
+}  // namespace pacflow::python
+
+PYBIND11_MODULE(_core, m) {
+  using namespace pacflow::python;
+  m.doc() = "pacflow's engine (C++); use the pacflow package, not this module";
+  register_error_translation();
+  m.def("version", &pacflow::engine_version, "the engine's version");
+  m.def("build", &pacflow::build_describe, "the build: commit, compiler, CUDA");
+  m.def("run", &run, py::arg("request"), py::arg("input"), py::arg("input_name"), py::arg("progress"),
+        py::arg("command"));
+  m.def("validate", &validate, py::arg("request"), py::arg("input"), py::arg("input_name"));
+  m.def("graph", &graph, py::arg("request"), py::arg("input"), py::arg("input_name"));
+  m.def("elements", &elements);
+  m.def("devices", &devices);
+  m.def("check_element", &check_element, py::arg("kind"), py::arg("name"));
+}

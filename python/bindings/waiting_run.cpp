@@ -1,0 +1,77 @@
+#include "python/bindings/waiting_run.hpp"
+
+#include <chrono>
+#include <condition_variable>
+#include <exception>
+#include <mutex>
+#include <optional>
+#include <thread>
+
+namespace py = pybind11;
+
+namespace pacflow::python {
+
+namespace {
+
+// What the worker thread shares with the waiting thread.
+struct Shared {
+  std::mutex mutex;
+  std::condition_variable finished_cv;
+  bool finished = false;
+  std::optional<Progress> latest;  // not yet handed to Python
+};
+
+}  // namespace
+
+json run_while_python_waits(const Pipeline& pipeline, RunOptions options, const py::object& progress) {
+  Shared shared;
+  std::stop_source stop;
+  options.stop = stop.get_token();
+  options.on_progress = [&shared](const Progress& p) {
+    const std::lock_guard lock(shared.mutex);
+    shared.latest = p;
+  };
+  json report;
+  std::exception_ptr failure;
+  std::optional<py::error_already_set> interrupt;  // the KeyboardInterrupt, held until the run stopped
+  {
+    const py::gil_scoped_release released;
+    std::jthread worker([&] {
+      try {
+        report = pipeline.run(options);
+      } catch (...) {
+        failure = std::current_exception();
+      }
+      const std::lock_guard lock(shared.mutex);
+      shared.finished = true;
+      shared.finished_cv.notify_all();
+    });
+    std::unique_lock lock(shared.mutex);
+    while (!shared.finished) {
+      shared.finished_cv.wait_for(lock, std::chrono::milliseconds(100));
+      if (shared.finished || interrupt) continue;
+      const std::optional<Progress> p = std::exchange(shared.latest, std::nullopt);
+      lock.unlock();
+      {
+        const py::gil_scoped_acquire acquired;
+        if (PyErr_CheckSignals() != 0) {
+          interrupt.emplace();  // fetches the pending KeyboardInterrupt (or whatever a handler raised)
+          stop.request_stop();
+        } else if (p && !progress.is_none()) {
+          try {
+            progress(p->batches_done, p->batches_total, p->elapsed_s);
+          } catch (py::error_already_set& e) {  // a failing progress callback stops the run and is raised
+            interrupt.emplace(std::move(e));
+            stop.request_stop();
+          }
+        }
+      }
+      lock.lock();
+    }
+  }
+  if (interrupt) throw *interrupt;
+  if (failure) std::rethrow_exception(failure);
+  return report;
+}
+
+}  // namespace pacflow::python

@@ -1,0 +1,203 @@
+"""Pipelines from Python: the C++ DSL's calls (source, stage, sink, run) and .pipe files."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any, Callable, Mapping, Optional, Union
+
+import numpy as np
+
+from . import _core
+from ._arrays import engine_array
+from ._progress import ProgressBar, progress_callback
+from .result import Result
+
+Progress = Union[bool, Callable[[int, int, float], None], None]
+
+
+def _json_value(value: Any) -> Any:
+    """Parameter values as JSON: NumPy scalars and arrays, tuples and paths included."""
+    if isinstance(value, np.generic):
+        return value.item()
+    if isinstance(value, np.ndarray):
+        return value.tolist()
+    if isinstance(value, os.PathLike):
+        return os.fspath(value)
+    raise TypeError(f"a parameter value of type {type(value).__name__} cannot be passed to the engine")
+
+
+def _dumps(request: Mapping[str, Any]) -> str:
+    return json.dumps(request, default=_json_value)
+
+
+def _result(report_text: str, arrays: list, coordinates: list) -> Result:
+    return Result(
+        arrays={name: array for name, array, _, _ in arrays},
+        dims={name: tuple(dims) for name, _, dims, _ in arrays},
+        docs={name: doc for name, _, _, doc in arrays},
+        coords={name: values for name, values, _, _ in coordinates},
+        report=json.loads(report_text),
+    )
+
+
+class Pipeline:
+    """A pipeline built call by call, as in C++ (``engine/api/pipeline.hpp``).
+
+    Examples
+    --------
+    >>> import numpy as np, pacflow
+    >>> x = np.random.default_rng(0).standard_normal((8, 4, 2048), dtype=np.float32)
+    >>> result = (pacflow.Pipeline()
+    ...           .source(x, fs=512, layout="ECT")
+    ...           .stage("bandpass", pha="2:20:10", amp="60:160:10")
+    ...           .stage("hilbert")
+    ...           .stage("mi")
+    ...           .stage("surrogates", n=200)
+    ...           .run(progress=False))
+    >>> result.pac_z.shape
+    (8, 4, 10, 10)
+
+    Elements and their parameters are those of ``pipeline_cli stages`` (:func:`pacflow.elements`).
+    Results come back in memory as a :class:`Result`; files are written only by the sinks added
+    with :meth:`sink` (``npy``, ``hdf5``, ``png``).
+    """
+
+    def __init__(self) -> None:
+        self._elements: list[dict[str, Any]] = []
+        self._sets: list[list[Any]] = []
+        self._input: Optional[np.ndarray] = None
+        self._input_copied = False
+
+    # The DSL.
+    def source(self, source: Any, /, **params: Any) -> "Pipeline":
+        """Add the source: an element's name (``"synthetic"``, ``"npy"``, ``"edf"``, ``"hdf5"``) with its
+        parameters, or an array with ``fs=`` and ``layout=`` (``"ET"``, ``"CT"``, ``"ECT"``, ``"ECST"``,
+        never guessed), read in place when it is C-contiguous float32 (float64, int16, int32 too)."""
+        if isinstance(source, str):
+            return self._add("source", source, params)
+        if "layout" not in params:
+            raise ValueError("an array source needs layout=, e.g. 'ECT' (epochs, channels, times) or 'ET'")
+        array, layout, copied = engine_array(source, params["layout"])
+        self._input, self._input_copied = array, copied
+        self._elements.append({"kind": "source", "name": "array", "params": {**params, "layout": layout}})
+        return self
+
+    def stage(self, name: str, /, **params: Any) -> "Pipeline":
+        """Add a stage (``bandpass``, ``hilbert``, ``mi``, ``surrogates``, ``erpac``, …)."""
+        return self._add("stage", name, params)
+
+    def sink(self, name: str, /, **params: Any) -> "Pipeline":
+        """Add a sink that writes files (``npy``, ``hdf5``, ``png``); results also come back in memory."""
+        return self._add("sink", name, params)
+
+    def _add(self, kind: str, name: str, params: dict[str, Any]) -> "Pipeline":
+        _core.check_element(kind, name)  # an unknown name fails here, as in C++, with a suggestion
+        self._elements.append({"kind": kind, "name": name, "params": params})
+        return self
+
+    def set(self, element: str, key: str, value: Any) -> "Pipeline":
+        """Override or add one parameter of ``element`` (``"source"``, ``"sink"`` or a name)."""
+        self._sets.append([element, key, value])
+        return self
+
+    @property
+    def input_copied(self) -> bool:
+        """Whether the array source had to be converted (a copy) to be read: False for a C-contiguous
+        float32, float64, int16 or int32 array."""
+        return self._input_copied
+
+    def _request(self, **options: Any) -> dict[str, Any]:
+        return {"elements": self._elements, "set": self._sets, **options}
+
+    def run(self, *, devices: Optional[str] = None, fallback: Optional[str] = None, vram: Optional[str] = None,
+            batch_size: int = 0, in_flight: int = 0, out: Optional[Union[str, os.PathLike]] = None,
+            checkpoint: Optional[Union[str, os.PathLike]] = None, trace: Optional[Union[str, os.PathLike]] = None,
+            max_memory: Optional[str] = None, clean: bool = False, progress: Progress = None) -> Result:
+        """Run the pipeline and return its :class:`Result`.
+
+        Parameters
+        ----------
+        devices : str, optional
+            The device pool for stages without ``on=`` (``"cpu"``, ``"cpu:*"``, ``"cuda:0"``, ``"sim:0-7"``);
+            a CPU pool also overrides stages placed on accelerators, as ``pipeline_cli run --devices``.
+        fallback : {"none", "cpu"}, optional
+            ``"cpu"`` runs stages placed on a GPU on the CPU when no GPU is visible.
+        vram : str, optional
+            Memory budget on every GPU (``"40GB"``, ``"0.8"``).
+        batch_size, in_flight : int
+            Series per batch and batches alive at once; 0 chooses.
+        out : path, optional
+            Every sink writes into this folder instead (``--out``).
+        checkpoint, trace, max_memory, clean
+            As ``pipeline_cli run --checkpoint --trace --max-memory --clean``.
+        progress : bool or callable, optional
+            A progress bar (tqdm) for runs longer than a second (the default), ``False`` for none, or a
+            callable(batches_done, batches_total, elapsed_s).
+
+        Raises
+        ------
+        ValueError, FileNotFoundError
+            Bad input, with the message ``pipeline_cli`` prints.
+        RuntimeError
+            The run failed.
+        KeyboardInterrupt
+            Ctrl-C: the run stops within a second and writes no file.
+        """
+        request = self._request(
+            devices=devices, fallback=fallback, vram=vram, batch_size=batch_size, in_flight=in_flight,
+            out=out, checkpoint=checkpoint, trace=trace, max_memory=max_memory, clean=clean, arrays=True)
+        return _run(request, self._input, progress)
+
+    def validate(self, *, batch_size: int = 0, in_flight: int = 0, devices: Optional[str] = None) -> dict[str, Any]:
+        """Check the pipeline without running it; returns the plan (shapes, parameters, memory and run-time
+        estimates) as ``pipeline_cli validate`` computes it."""
+        request = self._request(batch_size=batch_size, in_flight=in_flight, devices=devices, arrays=True)
+        return json.loads(_core.validate(_dumps(request), self._input, "the array"))
+
+    def graph(self, *, batch_size: int = 0, in_flight: int = 0) -> str:
+        """The pipeline as a Graphviz DOT digraph, as ``pipeline_cli graph`` draws it."""
+        request = self._request(batch_size=batch_size, in_flight=in_flight, arrays=True)
+        return _core.graph(_dumps(request), self._input, "the array")
+
+
+def _run(request: dict[str, Any], input: Optional[np.ndarray], progress: Progress) -> Result:
+    callback = progress_callback(progress)
+    try:
+        report, arrays, coordinates = _core.run(_dumps(request), input, "the array", callback,
+                                                ["python", *sys.argv[:1], "pacflow.run"])
+    finally:
+        if isinstance(callback, ProgressBar):
+            callback.close()
+    return _result(report, arrays, coordinates)
+
+
+def run(pipe: Union[str, os.PathLike], *, set: Optional[Mapping[str, Any]] = None,
+        out: Optional[Union[str, os.PathLike]] = None, devices: Optional[str] = None, fallback: Optional[str] = None,
+        vram: Optional[str] = None, batch_size: int = 0, in_flight: int = 0,
+        checkpoint: Optional[Union[str, os.PathLike]] = None, trace: Optional[Union[str, os.PathLike]] = None,
+        max_memory: Optional[str] = None, clean: bool = False, progress: Progress = None) -> Result:
+    """Run a ``.pipe`` file, as ``pipeline_cli run`` does, and return its :class:`Result`.
+
+    Parameters
+    ----------
+    pipe : path
+        The ``.pipe`` file; its sinks write their files as they would from the CLI (into ``out`` when
+        given).
+    set : mapping, optional
+        Overrides, ``{"surrogates.n": 1000, "source.path": "x.npy"}`` (``--set NAME.key=value``).
+    out, devices, fallback, vram, batch_size, in_flight, checkpoint, trace, max_memory, clean, progress
+        As for :meth:`Pipeline.run`.
+    """
+    sets = []
+    for name, value in (set or {}).items():
+        element, dot, key = name.partition(".")
+        if not dot or not element or not key:
+            raise ValueError(f"set: {name!r} is not NAME.key (e.g. 'surrogates.n')")
+        sets.append([element, key, value])
+    request = {"pipe": os.fspath(Path(pipe)), "set": sets, "out": out, "devices": devices, "fallback": fallback,
+               "vram": vram, "batch_size": batch_size, "in_flight": in_flight, "checkpoint": checkpoint,
+               "trace": trace, "max_memory": max_memory, "clean": clean, "arrays": True}
+    return _run(request, None, progress)

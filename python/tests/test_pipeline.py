@@ -1,0 +1,141 @@
+"""Pipelines from Python give the CLI's numbers bitwise; results carry their names and facts."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import pacflow
+
+BANDS = {"pha": [[4, 8], [8, 12]], "amp": [[60, 80], [80, 100]]}
+
+
+def npy_arrays(folder: Path) -> dict[str, np.ndarray]:
+    return {p.stem: np.load(p) for p in sorted(folder.glob("*.npy"))}
+
+
+def assert_bitwise(a: np.ndarray, b: np.ndarray, what: str) -> None:
+    assert a.shape == b.shape, what
+    assert a.dtype == b.dtype, what
+    assert a.tobytes() == b.tobytes(), f"{what}: not bitwise identical"
+
+
+def test_version_is_the_engines(cli: str) -> None:
+    out = subprocess.run([cli, "--version"], capture_output=True, text=True, check=True).stdout
+    assert pacflow.__version__ and pacflow.__version__ in out
+
+
+def test_a_pipe_file_gives_the_clis_arrays_bitwise(cli: str, source_dir: Path, tmp_path: Path) -> None:
+    pipe = source_dir / "pipelines/pac.pipe"
+    subprocess.run([cli, "run", str(pipe), "--out", str(tmp_path / "cli"), "-q", "--set", "surrogates.n=40"],
+                   check=True)
+    result = pacflow.run(pipe, out=tmp_path / "py", set={"surrogates.n": 40}, progress=False)
+    from_cli = npy_arrays(tmp_path / "cli")
+    assert set(from_cli) >= {"pac", "pac_z", "pvalues"}
+    for name, array in from_cli.items():
+        assert_bitwise(result[name], array, f"{name} in memory")
+        assert_bitwise(np.load(tmp_path / "py" / f"{name}.npy"), array, f"{name}.npy")
+    assert (tmp_path / "py" / "comodulogram.png").exists()
+    written = json.loads((tmp_path / "py" / "result.json").read_text())
+    assert written["pipeline"] == result.report["pipeline"]  # the arrays sink listed last in both
+    assert written["pipeline"][-1]["name"] == "arrays"
+
+
+def test_an_array_source_gives_the_npy_sources_numbers_bitwise(cli: str, signals: np.ndarray, tmp_path: Path) -> None:
+    np.save(tmp_path / "x.npy", signals)
+    (tmp_path / "x.pipe").write_text(
+        "source npy path=x.npy fs=256 layout=ECT\n"
+        "stage bandpass pha=[[4,8],[8,12]] amp=[[60,80],[80,100]]\n"
+        "stage hilbert\nstage mi\nstage surrogates n=30 seed=3 min_shift=0.5s\n"
+        "sink npy dir=out\n")
+    subprocess.run([cli, "run", str(tmp_path / "x.pipe"), "-q"], check=True)
+    pipeline = (pacflow.Pipeline()
+                .source(signals, fs=256, layout="ECT")
+                .stage("bandpass", **BANDS)
+                .stage("hilbert")
+                .stage("mi")
+                .stage("surrogates", n=30, seed=3, min_shift="0.5s"))
+    result = pipeline.run(batch_size=4, progress=False)
+    assert not pipeline.input_copied
+    for name, array in npy_arrays(tmp_path / "out").items():
+        assert_bitwise(result[name], array, name)
+    assert result.dims["pac"] == ("epochs", "channels", "phase_bands", "amplitude_bands")
+    assert result.dims["trial_pvalues"] == ("channels", "phase_bands", "amplitude_bands")
+    np.testing.assert_array_equal(result.pha_bands, [[4, 8], [8, 12]])
+    np.testing.assert_array_equal(result.f_amp, [70, 90])
+    assert result.params["surrogates"]["n"] == 30
+    assert result.report["input"]["source"] == "array"
+    assert result.timings["series"] == signals.shape[0] * signals.shape[1]
+
+
+def test_without_a_sink_nothing_is_written(signals: np.ndarray, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    result = pacflow.Pipeline().source(signals, fs=256, layout="ECT").stage("bandpass", **BANDS) \
+        .stage("hilbert").stage("mi").run(progress=False)
+    assert result.pac.shape == (6, 3, 2, 2)
+    assert list(tmp_path.iterdir()) == []
+    assert "pac" in repr(result) and "phase_bands: 2" in repr(result)
+    with pytest.raises(KeyError, match="no result 'pac_z'"):
+        result["pac_z"]
+
+
+def test_erpac_times_and_dims(signals: np.ndarray) -> None:
+    many = np.concatenate([signals] * 2)  # 12 epochs
+    result = pacflow.Pipeline().source(many, fs=256, layout="ECT").stage("bandpass", **BANDS) \
+        .stage("hilbert").stage("erpac").run(progress=False)
+    assert result.dims["erpac"] == ("channels", "phase_bands", "amplitude_bands", "times")
+    times = result.coords["erpac_times"]
+    assert times.dtype == np.float64 and times.shape == (signals.shape[-1],)
+    assert times[1] == 1 / 256
+
+
+def test_validate_and_graph(signals: np.ndarray) -> None:
+    pipeline = pacflow.Pipeline().source(signals, fs=256, layout="ECT").stage("bandpass", **BANDS) \
+        .stage("hilbert").stage("mi")
+    plan = pipeline.validate()
+    assert plan["input"]["shape"] == [6, 3, 1024]
+    assert plan["host_memory_estimate"]["bytes"] > 0
+    assert pipeline.graph().startswith("digraph")
+
+
+def test_bad_input_raises_the_clis_message(cli: str, source_dir: Path, tmp_path: Path) -> None:
+    missing = tmp_path / "missing.pipe"
+    with pytest.raises(FileNotFoundError) as python_error:
+        pacflow.run(missing, progress=False)
+    cli_run = subprocess.run([cli, "run", str(missing)], capture_output=True, text=True)
+    assert cli_run.returncode == 2
+    assert cli_run.stderr.strip() == f"error: {python_error.value}"
+
+    with pytest.raises(FileNotFoundError, match="no such file"):
+        pacflow.Pipeline().source("npy", path=str(tmp_path / "none.npy"), fs=256).stage("bandpass").run(progress=False)
+    with pytest.raises(ValueError, match='unknown stage "hilbret".*did you mean "hilbert"'):
+        pacflow.Pipeline().source("synthetic").stage("hilbret")
+    with pytest.raises(ValueError, match="above|Nyquist"):
+        pacflow.Pipeline().source("synthetic", fs=256).stage("bandpass", amp="100:200:4").stage("hilbert") \
+            .stage("mi").run(progress=False)
+    with pytest.raises(ValueError, match="set: 'n' is not NAME.key"):
+        pacflow.run(source_dir / "pipelines/pac.pipe", set={"n": 3})
+
+
+def test_python_m_pacflow_runs_a_pipe_file(source_dir: Path, tmp_path: Path) -> None:
+    ok = subprocess.run([sys.executable, "-m", "pacflow", "run", str(source_dir / "pipelines/pac.pipe"), "--out",
+                         str(tmp_path), "--set", "surrogates.n=20", "-q"], capture_output=True, text=True)
+    assert ok.returncode == 0, ok.stderr
+    assert (tmp_path / "pac_z.npy").exists()
+    bad = subprocess.run([sys.executable, "-m", "pacflow", "run", str(tmp_path / "none.pipe")], capture_output=True,
+                         text=True)
+    assert bad.returncode == 2 and "no such file" in bad.stderr
+
+
+def test_elements_and_devices() -> None:
+    listing = pacflow.elements()
+    names = {(e["kind"], e["name"]) for e in listing["elements"]}
+    assert {("source", "synthetic"), ("stage", "mi"), ("sink", "npy")} <= names
+    assert ("source", "array") not in names  # only the Python module's own registry has it
+    assert {p["name"] for p in listing["placement"]} >= {"on", "ring", "batch"}
+    assert any(line.startswith("cpu") for line in pacflow.devices())
