@@ -8,6 +8,7 @@
 #include "engine/api/errors.hpp"
 #include "stages/bandpass/bandpass_facts.hpp"
 #include "stages/bandpass/fir1.hpp"
+#include "stages/common/output_names.hpp"
 
 namespace pacflow::stages {
 
@@ -21,6 +22,13 @@ void BandpassStage::declare(ParamBinder<BandpassStage>& p) {
       .unit("cycles")
       .range(1, 1000);
   p.add(&BandpassStage::amp_cycles_, "amp_cycles", 6, "same for amplitude bands").unit("cycles").range(1, 1000);
+  p.optional(&BandpassStage::outputs_spec_, "outputs",
+             "also keep as results: filtered (filtered_pha [n_pha][T], filtered_amp [n_amp][T], the band-passed "
+             "signals, padding included); as TensorPAC's Pac.filter(keepfilt=True)");
+}
+
+void BandpassStage::configured() {
+  filtered_results_ = outputs_spec_ && asks_for(output_names(*outputs_spec_, {"filtered"}), "filtered");
 }
 
 ElementInfo BandpassStage::info() {
@@ -103,8 +111,14 @@ void BandpassStage::plan(PlanContext& ctx) {
 
   const auto n_pha = static_cast<std::int64_t>(pha_.bands.size());
   const auto n_amp = static_cast<std::int64_t>(amp_.bands.size());
-  ctx.declare({"filtered_pha", {n_pha, length_}, DType::Float32, false, "band-passed signal, phase bands"});
-  ctx.declare({"filtered_amp", {n_amp, length_}, DType::Float32, false, "band-passed signal, amplitude bands"});
+  TensorDecl filtered_pha{"filtered_pha", {n_pha, length_}, DType::Float32, filtered_results_,
+                          "band-passed signal, phase bands"};
+  filtered_pha.axes = {"phase_bands", "times"};
+  TensorDecl filtered_amp{"filtered_amp", {n_amp, length_}, DType::Float32, filtered_results_,
+                          "band-passed signal, amplitude bands"};
+  filtered_amp.axes = {"amplitude_bands", "times"};
+  ctx.declare(std::move(filtered_pha));
+  ctx.declare(std::move(filtered_amp));
   ctx.publish(kPhaseBands, bands::edges(pha_.bands));
   ctx.publish(kAmplitudeBands, bands::edges(amp_.bands));
   ctx.publish(kPhaseCentres, bands::centres(pha_.bands));

@@ -25,6 +25,7 @@ class BandpassStage final : public Stage {
 
   static ElementInfo info();
   static void declare(ParamBinder<BandpassStage>& p);
+  void configured();  // reads outputs=
 
  private:
   friend class BandpassCudaKernel;  // bandpass_cuda_kernel.cpp, in the CUDA plugin
@@ -47,6 +48,8 @@ class BandpassStage final : public Stage {
   json amp_spec_;
   bool clamp_ = false;
   int pha_cycles_ = 3;
+  std::optional<json> outputs_spec_;  // outputs= as given
+  bool filtered_results_ = false;     // outputs=filtered: filtered_pha and filtered_amp are results
   int amp_cycles_ = 6;
   std::string signal_ = "signal";
   std::int64_t length_ = 0;

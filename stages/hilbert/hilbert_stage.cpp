@@ -5,6 +5,7 @@
 
 #include "engine/api/errors.hpp"
 #include "stages/common/fast_length.hpp"
+#include "stages/common/output_names.hpp"
 #include "stages/hilbert/hilbert_facts.hpp"
 
 namespace pacflow::stages {
@@ -12,6 +13,15 @@ namespace pacflow::stages {
 void HilbertStage::declare(ParamBinder<HilbertStage>& p) {
   p.choice(&HilbertStage::pad_, "pad", {{"fast", Pad::Fast}, {"none", Pad::None}}, "fast",
            "FFT length: fast = smallest 2^a 3^b 5^c >= T (TensorPAC), none = T (gPAC)");
+  p.optional(&HilbertStage::outputs_spec_, "outputs",
+             "also keep as results: phase ([n_pha][T], radians), amplitude ([n_amp][T]); as TensorPAC's Pac.filter");
+}
+
+void HilbertStage::configured() {
+  if (!outputs_spec_) return;
+  const auto names = output_names(*outputs_spec_, {"phase", "amplitude"});
+  phase_result_ = asks_for(names, "phase");
+  amplitude_result_ = asks_for(names, "amplitude");
 }
 
 ElementInfo HilbertStage::info() {
@@ -35,8 +45,12 @@ void HilbertStage::plan(PlanContext& ctx) {
   const std::int64_t n = pad_ == Pad::Fast ? next_fast_length(length_) : length_;
   fft_length_ = n;
   transform_.reset();
-  ctx.declare({"phase", {n_pha_, kept_}, DType::Float32, false, "instantaneous phase in (-pi, pi]"});
-  ctx.declare({"amplitude", {n_amp_, kept_}, DType::Float32, false, "instantaneous amplitude"});
+  TensorDecl phase{"phase", {n_pha_, kept_}, DType::Float32, phase_result_, "instantaneous phase in (-pi, pi]"};
+  phase.axes = {"phase_bands", "times"};
+  TensorDecl amplitude{"amplitude", {n_amp_, kept_}, DType::Float32, amplitude_result_, "instantaneous amplitude"};
+  amplitude.axes = {"amplitude_bands", "times"};
+  ctx.declare(std::move(phase));
+  ctx.declare(std::move(amplitude));
   ctx.resolved()["fft_length"] = n;
   if (first_ > 0) ctx.resolved()["cropped"] = {{"first_sample", first_}, {"samples", kept_}};
   ctx.publish(kHilbertFftLength, n);  // envelope_phase uses the same transform

@@ -23,12 +23,16 @@ class HilbertStage final : public Stage {
 
   static ElementInfo info();
   static void declare(ParamBinder<HilbertStage>& p);
+  void configured();  // reads outputs=
 
  private:
   friend class HilbertCudaKernel;  // hilbert_cuda_kernel.cpp, in the CUDA plugin
 
   enum class Pad { Fast, None };
   Pad pad_ = Pad::Fast;
+  std::optional<json> outputs_spec_;  // outputs= as given
+  bool phase_result_ = false;         // outputs=phase: `phase` is a result the sinks keep
+  bool amplitude_result_ = false;     // outputs=amplitude
   std::int64_t length_ = 0;  // of the filtered series, padding included
   std::int64_t first_ = 0;   // the window kept: samples [first_, first_ + kept_) (pad= crops)
   std::int64_t kept_ = 0;

@@ -1,9 +1,12 @@
 #include <filesystem>
 #include <fstream>
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
 
 #include "engine/api/errors.hpp"
+#include "stages/builtin.hpp"
+#include "engine/api/pipeline.hpp"
 #include "engine/io/npy.hpp"
 #include "stages/io/npy/npy_source.hpp"
 #include "tests/support/fixtures.hpp"
@@ -122,6 +125,31 @@ TEST(NpySource, RefusesANonPositiveFsAndAnUnknownNanPolicy) {
   const std::string policy = refusal({{"nan_policy", "ignore"}});
   EXPECT_EQ(policy.rfind("nan_policy: must be one of reject, zero, skip, got \"ignore\"", 0), 0u) << policy;
   EXPECT_EQ(refusal({{"nan_policy", "skip"}, {"pad", "1s"}, {"layout", "ECT"}, {"key", "x"}}), "(accepted)");
+}
+
+
+// A missing input keeps its type under the builder's context (a MissingFileError nested in the
+// located InputError), so callers tell it apart (the Python module raises FileNotFoundError).
+TEST(NpySource, AMissingFileIsAMissingFileErrorUnderItsContext) {
+  const std::string path = (std::filesystem::temp_directory_path() / "pacflow_absent.npy").string();
+  try {
+    Pipeline(builtin_registry()).source("npy", {{"path", path}, {"fs", 256}}).stage("bandpass").stage("hilbert")
+        .stage("mi").sink("npy", {{"dir", "out/absent"}}).validate();
+    FAIL() << "no error";
+  } catch (const InputError& e) {
+    EXPECT_EQ(std::string(e.what()), fmt::format("source \"npy\", parameter \"path\": {}: no such file", path));
+    bool missing = false;
+    try {
+      std::rethrow_if_nested(e);
+    } catch (const ParamError& param) {
+      try {
+        std::rethrow_if_nested(param);
+      } catch (const MissingFileError& file) {
+        missing = file.path() == path;
+      }
+    }
+    EXPECT_TRUE(missing) << "the MissingFileError was lost";
+  }
 }
 
 }  // namespace

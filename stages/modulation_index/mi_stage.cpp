@@ -10,41 +10,12 @@
 #include "engine/api/errors.hpp"
 #include "stages/bandpass/bandpass_facts.hpp"
 #include "stages/common/cell_axes.hpp"
+#include "stages/common/output_names.hpp"
 #include "stages/modulation_index/mi_facts.hpp"
 #include "stages/modulation_index/methods/pac_math.hpp"
 #include "stages/modulation_index/methods/shifted_sums.hpp"
 
 namespace pacflow::stages {
-
-namespace {
-
-// `outputs=distributions,preferred_phase` or a list of the same words.
-std::vector<std::string> output_names(const json& spec) {
-  std::vector<std::string> names;
-  const auto add = [&](const std::string& word) {
-    if (word != "distributions" && word != "preferred_phase")
-      throw ParamError("outputs", fmt::format("unknown output \"{}\"; valid: distributions, preferred_phase", word));
-    names.push_back(word);
-  };
-  if (spec.is_string()) {
-    std::string text = spec.get<std::string>();
-    for (std::size_t start = 0; start <= text.size();) {
-      const std::size_t comma = std::min(text.find(',', start), text.size());
-      add(text.substr(start, comma - start));
-      start = comma + 1;
-    }
-  } else if (spec.is_array()) {
-    for (const auto& word : spec) {
-      if (!word.is_string()) throw ParamError("outputs", fmt::format("{} is not an output name", word.dump()));
-      add(word.get<std::string>());
-    }
-  } else {
-    throw ParamError("outputs", "expected names such as distributions,preferred_phase");
-  }
-  return names;
-}
-
-}  // namespace
 
 void ModulationIndexStage::declare(ParamBinder<ModulationIndexStage>& p) {
   std::vector<std::pair<std::string, mi::MethodKind>> methods;
@@ -76,7 +47,8 @@ ElementInfo ModulationIndexStage::info() {
 
 void ModulationIndexStage::configured() {
   if (outputs_spec_)
-    for (const auto& name : output_names(*outputs_spec_)) (name == "distributions" ? distributions_ : preferred_phase_) = true;
+    for (const auto& name : output_names(*outputs_spec_, {"distributions", "preferred_phase"}))
+      (name == "distributions" ? distributions_ : preferred_phase_) = true;
 }
 
 // The bandpass stage refuses series shorter than a cycle of the slowest phase band; with pad= the

@@ -18,6 +18,7 @@ class SurrogatesCudaKernel final : public cuda::Kernel {
 
   std::string why_not() const override {
     if (s_.kind_ == SurrogatesStage::Kind::SwapTrials) return "swap_trials surrogates are computed on the CPU only";
+    if (s_.keep_values_) return "surrogate values (outputs=values) are written on the CPU only";
     return mi::why_not_on_gpu(s_.settings_, s_.pairs_);
   }
 

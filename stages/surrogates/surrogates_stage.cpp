@@ -10,6 +10,7 @@
 #include "engine/api/errors.hpp"
 #include "stages/bandpass/bandpass_facts.hpp"
 #include "stages/common/cell_axes.hpp"
+#include "stages/common/output_names.hpp"
 #include "stages/modulation_index/mi_facts.hpp"
 #include "stages/common/whole_input.hpp"
 #include "stages/surrogates/surrogate_stats_cpu.hpp"
@@ -79,6 +80,9 @@ void SurrogatesStage::declare(ParamBinder<SurrogatesStage>& p) {
         "consecutive epochs (every batch holds whole blocks)")
       .unit("epochs")
       .range(2, 4096);
+  p.optional(&SurrogatesStage::outputs_spec_, "outputs",
+             "extra results: values (surrogate_values [n][n_pha][n_amp]: every surrogate's measure, as TensorPAC's "
+             "Pac.surrogates; computed on the CPU)");
 }
 
 ElementInfo SurrogatesStage::info() {
@@ -87,6 +91,7 @@ ElementInfo SurrogatesStage::info() {
 }
 
 void SurrogatesStage::configured() {
+  keep_values_ = outputs_spec_ && asks_for(output_names(*outputs_spec_, {"values"}), "values");
   if (kind_ == Kind::SwapTrials && (shifts_param_ || min_shift_))
     throw ParamError(shifts_param_ ? "shifts" : "min_shift", "swap_trials permutes epochs and shifts nothing");
   if (shifts_param_) {
@@ -140,6 +145,12 @@ void SurrogatesStage::plan(PlanContext& ctx) {
   if (norm_ != surrogates::Norm::Z) {
     ctx.declare(over_cells({"pac_norm", {n_pha_, n_amp_}, DType::Float32, true, norm_doc(norm_), rows}));
     outputs_.emplace_back("pac_norm");
+  }
+  if (keep_values_) {
+    TensorDecl values{kSurrogateValues, {n_perm_, n_pha_, n_amp_}, DType::Float32, true,
+                      "the measure of each surrogate (permutation k), as the statistics saw it", rows};
+    values.axes = {"permutations", "phase_bands", "amplitude_bands"};
+    ctx.declare(std::move(values));
   }
   ctx.resolved()["n_perm"] = n_perm_;
   ctx.resolved()["measure"] = settings.to_json();
@@ -410,10 +421,18 @@ void SurrogatesStage::process(Batch& batch) {
                    .values<double>()
                    .data();
   const std::int64_t first_row = pairs_.rows().rows(batch.first_series);
+  const std::int64_t cells = n_pha_ * n_amp_;
+  float* kept = keep_values_ ? batch.emplace_rows(kSurrogateValues, rows, {n_perm_, n_pha_, n_amp_}, DType::Float32)
+                                   .values<float>()
+                                   .data()
+                             : nullptr;
   oneapi::tbb::parallel_for(std::int64_t{0}, rows, [&](std::int64_t r) {
     std::vector<double> values(row_values);  // [alignment][cell]
     alignments(inputs, r, batch.series_count, values.data());
     write_statistics(values.data(), out, r);
+    if (kept)  // the surrogates, after the observed alignment
+      std::transform(values.begin() + cells, values.end(), kept + r * n_perm_ * cells,
+                     [](double v) { return static_cast<float>(v); });
     if (pairings)
       trial_pairings(inputs, first_row, r, values.data(),
                      pairings + static_cast<std::size_t>(r * trials_.block * n_pha_ * n_amp_));

@@ -18,6 +18,9 @@
 
 namespace pacflow::stages {
 
+// outputs=values: every surrogate's measure, [n][n_pha][n_amp] per row.
+inline constexpr const char* kSurrogateValues = "surrogate_values";
+
 class SurrogatesStage final : public Stage {
  public:
   void plan(PlanContext& ctx) override;
@@ -71,6 +74,8 @@ class SurrogatesStage final : public Stage {
   mi::PairPlan pairs_;
   std::unique_ptr<const mi::Method> method_;
   std::vector<std::string> outputs_;
+  std::optional<json> outputs_spec_;  // outputs= as given
+  bool keep_values_ = false;          // outputs=values: surrogate_values
   mi::MethodSettings settings_;
   std::optional<surrogates::TrialTest> given_trials_;  // empty: trials=auto
   surrogates::TrialLayout trials_;  // trials_.test None: no trial-level statistics

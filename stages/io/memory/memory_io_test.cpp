@@ -1,5 +1,6 @@
 #include <cmath>
 #include <filesystem>
+#include <map>
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -170,6 +171,48 @@ TEST(MemoryPipeline, GivesTheNpyPipelinesResultsBitwise) {
   EXPECT_EQ(results->arrays.front().dims,
             (std::vector<std::string>{"epochs", "channels", "phase_bands", "amplitude_bands"}));
   fs::remove_all(dir);
+}
+
+
+// outputs= of bandpass, hilbert and surrogates make what they keep to themselves results: the
+// surrogates' values are those their statistics summarise; phase and amplitude have their axes.
+TEST(MemoryPipeline, OutputsAskedForReachTheSinks) {
+  const auto x = signals<float>(kE, kC, kT);
+  Registry registry = builtin_registry();
+  auto results = std::make_shared<ResultArrays>();
+  registry.add(MemorySource::info(host_array(x, {kE, kC, kT})));
+  registry.add(MemorySink::info(results));
+  constexpr std::int64_t kPerm = 12;
+  Pipeline(registry)
+      .source("array", {{"fs", 256}, {"layout", "ECT"}})
+      .stage("bandpass", {{"pha", json::parse("[[4,8]]")}, {"amp", json::parse("[[60,80],[80,100]]")},
+                          {"outputs", "filtered"}})
+      .stage("hilbert", {{"outputs", "phase,amplitude"}})
+      .stage("mi")
+      .stage("surrogates", {{"n", kPerm}, {"min_shift", "0.5s"}, {"outputs", json::array({"values"})}})
+      .sink("arrays")
+      .run();
+  std::map<std::string, const ResultArray*> by_name;
+  for (const auto& a : results->arrays) by_name[a.name] = &a;
+  ASSERT_TRUE(by_name.count("phase") && by_name.count("amplitude") && by_name.count("filtered_pha") &&
+              by_name.count("surrogate_values"));
+  EXPECT_EQ(by_name["phase"]->shape, (Shape{kE, kC, 1, kT}));
+  EXPECT_EQ(by_name["phase"]->dims, (std::vector<std::string>{"epochs", "channels", "phase_bands", "times"}));
+  EXPECT_EQ(by_name["filtered_amp"]->shape, (Shape{kE, kC, 2, kT}));
+  for (float p : by_name["phase"]->values) ASSERT_TRUE(p >= -M_PI - 1e-6 && p <= M_PI + 1e-6);
+  const ResultArray& values = *by_name["surrogate_values"];
+  EXPECT_EQ(values.shape, (Shape{kE, kC, kPerm, 1, 2}));
+  EXPECT_EQ(values.dims[2], "permutations");
+  const std::vector<float>& mean = by_name["surrogate_mean"]->values;
+  for (std::size_t row = 0; row < static_cast<std::size_t>(kE * kC); ++row)
+    for (std::size_t cell = 0; cell < 2; ++cell) {
+      double sum = 0;
+      for (std::size_t k = 0; k < kPerm; ++k) sum += values.values[(row * kPerm + k) * 2 + cell];
+      EXPECT_NEAR(sum / kPerm, mean[row * 2 + cell], 1e-6 * std::abs(mean[row * 2 + cell]) + 1e-9);
+    }
+  EXPECT_THROW(Pipeline(registry).source("array", {{"fs", 256}, {"layout", "ECT"}}).stage("bandpass", {{"outputs", "phase"}})
+                   .stage("hilbert").stage("mi").sink("arrays").validate(),
+               InputError);
 }
 
 }  // namespace

@@ -1,0 +1,114 @@
+"""Times pacflow from Python against TensorPAC and against pipeline_cli, side by side in one run.
+
+1. ``pacflow.tensorpac.Pac.filterfit`` against ``tensorpac.Pac.filterfit`` on W1-shaped data: 8 epochs
+   x 16 channels x 2048 samples at 512 Hz as TensorPAC's (n_epochs, n_times) = (128, 2048), 10 phase x
+   11 amplitude bands, Tort's MI, 200 time-shift (swap-block) surrogates, z-scores: idpac (2, 2, 4).
+2. Python's overhead over the CLI on W1 (pipelines/bench/w1.pipe): ``pacflow.run`` in a warm process
+   against a whole ``pipeline_cli run`` (each writing the same files), interleaved, medians.
+
+Usage (from the repository root, after tools/setup.sh):
+    .venv/bin/python bench/python_bench.py [--repeats 7] [--tensorpac-repeats 1]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import warnings
+from pathlib import Path
+
+import numpy as np
+
+import pacflow
+from pacflow.tensorpac import Pac
+
+ROOT = Path(__file__).resolve().parents[1]
+SF = 512.0
+F_PHA = [[c - c / 4, c + c / 4] for c in np.linspace(2, 20, 10)]
+F_AMP = [[c - c / 8, c + c / 8] for c in np.linspace(60, 160, 11)]
+
+
+def w1_shaped(seed: int = 1) -> np.ndarray:
+    """(128, 2048) float64 series: a wandering 6 Hz rhythm whose phase drives 80 Hz bursts, in noise."""
+    rng = np.random.default_rng(seed)
+    n, t = 128, 2048
+    drift = np.cumsum(rng.standard_normal((n, t)), axis=-1)
+    phase = 2 * np.pi * np.cumsum(6 + 2 * drift / np.abs(drift).max(axis=-1, keepdims=True), axis=-1) / SF
+    slow = np.sin(phase)
+    return slow + 0.4 * (1 + slow) * np.sin(2 * np.pi * 80 * np.arange(t) / SF) + rng.standard_normal((n, t))
+
+
+def seconds(call) -> float:
+    start = time.perf_counter()
+    call()
+    return time.perf_counter() - start
+
+
+def against_tensorpac(repeats: int, tensorpac_repeats: int) -> None:
+    import tensorpac
+
+    x = w1_shaped()
+    kw = dict(idpac=(2, 2, 4), f_pha=F_PHA, f_amp=F_AMP)
+    ours = Pac(**kw)
+    theirs = tensorpac.Pac(**kw, verbose=False)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ours.filterfit(SF, x, n_perm=200, random_state=0)  # warm: threads, FFT plans
+        pacflow_s = [seconds(lambda: ours.filterfit(SF, x, n_perm=200, random_state=0)) for _ in range(repeats)]
+        tensorpac_s = [seconds(lambda: theirs.filterfit(SF, x, n_perm=200, random_state=0, n_jobs=-1, verbose=False))
+                       for _ in range(tensorpac_repeats)]
+    a, b = statistics.median(pacflow_s), statistics.median(tensorpac_s)
+    print(f"| Pac.filterfit, (128, 2048), 10 x 11 bands, idpac (2, 2, 4), 200 surrogates | {b:.2f} s "
+          f"({len(tensorpac_s)} run{'s' if len(tensorpac_s) > 1 else ''}) | {a:.3f} s ({len(pacflow_s)} runs) | "
+          f"{b / a:.0f}x |")
+
+
+def overhead_over_cli(repeats: int) -> None:
+    cli = os.environ.get("PACFLOW_CLI", str(ROOT / "build/bin/pipeline_cli"))
+    pipe = ROOT / "pipelines/bench/w1.pipe"
+    with tempfile.TemporaryDirectory() as out:
+        def from_cli() -> None:
+            subprocess.run([cli, "run", "-q", "--out", f"{out}/cli", str(pipe)], check=True, stderr=subprocess.DEVNULL)
+
+        def from_python() -> None:
+            pacflow.run(pipe, out=f"{out}/py", progress=False)
+
+        def from_python_process() -> None:
+            subprocess.run([sys.executable, "-m", "pacflow", "run", "-q", "--out", f"{out}/module", str(pipe)],
+                           check=True, stderr=subprocess.DEVNULL)
+
+        from_cli(), from_python(), from_python_process()  # warm all three
+        cli_s, py_s, module_s = [], [], []
+        for _ in range(repeats):
+            cli_s.append(seconds(from_cli))
+            py_s.append(seconds(from_python))
+            module_s.append(seconds(from_python_process))
+        a, b, c = statistics.median(cli_s), statistics.median(py_s), statistics.median(module_s)
+        identical = all((Path(out) / "cli" / f.name).read_bytes() == f.read_bytes() ==
+                        (Path(out) / "module" / f.name).read_bytes() for f in (Path(out) / "py").glob("*.npy"))
+    print(f"| W1: pacflow.run in a warm process (a notebook) vs a whole pipeline_cli run | {a:.3f} s | {b:.3f} s | "
+          f"{100 * (b - a) / a:+.1f} % (arrays {'identical' if identical else 'DIFFER'}) |")
+    print(f"| W1: a whole `python -m pacflow run` (interpreter and NumPy start included) vs a whole pipeline_cli run "
+          f"| {a:.3f} s | {c:.3f} s | {100 * (c - a) / a:+.1f} % |")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--repeats", type=int, default=7, help="pacflow runs per measurement (median)")
+    parser.add_argument("--tensorpac-repeats", type=int, default=1, help="TensorPAC runs (each takes about a minute)")
+    args = parser.parse_args()
+    print(f"<!-- {time.strftime('%Y-%m-%d')}, {os.cpu_count()} CPUs, pacflow {pacflow.__version__} -->")
+    print("| what | TensorPAC / CLI | pacflow (Python) | ratio |")
+    print("| --- | --- | --- | --- |")
+    overhead_over_cli(args.repeats)
+    against_tensorpac(args.repeats, args.tensorpac_repeats)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
