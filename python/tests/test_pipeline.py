@@ -139,3 +139,14 @@ def test_elements_and_devices() -> None:
     assert ("source", "array") not in names  # only the Python module's own registry has it
     assert {p["name"] for p in listing["placement"]} >= {"on", "ring", "batch"}
     assert any(line.startswith("cpu") for line in pacflow.devices())
+
+
+def test_import_and_a_cpu_run_load_no_cuda_library() -> None:
+    """`import pacflow` works where no CUDA library is installed: nothing CUDA is loaded until a
+    pipeline asks for a GPU (the plugin, libpacflow_cuda.so, is dlopen'ed then)."""
+    script = ("import pacflow; pacflow.Pipeline().source('synthetic', epochs=2, channels=2).stage('bandpass')"
+              ".stage('hilbert').stage('mi').run(progress=False); print(open('/proc/self/maps').read())")
+    maps = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True).stdout
+    assert "libpacflow_engine" in maps
+    for library in ("libcudart", "libcufft", "libcuda.so", "libpacflow_cuda"):
+        assert library not in maps, f"{library} loaded by a CPU run"

@@ -171,3 +171,38 @@ def test_refusals_and_the_documented_warning(data: np.ndarray) -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # once only
         Pac(idpac=(3, 0, 0), **BANDS).filterfit(SF, data, n_perm=0)
+
+
+def test_fit_takes_phases_and_amplitudes_filtered_elsewhere(data: np.ndarray) -> None:
+    theirs = TensorpacPac(idpac=(1, 0, 0), **BANDS, verbose=False)
+    pha, amp = theirs.filter(SF, data, "phase", n_jobs=1), theirs.filter(SF, data, "amplitude", n_jobs=1)
+    for measure in (1, 4, 6):
+        theirs.idpac = (measure, 0, 0)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            expected = theirs.fit(pha, amp, n_perm=0, n_jobs=1, verbose=False)
+            ours = Pac(idpac=(measure, 0, 0), **BANDS).fit(pha, amp, n_perm=0, sf=SF)
+        assert_within_spec(ours, expected)
+    # From the drop-in's own filter, fit gives filterfit's numbers bit for bit.
+    p = Pac(idpac=(2, 2, 4), **BANDS)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        z_fit = p.fit(p.filter(SF, data, "phase"), p.filter(SF, data, "amplitude"), n_perm=30, random_state=2)
+        pac_fit, surrogates_fit = p.pac.copy(), p.surrogates.copy()
+        z = p.filterfit(SF, data, n_perm=30, random_state=2)
+    assert z_fit.tobytes() == z.tobytes() and pac_fit.tobytes() == p.pac.tobytes()
+    assert surrogates_fit.tobytes() == p.surrogates.tobytes()
+
+
+def test_fit_refusals(data: np.ndarray) -> None:
+    p = Pac(idpac=(1, 0, 0), **BANDS)
+    pha = np.zeros((len(p.xvec), 2, 256))
+    amp = np.ones((len(p.yvec), 2, 256))
+    with pytest.raises(ValueError, match="sample rate"):
+        p.fit(pha, amp, n_perm=0)
+    with pytest.raises(ValueError, match="bands"):
+        p.fit(pha[:2], amp, n_perm=0, sf=SF)
+    with pytest.raises(ValueError, match="PLV"):
+        Pac(idpac=(5, 0, 0), **BANDS).fit(pha, amp, n_perm=0, sf=SF)
+    with pytest.raises(ValueError, match="degrees"):
+        p.fit(pha + 180.0, amp, n_perm=0, sf=SF)

@@ -18,8 +18,9 @@ Differences by design (docs/methods.md; the first call of a method that has one 
   gives the same surrogates on any machine, device or batch size, not TensorPAC's), and keep the
   shift at least one period of the lowest phase band from the observed alignment.
 
-``Pac.fit`` (PAC of phases and amplitudes filtered elsewhere) and ``dcomplex="wavelet"`` are not
-available: pacflow filters and transforms itself. ``EventRelatedPac`` and ``PreferredPhase`` are
+``Pac.fit`` takes phases and amplitudes filtered elsewhere (the ``given_bands`` stage in place of
+``bandpass`` and ``hilbert``), except for PLV, whose envelope phase needs pacflow's filters;
+``dcomplex="wavelet"`` is not available (pacflow's analytic signal is the Hilbert transform's). ``EventRelatedPac`` and ``PreferredPhase`` are
 TensorPAC's other classes; pacflow's ``erpac`` stage and ``mi outputs=preferred_phase`` compute them.
 """
 
@@ -127,6 +128,7 @@ class Pac:
         self._surrogates: Optional[np.ndarray] = None
         self._pvalues: Optional[np.ndarray] = None
         self._result: Optional[Result] = None
+        self._sf: Optional[float] = None  # of the last filter or filterfit, for fit
 
     # TensorPAC's attributes.
     @property
@@ -215,6 +217,7 @@ class Pac:
         with the data, then dropped. `n_jobs` is accepted for compatibility (the engine uses every core)."""
         if ftype not in ("phase", "amplitude"):
             raise ValueError("ftype must either be 'phase' or 'amplitude.'")
+        self._sf = float(sf)
         x = _epochs_by_times(x)
         key = "pha" if ftype == "phase" else "amp"
         pipeline = self._filter_pipeline(sf, x, edges, filtered=keepfilt)
@@ -249,6 +252,7 @@ class Pac:
         random_state : int, optional
             Seed of the surrogates (drawn at random when None, as TensorPAC).
         """
+        self._sf = float(sf)
         x_pha = _epochs_by_times(x_pha)
         cross = x_amp is not None and x_amp is not x_pha
         if cross:
@@ -258,16 +262,59 @@ class Pac:
             x = np.stack([x_pha, x_amp], axis=1)  # the phase of channel 0 with the amplitude of channel 1
         else:
             x = x_pha[:, None]
+        pipeline = self._filter_pipeline(sf, x, edges, filtered=False).stage("hilbert")
+        if int(self._idpac[0]) == 5:
+            pipeline.stage("envelope_phase")
+        return self._measure(pipeline, cross, n_perm, p, mcp, random_state)
+
+    def fit(self, pha: Any, amp: Any, n_perm: Optional[int] = 200, p: float = 0.05, mcp: str = "maxstat",
+            n_jobs: int = -1, random_state: Optional[int] = None, verbose: Any = None, *,
+            sf: Optional[float] = None) -> np.ndarray:
+        """PAC of phases and amplitudes filtered elsewhere (or by :meth:`filter`), as :meth:`filterfit`.
+
+        Parameters
+        ----------
+        pha : array_like
+            Phases in radians, (n_pha, n_epochs, n_times): one row per band of `f_pha`.
+        amp : array_like
+            Amplitudes, (n_amp, n_epochs, n_times): one row per band of `f_amp`.
+        n_perm, p, mcp, n_jobs, random_state
+            As for :meth:`filterfit`.
+        sf : float, optional
+            Sample rate (the surrogates' smallest shift is a period of the lowest phase band); by default
+            the last :meth:`filter` or :meth:`filterfit` call's.
+        """
+        sf = sf if sf is not None else getattr(self, "_sf", None)
+        if sf is None:
+            raise ValueError("fit needs the sample rate: call filter(sf, ...) first, or pass sf=")
+        if int(self._idpac[0]) == 5:
+            raise ValueError("idpac[0] = 5 (PLV) filters each amplitude envelope with the phase bands' filters, "
+                             "which fit does not have: use filterfit")
+        pha, amp = np.asarray(pha), np.asarray(amp)
+        if pha.ndim != 3 or amp.ndim != 3 or pha.shape[1:] != amp.shape[1:]:
+            raise ValueError("`pha` and `amp` should have shapes (n_pha, n_epochs, n_times) and (n_amp, n_epochs, "
+                             f"n_times), not {pha.shape} and {amp.shape}")
+        if (len(pha), len(amp)) != (len(self._f_pha), len(self._f_amp)):
+            raise ValueError(f"`pha` has {len(pha)} bands and `amp` {len(amp)}; this Pac's f_pha has "
+                             f"{len(self._f_pha)} and f_amp {len(self._f_amp)}")
+        # Each epoch's rows, phases then amplitudes, one series per epoch (the given_bands stage's input).
+        rows = np.concatenate([pha, amp], axis=0).transpose(1, 0, 2)
+        x = np.ascontiguousarray(rows, dtype=np.float64 if rows.dtype == np.float64 else np.float32)
+        pipeline = Pipeline().source(x.reshape(x.shape[0], -1), fs=float(sf), layout="ET") \
+            .stage("given_bands", pha=self._f_pha.tolist(), amp=self._f_amp.tolist())
+        return self._measure(pipeline, False, n_perm, p, mcp, random_state)
+
+    def _measure(self, pipeline: Pipeline, cross: bool, n_perm: Optional[int], p: float, mcp: str,
+                 random_state: Optional[int]) -> np.ndarray:
+        """Adds mi (and surrogates) to `pipeline`, runs it, keeps pac, surrogates and pvalues, and returns
+        the PAC normalised as ``idpac`` says."""
         measure, surrogate, norm = (int(v) for v in self._idpac)
         if not isinstance(n_perm, (int, np.integer)) or n_perm <= 0 or surrogate == 0:
             surrogate, norm = 0, 0
             self._idpac = np.array([measure, 0, 0])
         if measure in _DIFFERENCES and measure not in _warned:
             _warned.add(measure)
-            warnings.warn(f"pacflow.tensorpac: {_DIFFERENCES[measure]}", stacklevel=2)
-        pipeline = self._filter_pipeline(sf, x, edges, filtered=False).stage("hilbert")
-        if measure == 5:
-            pipeline.stage("envelope_phase")
+            warnings.warn(f"pacflow.tensorpac: {_DIFFERENCES[measure]}", stacklevel=3)
         pipeline.stage("mi", method=_METHODS[measure], bins=self.n_bins, ndpac_p=p,
                        **({"pairs": [[0, 1]]} if cross else {}))
         if surrogate:

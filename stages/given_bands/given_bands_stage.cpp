@@ -1,0 +1,96 @@
+#include "stages/given_bands/given_bands_stage.hpp"
+
+#include <cmath>
+#include <fmt/format.h>
+#include <numbers>
+#include <oneapi/tbb/parallel_for.h>
+
+#include "engine/api/errors.hpp"
+#include "stages/bandpass/bandpass_facts.hpp"
+
+namespace pacflow::stages {
+
+void GivenBandsStage::declare(ParamBinder<GivenBandsStage>& p) {
+  p.required(&GivenBandsStage::pha_spec_, "pha", "the phase rows' bands: lo:hi:n, start:stop:width:step, a preset or "
+                                                 "[[lo,hi],...] (as bandpass); one row per band")
+      .as(ParamType::Spec)
+      .unit("Hz");
+  p.required(&GivenBandsStage::amp_spec_, "amp", "the amplitude rows' bands, same forms").as(ParamType::Spec).unit("Hz");
+}
+
+ElementInfo GivenBandsStage::info() {
+  return element_info<GivenBandsStage>(
+      "given_bands", "phases and amplitudes computed elsewhere, in place of bandpass and hilbert: each series holds "
+                     "n_pha phase rows then n_amp amplitude rows");
+}
+
+void GivenBandsStage::plan(PlanContext& ctx) {
+  const StreamInfo& stream = ctx.stream();
+  const TensorDecl& signal = ctx.require(stream.tensor, "given_bands");
+  input_ = stream.tensor;
+  pha_ = bands::resolve("pha", pha_spec_, bands::Role::Phase, false);
+  amp_ = bands::resolve("amp", amp_spec_, bands::Role::Amplitude, false);
+  bands::check_against_nyquist("pha", pha_, stream.sample_rate);
+  bands::check_against_nyquist("amp", amp_, stream.sample_rate);
+  const auto rows = static_cast<std::int64_t>(pha_.size() + amp_.size());
+  const std::int64_t samples = signal.per_series.at(0);
+  if (samples % rows != 0 || samples / rows < 2)
+    throw InputError(fmt::format("given_bands: each series holds {} samples, not {} rows ({} phase, {} amplitude "
+                                 "bands) of the same length",
+                                 samples, rows, pha_.size(), amp_.size()));
+  if (stream.pad > 0)
+    throw ParamError("pad", "given_bands takes phases and amplitudes already cropped: the source's pad= is for "
+                            "signals the bandpass stage filters");
+  length_ = samples / rows;
+  const auto n_pha = static_cast<std::int64_t>(pha_.size()), n_amp = static_cast<std::int64_t>(amp_.size());
+  TensorDecl phase{"phase", {n_pha, length_}, DType::Float32, false, "instantaneous phase in (-pi, pi], as given"};
+  phase.axes = {"phase_bands", "times"};
+  TensorDecl amplitude{"amplitude", {n_amp, length_}, DType::Float32, false, "instantaneous amplitude, as given"};
+  amplitude.axes = {"amplitude_bands", "times"};
+  ctx.declare(std::move(phase));
+  ctx.declare(std::move(amplitude));
+  ctx.publish(kPhaseBands, bands::edges(pha_));
+  ctx.publish(kAmplitudeBands, bands::edges(amp_));
+  ctx.publish(kPhaseCentres, bands::centres(pha_));
+  ctx.publish(kAmplitudeCentres, bands::centres(amp_));
+  ctx.resolved()["pha_bands_hz"] = bands::edges(pha_);
+  ctx.resolved()["amp_bands_hz"] = bands::edges(amp_);
+  ctx.resolved()["samples_per_band"] = length_;
+}
+
+void GivenBandsStage::split(const float* series, float* phase, float* amplitude, std::int64_t s) const {
+  constexpr double kPi = std::numbers::pi;
+  const auto n_pha = static_cast<std::int64_t>(pha_.size()), n_amp = static_cast<std::int64_t>(amp_.size());
+  for (std::int64_t i = 0; i < n_pha * length_; ++i) {
+    const double v = series[i];
+    if (!(std::abs(v) <= 2 * kPi))
+      throw InputError(fmt::format("given_bands: series {}, phase band {}, sample {}: {} is not a phase in radians "
+                                   "within [-2 pi, 2 pi] (degrees? convert with np.deg2rad)",
+                                   s, i / length_, i % length_, v));
+    // Into (-pi, pi]: values already there are kept exactly.
+    phase[i] = v > kPi ? static_cast<float>(v - 2 * kPi) : v <= -kPi ? static_cast<float>(v + 2 * kPi) : series[i];
+  }
+  const float* given = series + n_pha * length_;
+  for (std::int64_t i = 0; i < n_amp * length_; ++i) {
+    if (!(given[i] >= 0) || !std::isfinite(given[i]))
+      throw InputError(fmt::format("given_bands: series {}, amplitude band {}, sample {}: {} is not an amplitude "
+                                   "(finite, at least 0)",
+                                   s, i / length_, i % length_, given[i]));
+    amplitude[i] = given[i];
+  }
+}
+
+void GivenBandsStage::process(Batch& batch) {
+  const Tensor& signal = batch.at(input_);
+  const std::int64_t n = batch.series_count;
+  const auto n_pha = static_cast<std::int64_t>(pha_.size()), n_amp = static_cast<std::int64_t>(amp_.size());
+  float* phase = batch.emplace("phase", {n_pha, length_}, DType::Float32).values<float>().data();
+  float* amplitude = batch.emplace("amplitude", {n_amp, length_}, DType::Float32).values<float>().data();
+  const float* in = signal.values<float>().data();
+  const std::int64_t per_series = (n_pha + n_amp) * length_;
+  oneapi::tbb::parallel_for(std::int64_t{0}, n, [&](std::int64_t s) {
+    split(in + s * per_series, phase + s * n_pha * length_, amplitude + s * n_amp * length_, batch.first_series + s);
+  });
+}
+
+}  // namespace pacflow::stages

@@ -1,0 +1,40 @@
+#pragma once
+// Stage `given_bands`: phases and amplitudes computed elsewhere (TensorPAC's Pac.fit, another
+// toolbox's filters), in place of bandpass and hilbert. Each series of the source holds the n_pha
+// phase rows then the n_amp amplitude rows of one epoch and channel, T samples each, one after the
+// other ([n_pha + n_amp][T] flattened; an npy array [E][C][n_pha + n_amp][T] read with layout=ECST and
+// reshaped, or the Python module's Pac.fit). Writes `phase` [n_pha][T] (radians, wrapped into
+// (-pi, pi]) and `amplitude` [n_amp][T], and publishes the bands it is told, as bandpass does, for the
+// stages and sinks after it. Refuses a phase outside [-2 pi, 2 pi] (degrees?) and a negative or
+// non-finite amplitude, naming the series, band and sample.
+#include <array>
+#include <string>
+#include <vector>
+
+#include "engine/api/param_binding.hpp"
+#include "stages/bandpass/bands.hpp"
+
+namespace pacflow::stages {
+
+class GivenBandsStage final : public Stage {
+ public:
+  void plan(PlanContext& ctx) override;
+  void process(Batch& batch) override;
+
+  static ElementInfo info();
+  static void declare(ParamBinder<GivenBandsStage>& p);
+
+ private:
+  // Copies series `s` of `signal` into its phase and amplitude rows; throws InputError for a value
+  // out of range.
+  void split(const float* series, float* phase, float* amplitude, std::int64_t s) const;
+
+  json pha_spec_;
+  json amp_spec_;
+  std::vector<bands::Band> pha_;
+  std::vector<bands::Band> amp_;
+  std::string input_;        // the source's tensor
+  std::int64_t length_ = 0;  // T, per band row
+};
+
+}  // namespace pacflow::stages

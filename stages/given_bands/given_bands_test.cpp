@@ -1,0 +1,118 @@
+#include <cmath>
+#include <gtest/gtest.h>
+#include <numbers>
+
+#include "engine/api/errors.hpp"
+#include "engine/api/pipeline.hpp"
+#include "stages/builtin.hpp"
+#include "stages/io/memory/memory_sink.hpp"
+#include "stages/io/memory/memory_source.hpp"
+
+namespace pacflow::stages {
+namespace {
+
+constexpr std::int64_t kE = 4, kT = 512;
+const json kPha = json::parse("[[4,8],[8,12]]");
+const json kAmp = json::parse("[[60,80],[80,100],[100,120]]");
+
+std::vector<float> coupled_signals() {
+  std::vector<float> x(static_cast<std::size_t>(kE * kT));
+  for (std::int64_t e = 0; e < kE; ++e)
+    for (std::int64_t t = 0; t < kT; ++t) {
+      const double tt = static_cast<double>(t) / 256.0, slow = std::sin(2 * M_PI * 6 * tt + 0.7 * static_cast<double>(e));
+      x[static_cast<std::size_t>(e * kT + t)] =
+          static_cast<float>(slow + (1 + slow) * 0.3 * std::sin(2 * M_PI * 90 * tt) + 0.05 * std::cos(0.37 * static_cast<double>(t * (e + 1))));
+    }
+  return x;
+}
+
+struct InMemory {
+  Registry registry = builtin_registry();
+  std::shared_ptr<ResultArrays> results = std::make_shared<ResultArrays>();
+  std::shared_ptr<HostArray> input = std::make_shared<HostArray>();
+  explicit InMemory(const std::vector<float>& values, Shape shape) {
+    input->data = reinterpret_cast<const std::byte*>(values.data());
+    input->shape = std::move(shape);
+    registry.add(MemorySource::info(input));
+    registry.add(MemorySink::info(results));
+  }
+  const ResultArray& operator[](const std::string& name) const {
+    for (const auto& a : results->arrays)
+      if (a.name == name) return a;
+    throw std::out_of_range(name);
+  }
+};
+
+// Given the hilbert stage's own phases and amplitudes, mi and surrogates compute exactly what they
+// compute after bandpass and hilbert: the same bits.
+TEST(GivenBands, GivenTheHilbertStagesOutputMiAndSurrogatesGiveTheSameBits) {
+  const auto x = coupled_signals();
+  InMemory filtered(x, {kE, kT});
+  Pipeline(filtered.registry)
+      .source("array", {{"fs", 256}, {"layout", "ET"}})
+      .stage("bandpass", {{"pha", kPha}, {"amp", kAmp}})
+      .stage("hilbert", {{"outputs", "phase,amplitude"}})
+      .stage("mi")
+      .stage("surrogates", {{"n", 16}, {"trials", "none"}})
+      .sink("arrays")
+      .run();
+  const ResultArray& phase = filtered["phase"];
+  const ResultArray& amplitude = filtered["amplitude"];
+  // Each epoch's rows, phases then amplitudes: [E][2 + 3][T]
+  std::vector<float> stacked;
+  for (std::int64_t e = 0; e < kE; ++e) {
+    const auto p = phase.values.begin() + e * 2 * kT, a = amplitude.values.begin() + e * 3 * kT;
+    stacked.insert(stacked.end(), p, p + 2 * kT);
+    stacked.insert(stacked.end(), a, a + 3 * kT);
+  }
+  InMemory given(stacked, {kE, 5 * kT});
+  Pipeline(given.registry)
+      .source("array", {{"fs", 256}, {"layout", "ET"}})
+      .stage("given_bands", {{"pha", kPha}, {"amp", kAmp}})
+      .stage("mi")
+      .stage("surrogates", {{"n", 16}, {"trials", "none"}})
+      .sink("arrays")
+      .run();
+  for (const char* name : {"pac", "pac_z", "pvalues"}) {
+    EXPECT_EQ(given[name].shape, filtered[name].shape) << name;
+    EXPECT_EQ(given[name].values, filtered[name].values) << name;
+  }
+}
+
+std::string error_of(const std::vector<float>& values, Shape shape, json given = {{"pha", kPha}, {"amp", kAmp}},
+                     json source = {{"fs", 256}, {"layout", "ET"}}) {
+  InMemory run(values, std::move(shape));
+  try {
+    Pipeline(run.registry).source("array", source).stage("given_bands", given).stage("mi").sink("arrays").run();
+  } catch (const InputError& e) {
+    return e.what();
+  } catch (const StageError& e) {
+    return e.input_error() ? e.what() : std::string("(not input) ") + e.what();
+  }
+  return "(no error)";
+}
+
+TEST(GivenBands, PhasesAreWrappedAndOutOfRangeValuesRefusedByName) {
+  std::vector<float> rows(static_cast<std::size_t>(5 * kT), 1.0f);  // one epoch: 2 phase rows, 3 amplitude rows
+  for (std::int64_t t = 0; t < 2 * kT; ++t)
+    rows[static_cast<std::size_t>(t)] = static_cast<float>(2 * std::numbers::pi * static_cast<double>(t % 64) / 64.0);  // [0, 2 pi)
+  EXPECT_EQ(error_of(rows, {1, 5 * kT}), "(no error)");  // [0, 2 pi) is wrapped, as TensorPAC does
+  auto degrees = rows;
+  degrees[70] = 180.0f;
+  EXPECT_NE(error_of(degrees, {1, 5 * kT}).find("series 0, phase band 0, sample 70: 180 is not a phase in radians"),
+            std::string::npos);
+  auto negative = rows;
+  negative[static_cast<std::size_t>(2 * kT + kT + 3)] = -0.5f;
+  EXPECT_NE(error_of(negative, {1, 5 * kT}).find("series 0, amplitude band 1, sample 3: -0.5 is not an amplitude"),
+            std::string::npos);
+  EXPECT_NE(error_of(rows, {1, 5 * kT - 1}).find("not 5 rows (2 phase, 3 amplitude bands) of the same length"),
+            std::string::npos);
+  EXPECT_NE(error_of(rows, {1, 5 * kT}, {{"pha", kPha}, {"amp", json::parse("[[60,200]]")}}).find("Nyquist"),
+            std::string::npos);
+  EXPECT_NE(error_of(rows, {1, 5 * kT}, {{"pha", kPha}, {"amp", kAmp}}, {{"fs", 256}, {"layout", "ET"}, {"pad", "8smp"}})
+                .find("pad"),
+            std::string::npos);
+}
+
+}  // namespace
+}  // namespace pacflow::stages
