@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -150,3 +151,15 @@ def test_import_and_a_cpu_run_load_no_cuda_library() -> None:
     assert "libpacflow_engine" in maps
     for library in ("libcudart", "libcufft", "libcuda.so", "libpacflow_cuda"):
         assert library not in maps, f"{library} loaded by a CPU run"
+
+
+def test_the_installed_package_is_this_build() -> None:
+    """tools/setup.sh installs pacflow into .venv from build/: without the build tree on the path the
+    interpreter imports that copy, of the same version."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    found = subprocess.run([sys.executable, "-c", "import pacflow; print(pacflow.__version__, pacflow.__file__)"],
+                           capture_output=True, text=True, env=env, cwd="/")
+    if found.returncode != 0:
+        pytest.skip(f"pacflow is not installed in {sys.executable}'s environment (tools/setup.sh installs it)")
+    version, where = found.stdout.split()
+    assert version == pacflow.__version__ and "site-packages" in where
