@@ -1,5 +1,5 @@
 #pragma once
-// What the Python layer asks the engine for, as one JSON object (python/src/pacflow/_request.py
+// What the Python layer asks the engine for, as one JSON object (python/src/pacflow/pipeline.py
 // writes it): the pipeline (a .pipe file and/or elements), overrides, placement and run options.
 //
 //   {"pipe": "x.pipe" | null, "elements": [{"kind": "stage", "name": "mi", "params": {...}}, ...],

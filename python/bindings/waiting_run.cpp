@@ -25,8 +25,6 @@ struct Shared {
 
 json run_while_python_waits(const Pipeline& pipeline, RunOptions options, const py::object& progress) {
   Shared shared;
-  std::stop_source stop;
-  options.stop = stop.get_token();
   options.on_progress = [&shared](const Progress& p) {
     const std::lock_guard lock(shared.mutex);
     shared.latest = p;
@@ -36,8 +34,11 @@ json run_while_python_waits(const Pipeline& pipeline, RunOptions options, const 
   std::optional<py::error_already_set> interrupt;  // the KeyboardInterrupt, held until the run stopped
   {
     const py::gil_scoped_release released;
-    std::jthread worker([&] {
+    // Stopped through its own token: by a signal or a failing callback below, and by its destructor
+    // should this thread unwind, so the run never outlives the call.
+    std::jthread worker([&](std::stop_token stop) {
       try {
+        options.stop = std::move(stop);
         report = pipeline.run(options);
       } catch (...) {
         failure = std::current_exception();
@@ -56,13 +57,13 @@ json run_while_python_waits(const Pipeline& pipeline, RunOptions options, const 
         const py::gil_scoped_acquire acquired;
         if (PyErr_CheckSignals() != 0) {
           interrupt.emplace();  // fetches the pending KeyboardInterrupt (or whatever a handler raised)
-          stop.request_stop();
+          worker.request_stop();
         } else if (p && !progress.is_none()) {
           try {
             progress(p->batches_done, p->batches_total, p->elapsed_s);
           } catch (py::error_already_set& e) {  // a failing progress callback stops the run and is raised
             interrupt.emplace(std::move(e));
-            stop.request_stop();
+            worker.request_stop();
           }
         }
       }
