@@ -309,7 +309,8 @@ class Pac:
         """Adds mi (and surrogates) to `pipeline`, runs it, keeps pac, surrogates and pvalues, and returns
         the PAC normalised as ``idpac`` says."""
         measure, surrogate, norm = (int(v) for v in self._idpac)
-        if not isinstance(n_perm, (int, np.integer)) or n_perm <= 0 or surrogate == 0:
+        n_surrogates = int(n_perm) if isinstance(n_perm, (int, np.integer)) else 0
+        if n_surrogates <= 0 or surrogate == 0:
             surrogate, norm = 0, 0
             self._idpac = np.array([measure, 0, 0])
         if measure in _DIFFERENCES and measure not in _warned:
@@ -319,7 +320,7 @@ class Pac:
                        **({"pairs": [[0, 1]]} if cross else {}))
         if surrogate:
             seed = int(np.random.randint(0, 10000)) if random_state is None else int(random_state)
-            pipeline.stage("surrogates", n=int(n_perm), seed=seed, method=_SURROGATES[surrogate],
+            pipeline.stage("surrogates", n=n_surrogates, seed=seed, method=_SURROGATES[surrogate],
                            norm=_NORMS.get(norm, "z"), trials="none", outputs="values")
         result = self._result = pipeline.run(progress=False)
         self._pac = _tensorpac_layout(result["pac"])
