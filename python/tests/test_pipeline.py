@@ -163,3 +163,18 @@ def test_the_installed_package_is_this_build() -> None:
         pytest.skip(f"pacflow is not installed in {sys.executable}'s environment (tools/setup.sh installs it)")
     version, where = found.stdout.split()
     assert version == pacflow.__version__ and "site-packages" in where
+
+
+def test_the_module_and_the_engine_link_no_cuda_library() -> None:
+    """A CPU-only machine can import pacflow: neither the extension module nor the engine's libraries
+    beside it link a CUDA library (only the plugin, loaded on demand, does)."""
+    import pacflow._core as core
+
+    package = Path(core.__file__).parent
+    libraries = [Path(core.__file__), *sorted(Path(pacflow.__file__).parent.glob("libpacflow_[es]*.so"))]
+    lib_dir = package.parent.parent / "lib"  # the build tree keeps the engine's libraries in build/lib
+    libraries += sorted(lib_dir.glob("libpacflow_[es]*.so"))
+    assert len(libraries) >= 3, libraries
+    for library in libraries:
+        linked = subprocess.run(["ldd", str(library)], capture_output=True, text=True, check=True).stdout
+        assert "libcudart" not in linked and "libcufft" not in linked and "libcuda.so" not in linked, library
