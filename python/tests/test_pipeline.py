@@ -178,3 +178,18 @@ def test_the_module_and_the_engine_link_no_cuda_library() -> None:
     for library in libraries:
         linked = subprocess.run(["ldd", str(library)], capture_output=True, text=True, check=True).stdout
         assert "libcudart" not in linked and "libcufft" not in linked and "libcuda.so" not in linked, library
+
+
+def test_results_complete_pickle_and_show_a_progress_bar_for_long_runs(signals: np.ndarray) -> None:
+    import pickle
+
+    result = pacflow.Pipeline().source(signals, fs=256, layout="ECT").stage("bandpass", **BANDS) \
+        .stage("hilbert").stage("mi").run(progress=False)
+    assert "pac" in dir(result) and "f_pha" in dir(result)
+    copy = pickle.loads(pickle.dumps(result))
+    assert copy.pac.tobytes() == result.pac.tobytes() and copy.dims == result.dims and copy.report == result.report
+    script = ("import numpy as np, pacflow; x = np.random.default_rng(0).standard_normal((96, 8, 4096), "
+              "dtype=np.float32); pacflow.Pipeline().source(x, fs=512, layout='ECT').stage('bandpass')"
+              ".stage('hilbert').stage('mi').stage('surrogates', n=200).run(batch_size=16)")
+    run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
+    assert "pacflow" in run.stderr and "batch" in run.stderr, run.stderr  # tqdm's bar, once past a second

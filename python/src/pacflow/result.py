@@ -47,6 +47,9 @@ class Result:
             return arrays[name]
         raise AttributeError(f"Result has no attribute or array {name!r}; arrays: {', '.join(arrays) or 'none'}")
 
+    def __dir__(self) -> list[str]:
+        return sorted({*super().__dir__(), *self.arrays})  # array names complete in notebooks
+
     def __contains__(self, name: object) -> bool:
         return name in self.arrays
 
