@@ -54,10 +54,10 @@ std::string ParamSpec::constraint_text() const {
     return fmt::format("{}{:g}", open ? open_sign : closed_sign, v);
   };
   if (range.min && range.max && !range.min_open && !range.max_open) return fmt::format("{:g} to {:g}", *range.min, *range.max);
-  std::string text;
-  if (range.min) text = bound(*range.min, range.min_open, ">", ">=");
-  if (range.max) text += (text.empty() ? "" : " ") + bound(*range.max, range.max_open, "<", "<=");
-  return text;
+  // fmt rather than string +: g++ 12's -Wrestrict misfires on the inlined concatenation at -O3.
+  const std::string low = range.min ? bound(*range.min, range.min_open, ">", ">=") : "";
+  const std::string high = range.max ? bound(*range.max, range.max_open, "<", "<=") : "";
+  return fmt::format("{}{}{}", low, low.empty() || high.empty() ? "" : " ", high);
 }
 
 std::int64_t Duration::samples(double sample_rate) const {

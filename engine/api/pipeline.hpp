@@ -43,6 +43,7 @@ struct Progress {
 };
 
 class DeviceBackends;
+class RankLink;
 
 namespace detail {
 struct Placement;
@@ -77,6 +78,9 @@ struct RunOptions {
   // Told of every element's work and every delivered batch (engine/api/run_observer.hpp), after the
   // run's own observers; they must outlive run().
   std::vector<RunObserver*> observers{};
+  // A run split over processes (engine/api/rank_link.hpp): this process computes the batches its rank
+  // owns; rank 0 also runs the summaries and sinks, the others write nothing. Null: one process.
+  RankLink* ranks = nullptr;
 };
 
 class Pipeline {

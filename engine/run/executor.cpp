@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <chrono>
 #include <fmt/format.h>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <stop_token>
@@ -21,6 +22,7 @@
 #include <oneapi/tbb/flow_graph.h>
 #include <oneapi/tbb/info.h>
 
+#include "engine/api/rank_link.hpp"
 #include "engine/plan/built_pipeline.hpp"
 #include "engine/run/checkpoint.hpp"
 #include "engine/run/excluded_rows.hpp"
@@ -189,6 +191,56 @@ void deliver_batch(Batch& batch, const detail::BuiltPipeline& built, std::vector
   }
 }
 
+// Rank 0's delivery in a run split over ranks (engine/api/rank_link.hpp): before each of its own
+// batches, every earlier batch the other ranks computed, received in index order; after its last,
+// the rest. Each received batch meets what an own batch meets, and the observers hear of it.
+class RankMerge {
+ public:
+  RankMerge(RankLink& link, std::int64_t batches, std::function<void(Batch&)> deliver, RunObserver& observer,
+            std::stop_token stop)
+      : link_(link), batches_(batches), deliver_(std::move(deliver)), observer_(observer), stop_(std::move(stop)) {}
+  void own(Batch& batch) {
+    receive_until(batch.index);
+    deliver_(batch);
+    next_ = batch.index + 1;
+  }
+  void finish() { receive_until(batches_); }
+
+ private:
+  void receive_until(std::int64_t end) {
+    for (; next_ < end; ++next_) {
+      const int from = link_.owner(next_);
+      Batch batch;
+      guarded("rank", fmt::format("rank {}", from), next_, [&] { batch = link_.receive(next_, from, stop_); });
+      deliver_(batch);
+      observer_.on_delivered(batch);
+    }
+  }
+
+  RankLink& link_;
+  std::int64_t batches_;
+  std::function<void(Batch&)> deliver_;
+  RunObserver& observer_;
+  std::stop_token stop_;
+  std::int64_t next_ = 0;
+};
+
+bool is_root(const RunOptions& options) { return !options.ranks || options.ranks->rank() == 0; }
+
+// What a run split over ranks cannot do yet, refused before it starts.
+void refuse_unsplittable(const RunOptions& options, const std::vector<detail::Segment>& segments) {
+  if (!options.ranks || options.ranks->size() == 1) return;
+  if (!options.checkpoint.empty())
+    throw InputError(fmt::format("--checkpoint: a run over {} ranks cannot checkpoint yet; run it with one process "
+                                 "to checkpoint it",
+                                 options.ranks->size()));
+  if (segments.size() > 1)
+    throw InputError(fmt::format("a pipeline whose stages are pinned to different devices (rings between them) "
+                                 "cannot be split over {} ranks yet; place its stages on one pool (--devices) or "
+                                 "run it with one process",
+                                 options.ranks->size()));
+}
+
 // After the last batch, each run summary makes its tensors, which every sink receives.
 void finish_summaries(const detail::BuiltPipeline& built, std::vector<NamedSummary>& summaries, std::int64_t index) {
   if (summaries.empty()) return;
@@ -254,7 +306,8 @@ PreparedRun prepare_run(detail::BuiltPipeline built, const std::vector<std::file
   run.description["files"] = files_json(detail::run_files(b, trace_file));
   run.stale = find_stale_files(output_paths);  // the folders are held: they stay so
   for (const auto& s : run.stale) run.description["warnings"].push_back(stale_warning(s, options.clean));
-  run.summaries = make_summaries(b);
+  refuse_unsplittable(options, run.segments);
+  if (is_root(options)) run.summaries = make_summaries(b);  // the other ranks only compute batches
   run.checkpoint = open_checkpoint(b, run.description, run.summaries, options.checkpoint);
   run.first_series = run.checkpoint ? run.checkpoint->series_done() : 0;
   for (auto& seg : run.segments) seg.batch_count = seg.batches(b.stream.series_count() - run.first_series);
@@ -308,14 +361,25 @@ json execute(PreparedRun& run, const RunOptions& options) {
   // hold device memory, and the graph's destructor waits for work a device's clock still holds).
   detail::DeviceRuns devices({built, options, outside_failure});
   const Clock::time_point run_start = Clock::now();
-  detail::RunGraph graph({built, run.segments, options, rings, run.first_series, devices, observers},
-                         [&](Batch& batch) { deliver_batch(batch, built, run.summaries, observers); });
+  const auto deliver = [&](Batch& batch) { deliver_batch(batch, built, run.summaries, observers); };
+  std::optional<RankMerge> merge;
+  std::function<void(Batch&)> on_batch = deliver;
+  if (options.ranks && options.ranks->rank() != 0)
+    on_batch = [&](Batch& batch) {
+      guarded("rank", fmt::format("rank {}", options.ranks->rank()), batch.index, [&] { options.ranks->send(batch); });
+    };
+  else if (options.ranks)
+    on_batch = [&merge](Batch& batch) { merge->own(batch); };
+  if (options.ranks && options.ranks->rank() == 0)
+    merge.emplace(*options.ranks, run.segments.back().batch_count, deliver, observers, options.stop);
+  detail::RunGraph graph({built, run.segments, options, rings, run.first_series, devices, observers}, on_batch);
   try {
     graph.run();
     if (options.stop.stop_requested()) throw RunCancelled(graph.delivered());
     outside_failure.rethrow_if_any();
     if (graph.delivered() != graph.batches())
       throw std::logic_error(fmt::format("engine delivered {} of {} batches", graph.delivered(), graph.batches()));
+    if (merge) merge->finish();
     finish_summaries(built, run.summaries, run.segments.front().batch_count);
   } catch (...) {
     for (auto& sink : built.sinks) sink.sink->abort();
@@ -326,6 +390,7 @@ json execute(PreparedRun& run, const RunOptions& options) {
   }
   json report = std::move(run.description);
   report["run"] = run_report(run, rings, timings, seconds_since(run_start));
+  if (options.ranks) report["run"]["ranks"] = options.ranks->size();
   report["run"].update(devices.report());
   if (!options.provenance.is_null()) {
     report["provenance"] = options.provenance;
@@ -342,16 +407,22 @@ json Pipeline::run(const RunOptions& options) const {
   // The output folders are ours until the run ends, from before its input is opened (a second run
   // into one is refused at once): created, locked against other runs, and cleared of what killed
   // runs left there (settling a half-done commit first).
+  // With ranks, rank 0 alone writes: the others hold no folder and commit nothing.
+  const bool root = is_root(options);
   OutputFolders folders;
-  folders.hold(detail::named_output_folders(*registry_, elements_, trace_file));
+  if (root) folders.hold(detail::named_output_folders(*registry_, elements_, trace_file));
   detail::BuiltPipeline built = detail::build(*registry_, elements_, placement(), options.stop);
   const std::vector<std::filesystem::path> output_paths =
       detail::check_outputs(built, *registry_, elements_, trace_file, input_files(), options.checkpoint);
-  folders.hold_folders_of(output_paths);
+  if (root) folders.hold_folders_of(output_paths);
   if (options.stop.stop_requested()) throw RunCancelled(0);
 
   PreparedRun run = prepare_run(std::move(built), output_paths, folders, options);
   json report = execute(run, options);
+  if (!root) {
+    for (auto& sink : run.built.sinks) sink.sink->abort();  // consumed nothing: nothing to discard
+    return report;
+  }
   commit_outputs(run.built, report, options, run.segments.back().batch_count);
   folders.keep_created();
   // Only now that this run's outputs are in place: a failed run leaves the earlier files as they were.

@@ -16,8 +16,13 @@ constexpr auto batch_index = [](const BatchPtr& batch) { return static_cast<std:
 
 }  // namespace
 
+RunGraph::Share RunGraph::share_of(const RunOptions& options) {
+  return options.ranks ? Share{options.ranks->rank(), options.ranks->size()} : Share{};
+}
+
 RunGraph::RunGraph(const RunSetup& setup, std::function<void(Batch&)> on_batch)
     : setup_(setup),
+      share_(share_of(setup.options)),
       deliver_(std::move(on_batch)),
       reader_(graph_, [this](oneapi::tbb::flow_control& control) { return read(control); }),
       limiter_(graph_, setup.segments.front().slots),
@@ -37,7 +42,11 @@ RunGraph::RunGraph(const RunSetup& setup, std::function<void(Batch&)> on_batch)
       i = branches.end;
     }
   }
-  in_order_ = std::make_unique<flow::sequencer_node<BatchPtr>>(graph_, batch_index);
+  // A rank's own batches are every size-th: the sequencer counts them 0, 1, 2, …
+  const Share share = share_;
+  in_order_ = std::make_unique<flow::sequencer_node<BatchPtr>>(graph_, [share](const BatchPtr& batch) {
+    return static_cast<std::size_t>((batch->index - share.rank) / share.size);
+  });
   connect_next_(*in_order_);
   delivery_ = std::make_unique<flow::function_node<BatchPtr, flow::continue_msg>>(
       graph_, flow::serial, [this](BatchPtr batch) {
@@ -55,7 +64,8 @@ BatchPtr RunGraph::read(oneapi::tbb::flow_control& control) {
     return {};
   }
   auto batch = std::make_shared<Batch>();
-  batch->index = next_batch_++;
+  batch->index = next_batch_;
+  next_batch_ += share_.size;
   batch->first_series = setup_.first_series + batch->index * first.batch_series;
   batch->series_count = std::min(first.batch_series, built.stream.series_count() - batch->first_series);
   const Clock::time_point start = Clock::now();

@@ -25,6 +25,7 @@
 #include <oneapi/tbb/flow_graph.h>
 #include <vector>
 
+#include "engine/api/rank_link.hpp"
 #include "engine/plan/built_pipeline.hpp"
 #include "engine/run/branch_join.hpp"
 #include "engine/run/device_runs.hpp"
@@ -59,7 +60,12 @@ class RunGraph {
   // exception; returns normally otherwise, even when stopped (the caller checks).
   void run();
   std::int64_t delivered() const { return delivered_; }
-  std::int64_t batches() const { return setup_.segments.back().batch_count; }
+  // The batches this process delivers: all of them, or with ranks (RunOptions::ranks) its share,
+  // the indices rank, rank + size, … (only a run of one segment is split).
+  std::int64_t batches() const {
+    const std::int64_t all = setup_.segments.back().batch_count;
+    return all > share_.rank ? (all - share_.rank + share_.size - 1) / share_.size : 0;
+  }
 
  private:
   using Receiver = oneapi::tbb::flow::receiver<BatchPtr>;
@@ -70,12 +76,19 @@ class RunGraph {
   StageNode make_stage_node(std::size_t index, const BuiltStage* next);
   void deliver(BatchPtr batch);
 
+  struct Share {
+    int rank = 0;
+    int size = 1;
+  };
+  static Share share_of(const RunOptions& options);
+
   RunSetup setup_;
+  Share share_;  // of the run's batches: indices rank, rank + size, …
   std::function<void(Batch&)> deliver_;
   std::vector<std::unique_ptr<RingEdge>> ring_edges_;
   std::vector<std::unique_ptr<BranchJoin>> branch_joins_;  // the batches waiting for their branches  // the rings' producer ends, holding batches awaiting a slot
   oneapi::tbb::flow::graph graph_;
-  std::int64_t next_batch_ = 0;  // touched only by the serial input_node body
+  std::int64_t next_batch_ = share_.rank;  // touched only by the serial input_node body
   std::int64_t delivered_ = 0;   // touched only by the serial delivery body
   oneapi::tbb::flow::input_node<BatchPtr> reader_;
   oneapi::tbb::flow::limiter_node<BatchPtr> limiter_;

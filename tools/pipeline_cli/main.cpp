@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <fmt/format.h>
 #include <unistd.h>
 
@@ -21,6 +22,7 @@
 #include "stages/builtin.hpp"
 #include "stages/common/lanes.hpp"
 #include "tools/pipeline_cli/interrupts.hpp"
+#include "tools/pipeline_cli/ranks.hpp"
 
 namespace {
 
@@ -140,8 +142,39 @@ int interrupted(const cli::InterruptWatch& interrupts, const RunCancelled& stop,
   return signal ? cli::interrupted_exit_code(signal) : kRunFailed;
 }
 
+// A run's failure in a job of several ranks (mpirun, srun): rank 0 reports every error; another rank
+// only its run's own (an error in planning, every rank meets alike), named by its rank. The whole job
+// then ends with the exit code the error has alone, since the other ranks may be waiting for this one.
+[[noreturn]] void fail_job(cli::Ranks& ranks, const std::exception& error) {
+  const int rank = ranks.link().rank();
+  if (rank == 0 || dynamic_cast<const StageError*>(&error))
+    fmt::print(stderr, "error: rank {}: {}\n", rank, error.what());
+  std::fflush(stderr);
+  const int code = caused_by_input(error) ? kBadInput : kRunFailed;
+  ranks.abort_job(code);
+  std::_Exit(code);  // not reached: abort_job ends the job
+}
+
+int run_on_ranks(const PipelineArgs& args, const RunArgs& run, const std::vector<std::string>& command_line,
+                 const cli::InterruptWatch& interrupts, cli::Ranks* ranks);
+
 int run_command(const PipelineArgs& args, const RunArgs& run, const std::vector<std::string>& command_line) {
   const cli::InterruptWatch interrupts;  // first: before any thread starts
+  const std::unique_ptr<cli::Ranks> ranks = cli::start_ranks();  // after: MPI's threads inherit the blocked signals
+  if (!ranks) return run_on_ranks(args, run, command_line, interrupts, nullptr);
+  try {
+    const int code = run_on_ranks(args, run, command_line, interrupts, ranks.get());
+    if (code != kOk) ranks->abort_job(code);  // interrupted: the other ranks stop with it
+    return code;
+  } catch (const std::exception& e) {
+    fail_job(*ranks, e);
+  }
+}
+
+// The run of one process: alone, or rank k of a job (rank 0 alone prints and writes).
+int run_on_ranks(const PipelineArgs& args, const RunArgs& run, const std::vector<std::string>& command_line,
+                 const cli::InterruptWatch& interrupts, cli::Ranks* ranks) {
+  const bool root = !ranks || ranks->link().rank() == 0;
   Pipeline pipeline = load(args);
   if (!run.out_dir.empty()) pipeline.redirect_outputs(run.out_dir);
   RunOptions options;
@@ -151,6 +184,7 @@ int run_command(const PipelineArgs& args, const RunArgs& run, const std::vector<
   options.checkpoint = run.checkpoint;
   options.provenance = collect_provenance(command_line, simd::simd_width());
   options.clean = run.clean;
+  if (ranks) options.ranks = &ranks->link();
   if (!run.max_memory.empty()) {
     try {
       options.max_memory = parse_memory_budget("max-memory", run.max_memory, /*require_unit=*/true);
@@ -159,7 +193,7 @@ int run_command(const PipelineArgs& args, const RunArgs& run, const std::vector<
     }
   }
   ProgressLine progress;
-  if (!run.quiet) options.on_progress = [&progress](const Progress& p) { progress(p); };
+  if (!run.quiet && root) options.on_progress = [&progress](const Progress& p) { progress(p); };
   // The trace is one of the run's outputs: checked, and moved into place with the sinks' files.
   TraceRecorder trace;
   if (!run.trace_path.empty()) {
@@ -172,18 +206,22 @@ int run_command(const PipelineArgs& args, const RunArgs& run, const std::vector<
     report = pipeline.run(options);
   } catch (const RunCancelled& stop) {
     progress.done();
+    if (!root) return interrupts.signal() ? cli::interrupted_exit_code(interrupts.signal()) : kRunFailed;
     return interrupted(interrupts, stop, run);
   } catch (...) {
     progress.done();
     throw;
   }
   progress.done();
+  if (!root) return kOk;  // rank 0 reports for the job
   print_warnings(report);
   if (!run.quiet) {
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     const auto batches = report["run"]["batches"].get<std::int64_t>();
-    fmt::print("pacflow: {} series in {} batch{}, {:.3f} s; wrote {}\n", report["run"]["series"].get<std::int64_t>(),
-               batches, batches == 1 ? "" : "es", seconds, fmt::join(output_locations(pipeline), ", "));
+    fmt::print("pacflow: {} series in {} batch{}{}, {:.3f} s; wrote {}\n", report["run"]["series"].get<std::int64_t>(),
+               batches, batches == 1 ? "" : "es",
+               ranks ? fmt::format(" over {} ranks", ranks->link().size()) : std::string(), seconds,
+               fmt::join(output_locations(pipeline), ", "));
     if (report["run"].contains("checkpoint") && report["run"]["checkpoint"]["resumed_at_series"].get<std::int64_t>() > 0)
       fmt::print("pacflow: resumed from the checkpoint in {} at series {}\n", run.checkpoint,
                  report["run"]["checkpoint"]["resumed_at_series"].get<std::int64_t>());

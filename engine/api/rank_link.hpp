@@ -1,0 +1,32 @@
+#pragma once
+// A run split over several processes (MPI ranks, engine/run/batch_wire.hpp for what travels): rank r
+// of `size` reads and computes the batches r, r + size, r + 2 size, … of the run, each on its own flow
+// graph and devices; every rank but 0 hands each finished batch to rank 0, which takes them, with its
+// own, in index order, and alone runs the run summaries and the sinks. So the outputs are the bytes a
+// single process writes, and rank 0 holds a batch at a time of another rank's (each send waits for its
+// receive: back-pressure). The link itself (MPI, or threads in a test) is the caller's: the engine
+// knows only this interface.
+#include <cstdint>
+#include <memory>
+#include <stop_token>
+
+#include "engine/api/batch.hpp"
+
+namespace pacflow {
+
+class RankLink {
+ public:
+  virtual ~RankLink() = default;
+  virtual int rank() const = 0;
+  virtual int size() const = 0;
+  // Every rank but 0: hands a finished batch (its host tensors) to rank 0; returns once the batch may
+  // be reused. Called serially, in the rank's index order.
+  virtual void send(const Batch& batch) = 0;
+  // Rank 0: the batch `index` from rank `from`, as sent. Called serially, in index order. Throws
+  // RunCancelled soon after `stop` is requested (a signal while the other rank still computes).
+  virtual Batch receive(std::int64_t index, int from, const std::stop_token& stop) = 0;
+  // The rank that computes batch `index`.
+  int owner(std::int64_t index) const { return static_cast<int>(index % size()); }
+};
+
+}  // namespace pacflow
