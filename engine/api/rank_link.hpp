@@ -4,13 +4,14 @@
 // graph and devices; every rank but 0 hands each finished batch to rank 0, which takes them, with its
 // own, in index order, and alone runs the run summaries and the sinks. So the outputs are the bytes a
 // single process writes, and rank 0 holds a batch at a time of another rank's (each send waits for its
-// receive: back-pressure). The link itself (MPI, or threads in a test) is the caller's: the engine
-// knows only this interface.
+// receive: back-pressure). The link itself (MPI, shards written to disk and merged later, or threads
+// in a test) is the caller's: the engine knows only this interface.
 #include <cstdint>
 #include <memory>
 #include <stop_token>
 
 #include "engine/api/batch.hpp"
+#include "engine/api/params.hpp"
 
 namespace pacflow {
 
@@ -27,6 +28,16 @@ class RankLink {
   virtual Batch receive(std::int64_t index, int from, const std::stop_token& stop) = 0;
   // The rank that computes batch `index`.
   int owner(std::int64_t index) const { return static_cast<int>(index % size()); }
+  // Whether this process collects: takes every other rank's batches and runs the summaries and sinks
+  // (MPI's rank 0, a merge of shards); the others send.
+  virtual bool collects() const { return rank() == 0; }
+  // Whether this process computes its rank's batches (a merge of shards computes none: it receives
+  // every batch).
+  virtual bool computes() const { return true; }
+  // Called once the run is planned, with what identifies it (the engine's version, the input and its
+  // checksum, every element's resolved parameters, the tensors): a link that stores batches records
+  // it, one that reads them back refuses batches of another run (throws InputError).
+  virtual void begin(const json& /*plan*/) {}
 };
 
 }  // namespace pacflow

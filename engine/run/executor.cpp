@@ -225,7 +225,7 @@ class RankMerge {
   std::int64_t next_ = 0;
 };
 
-bool is_root(const RunOptions& options) { return !options.ranks || options.ranks->rank() == 0; }
+bool is_root(const RunOptions& options) { return !options.ranks || options.ranks->collects(); }
 
 // What a run split over ranks cannot do yet, refused before it starts.
 void refuse_unsplittable(const RunOptions& options, const std::vector<detail::Segment>& segments) {
@@ -313,6 +313,7 @@ PreparedRun prepare_run(detail::BuiltPipeline built, const std::vector<std::file
   for (auto& seg : run.segments) seg.batch_count = seg.batches(b.stream.series_count() - run.first_series);
   run.description["segments"] = detail::describe_segments(b, run.segments);  // what this run carries
   if (run.checkpoint) resume(*run.checkpoint, b, run.summaries);
+  if (options.ranks) options.ranks->begin(checkpoint_plan(run.description));
   return run;
 }
 
@@ -364,13 +365,13 @@ json execute(PreparedRun& run, const RunOptions& options) {
   const auto deliver = [&](Batch& batch) { deliver_batch(batch, built, run.summaries, observers); };
   std::optional<RankMerge> merge;
   std::function<void(Batch&)> on_batch = deliver;
-  if (options.ranks && options.ranks->rank() != 0)
+  if (options.ranks && !options.ranks->collects())
     on_batch = [&](Batch& batch) {
       guarded("rank", fmt::format("rank {}", options.ranks->rank()), batch.index, [&] { options.ranks->send(batch); });
     };
   else if (options.ranks)
     on_batch = [&merge](Batch& batch) { merge->own(batch); };
-  if (options.ranks && options.ranks->rank() == 0)
+  if (options.ranks && options.ranks->collects())
     merge.emplace(*options.ranks, run.segments.back().batch_count, deliver, observers, options.stop);
   detail::RunGraph graph({built, run.segments, options, rings, run.first_series, devices, observers}, on_batch);
   try {

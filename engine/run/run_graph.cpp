@@ -17,7 +17,8 @@ constexpr auto batch_index = [](const BatchPtr& batch) { return static_cast<std:
 }  // namespace
 
 RunGraph::Share RunGraph::share_of(const RunOptions& options) {
-  return options.ranks ? Share{options.ranks->rank(), options.ranks->size()} : Share{};
+  if (!options.ranks) return {};
+  return {options.ranks->rank(), options.ranks->size(), options.ranks->computes()};
 }
 
 RunGraph::RunGraph(const RunSetup& setup, std::function<void(Batch&)> on_batch)
@@ -59,7 +60,7 @@ RunGraph::RunGraph(const RunSetup& setup, std::function<void(Batch&)> on_batch)
 BatchPtr RunGraph::read(oneapi::tbb::flow_control& control) {
   const Segment& first = setup_.segments.front();
   const BuiltPipeline& built = setup_.built;
-  if (next_batch_ >= first.batch_count || setup_.options.stop.stop_requested()) {
+  if (!share_.computes || next_batch_ >= first.batch_count || setup_.options.stop.stop_requested()) {
     control.stop();
     return {};
   }

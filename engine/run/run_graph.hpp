@@ -64,7 +64,7 @@ class RunGraph {
   // the indices rank, rank + size, … (only a run of one segment is split).
   std::int64_t batches() const {
     const std::int64_t all = setup_.segments.back().batch_count;
-    return all > share_.rank ? (all - share_.rank + share_.size - 1) / share_.size : 0;
+    return share_.computes && all > share_.rank ? (all - share_.rank + share_.size - 1) / share_.size : 0;
   }
 
  private:
@@ -79,6 +79,7 @@ class RunGraph {
   struct Share {
     int rank = 0;
     int size = 1;
+    bool computes = true;  // false: a merge of shards, which receives every batch
   };
   static Share share_of(const RunOptions& options);
 

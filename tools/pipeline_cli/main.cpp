@@ -23,6 +23,7 @@
 #include "stages/common/lanes.hpp"
 #include "tools/pipeline_cli/interrupts.hpp"
 #include "tools/pipeline_cli/ranks.hpp"
+#include "tools/pipeline_cli/shards.hpp"
 
 namespace {
 
@@ -119,6 +120,7 @@ class ProgressLine {
 };
 
 struct RunArgs {
+  std::string shard;  // --shard i/N
   std::string out_dir;
   std::int64_t batch = 0;
   int in_flight = 0;
@@ -158,7 +160,84 @@ int interrupted(const cli::InterruptWatch& interrupts, const RunCancelled& stop,
 int run_on_ranks(const PipelineArgs& args, const RunArgs& run, const std::vector<std::string>& command_line,
                  const cli::InterruptWatch& interrupts, cli::Ranks* ranks);
 
+// The options every run shares: batch, in-flight, stop, provenance, memory limit.
+RunOptions run_options(const RunArgs& run, const cli::InterruptWatch& interrupts,
+                       const std::vector<std::string>& command_line) {
+  RunOptions options;
+  options.batch_size = run.batch;
+  options.max_in_flight = run.in_flight;
+  options.stop = interrupts.token();
+  options.provenance = collect_provenance(command_line, simd::simd_width());
+  if (!run.max_memory.empty()) {
+    try {
+      options.max_memory = parse_memory_budget("max-memory", run.max_memory, /*require_unit=*/true);
+    } catch (const ParamError& e) {
+      throw InputError(fmt::format("--max-memory: {}", e.bare_message()));
+    }
+  }
+  return options;
+}
+
+// `run --shard i/N --out DIR`: share i of the run's batches, written into DIR for `merge`.
+int shard_command(const PipelineArgs& args, const RunArgs& run, const std::vector<std::string>& command_line) {
+  const cli::InterruptWatch interrupts;
+  const cli::ShardSpec spec = cli::ShardSpec::parse(run.shard);
+  if (cli::launched_processes() > 1)
+    throw InputError("--shard runs one share in one process; start it without mpirun or srun (or use the ranks "
+                     "mpirun gives, without --shard)");
+  if (run.out_dir.empty()) throw InputError("--shard: name the shard's folder with --out");
+  if (!run.checkpoint.empty() || !run.trace_path.empty() || run.clean)
+    throw InputError("--shard: --checkpoint, --trace and --clean belong to the merge's run, not to a shard");
+  const Pipeline pipeline = load(args);
+  cli::ShardWriter shard(spec, run.out_dir,
+                         {std::filesystem::absolute(args.file), args.sets, args.devices, args.fallback, args.vram,
+                          run.batch});
+  RunOptions options = run_options(run, interrupts, command_line);
+  options.ranks = &shard;
+  json report;
+  try {
+    report = pipeline.run(options);
+  } catch (const RunCancelled& stop) {
+    return interrupted(interrupts, stop, RunArgs{});
+  }
+  shard.commit();
+  if (!run.quiet) {
+    const auto batches = report["run"]["batches"].get<std::int64_t>();
+    fmt::print("pacflow: shard {}/{}: batches {}, {} + {}, … of {} in {}; then: pipeline_cli merge OUT {} …\n", spec.index,
+               spec.count, spec.index, spec.index, spec.count, batches, run.out_dir, run.out_dir);
+  }
+  return kOk;
+}
+
+// `merge OUT SHARD…`: every shard's batches, in index order, through the pipeline's summaries and
+// sinks, into OUT: the files one run writes.
+int merge_command(const std::string& out, const std::vector<std::string>& shard_dirs, bool quiet,
+                  const std::vector<std::string>& command_line) {
+  const cli::InterruptWatch interrupts;
+  std::vector<std::filesystem::path> dirs(shard_dirs.begin(), shard_dirs.end());
+  cli::ShardReader shards(dirs);
+  const cli::ShardRecipe& recipe = shards.recipe();
+  Pipeline pipeline = load({recipe.pipe_file.string(), recipe.sets, recipe.devices, recipe.fallback, recipe.vram});
+  pipeline.redirect_outputs(out);
+  RunArgs run;
+  run.batch = recipe.batch;
+  RunOptions options = run_options(run, interrupts, command_line);
+  options.ranks = &shards;
+  json report;
+  try {
+    report = pipeline.run(options);
+  } catch (const RunCancelled& stop) {
+    return interrupted(interrupts, stop, run);
+  }
+  print_warnings(report);
+  if (!quiet)
+    fmt::print("pacflow: merged {} shards, {} batches; wrote {}\n", shards.size(),
+               report["run"]["batches"].get<std::int64_t>(), fmt::join(output_locations(pipeline), ", "));
+  return kOk;
+}
+
 int run_command(const PipelineArgs& args, const RunArgs& run, const std::vector<std::string>& command_line) {
+  if (!run.shard.empty()) return shard_command(args, run, command_line);
   const cli::InterruptWatch interrupts;  // first: before any thread starts
   const std::unique_ptr<cli::Ranks> ranks = cli::start_ranks();  // after: MPI's threads inherit the blocked signals
   if (!ranks) return run_on_ranks(args, run, command_line, interrupts, nullptr);
@@ -177,21 +256,10 @@ int run_on_ranks(const PipelineArgs& args, const RunArgs& run, const std::vector
   const bool root = !ranks || ranks->link().rank() == 0;
   Pipeline pipeline = load(args);
   if (!run.out_dir.empty()) pipeline.redirect_outputs(run.out_dir);
-  RunOptions options;
-  options.batch_size = run.batch;
-  options.max_in_flight = run.in_flight;
-  options.stop = interrupts.token();
+  RunOptions options = run_options(run, interrupts, command_line);
   options.checkpoint = run.checkpoint;
-  options.provenance = collect_provenance(command_line, simd::simd_width());
   options.clean = run.clean;
   if (ranks) options.ranks = &ranks->link();
-  if (!run.max_memory.empty()) {
-    try {
-      options.max_memory = parse_memory_budget("max-memory", run.max_memory, /*require_unit=*/true);
-    } catch (const ParamError& e) {
-      throw InputError(fmt::format("--max-memory: {}", e.bare_message()));
-    }
-  }
   ProgressLine progress;
   if (!run.quiet && root) options.on_progress = [&progress](const Progress& p) { progress(p); };
   // The trace is one of the run's outputs: checked, and moved into place with the sinks' files.
@@ -344,6 +412,9 @@ int main(int argc, char** argv) {
                   "refuse to start when the run's estimated memory exceeds this: an amount with its unit (8GB, "
                   "512MiB) or a share of the machine's memory with a percent sign (50%)");
 
+  run->add_option("--shard", run_args.shard,
+                  "i/N: compute share i of N of the run (its batches i, i + N, …) into the --out folder, for "
+                  "`merge` to assemble (a job array: $SLURM_ARRAY_TASK_ID/$SLURM_ARRAY_TASK_COUNT)");
   run->add_flag("--clean", run_args.clean,
                 "once the run succeeded, remove the files an earlier run listed in an output folder's result.json "
                 "that this run does not write (without it they are named in a warning)");
@@ -356,6 +427,14 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(0, 100000));
   graph->add_option("--batch", batch, "series per batch, as for run (0 = chosen from the input size)")
       ->check(CLI::Range(0, 1000000));
+
+  std::string merge_out;
+  std::vector<std::string> merge_shards;
+  bool merge_quiet = false;
+  auto* merge = app.add_subcommand("merge", "assemble the outputs of one run from its shards (run --shard i/N)");
+  merge->add_option("out", merge_out, "where the run's outputs go (every sink's files, as run --out)")->required();
+  merge->add_option("shards", merge_shards, "the shards' folders, every i of N once")->required();
+  merge->add_flag("-q,--quiet", merge_quiet, "no summary");
 
   auto* devices = app.add_subcommand("devices", "list the devices this machine offers");
 
@@ -380,6 +459,8 @@ int main(int argc, char** argv) {
 
   try {
     if (run->parsed()) return run_command(args, run_args, std::vector<std::string>(argv, argv + argc));
+    if (merge->parsed())
+      return merge_command(merge_out, merge_shards, merge_quiet, std::vector<std::string>(argv, argv + argc));
     if (validate->parsed()) return validate_command(args, batch, in_flight);
     if (graph->parsed()) return graph_command(args, graph_output, batch, in_flight);
     if (devices->parsed()) return devices_command();
