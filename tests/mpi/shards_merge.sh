@@ -43,3 +43,6 @@ refused "shards of different runs" "$work"/shard{0,1,2} "$work/other" "$work/sha
 head -c 100 "$work/shard2/batches.bin" > "$work/cut" && mv "$work/cut" "$work/shard2/batches.bin"
 refused "ends before batch" "$work"/shard{0,1,2,3,4}
 echo "merge refuses missing, repeated, unfinished, foreign and cut shards"
+# validate -n: what each rank or shard needs
+"$cli" validate -n 3 "${options[@]}" "$pipe" | grep -q "^ranks: each of 3 computes at most" ||
+  { echo "validate -n 3 says nothing of the ranks" >&2; exit 1; }

@@ -297,7 +297,31 @@ int run_on_ranks(const PipelineArgs& args, const RunArgs& run, const std::vector
   return kOk;
 }
 
-int validate_command(const PipelineArgs& args, std::int64_t batch, int in_flight) {
+// validate -n N: what each of N ranks (mpirun -n N, or N shards) needs, for SLURM's --mem and --time.
+// Every rank plans the whole run and keeps as many batches in flight as one process does, so it needs
+// the same memory; it computes about ceil(B / N) of the B batches, so its time is the start-up plus
+// that share of the work (rank 0 also writes the outputs, counted in the work).
+void print_rank_needs(const json& plan, int ranks) {
+  const std::int64_t batches = plan["segments"].back()["batches"].get<std::int64_t>();
+  const std::int64_t share = (batches + ranks - 1) / ranks;
+  double startup = 0;
+  for (const auto& term : plan["run_time_estimate"]["terms"])
+    if (term["what"] == "start-up") startup += term["seconds"].get<double>();
+  const double work = plan["run_time_estimate"]["seconds"].get<double>() - startup;
+  fmt::print("ranks: each of {} computes at most {} of the {} batch{}{}\n", ranks, share, batches,
+             batches == 1 ? "" : "es",
+             ranks > batches ? fmt::format("; {} rank{} will have none: lower -n or --batch", ranks - batches,
+                                           ranks - batches == 1 ? "" : "s")
+                             : std::string());
+  const int threads = plan["run_time_estimate"]["threads"].get<int>();
+  fmt::print("per rank: at most {} of host memory (SLURM's --mem: that times the ranks on a node); about {} on its "
+             "{} thread{}\n",
+             detail::bytes_text(plan["host_memory_estimate"]["bytes"].get<double>()),
+             duration_text(startup + work * static_cast<double>(share) / static_cast<double>(std::max<std::int64_t>(batches, 1))),
+             threads, threads == 1 ? "" : "s");
+}
+
+int validate_command(const PipelineArgs& args, std::int64_t batch, int in_flight, int ranks) {
   const Pipeline pipeline = load(args);
   RunOptions options;
   options.batch_size = batch;
@@ -318,6 +342,7 @@ int validate_command(const PipelineArgs& args, std::int64_t batch, int in_flight
   const int threads = time["threads"].get<int>();
   fmt::print("run time: about {} on {} thread{} (an estimate from each stage's work; docs/performance.md)\n",
              duration_text(time["seconds"].get<double>()), threads, threads == 1 ? "" : "s");
+  if (ranks > 1) print_rank_needs(plan, ranks);
   return kOk;
 }
 
@@ -445,6 +470,11 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(0, 1000000));
   validate->add_option("--in-flight", in_flight, "most batches alive at once, as for run (0 = 2 per thread)")
       ->check(CLI::Range(0, 100000));
+  int validate_ranks = 1;
+  validate->add_option("-n,--ranks", validate_ranks,
+                       "also say what each of N ranks (mpirun -n N, or N shards) needs: memory and time, for "
+                       "SLURM's --mem and --time")
+      ->check(CLI::Range(1, 1000000));
 
   std::string stage_name;
   auto* stages_cmd = app.add_subcommand("stages", "list every source, stage and sink with its parameters");
@@ -461,7 +491,7 @@ int main(int argc, char** argv) {
     if (run->parsed()) return run_command(args, run_args, std::vector<std::string>(argv, argv + argc));
     if (merge->parsed())
       return merge_command(merge_out, merge_shards, merge_quiet, std::vector<std::string>(argv, argv + argc));
-    if (validate->parsed()) return validate_command(args, batch, in_flight);
+    if (validate->parsed()) return validate_command(args, batch, in_flight, validate_ranks);
     if (graph->parsed()) return graph_command(args, graph_output, batch, in_flight);
     if (devices->parsed()) return devices_command();
     if (stages_cmd->parsed()) return stages_command(stage_name);
