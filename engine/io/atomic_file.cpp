@@ -29,6 +29,22 @@ long temp_file_writer(const std::string& name) {
   return std::regex_match(name, m, pattern) ? std::stol(m[1].str()) : 0;
 }
 
+namespace {
+
+// Whether process `pid` may still write: it exists (kill(pid, 0) fails with ESRCH only when it does not;
+// EPERM: it exists, not ours) and is not a zombie, which has ended but waits to be reaped (in a
+// container whose first process reaps nothing, a killed MPI rank stays one).
+bool may_still_write(long pid) {
+  if (::kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH) return false;
+  std::ifstream stat(fmt::format("/proc/{}/stat", pid));
+  std::string line;
+  if (!std::getline(stat, line)) return true;  // no /proc: trust kill()
+  const std::size_t paren = line.rfind(')');   // "pid (name) state …", name may hold spaces
+  return paren == std::string::npos || paren + 2 >= line.size() || line[paren + 2] != 'Z';
+}
+
+}  // namespace
+
 std::vector<std::string> remove_stale_temporaries(const fs::path& folder) {
   std::vector<std::string> removed;
   std::error_code ec;
@@ -36,8 +52,7 @@ std::vector<std::string> remove_stale_temporaries(const fs::path& folder) {
     const auto& entry = *it;
     const std::string name = entry.path().filename().string();
     const long pid = temp_file_writer(name);
-    // kill(pid, 0) fails with ESRCH only when no such process exists (EPERM: it exists, not ours).
-    if (pid <= 0 || pid == ::getpid() || ::kill(static_cast<pid_t>(pid), 0) == 0 || errno != ESRCH) continue;
+    if (pid <= 0 || pid == ::getpid() || may_still_write(pid)) continue;
     std::error_code ignored;
     if (fs::remove(entry.path(), ignored)) removed.push_back(name);
   }
