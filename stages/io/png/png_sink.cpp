@@ -16,6 +16,14 @@
 namespace pacflow::stages {
 
 namespace {
+
+// ln Γ(x) for x > 0, reentrant: std::lgamma sets the global `signgam`, a data race when two runs plan
+// at once in one process (threads, the Python module); glibc's lgamma_r computes the same value.
+double log_gamma(double x) {
+  int sign = 0;
+  return ::lgamma_r(x, &sign);
+}
+
 constexpr const char* kSignificance = "pvalues_maxstat";
 constexpr const char* kTrialSignificance = "trial_pvalues";  // [channels or pairs][segments…][cells]
 constexpr double kNan = std::numeric_limits<double>::quiet_NaN();
@@ -52,7 +60,7 @@ std::int64_t PngSink::epochs_needed(std::int64_t epochs, double alpha) {
   double tail = 0;
   for (std::int64_t k = epochs; k >= 0; --k) {
     const auto kd = static_cast<double>(k);
-    const double log_pmf = std::lgamma(n + 1) - std::lgamma(kd + 1) - std::lgamma(n - kd + 1) + kd * std::log(alpha) +
+    const double log_pmf = log_gamma(n + 1) - log_gamma(kd + 1) - log_gamma(n - kd + 1) + kd * std::log(alpha) +
                            (n - kd) * std::log1p(-alpha);
     if (tail + std::exp(log_pmf) > alpha * (1 + 1e-12)) return k + 1;  // tolerance: P[K >= 1] = alpha for 1 epoch
     tail += std::exp(log_pmf);
