@@ -31,13 +31,24 @@ class RankLink {
   // Whether this process collects: takes every other rank's batches and runs the summaries and sinks
   // (MPI's rank 0, a merge of shards); the others send.
   virtual bool collects() const { return rank() == 0; }
+  // Where this process sits on its node: its rank among the node's processes of this run and their
+  // number, which say which of the node's GPUs `cuda` names for it (DeviceShare,
+  // engine/devices/devices.hpp).
+  virtual int local_rank() const { return 0; }
+  virtual int local_size() const { return 1; }
+  // Every process's `mine` (the devices it runs on), in rank order, for the collecting process's
+  // report; the others get null, as does every process of a link that does not gather (shards).
+  virtual json gather(const json& /*mine*/) { return nullptr; }
   // Whether this process computes its rank's batches (a merge of shards computes none: it receives
   // every batch).
   virtual bool computes() const { return true; }
-  // Called once the run is planned, with what identifies it (the engine's version, the input and its
-  // checksum, every element's resolved parameters, the tensors): a link that stores batches records
-  // it, one that reads them back refuses batches of another run (throws InputError).
-  virtual void begin(const json& /*plan*/) {}
+  // Called once the run is planned, on every process, with what identifies it (the engine's version,
+  // the input and its checksum, every element's resolved parameters, the tensors) and the series the
+  // collecting process's checkpoint resumes at (0 on the others, and without one). Returns the series
+  // every process starts at: the collector's, since only it holds the checkpoint (so a run stopped on
+  // N ranks resumes on any number). A link that stores batches records the plan, one that reads them
+  // back or joins processes refuses a plan other than the collector's (throws InputError).
+  virtual std::int64_t begin(const json& /*plan*/, std::int64_t resume_at) { return resume_at; }
 };
 
 }  // namespace pacflow

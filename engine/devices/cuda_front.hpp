@@ -1,6 +1,7 @@
 #pragma once
 // The cuda backend as the engine registers it: `cuda:k`, the k-th GPU visible to the process
-// (CUDA_VISIBLE_DEVICES numbering), and `cuda` or `cuda:*` for every one. Everything it does past
+// (CUDA_VISIBLE_DEVICES numbering), and `cuda` or `cuda:*` for every one (for a rank of several on a
+// node, its share: engine/devices/devices.hpp). Everything it does past
 // naming devices it asks of the GPU plugin (engine/devices/gpu_plugin.hpp), loaded the first time a
 // GPU is asked for: without the plugin, the CUDA runtime or a GPU, it says which of those is missing.
 #include "engine/devices/device_backend.hpp"
@@ -13,6 +14,7 @@ class CudaFront final : public DeviceBackend {
   std::string noun() const override { return "GPU"; }
   Residency residency() const override { return Residency::Device; }
   BareKind bare() const override { return BareKind::Every; }
+  bool node_shared() const override { return true; }
   int count() const override;
   std::string why_none() const override;
   std::size_t memory_bytes(int index) const override;

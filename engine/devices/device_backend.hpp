@@ -100,6 +100,9 @@ class DeviceBackend {
   // kind:0 … kind:count()-1 may be named; `kind:*` names the first star_count().
   virtual int count() const = 0;
   virtual int star_count() const { return count(); }
+  // Whether its devices belong to the node, shared by every process on it (GPUs): in a run over
+  // ranks, `kind` and `kind:*` then name this process's share of them (DeviceShare).
+  virtual bool node_shared() const { return false; }
   // Why there are none of these devices here, or empty. A list that names one is then a
   // DeviceUnavailable error, which the caller may answer by falling back to the CPU.
   virtual std::string why_none() const { return {}; }

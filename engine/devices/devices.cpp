@@ -82,10 +82,19 @@ std::vector<DeviceRef> first_of(const DeviceBackend& backend, int count) {
   return out;
 }
 
+// `kind:*` for this process: every device, or its share of the node's (DeviceShare).
+std::vector<DeviceRef> star_of(const DeviceBackend& backend, int count, const DeviceShare& share) {
+  if (!backend.node_shared() || share.local_size <= 1 || count == 0) return first_of(backend, count);
+  if (share.local_size >= count) return {DeviceRef{&backend, share.local_rank % count}};
+  std::vector<DeviceRef> out;
+  for (int k = share.local_rank; k < count; k += share.local_size) out.push_back({&backend, k});
+  return out;
+}
+
 }  // namespace
 
 std::vector<DeviceRef> parse_devices(const std::string& text, const std::string& param,
-                                     const DeviceBackends& backends) {
+                                     const DeviceBackends& backends, const DeviceShare& share) {
   const ListReader reader{text, param, backends};
   const auto colon = text.find(':');
   const DeviceBackend* backend = backends.find(std::string_view(text).substr(0, colon));
@@ -97,7 +106,7 @@ std::vector<DeviceRef> parse_devices(const std::string& text, const std::string&
   const std::string none = backend->why_none();
   const int count = none.empty() ? backend->count() : 1 << 20;
   const std::string list = colon == std::string::npos ? "*" : text.substr(colon + 1);
-  std::vector<DeviceRef> out = list == "*" ? first_of(*backend, none.empty() ? backend->star_count() : 0)
+  std::vector<DeviceRef> out = list == "*" ? star_of(*backend, none.empty() ? backend->star_count() : 0, share)
                                            : reader.indices(list, *backend, count);
   if (!none.empty())
     throw DeviceUnavailable(param, fmt::format("{} asks for a {}, but none is visible: {}", text, backend->noun(), none),

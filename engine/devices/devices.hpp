@@ -58,11 +58,23 @@ class DeviceUnavailable : public ParamError {
   std::string why_none_;
 };
 
+// The processes of one run on this node (ranks: engine/api/rank_link.hpp), and which of them this
+// one is. A kind whose devices the node's processes share (DeviceBackend::node_shared: GPUs) names,
+// as `kind` or `kind:*`, this process's share of its G devices rather than all of them: with at least
+// as many processes as devices, device (local_rank mod G), as cluster launchers pair ranks with GPUs;
+// with fewer, every device g with g mod local_size == local_rank, so none stays idle. A list of
+// indices (`cuda:1`) names those devices in every process.
+struct DeviceShare {
+  int local_rank = 0;
+  int local_size = 1;
+};
+
 // Parses a device list against `backends`; throws ParamError (parameter `param`) with the accepted
 // forms and the devices available when the text is malformed, names an unknown kind or an absent
 // device, and DeviceUnavailable when it names a kind of device that is not there.
 std::vector<DeviceRef> parse_devices(const std::string& text, const std::string& param = "on",
-                                     const DeviceBackends& backends = builtin_device_backends());
+                                     const DeviceBackends& backends = builtin_device_backends(),
+                                     const DeviceShare& share = {});
 
 // "cpu:0,1" style text for a list (one kind per list).
 std::string device_list_name(const std::vector<DeviceRef>& devices);

@@ -94,6 +94,7 @@ struct Placement {
   std::string fallback;     // "cpu": stages placed on cuda run on the CPU when no GPU is visible
   json vram;                // memory budget for every GPU (null: 90% of each)
   const DeviceBackends* backends = &builtin_device_backends();  // the kinds of device lists may name
+  DeviceShare share;  // this process's share of the node's GPUs, in a run over ranks
 };
 
 // Instantiates and plans; errors carry the location of the element or parameter at fault. The

@@ -130,7 +130,7 @@ std::vector<std::filesystem::path> Pipeline::input_files() const {
   return files;
 }
 
-detail::Placement Pipeline::placement() const { return {device_pool_, force_pool_, fallback_, vram_, backends_}; }
+detail::Placement Pipeline::placement() const { return {device_pool_, force_pool_, fallback_, vram_, backends_, {}}; }
 
 json Pipeline::validate(const RunOptions& options) const {
   const detail::BuiltPipeline built = detail::build(*registry_, elements_, placement(), options.stop);
@@ -317,7 +317,7 @@ std::vector<DeviceRef> stage_devices(const ElementSpec& spec, const Params& para
     return pool.devices;
   }
   try {
-    return parse_devices(on, "on", *placement.backends);
+    return parse_devices(on, "on", *placement.backends, placement.share);
   } catch (const DeviceUnavailable& e) {
     if (!fallback)
       throw DeviceUnavailable("on",
@@ -396,7 +396,7 @@ class Builder {
     }
     if (!placement.pool.empty()) {
       try {
-        pool_.devices = parse_devices(placement.pool, "devices", *placement.backends);
+        pool_.devices = parse_devices(placement.pool, "devices", *placement.backends, placement.share);
       } catch (const DeviceUnavailable& e) {
         pool_.unavailable = e.bare_message();
         pool_.why_none = e.why_none();

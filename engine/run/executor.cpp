@@ -50,11 +50,17 @@ double seconds_since(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
 }
 
-// What must not change between an interrupted run and its resumption: the engine's version, the input
-// (its checksum too), every element with its resolved parameters and placement, and the tensors.
+// What must not change between an interrupted run and its resumption, and between the ranks of one
+// run: the engine's version, the input (its checksum too), every element with its resolved
+// parameters, and the tensors. Not where the stages run: the results are the same whatever the
+// placement, so a run stopped on GPUs may resume on the CPU, and each rank takes its own GPU.
 json checkpoint_plan(const json& description) {
   json plan;
   for (const char* key : {"version", "input", "pipeline", "tensors"}) plan[key] = description.at(key);
+  for (json& element : plan["pipeline"]) {
+    element.erase("device");
+    if (element.contains("params")) element["params"].erase("on");
+  }
   return plan;
 }
 
@@ -230,10 +236,6 @@ bool is_root(const RunOptions& options) { return !options.ranks || options.ranks
 // What a run split over ranks cannot do yet, refused before it starts.
 void refuse_unsplittable(const RunOptions& options, const std::vector<detail::Segment>& segments) {
   if (!options.ranks || options.ranks->size() == 1) return;
-  if (!options.checkpoint.empty())
-    throw InputError(fmt::format("--checkpoint: a run over {} ranks cannot checkpoint yet; run it with one process "
-                                 "to checkpoint it",
-                                 options.ranks->size()));
   if (segments.size() > 1)
     throw InputError(fmt::format("a pipeline whose stages are pinned to different devices (rings between them) "
                                  "cannot be split over {} ranks yet; place its stages on one pool (--devices) or "
@@ -287,7 +289,15 @@ struct PreparedRun {
   std::vector<NamedSummary> summaries;
   std::unique_ptr<Checkpoint> checkpoint;
   std::int64_t first_series = 0;  // a resumed run starts past the series its checkpoint holds
+  json rank_devices;              // with ranks, on the collector: where every rank runs each stage
 };
+
+// A rank's placement, for the collector's report: every stage's devices.
+json rank_devices(const detail::BuiltPipeline& built, const RankLink& ranks) {
+  json stages = json::object();
+  for (const auto& stage : built.stages) stages[stage.name] = device_list_name(stage.devices);
+  return {{"rank", ranks.rank()}, {"local_rank", ranks.local_rank()}, {"stages", std::move(stages)}};
+}
 
 PreparedRun prepare_run(detail::BuiltPipeline built, const std::vector<std::filesystem::path>& output_paths,
                         const OutputFolders& folders, const RunOptions& options) {
@@ -307,13 +317,20 @@ PreparedRun prepare_run(detail::BuiltPipeline built, const std::vector<std::file
   run.stale = find_stale_files(output_paths);  // the folders are held: they stay so
   for (const auto& s : run.stale) run.description["warnings"].push_back(stale_warning(s, options.clean));
   refuse_unsplittable(options, run.segments);
-  if (is_root(options)) run.summaries = make_summaries(b);  // the other ranks only compute batches
-  run.checkpoint = open_checkpoint(b, run.description, run.summaries, options.checkpoint);
+  // The other ranks only compute batches: rank 0 alone keeps the summaries and the checkpoint, and
+  // tells them where it resumes.
+  if (is_root(options)) {
+    run.summaries = make_summaries(b);
+    run.checkpoint = open_checkpoint(b, run.description, run.summaries, options.checkpoint);
+  }
   run.first_series = run.checkpoint ? run.checkpoint->series_done() : 0;
+  if (options.ranks) {
+    run.first_series = options.ranks->begin(checkpoint_plan(run.description), run.first_series);
+    run.rank_devices = options.ranks->gather(rank_devices(b, *options.ranks));
+  }
   for (auto& seg : run.segments) seg.batch_count = seg.batches(b.stream.series_count() - run.first_series);
   run.description["segments"] = detail::describe_segments(b, run.segments);  // what this run carries
   if (run.checkpoint) resume(*run.checkpoint, b, run.summaries);
-  if (options.ranks) options.ranks->begin(checkpoint_plan(run.description));
   return run;
 }
 
@@ -392,6 +409,7 @@ json execute(PreparedRun& run, const RunOptions& options) {
   json report = std::move(run.description);
   report["run"] = run_report(run, rings, timings, seconds_since(run_start));
   if (options.ranks) report["run"]["ranks"] = options.ranks->size();
+  if (!run.rank_devices.is_null()) report["run"]["rank_devices"] = std::move(run.rank_devices);
   report["run"].update(devices.report());
   if (!options.provenance.is_null()) {
     report["provenance"] = options.provenance;
@@ -412,7 +430,9 @@ json Pipeline::run(const RunOptions& options) const {
   const bool root = is_root(options);
   OutputFolders folders;
   if (root) folders.hold(detail::named_output_folders(*registry_, elements_, trace_file));
-  detail::BuiltPipeline built = detail::build(*registry_, elements_, placement(), options.stop);
+  detail::Placement placed = placement();
+  if (options.ranks) placed.share = {options.ranks->local_rank(), options.ranks->local_size()};
+  detail::BuiltPipeline built = detail::build(*registry_, elements_, placed, options.stop);
   const std::vector<std::filesystem::path> output_paths =
       detail::check_outputs(built, *registry_, elements_, trace_file, input_files(), options.checkpoint);
   if (root) folders.hold_folders_of(output_paths);

@@ -5,9 +5,12 @@
 #include <condition_variable>
 #include <deque>
 #include <filesystem>
+#include <fmt/format.h>
 #include <fstream>
+#include <functional>
 #include <gtest/gtest.h>
 #include <mutex>
+#include <optional>
 #include <thread>
 #include <unistd.h>
 
@@ -40,6 +43,30 @@ class ThreadJob {
     changed_.notify_all();
     return bytes;
   }
+  // Rank 0's plan and resume point, which the other ranks wait for (MPI_Bcast's part).
+  void post_start(json plan, std::int64_t resume_at) {
+    const std::lock_guard lock(mutex_);
+    start_ = {std::move(plan), resume_at};
+    changed_.notify_all();
+  }
+  std::pair<json, std::int64_t> start() {
+    std::unique_lock lock(mutex_);
+    wait(lock, [&] { return start_.has_value(); });
+    return *start_;
+  }
+  // Every rank's `mine`, for rank 0 (MPI_Gather's part).
+  json gather(int rank, const json& mine) {
+    std::unique_lock lock(mutex_);
+    gathered_.push_back({{"from", rank}, {"mine", mine}});
+    changed_.notify_all();
+    if (rank != 0) return nullptr;
+    wait(lock, [&] { return gathered_.size() == queues_.size(); });
+    json all = json::array();
+    for (int r = 0; r < static_cast<int>(queues_.size()); ++r)
+      for (const json& g : gathered_)
+        if (g["from"] == r) all.push_back(g["mine"]);
+    return all;
+  }
   void fail() {
     const std::lock_guard lock(mutex_);
     failed_ = true;
@@ -56,6 +83,8 @@ class ThreadJob {
   std::mutex mutex_;
   std::condition_variable changed_;
   std::vector<std::deque<std::vector<std::byte>>> queues_;
+  std::optional<std::pair<json, std::int64_t>> start_;
+  std::vector<json> gathered_;
   bool failed_ = false;
 };
 
@@ -64,6 +93,15 @@ class ThreadLink final : public RankLink {
   ThreadLink(ThreadJob& job, int rank, int size) : job_(job), rank_(rank), size_(size) {}
   int rank() const override { return rank_; }
   int size() const override { return size_; }
+  std::int64_t begin(const json& plan, std::int64_t resume_at) override {
+    if (rank_ == 0) job_.post_start(plan, resume_at);
+    const auto [rank0_plan, start] = job_.start();
+    if (plan != rank0_plan) throw InputError(fmt::format("rank {} planned another run than rank 0", rank_));
+    return start;
+  }
+  int local_rank() const override { return rank_; }  // every thread on this one node
+  int local_size() const override { return size_; }
+  json gather(const json& mine) override { return job_.gather(rank_, mine); }
   void send(const Batch& batch) override { job_.put(rank_, detail::encode_batch(batch)); }
   Batch receive(std::int64_t index, int from, const std::stop_token&) override {
     const std::vector<std::byte> bytes = job_.take(from);
@@ -86,9 +124,13 @@ Pipeline pipeline_of(const Elements& elements, const fs::path& out) {
   return pipeline;
 }
 
+// What a test adds to a rank's options (its rank given).
+using RankOptions = std::function<void(RunOptions&, int)>;
+
 // Runs `elements` as a job of `size` ranks (threads); rank 0 writes into `out`. Returns the ranks'
 // reports, or rethrows the first rank's error.
-std::vector<json> run_job(const Elements& elements, int size, const fs::path& out, std::int64_t batch = 0) {
+std::vector<json> run_job(const Elements& elements, int size, const fs::path& out, std::int64_t batch = 0,
+                          const RankOptions& rank_options = {}) {
   ThreadJob job(size);
   std::vector<ThreadLink> links;
   for (int r = 0; r < size; ++r) links.emplace_back(job, r, size);
@@ -101,6 +143,7 @@ std::vector<json> run_job(const Elements& elements, int size, const fs::path& ou
         RunOptions options;
         options.ranks = &links[static_cast<std::size_t>(r)];
         options.batch_size = batch;
+        if (rank_options) rank_options(options, r);
         reports[static_cast<std::size_t>(r)] = pipeline_of(elements, out).run(options);
       } catch (...) {
         errors[static_cast<std::size_t>(r)] = std::current_exception();
@@ -137,33 +180,56 @@ const Elements kPairsPipeline = {
     {ElementKind::Sink, "npy", {{"dir", "x"}}, {}, {}},
 };
 
-// Each run writes into the same folder (its path is in result.json), moved aside to be compared.
-void expect_the_single_runs_bytes(const Elements& elements, std::int64_t batch) {
-  const fs::path root = fs::temp_directory_path() / ("pacflow_ranks_" + std::to_string(::getpid()));
-  const fs::path out = root / "out", single = root / "single";
-  fs::remove_all(root);
-  RunOptions one_process;
-  one_process.batch_size = batch;
-  pipeline_of(elements, out).run(one_process);
-  fs::rename(out, single);
-  for (int size : {1, 2, 3, 4}) {
-    const std::vector<json> reports = run_job(elements, size, out, batch);
-    EXPECT_EQ(reports[0]["run"]["ranks"], size);
-    std::size_t compared = 0;
-    for (const auto& file : fs::directory_iterator(single)) {
-      if (file.path().filename() == "result.json") continue;
-      EXPECT_EQ(bytes_of(out / file.path().filename()), bytes_of(file.path()))
-          << file.path().filename() << " over " << size << " ranks";
-      ++compared;
-    }
-    EXPECT_GE(compared, 3u);
-    json written = json::parse(bytes_of(out / "result.json")), expected = json::parse(bytes_of(single / "result.json"));
-    for (json* r : {&written, &expected})
-      for (const char* volatile_key : {"run", "provenance"}) r->erase(volatile_key);  // timings, placement, machine
-    EXPECT_EQ(written, expected) << "result.json over " << size << " ranks";
-    fs::remove_all(out);
+// Every file in `single` has the same bytes in `out`; result.json the same apart from what describes
+// the run (timings, placement, ranks; with `resumed`, the batches it carried) and the machine.
+void expect_same_outputs(const fs::path& out, const fs::path& single, const std::string& what, bool resumed = false) {
+  std::size_t compared = 0;
+  for (const auto& file : fs::directory_iterator(single)) {
+    if (file.path().filename() == "result.json") continue;
+    EXPECT_EQ(bytes_of(out / file.path().filename()), bytes_of(file.path())) << file.path().filename() << " " << what;
+    ++compared;
   }
-  fs::remove_all(root);
+  EXPECT_GE(compared, 3u);
+  json written = json::parse(bytes_of(out / "result.json")), expected = json::parse(bytes_of(single / "result.json"));
+  for (json* r : {&written, &expected})
+    for (const char* volatile_key : {"run", "provenance", resumed ? "segments" : "run"}) r->erase(volatile_key);
+  EXPECT_EQ(written, expected) << "result.json " << what;
+}
+
+// A folder for one test's runs; each run writes into the same folder (its path is in result.json),
+// moved aside to be compared.
+struct JobFolders {
+  explicit JobFolders(const std::string& name)
+      : root(fs::temp_directory_path() / ("pacflow_" + name + "_" + std::to_string(::getpid()))) {
+    fs::remove_all(root);
+  }
+  ~JobFolders() { fs::remove_all(root); }
+  // The single process's outputs, in `single`.
+  void run_single(const Elements& elements, std::int64_t batch) const {
+    RunOptions one_process;
+    one_process.batch_size = batch;
+    pipeline_of(elements, out).run(one_process);
+    fs::rename(out, single);
+  }
+  fs::path root, out = root / "out", single = root / "single", checkpoint = root / "ck";
+};
+
+void expect_the_single_runs_bytes(const Elements& elements, std::int64_t batch) {
+  const JobFolders folders("ranks");
+  folders.run_single(elements, batch);
+  for (int size : {1, 2, 3, 4}) {
+    const std::vector<json> reports = run_job(elements, size, folders.out, batch);
+    EXPECT_EQ(reports[0]["run"]["ranks"], size);
+    const json& placed = reports[0]["run"]["rank_devices"];  // every rank's, in rank order, on rank 0
+    ASSERT_EQ(placed.size(), static_cast<std::size_t>(size));
+    for (int r = 0; r < size; ++r) {
+      EXPECT_EQ(placed[r]["rank"], r);
+      EXPECT_EQ(placed[r]["local_rank"], r);
+      EXPECT_EQ(placed[r]["stages"]["hilbert"], "cpu");
+    }
+    expect_same_outputs(folders.out, folders.single, fmt::format("over {} ranks", size));
+    fs::remove_all(folders.out);
+  }
 }
 
 TEST(Ranks, EveryRankCountWritesTheSingleRunsBytes) { expect_the_single_runs_bytes(kTrialPipeline, 12); }
@@ -171,18 +237,63 @@ TEST(Ranks, EveryRankCountWritesTheSingleRunsBytes) { expect_the_single_runs_byt
 // Whole groups (every pair of an epoch, every epoch for swap_trials) stay on one rank.
 TEST(Ranks, PairsAndSwappedTrialsStayWholeOnOneRank) { expect_the_single_runs_bytes(kPairsPipeline, 0); }
 
-TEST(Ranks, CheckpointsAndPinnedStagesAreRefusedOverSeveralRanks) {
+// Stops the job (every rank's stop token, as mpirun's signal does) once rank 0 has delivered `after`
+// batches, which its checkpoint then holds.
+class StopAfter final : public RunObserver {
+ public:
+  StopAfter(std::stop_source& stop, int after) : stop_(stop), after_(after) {}
+  void on_delivered(const Batch&) override {
+    if (++delivered_ == after_) stop_.request_stop();
+  }
+
+ private:
+  std::stop_source& stop_;
+  int after_;
+  int delivered_ = 0;
+};
+
+// Rank 0 alone keeps the checkpoint, of the batches in index order: a job stopped on N ranks resumes
+// on any number, and writes the bytes of a run never stopped.
+TEST(Ranks, ACheckpointedJobStoppedOnNRanksResumesOnAnyNumber) {
+  Elements elements = kTrialPipeline;
+  elements[0].params["epochs"] = 24;  // 6 batches of 12 series (4 epochs of 3 channels)
+  const JobFolders folders("ranks_checkpoint");
+  folders.run_single(elements, 12);
+  for (const auto& [stopped_on, resumed_on] : {std::pair{3, 2}, {2, 1}, {1, 4}, {4, 3}}) {
+    const std::string what = fmt::format("stopped on {} ranks, resumed on {}", stopped_on, resumed_on);
+    std::stop_source stop;
+    StopAfter stopper(stop, 2);
+    EXPECT_THROW(run_job(elements, stopped_on, folders.out, 12,
+                         [&](RunOptions& options, int rank) {
+                           options.checkpoint = folders.checkpoint;
+                           options.stop = stop.get_token();
+                           if (rank == 0) options.observers.push_back(&stopper);
+                         }),
+                 RunCancelled)
+        << what;
+    EXPECT_FALSE(fs::exists(folders.out / "result.json")) << what;
+    const std::vector<json> reports = run_job(elements, resumed_on, folders.out, 12, [&](RunOptions& options, int) {
+      options.checkpoint = folders.checkpoint;
+    });
+    const std::int64_t resumed_at = reports[0]["run"]["checkpoint"]["resumed_at_series"];
+    EXPECT_GE(resumed_at, 24) << what;
+    EXPECT_LT(resumed_at, 72) << what;
+    for (const json& report : reports) EXPECT_EQ(report["run"]["series"], 72);
+    expect_same_outputs(folders.out, folders.single, what, true);
+    EXPECT_FALSE(fs::exists(folders.checkpoint / "checkpoint.json")) << what;
+    fs::remove_all(folders.out);
+  }
+}
+
+TEST(Ranks, PinnedStagesAreRefusedOverSeveralRanks) {
   const fs::path out = fs::temp_directory_path() / ("pacflow_ranks_refused_" + std::to_string(::getpid()));
   ThreadJob job(2);
   ThreadLink link(job, 1, 2);
   RunOptions options;
   options.ranks = &link;
-  options.checkpoint = out / "ck";
-  EXPECT_THROW(pipeline_of(kTrialPipeline, out).run(options), InputError);
   Elements pinned = kTrialPipeline;
   pinned[4].params["on"] = "cpu:0";
   pinned[3].params["on"] = "cpu:1";
-  options.checkpoint.clear();
   try {
     pipeline_of(pinned, out).run(options);
     FAIL() << "not refused";

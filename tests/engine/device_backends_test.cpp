@@ -22,7 +22,8 @@ namespace {
 using testing::TestRegistry;
 
 // "twin:0" … "twin:2": host devices whose node runs the stage's own code on the graph's workers,
-// one batch per device at a time, and counts the batches it ran. `none` makes it absent.
+// one batch per device at a time, and counts the batches it ran. `none` makes it absent. Its devices
+// belong to the node, as GPUs do (`twin:*` is a rank's share of them).
 class TwinBackend final : public DeviceBackend {
  public:
   explicit TwinBackend(std::string none = {}) : none_(std::move(none)) {}
@@ -30,7 +31,8 @@ class TwinBackend final : public DeviceBackend {
   Residency residency() const override { return Residency::Host; }
   BareKind bare() const override { return BareKind::Refused; }
   int count() const override { return 3; }
-  int star_count() const override { return 2; }
+  int star_count() const override { return star; }
+  bool node_shared() const override { return true; }
   std::string why_none() const override { return none_; }
   std::string available() const override { return none_.empty() ? "twin:0 to twin:2" : ""; }
   std::vector<std::string> listing() const override { return {"twin:0-2 test devices"}; }
@@ -38,6 +40,7 @@ class TwinBackend final : public DeviceBackend {
     return std::make_unique<Run>(batches);
   }
   mutable std::atomic<int> batches{0};
+  int star = 2;  // twin:* is twin:0 … twin:(star - 1)
 
  private:
   class Run final : public detail::DeviceRun {
@@ -89,6 +92,26 @@ TEST(DeviceBackends, TheBuiltInKindsAreCpuSimAndCudaAndTheDefaultIsTheWholeMachi
   EXPECT_EQ(builtin_device_backends().find("rocm"), nullptr);
   EXPECT_EQ(device_list_name(parse_devices("sim:1-3")), "sim:1,2,3");
   EXPECT_EQ(parse_devices("cpu").front(), DeviceRef{});
+}
+
+// A rank of several on a node: `kind:*` of a kind the node's processes share names the rank's share
+// of its devices (local rank mod devices; with fewer ranks than devices, every local_size-th from the
+// local rank); lists of indices and devices each process has of its own (sim) are as written.
+TEST(DeviceBackends, ARankOfSeveralOnANodeGetsItsShareOfTheNodesDevices) {
+  WithTwin t;
+  const auto star = [&](int local_rank, int local_size) {
+    return device_list_name(parse_devices("twin:*", "on", t.backends, {local_rank, local_size}));
+  };
+  EXPECT_EQ(star(0, 1), "twin:0,1");
+  EXPECT_EQ(star(0, 2), "twin:0");
+  EXPECT_EQ(star(1, 2), "twin:1");
+  EXPECT_EQ(star(2, 4), "twin:0");
+  EXPECT_EQ(star(3, 4), "twin:1");
+  t.twin->star = 3;
+  EXPECT_EQ(star(0, 2), "twin:0,2");
+  EXPECT_EQ(star(1, 2), "twin:1");
+  EXPECT_EQ(device_list_name(parse_devices("twin:2", "on", t.backends, {1, 2})), "twin:2");
+  EXPECT_EQ(parse_devices("sim:*", "on", t.backends, {1, 2}).size(), 8u);
 }
 
 TEST(DeviceBackends, AKindRegisteredTwiceIsRefused) {

@@ -18,6 +18,16 @@ mv "$work/out" "$work/single"
 for n in 1 2 3 4; do
   "${launch[@]}" -n "$n" "$cli" run -q --out "$work/out" "${options[@]}" "$pipe"
   bash "$(dirname "$0")/same_outputs.sh" "$work/single" "$work/out"
+  # result.json states where each rank ran: all on this one node, so local rank = rank (mpirun -n 1
+  # starts one process as if alone).
+  python3 - "$work/out/result.json" "$n" <<'PY'
+import json, sys
+run = json.load(open(sys.argv[1]))["run"]
+n = int(sys.argv[2])
+placed = run.get("rank_devices", [])
+assert n == 1 and not placed or run["ranks"] == n and [p["rank"] for p in placed] == list(range(n)), run
+assert all(p["local_rank"] == p["rank"] and p["host"] and p["stages"] for p in placed), placed
+PY
   echo "$(basename "$pipe") over $n ranks: $(ls "$work/single" | wc -l) files as one process writes them"
   rm -rf "$work/out"
 done

@@ -187,7 +187,8 @@ int shard_command(const PipelineArgs& args, const RunArgs& run, const std::vecto
                      "mpirun gives, without --shard)");
   if (run.out_dir.empty()) throw InputError("--shard: name the shard's folder with --out");
   if (!run.checkpoint.empty() || !run.trace_path.empty() || run.clean)
-    throw InputError("--shard: --checkpoint, --trace and --clean belong to the merge's run, not to a shard");
+    throw InputError("--shard: a shard writes only its batches, into its folder: --checkpoint, --trace and --clean "
+                     "do not apply (a shard stopped midway is run again from its start)");
   const Pipeline pipeline = load(args);
   cli::ShardWriter shard(spec, run.out_dir,
                          {std::filesystem::absolute(args.file), args.sets, args.devices, args.fallback, args.vram,

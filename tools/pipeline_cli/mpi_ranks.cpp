@@ -4,12 +4,13 @@
 // never holds more than the batch it takes.
 #include <chrono>
 #include <climits>
-#include <thread>
 #include <cstdlib>
-#include <optional>
 #include <fmt/format.h>
 #include <mpi.h>
+#include <optional>
 #include <stdexcept>
+#include <string>
+#include <thread>
 #include <vector>
 
 #include "engine/api/errors.hpp"
@@ -21,6 +22,9 @@ namespace pacflow::cli {
 namespace {
 
 constexpr int kBatchTag = 17;
+// The parts of a run's plan (engine/api/rank_link.hpp), as a user would name them.
+constexpr const char* kPlanParts[] = {"pacflow version", "input (or its checksum)",
+                                      "pipeline (an element or a parameter)", "tensors"};
 
 void check(int status, const char* what) {
   if (status == MPI_SUCCESS) return;
@@ -30,14 +34,56 @@ void check(int status, const char* what) {
   throw std::runtime_error(fmt::format("MPI {}: {}", what, std::string(text, static_cast<std::size_t>(length))));
 }
 
+// Every rank's bytes, in rank order, on rank 0 (empty elsewhere).
+std::vector<std::string> gather_text(const std::string& mine, int rank, int size) {
+  const int length = static_cast<int>(mine.size());
+  std::vector<int> lengths(static_cast<std::size_t>(size)), offsets(static_cast<std::size_t>(size));
+  check(MPI_Gather(&length, 1, MPI_INT, lengths.data(), 1, MPI_INT, 0, MPI_COMM_WORLD), "gather");
+  std::string all;
+  if (rank == 0) {
+    for (int r = 1; r < size; ++r) offsets[r] = offsets[r - 1] + lengths[r - 1];
+    all.resize(static_cast<std::size_t>(offsets.back() + lengths.back()));
+  }
+  check(MPI_Gatherv(mine.data(), length, MPI_CHAR, all.data(), lengths.data(), offsets.data(), MPI_CHAR, 0,
+                    MPI_COMM_WORLD),
+        "gather");
+  std::vector<std::string> texts;
+  if (rank == 0)
+    for (int r = 0; r < size; ++r) texts.push_back(all.substr(offsets[r], lengths[r]));
+  return texts;
+}
+
 class MpiLink final : public RankLink {
  public:
   MpiLink() {
     check(MPI_Comm_rank(MPI_COMM_WORLD, &rank_), "rank");
     check(MPI_Comm_size(MPI_COMM_WORLD, &size_), "size");
+    // The ranks on this node (the processes that share its memory): what Open MPI's
+    // OMPI_COMM_WORLD_LOCAL_RANK and SLURM's SLURM_LOCALID number, from MPI itself.
+    MPI_Comm node = MPI_COMM_NULL;
+    check(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank_, MPI_INFO_NULL, &node), "node split");
+    check(MPI_Comm_rank(node, &local_rank_), "local rank");
+    check(MPI_Comm_size(node, &local_size_), "local size");
+    MPI_Comm_free(&node);
+    char name[MPI_MAX_PROCESSOR_NAME] = {};
+    int length = 0;
+    check(MPI_Get_processor_name(name, &length), "processor name");
+    host_.assign(name, static_cast<std::size_t>(length));
   }
   int rank() const override { return rank_; }
   int size() const override { return size_; }
+  int local_rank() const override { return local_rank_; }
+  int local_size() const override { return local_size_; }
+
+  json gather(const json& mine) override {
+    json entry = mine;
+    entry["host"] = host_;
+    const std::vector<std::string> texts = gather_text(entry.dump(), rank_, size_);
+    if (rank_ != 0) return nullptr;
+    json all = json::array();
+    for (const auto& text : texts) all.push_back(json::parse(text));
+    return all;
+  }
 
   void send(const Batch& batch) override {
     const std::vector<std::byte> bytes = detail::encode_batch(batch);
@@ -46,6 +92,29 @@ class MpiLink final : public RankLink {
                                    "run with a smaller --batch",
                                    batch.index, static_cast<double>(bytes.size()) / 0x1p30));
     check(MPI_Ssend(bytes.data(), static_cast<int>(bytes.size()), MPI_BYTE, 0, kBatchTag, MPI_COMM_WORLD), "send");
+  }
+
+  // Rank 0's plan and resume point go to every rank; a rank that planned another run (a file that
+  // differs between nodes, another build) stops the job before any batch, named by every rank alike.
+  std::int64_t begin(const json& plan, std::int64_t resume_at) override {
+    std::string text = plan.dump();
+    std::int64_t header[2] = {static_cast<std::int64_t>(text.size()), resume_at};
+    check(MPI_Bcast(header, 2, MPI_INT64_T, 0, MPI_COMM_WORLD), "broadcast");
+    text.resize(static_cast<std::size_t>(header[0]));
+    check(MPI_Bcast(text.data(), static_cast<int>(header[0]), MPI_CHAR, 0, MPI_COMM_WORLD), "broadcast");
+    const json rank0_plan = json::parse(text);
+    constexpr const char* kParts[] = {"version", "input", "pipeline", "tensors"};
+    constexpr int kNone = INT_MAX;
+    int mine = kNone;  // rank * 4 + the first part of the plan that differs from rank 0's
+    for (int part = 0; part < 4 && mine == kNone; ++part)
+      if (plan.value(kParts[part], json()) != rank0_plan.value(kParts[part], json())) mine = rank_ * 4 + part;
+    int first = kNone;
+    check(MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD), "reduction");
+    if (first != kNone)
+      throw InputError(fmt::format("rank {} planned another run than rank 0: its {} differs; every rank must read "
+                                   "the same pipeline, parameters and input files (the same bytes on every node)",
+                                   first / 4, kPlanParts[first % 4]));
+    return header[1];
   }
 
   Batch receive(std::int64_t index, int from, const std::stop_token& stop) override {
@@ -70,6 +139,9 @@ class MpiLink final : public RankLink {
  private:
   int rank_ = 0;
   int size_ = 1;
+  int local_rank_ = 0;
+  int local_size_ = 1;
+  std::string host_;
 };
 
 class MpiRanks final : public Ranks {

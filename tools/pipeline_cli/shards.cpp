@@ -75,7 +75,7 @@ ShardWriter::~ShardWriter() {
   }
 }
 
-void ShardWriter::begin(const json& plan) {
+std::int64_t ShardWriter::begin(const json& plan, std::int64_t resume_at) {
   plan_ = batch_plan(plan);
   std::error_code error;
   fs::create_directories(dir_, error);
@@ -84,6 +84,7 @@ void ShardWriter::begin(const json& plan) {
   temp_ = temp_path_for(dir_ / kBatches);
   batches_.open(temp_, std::ios::binary | std::ios::trunc);
   if (!batches_) throw_output_error(temp_, errno, "cannot create");
+  return resume_at;  // 0: a shard keeps no checkpoint
 }
 
 void ShardWriter::send(const Batch& batch) {
@@ -153,11 +154,12 @@ ShardReader::ShardReader(const std::vector<fs::path>& dirs) {
 
 ShardReader::~ShardReader() = default;
 
-void ShardReader::begin(const json& plan) {
+std::int64_t ShardReader::begin(const json& plan, std::int64_t resume_at) {
   if (batch_plan(plan) != shards_.front().manifest.at("plan"))
     throw InputError(fmt::format("merge: the shards in {} … were made from another pipeline or input than {} now "
                                  "gives (a file changed?): run the shards again",
                                  shards_.front().dir.string(), recipe_.pipe_file.string()));
+  return resume_at;  // 0: a merge keeps no checkpoint
 }
 
 void ShardReader::send(const Batch&) { throw std::logic_error("a merge sends no batch"); }

@@ -38,7 +38,7 @@ class ShardWriter final : public RankLink {
   int rank() const override { return spec_.index; }
   int size() const override { return spec_.count; }
   bool collects() const override { return false; }
-  void begin(const json& plan) override;
+  std::int64_t begin(const json& plan, std::int64_t resume_at) override;
   void send(const Batch& batch) override;
   Batch receive(std::int64_t, int, const std::stop_token&) override;
   // The run succeeded: the shard is complete.
@@ -66,7 +66,7 @@ class ShardReader final : public RankLink {
   int size() const override { return static_cast<int>(shards_.size()); }
   bool collects() const override { return true; }
   bool computes() const override { return false; }
-  void begin(const json& plan) override;  // refuses shards of another plan
+  std::int64_t begin(const json& plan, std::int64_t resume_at) override;  // refuses shards of another plan
   void send(const Batch&) override;
   Batch receive(std::int64_t index, int from, const std::stop_token& stop) override;
 
