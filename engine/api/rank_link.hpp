@@ -39,6 +39,9 @@ class RankLink {
   // Every process's `mine` (the devices it runs on), in rank order, for the collecting process's
   // report; the others get null, as does every process of a link that does not gather (shards).
   virtual json gather(const json& /*mine*/) { return nullptr; }
+  // What the link measured, for the collecting process's report (result.json's run.rank_transfers):
+  // e.g. the bytes received and the time spent waiting for and taking them.
+  virtual json report() const { return json::object(); }
   // Whether this process computes its rank's batches (a merge of shards computes none: it receives
   // every batch).
   virtual bool computes() const { return true; }

@@ -142,6 +142,11 @@ struct Segment {
 std::vector<Segment> plan_segments(const BuiltPipeline& built, std::int64_t batch_option, int in_flight_option,
                                    int threads);
 
+// A run split over ranks passes each batch whole through its rings (engine/run/ring_edge.hpp): every
+// segment takes the smallest segment's batch size (a whole multiple of the groups, within every
+// segment's memory), and no more slots than it then has batches.
+void uniform_batches(std::vector<Segment>& segments, std::int64_t series);
+
 // The report skeleton shared by validate() and run(): with the segments the options give, or with
 // the run's own (on a machine of `threads` threads).
 json describe(const BuiltPipeline& built, std::int64_t batch_option = 0, int in_flight_option = 0);

@@ -147,4 +147,14 @@ std::vector<Segment> plan_segments(const BuiltPipeline& built, std::int64_t batc
   return segments;
 }
 
+void uniform_batches(std::vector<Segment>& segments, std::int64_t series) {
+  std::int64_t batch = segments.front().batch_series;
+  for (const Segment& seg : segments) batch = std::min(batch, seg.batch_series);
+  for (Segment& seg : segments) {
+    seg.batch_series = batch;
+    seg.batch_count = seg.batches(series);
+    seg.slots = std::min(seg.slots, static_cast<std::size_t>(seg.batch_count));
+  }
+}
+
 }  // namespace pacflow::detail

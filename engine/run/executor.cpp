@@ -233,14 +233,12 @@ class RankMerge {
 
 bool is_root(const RunOptions& options) { return !options.ranks || options.ranks->collects(); }
 
-// What a run split over ranks cannot do yet, refused before it starts.
-void refuse_unsplittable(const RunOptions& options, const std::vector<detail::Segment>& segments) {
-  if (!options.ranks || options.ranks->size() == 1) return;
-  if (segments.size() > 1)
-    throw InputError(fmt::format("a pipeline whose stages are pinned to different devices (rings between them) "
-                                 "cannot be split over {} ranks yet; place its stages on one pool (--devices) or "
-                                 "run it with one process",
-                                 options.ranks->size()));
+// What every rank of a run must plan alike: the checkpoint's plan, and the batch sizes (which a
+// rank's GPU memory may lower) that number the batches they exchange.
+json rank_plan(const json& description, const std::vector<detail::Segment>& segments) {
+  json plan = checkpoint_plan(description);
+  for (const auto& seg : segments) plan["batch_series"].push_back(seg.batch_series);
+  return plan;
 }
 
 // After the last batch, each run summary makes its tensors, which every sink receives.
@@ -306,6 +304,7 @@ PreparedRun prepare_run(detail::BuiltPipeline built, const std::vector<std::file
   detail::BuiltPipeline& b = run.built;
   run.threads = std::max(1, oneapi::tbb::info::default_concurrency());
   run.segments = detail::plan_segments(b, options.batch_size, options.max_in_flight, run.threads);
+  if (options.ranks && options.ranks->size() > 1) detail::uniform_batches(run.segments, b.stream.series_count());
   detail::refuse_above(options.max_memory, detail::estimate_host_memory(b, run.segments, run.threads));
   // What grows with the input is made only now that the estimate, which counts it, is within the limit.
   for (auto& stage : b.stages) guarded("stage", stage.name, -1, [&] { stage.stage->prepare(); });
@@ -316,7 +315,6 @@ PreparedRun prepare_run(detail::BuiltPipeline built, const std::vector<std::file
   run.description["files"] = files_json(detail::run_files(b, trace_file));
   run.stale = find_stale_files(output_paths);  // the folders are held: they stay so
   for (const auto& s : run.stale) run.description["warnings"].push_back(stale_warning(s, options.clean));
-  refuse_unsplittable(options, run.segments);
   // The other ranks only compute batches: rank 0 alone keeps the summaries and the checkpoint, and
   // tells them where it resumes.
   if (is_root(options)) {
@@ -325,7 +323,7 @@ PreparedRun prepare_run(detail::BuiltPipeline built, const std::vector<std::file
   }
   run.first_series = run.checkpoint ? run.checkpoint->series_done() : 0;
   if (options.ranks) {
-    run.first_series = options.ranks->begin(checkpoint_plan(run.description), run.first_series);
+    run.first_series = options.ranks->begin(rank_plan(run.description, run.segments), run.first_series);
     run.rank_devices = options.ranks->gather(rank_devices(b, *options.ranks));
   }
   for (auto& seg : run.segments) seg.batch_count = seg.batches(b.stream.series_count() - run.first_series);
@@ -410,6 +408,8 @@ json execute(PreparedRun& run, const RunOptions& options) {
   report["run"] = run_report(run, rings, timings, seconds_since(run_start));
   if (options.ranks) report["run"]["ranks"] = options.ranks->size();
   if (!run.rank_devices.is_null()) report["run"]["rank_devices"] = std::move(run.rank_devices);
+  if (options.ranks && options.ranks->collects() && !options.ranks->report().empty())
+    report["run"]["rank_transfers"] = options.ranks->report();
   report["run"].update(devices.report());
   if (!options.provenance.is_null()) {
     report["provenance"] = options.provenance;

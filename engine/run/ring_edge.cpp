@@ -7,8 +7,8 @@
 
 namespace pacflow {
 
-RingEdge::RingEdge(Ring& ring, std::int64_t first_series, std::int64_t end_series)
-    : ring_(ring), first_series_(first_series), end_series_(end_series) {}
+RingEdge::RingEdge(Ring& ring, std::int64_t first_series, std::int64_t end_series, int rank, int ranks)
+    : ring_(ring), first_series_(first_series), end_series_(end_series), ranks_(ranks), next_index_(rank) {}
 
 std::int64_t RingEdge::batch_count() const {
   return (end_series_ - first_series_ + ring_.batch_series() - 1) / ring_.batch_series();
@@ -18,7 +18,8 @@ bool RingEdge::open_next() {
   std::unique_ptr<RingSlot> slot = ring_.take();
   if (!slot) return false;
   auto batch = std::make_shared<Batch>();
-  batch->index = next_index_++;
+  batch->index = next_index_;
+  next_index_ += ranks_;
   batch->first_series = first_series_ + batch->index * ring_.batch_series();
   batch->series_count = std::min(ring_.batch_series(), end_series_ - batch->first_series);
   if (batch->series_count <= 0) throw std::logic_error(fmt::format("ring \"{}\" opened a batch past the stream's end", ring_.name()));

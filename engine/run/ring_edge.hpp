@@ -19,8 +19,10 @@ namespace pacflow {
 class RingEdge {
  public:
   using BatchPtr = std::shared_ptr<Batch>;
-  // Carries series [first_series, end_series) of the stream (a resumed run starts past 0).
-  RingEdge(Ring& ring, std::int64_t first_series, std::int64_t end_series);
+  // Carries series [first_series, end_series) of the stream (a resumed run starts past 0). A rank of
+  // `ranks` (engine/api/rank_link.hpp) carries batches rank, rank + ranks, … of it, which the rings
+  // of a run over ranks pass on whole: every segment's batches are then the same size.
+  RingEdge(Ring& ring, std::int64_t first_series, std::int64_t end_series, int rank = 0, int ranks = 1);
 
   struct Step {
     std::vector<BatchPtr> ready;     // downstream batches, in index order
@@ -43,7 +45,8 @@ class RingEdge {
   std::int64_t pending_row_ = 0;  // rows of pending_.front() already copied
   BatchPtr open_;                 // the downstream batch being filled
   std::int64_t open_rows_ = 0;
-  std::int64_t next_index_ = 0;
+  int ranks_;
+  std::int64_t next_index_;
 };
 
 }  // namespace pacflow

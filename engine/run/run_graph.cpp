@@ -11,8 +11,11 @@ namespace flow = oneapi::tbb::flow;
 
 namespace {
 
-// A sequencer's key: batches leave it in index order.
-constexpr auto batch_index = [](const BatchPtr& batch) { return static_cast<std::size_t>(batch->index); };
+// A sequencer's key: batches leave it in index order. A rank's own batches are every size-th: its
+// sequencers count them 0, 1, 2, …
+auto own_position(RunGraph::Share share) {
+  return [share](const BatchPtr& batch) { return static_cast<std::size_t>((batch->index - share.rank) / share.size); };
+}
 
 }  // namespace
 
@@ -43,11 +46,7 @@ RunGraph::RunGraph(const RunSetup& setup, std::function<void(Batch&)> on_batch)
       i = branches.end;
     }
   }
-  // A rank's own batches are every size-th: the sequencer counts them 0, 1, 2, …
-  const Share share = share_;
-  in_order_ = std::make_unique<flow::sequencer_node<BatchPtr>>(graph_, [share](const BatchPtr& batch) {
-    return static_cast<std::size_t>((batch->index - share.rank) / share.size);
-  });
+  in_order_ = std::make_unique<flow::sequencer_node<BatchPtr>>(graph_, own_position(share_));
   connect_next_(*in_order_);
   delivery_ = std::make_unique<flow::function_node<BatchPtr, flow::continue_msg>>(
       graph_, flow::serial, [this](BatchPtr batch) {
@@ -82,9 +81,10 @@ void RunGraph::add_ring(std::size_t k) {
   using RingNode = flow::multifunction_node<BatchPtr, std::tuple<BatchPtr>>;
   Ring& ring = *setup_.rings[k];
   RingEdge& edge = *ring_edges_.emplace_back(
-      std::make_unique<RingEdge>(ring, setup_.first_series, setup_.built.stream.series_count()));
+      std::make_unique<RingEdge>(ring, setup_.first_series, setup_.built.stream.series_count(), share_.rank,
+                                 share_.size));
   // The node copies upstream batches in index order.
-  auto in_order = std::make_unique<flow::sequencer_node<BatchPtr>>(graph_, batch_index);
+  auto in_order = std::make_unique<flow::sequencer_node<BatchPtr>>(graph_, own_position(share_));
   connect_next_(*in_order);
   auto node = std::make_unique<RingNode>(
       graph_, flow::serial,

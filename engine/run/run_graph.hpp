@@ -55,13 +55,21 @@ class RunGraph {
   RunGraph(const RunGraph&) = delete;
   RunGraph& operator=(const RunGraph&) = delete;
 
+  // The run's batches this process computes: indices rank, rank + size, …
+  struct Share {
+    int rank = 0;
+    int size = 1;
+    bool computes = true;  // false: a merge of shards, which receives every batch
+  };
+  static Share share_of(const RunOptions& options);
+
   // Runs until the last batch is delivered, a body throws, or a stop is requested (which cancels
   // the graph: no new task starts, and the bodies running finish). Rethrows the first body's
   // exception; returns normally otherwise, even when stopped (the caller checks).
   void run();
   std::int64_t delivered() const { return delivered_; }
   // The batches this process delivers: all of them, or with ranks (RunOptions::ranks) its share,
-  // the indices rank, rank + size, … (only a run of one segment is split).
+  // the indices rank, rank + size, … (its segments' batches are then the same size).
   std::int64_t batches() const {
     const std::int64_t all = setup_.segments.back().batch_count;
     return share_.computes && all > share_.rank ? (all - share_.rank + share_.size - 1) / share_.size : 0;
@@ -75,13 +83,6 @@ class RunGraph {
   void add_branches(const BranchGroup& group);
   StageNode make_stage_node(std::size_t index, const BuiltStage* next);
   void deliver(BatchPtr batch);
-
-  struct Share {
-    int rank = 0;
-    int size = 1;
-    bool computes = true;  // false: a merge of shards, which receives every batch
-  };
-  static Share share_of(const RunOptions& options);
 
   RunSetup setup_;
   Share share_;  // of the run's batches: indices rank, rank + size, …

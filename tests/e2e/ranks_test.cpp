@@ -181,8 +181,10 @@ const Elements kPairsPipeline = {
 };
 
 // Every file in `single` has the same bytes in `out`; result.json the same apart from what describes
-// the run (timings, placement, ranks; with `resumed`, the batches it carried) and the machine.
-void expect_same_outputs(const fs::path& out, const fs::path& single, const std::string& what, bool resumed = false) {
+// the run (timings, placement, ranks) and the machine, and with `other_batches` (a resumed run, rings
+// over ranks) the batches it carried and the memory they take.
+void expect_same_outputs(const fs::path& out, const fs::path& single, const std::string& what,
+                         bool other_batches = false) {
   std::size_t compared = 0;
   for (const auto& file : fs::directory_iterator(single)) {
     if (file.path().filename() == "result.json") continue;
@@ -192,8 +194,11 @@ void expect_same_outputs(const fs::path& out, const fs::path& single, const std:
   EXPECT_GE(compared, 3u);
   json written = json::parse(bytes_of(out / "result.json")), expected = json::parse(bytes_of(single / "result.json"));
   for (json* r : {&written, &expected})
-    for (const char* volatile_key : {"run", "provenance", resumed ? "segments" : "run"}) r->erase(volatile_key);
-  EXPECT_EQ(written, expected) << "result.json " << what;
+    for (const char* volatile_key : {"run", "provenance"}) r->erase(volatile_key);
+  if (other_batches)
+    for (json* r : {&written, &expected})
+      for (const char* batches_key : {"segments", "host_memory_estimate"}) r->erase(batches_key);
+  EXPECT_EQ(written, expected) << "result.json " << what << ": " << json::diff(expected, written).dump();
 }
 
 // A folder for one test's runs; each run writes into the same folder (its path is in result.json),
@@ -285,22 +290,25 @@ TEST(Ranks, ACheckpointedJobStoppedOnNRanksResumesOnAnyNumber) {
   }
 }
 
-TEST(Ranks, PinnedStagesAreRefusedOverSeveralRanks) {
-  const fs::path out = fs::temp_directory_path() / ("pacflow_ranks_refused_" + std::to_string(::getpid()));
-  ThreadJob job(2);
-  ThreadLink link(job, 1, 2);
-  RunOptions options;
-  options.ranks = &link;
+// Stages pinned to different devices, with rings between them that re-cut batches in one process:
+// over ranks every segment takes one batch size and the rings pass each rank's batches on whole.
+TEST(Ranks, StagesPinnedToDifferentDevicesSplitOverRanks) {
   Elements pinned = kTrialPipeline;
-  pinned[4].params["on"] = "cpu:0";
-  pinned[3].params["on"] = "cpu:1";
-  try {
-    pipeline_of(pinned, out).run(options);
-    FAIL() << "not refused";
-  } catch (const InputError& e) {
-    EXPECT_NE(std::string(e.what()).find("cannot be split over 2 ranks yet"), std::string::npos) << e.what();
+  pinned[0].params["epochs"] = 24;
+  pinned[1].params["on"] = "cpu:0";
+  pinned[2].params["on"] = "cpu:1";
+  pinned[2].params["batch"] = 24;  // a ring of batches twice the first segment's
+  pinned[3].params["on"] = "cpu:0";
+  const JobFolders folders("ranks_pinned");
+  folders.run_single(pinned, 12);
+  for (int size : {2, 3}) {
+    const std::vector<json> reports = run_job(pinned, size, folders.out, 12);
+    const json& segments = reports[0]["segments"];
+    ASSERT_GE(segments.size(), 2u);
+    for (const json& seg : segments) EXPECT_EQ(seg["batch_series"], 12) << seg;
+    expect_same_outputs(folders.out, folders.single, fmt::format("pinned, over {} ranks", size), true);
+    fs::remove_all(folders.out);
   }
-  fs::remove_all(out);
 }
 
 TEST(BatchWire, ABatchRoundTripsAndDamagedBytesAreRefused) {

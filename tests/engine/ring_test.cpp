@@ -3,6 +3,7 @@
 #include <cstring>
 #include <gtest/gtest.h>
 #include <numeric>
+#include <tuple>
 
 #include "engine/run/pinned_memory.hpp"
 #include "engine/run/ring.hpp"
@@ -181,6 +182,29 @@ TEST(RingEdge, CarriesASeriesRangeThatStartsPastZero) {
   EXPECT_EQ(a[1], 12.0f);
   Ring other("u → d", 2, 4, two_tensors(), Overflow::Block);
   EXPECT_THROW(RingEdge(other, 7, 13).feed(upstream(0, 0, 6)), std::logic_error) << "series 0 is not due";
+}
+
+// Rank 1 of 2 carries batches 1, 3, … of the stream, whole (over ranks every segment has one batch
+// size): each leaves with its index and series; a batch of another rank's is refused.
+TEST(RingEdge, ARankPassesItsOwnBatchesOnWhole) {
+  Ring ring("u → d", 2, 4, two_tensors(), Overflow::Block);
+  RingEdge edge(ring, 0, 14, 1, 2);
+  std::vector<std::shared_ptr<Batch>> delivered;
+  for (const auto& [index, first, count] : {std::tuple{1, 4, 4}, {3, 12, 2}}) {
+    const RingEdge::Step step = edge.feed(upstream(index, first, count));
+    ASSERT_EQ(step.ready.size(), 1u);
+    ASSERT_EQ(step.consumed.size(), 1u);
+    delivered.push_back(step.ready.front());
+  }
+  EXPECT_EQ(delivered[0]->index, 1);
+  EXPECT_EQ(delivered[0]->first_series, 4);
+  EXPECT_EQ(delivered[0]->series_count, 4);
+  EXPECT_EQ(delivered[1]->index, 3);
+  EXPECT_EQ(delivered[1]->first_series, 12);
+  EXPECT_EQ(delivered[1]->series_count, 2);
+  EXPECT_EQ(delivered[1]->at("a").values<float>()[1], 13.0f);
+  Ring other("u → d", 2, 4, two_tensors(), Overflow::Block);
+  EXPECT_THROW(RingEdge(other, 0, 14, 1, 2).feed(upstream(0, 0, 4)), std::logic_error) << "batch 0 is rank 0's";
 }
 
 TEST(RingEdge, RefusesSeriesOutOfOrder) {

@@ -39,7 +39,7 @@ done
   { cat "$work/log"; echo "the resumed job failed" >&2; exit 1; }
 grep -q "resumed from the checkpoint in $work/ck at series $recorded" "$work/log" ||
   { cat "$work/log"; echo "the job on 2 ranks did not resume at series $recorded" >&2; exit 1; }
-bash "$(dirname "$0")/same_outputs.sh" "$work/single" "$work/out" resumed
+bash "$(dirname "$0")/same_outputs.sh" "$work/single" "$work/out" other_batches
 [[ ! -e $work/ck/checkpoint.json ]] || { echo "the checkpoint outlived the finished run" >&2; exit 1; }
 echo "killed on 3 ranks at series $recorded, resumed on 2: the uninterrupted run's bytes"
 

@@ -15,9 +15,13 @@ launch=("$mpirun" --allow-run-as-root --oversubscribe --bind-to none)
 # Every run writes into the same folder (result.json names it), moved aside to be compared.
 "$cli" run -q --out "$work/out" "${options[@]}" "$pipe"
 mv "$work/out" "$work/single"
+# Rings between pinned stages re-cut batches in one process; over ranks every segment takes one
+# batch size, which result.json's `segments` shows.
+rings=$(python3 -c 'import json,sys; print("other_batches" if len(json.load(open(sys.argv[1]))["segments"]) > 1 else "")' \
+  "$work/single/result.json")
 for n in 1 2 3 4; do
   "${launch[@]}" -n "$n" "$cli" run -q --out "$work/out" "${options[@]}" "$pipe"
-  bash "$(dirname "$0")/same_outputs.sh" "$work/single" "$work/out"
+  bash "$(dirname "$0")/same_outputs.sh" "$work/single" "$work/out" $rings
   # result.json states where each rank ran: all on this one node, so local rank = rank (mpirun -n 1
   # starts one process as if alone).
   python3 - "$work/out/result.json" "$n" <<'PY'

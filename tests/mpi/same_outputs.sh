@@ -3,11 +3,12 @@
 # byte, except result.json, compared without `run` (timings, batches, ranks), `provenance` (the
 # machine, the time) and `host_memory_estimate` (each process's own, with its threads), and an .h5
 # file, compared by its datasets' bytes and its attributes (the stored report's timings apart).
-# With `resumed`, result.json's `segments` (the batches the resumed run carried) is left out too.
+# With `other_batches` (a resumed run; rings between pinned stages over ranks, where every segment
+# takes one batch size), result.json's `segments` (the batches the run carried) is left out too.
 # Exits 1 naming the first difference.
-#   tests/mpi/same_outputs.sh EXPECTED ACTUAL [resumed]
+#   tests/mpi/same_outputs.sh EXPECTED ACTUAL [other_batches]
 set -euo pipefail
-expected=$1 actual=$2 resumed=${3:-}
+expected=$1 actual=$2 other_batches=${3:-}
 python=/usr/bin/python3  # Debian's, with h5py (tools/debian-packages.lock)
 [[ -x $python ]] || python=python3
 [[ -n $(ls -A "$expected") ]] || { echo "$expected holds nothing to compare" >&2; exit 1; }
@@ -33,7 +34,7 @@ a, b = (walk(h5py.File(p, "r"), {}) for p in sys.argv[1:])
 sys.exit(0 if a == b else f"{sys.argv[2]}: differs in {sorted(str(k) for k in a.keys() | b.keys() if a.get(k) != b.get(k))[:5]}")
 PY
   elif [[ $name == result.json ]]; then
-    "$python" - "$file" "$actual/$name" "$resumed" <<'PY'
+    "$python" - "$file" "$actual/$name" "$other_batches" <<'PY'
 import json, sys
 a, b = (json.load(open(p)) for p in sys.argv[1:3])
 for r in (a, b):

@@ -23,8 +23,11 @@ namespace {
 
 constexpr int kBatchTag = 17;
 // The parts of a run's plan (engine/api/rank_link.hpp), as a user would name them.
+constexpr const char* kPlanKeys[] = {"version", "input", "pipeline", "tensors", "batch_series"};
 constexpr const char* kPlanParts[] = {"pacflow version", "input (or its checksum)",
-                                      "pipeline (an element or a parameter)", "tensors"};
+                                      "pipeline (an element or a parameter)", "tensors",
+                                      "batch size (--batch, or what its GPUs' memory allows)"};
+constexpr int kPlanPartCount = 5;
 
 void check(int status, const char* what) {
   if (status == MPI_SUCCESS) return;
@@ -53,6 +56,27 @@ std::vector<std::string> gather_text(const std::string& mine, int rank, int size
   return texts;
 }
 
+using Clock = std::chrono::steady_clock;
+
+// What rank 0 spent on the other ranks' batches: waiting for each to arrive (the other rank still
+// computing it), and taking it (MPI_Recv and decoding): the transfer's own cost.
+struct Transfers {
+  std::int64_t batches = 0;
+  double bytes = 0;
+  Clock::duration waiting{}, taking{};
+
+  void add(std::size_t batch_bytes, Clock::duration waited, Clock::duration took) {
+    ++batches;
+    bytes += static_cast<double>(batch_bytes);
+    waiting += waited;
+    taking += took;
+  }
+  json to_json() const {
+    const auto seconds = [](Clock::duration d) { return std::chrono::duration<double>(d).count(); };
+    return {{"batches", batches}, {"bytes", bytes}, {"waiting_s", seconds(waiting)}, {"receiving_s", seconds(taking)}};
+  }
+};
+
 class MpiLink final : public RankLink {
  public:
   MpiLink() {
@@ -74,6 +98,8 @@ class MpiLink final : public RankLink {
   int size() const override { return size_; }
   int local_rank() const override { return local_rank_; }
   int local_size() const override { return local_size_; }
+
+  json report() const override { return received_.to_json(); }
 
   json gather(const json& mine) override {
     json entry = mine;
@@ -103,22 +129,24 @@ class MpiLink final : public RankLink {
     text.resize(static_cast<std::size_t>(header[0]));
     check(MPI_Bcast(text.data(), static_cast<int>(header[0]), MPI_CHAR, 0, MPI_COMM_WORLD), "broadcast");
     const json rank0_plan = json::parse(text);
-    constexpr const char* kParts[] = {"version", "input", "pipeline", "tensors"};
     constexpr int kNone = INT_MAX;
-    int mine = kNone;  // rank * 4 + the first part of the plan that differs from rank 0's
-    for (int part = 0; part < 4 && mine == kNone; ++part)
-      if (plan.value(kParts[part], json()) != rank0_plan.value(kParts[part], json())) mine = rank_ * 4 + part;
+    int mine = kNone;  // rank * kPlanPartCount + the first part of the plan that differs from rank 0's
+    for (int part = 0; part < kPlanPartCount && mine == kNone; ++part)
+      if (plan.value(kPlanKeys[part], json()) != rank0_plan.value(kPlanKeys[part], json()))
+        mine = rank_ * kPlanPartCount + part;
     int first = kNone;
     check(MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD), "reduction");
     if (first != kNone)
-      throw InputError(fmt::format("rank {} planned another run than rank 0: its {} differs; every rank must read "
-                                   "the same pipeline, parameters and input files (the same bytes on every node)",
-                                   first / 4, kPlanParts[first % 4]));
+      throw InputError(fmt::format("rank {} planned another run than rank 0: its {} differs; every rank must plan "
+                                   "the same run (the same pipeline, parameters, input files and batch sizes on "
+                                   "every node)",
+                                   first / kPlanPartCount, kPlanParts[first % kPlanPartCount]));
     return header[1];
   }
 
   Batch receive(std::int64_t index, int from, const std::stop_token& stop) override {
     // Polled rather than waited for, so that a signal stops rank 0 while the other rank computes.
+    const Clock::time_point asked = Clock::now();
     MPI_Status status;
     for (int arrived = 0;;) {
       check(MPI_Iprobe(from, kBatchTag, MPI_COMM_WORLD, &arrived, &status), "probe");
@@ -126,11 +154,13 @@ class MpiLink final : public RankLink {
       if (stop.stop_requested()) throw RunCancelled(index);
       std::this_thread::sleep_for(std::chrono::microseconds(200));
     }
+    const Clock::time_point arrived = Clock::now();
     int size = 0;
     check(MPI_Get_count(&status, MPI_BYTE, &size), "count");
     std::vector<std::byte> bytes(static_cast<std::size_t>(size));
     check(MPI_Recv(bytes.data(), size, MPI_BYTE, from, kBatchTag, MPI_COMM_WORLD, MPI_STATUS_IGNORE), "receive");
     Batch batch = detail::decode_batch(bytes.data(), bytes.size());
+    received_.add(bytes.size(), arrived - asked, Clock::now() - arrived);
     if (batch.index != index)
       throw std::logic_error(fmt::format("rank {} sent batch {} where batch {} was due", from, batch.index, index));
     return batch;
@@ -142,6 +172,7 @@ class MpiLink final : public RankLink {
   int local_rank_ = 0;
   int local_size_ = 1;
   std::string host_;
+  Transfers received_;
 };
 
 class MpiRanks final : public Ranks {
