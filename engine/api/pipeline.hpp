@@ -121,6 +121,10 @@ class Pipeline {
 
   const std::vector<ElementSpec>& elements() const { return elements_; }
   const Registry& registry() const { return *registry_; }
+  // This pipeline's settings (device pool, fallback, GPU budget, device kinds, files it was made
+  // from) over other elements, checked against `registry`, which must outlive the result: e.g. one
+  // recording's pipeline of a dataset (pipelines/dataset_run.hpp).
+  Pipeline variant(const Registry& registry, std::vector<ElementSpec> elements) const;
 
   // Opens the source, plans every element and checks every output path without running; returns the
   // plan as JSON. Throws InputError naming the element, parameter and location at fault. The batch

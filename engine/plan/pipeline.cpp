@@ -130,6 +130,14 @@ std::vector<std::filesystem::path> Pipeline::input_files() const {
   return files;
 }
 
+Pipeline Pipeline::variant(const Registry& registry, std::vector<ElementSpec> elements) const {
+  Pipeline out = *this;
+  out.registry_ = &registry;
+  out.elements_.clear();
+  for (auto& e : elements) out.add(std::move(e));
+  return out;
+}
+
 detail::Placement Pipeline::placement() const { return {device_pool_, force_pool_, fallback_, vram_, backends_, {}}; }
 
 json Pipeline::validate(const RunOptions& options) const {

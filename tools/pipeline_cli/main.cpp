@@ -18,6 +18,7 @@
 #include "engine/io/output_set.hpp"
 #include "engine/api/pipeline.hpp"
 #include "engine/io/provenance.hpp"
+#include "pipelines/dataset_run.hpp"
 #include "pipelines/pipe_format.hpp"
 #include "stages/builtin.hpp"
 #include "stages/common/lanes.hpp"
@@ -190,6 +191,8 @@ int shard_command(const PipelineArgs& args, const RunArgs& run, const std::vecto
     throw InputError("--shard: a shard writes only its batches, into its folder: --checkpoint, --trace and --clean "
                      "do not apply (a shard stopped midway is run again from its start)");
   const Pipeline pipeline = load(args);
+  if (is_dataset(pipeline))
+    throw InputError("--shard: a dataset (manifest source) splits over ranks (mpirun, srun) but not into shards yet");
   cli::ShardWriter shard(spec, run.out_dir,
                          {std::filesystem::absolute(args.file), args.sets, args.devices, args.fallback, args.vram,
                           run.batch});
@@ -251,6 +254,32 @@ int run_command(const PipelineArgs& args, const RunArgs& run, const std::vector<
   }
 }
 
+// A dataset (a manifest source): the pipeline once per recording (pipelines/dataset_run.hpp), over
+// this process's ranks when there are several.
+int run_dataset_command(const Pipeline& pipeline, RunOptions& options, const RunArgs& run,
+                        const cli::InterruptWatch& interrupts, cli::Ranks* ranks) {
+  if (!run.trace_path.empty())
+    throw InputError("--trace: a dataset runs once per recording; trace one recording's pipeline instead");
+  const bool root = !ranks || ranks->link().rank() == 0;
+  options.on_progress = nullptr;  // a line per recording instead
+  const auto start = std::chrono::steady_clock::now();
+  json report;
+  try {
+    report = run_dataset(pipeline, options);
+  } catch (const RunCancelled& stop) {
+    if (!root) return interrupts.signal() ? cli::interrupted_exit_code(interrupts.signal()) : kRunFailed;
+    return interrupted(interrupts, stop, run);
+  }
+  if (!root || run.quiet) return kOk;
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  fmt::print("pacflow: dataset {}: {} recordings in {:.3f} s{}; each one's results in a folder named after it{}\n",
+             report["dataset"].get<std::string>(), report["recordings"].size(), seconds,
+             ranks ? fmt::format(" over {} ranks", ranks->link().size()) : std::string(),
+             report.contains("stacked") ? fmt::format(", all stacked in {}", report["stacked"].get<std::string>())
+                                        : std::string());
+  return kOk;
+}
+
 // The run of one process: alone, or rank k of a job (rank 0 alone prints and writes).
 int run_on_ranks(const PipelineArgs& args, const RunArgs& run, const std::vector<std::string>& command_line,
                  const cli::InterruptWatch& interrupts, cli::Ranks* ranks) {
@@ -269,6 +298,7 @@ int run_on_ranks(const PipelineArgs& args, const RunArgs& run, const std::vector
     options.trace = &trace;
     options.trace_file = run.trace_path;
   }
+  if (is_dataset(pipeline)) return run_dataset_command(pipeline, options, run, interrupts, ranks);
   const auto start = std::chrono::steady_clock::now();
   json report;
   try {
@@ -322,12 +352,46 @@ void print_rank_needs(const json& plan, int ranks) {
              threads, threads == 1 ? "" : "s");
 }
 
+// validate for a dataset: every recording checked, one line each, then what a job over ranks needs:
+// every rank runs whole recordings (r, r + N, …), one at a time, so it needs the memory of the
+// largest, and about the time of its share.
+int validate_dataset_command(const Pipeline& pipeline, const RunOptions& options, int ranks) {
+  const json dataset = validate_dataset(pipeline, options);
+  const json& recordings = dataset["recordings"];
+  double most_memory = 0;
+  std::vector<double> rank_seconds(static_cast<std::size_t>(std::max(ranks, 1)), 0.0);
+  for (std::size_t i = 0; i < recordings.size(); ++i) {
+    const json& plan = recordings[i]["plan"];
+    print_warnings(plan);
+    const double memory = plan["host_memory_estimate"]["bytes"].get<double>();
+    const double seconds = plan["run_time_estimate"]["seconds"].get<double>();
+    most_memory = std::max(most_memory, memory);
+    rank_seconds[i % rank_seconds.size()] += seconds;
+    fmt::print("  {} ({}:{}): input shape {} at {} Hz; at most {}, about {}\n", recordings[i]["id"].get<std::string>(),
+               dataset["dataset"].get<std::string>(), recordings[i]["line"].get<int>(), json_text(plan["input"]["shape"]),
+               plan["input"].value("sample_rate_hz", 0.0), detail::bytes_text(memory), duration_text(seconds));
+  }
+  fmt::print("{}: ok: a dataset of {} recordings; at most {} of host memory (the largest recording's)\n",
+             dataset["dataset"].get<std::string>(), recordings.size(), detail::bytes_text(most_memory));
+  const double slowest = *std::max_element(rank_seconds.begin(), rank_seconds.end());
+  if (ranks > 1)
+    fmt::print("ranks: each of {} runs at most {} whole recording{}, one at a time: at most {} of host memory, about "
+               "{} for the busiest\n",
+               ranks, (recordings.size() + static_cast<std::size_t>(ranks) - 1) / static_cast<std::size_t>(ranks),
+               recordings.size() > static_cast<std::size_t>(ranks) ? "s" : "", detail::bytes_text(most_memory),
+               duration_text(slowest));
+  else
+    fmt::print("run time: about {} in all, one recording after another\n", duration_text(slowest));
+  return kOk;
+}
+
 int validate_command(const PipelineArgs& args, std::int64_t batch, int in_flight, int ranks) {
   const Pipeline pipeline = load(args);
   RunOptions options;
   options.batch_size = batch;
   options.max_in_flight = in_flight;
   options.rates = measured_rates(simd::simd_width());
+  if (is_dataset(pipeline)) return validate_dataset_command(pipeline, options, ranks);
   const json plan = pipeline.validate(options);
   print_warnings(plan);
   const auto& shape = plan["input"]["shape"];

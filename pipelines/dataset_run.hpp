@@ -1,0 +1,36 @@
+#pragma once
+// A dataset: a pipeline whose source is a manifest (stages/io/manifest: one recording per row of a
+// table, pipelines/manifest_table.hpp) runs once per recording, each run the pipeline with the row's
+// reader and parameters as its source. Recordings may differ in length, sample rate, epochs or
+// channels: each run plans its own filters and batches.
+//
+// Outputs. Each recording's results are the files a run of that recording alone writes, one folder
+// deeper: a sink's folder DIR becomes DIR/<id>, a file DIR/NAME becomes DIR/<id>/NAME; each is
+// committed when its run succeeds. Then every result array of every recording, stacked along a
+// first dimension `recordings`, goes into one HDF5 file (the manifest's stacked=, by default
+// recordings.h5 in the folder of the first sink's outputs; stages/io/hdf5/stacked_results.hpp),
+// written as the recordings finish and moved into place last. Stacking needs the same result shapes
+// (epochs, channels, bands) in every recording: otherwise it is refused, naming the recording, after
+// every recording's own results are written.
+//
+// Ranks (RunOptions::ranks, engine/api/rank_link.hpp): rank r runs the recordings r, r + N, … whole,
+// alone, and sends each one's result arrays to rank 0 (one batch per recording, in order), which
+// stacks them with its own. Every rank writes its recordings' folders (a file system all ranks see).
+#include "engine/api/pipeline.hpp"
+
+namespace pacflow {
+
+// Whether `pipeline` runs a dataset: its source is a manifest.
+bool is_dataset(const Pipeline& pipeline);
+
+// Runs the dataset. Throws InputError naming the table's line for a bad row, and a recording's
+// failure nested in an error naming the recording. Returns the dataset's report: every recording
+// (id, its outputs' folder, its run's time) and the stacked file. `options` apply to every
+// recording's run; a checkpoint is refused (a dataset run again runs every recording again).
+json run_dataset(const Pipeline& pipeline, const RunOptions& options);
+
+// Checks the dataset without running it: the table, every file, and every recording's pipeline as
+// Pipeline::validate does (its source opened). Returns each recording's plan (id, table line, plan).
+json validate_dataset(const Pipeline& pipeline, const RunOptions& options);
+
+}  // namespace pacflow

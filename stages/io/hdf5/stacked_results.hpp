@@ -1,0 +1,50 @@
+#pragma once
+// A dataset's results stacked in one HDF5 file (pipelines/dataset_run.hpp): every result array of
+// the recordings' runs as a float32 dataset /<name> of shape [recordings][the array's own shape],
+// its axes named by the attribute `dims` ("recordings" first) and described by `doc`; every
+// coordinate as a float64 dataset, as the hdf5 sink writes them; the recordings' ids and what the
+// caller adds (the manifest, the bands) as attributes of the root. Recordings are written one at a
+// time, in any order, so no more than one recording's results are held; the file is complete under
+// a temporary name until finish() hands it to an OutputSet.
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "engine/io/output_set.hpp"
+#include "stages/io/hdf5/hdf5_handle.hpp"
+#include "stages/io/memory/memory_sink.hpp"
+
+namespace pacflow::stages {
+
+class StackedResults {
+ public:
+  // The file for `ids.size()` recordings whose arrays all have the names, shapes and dims of
+  // `first` (one recording's results).
+  StackedResults(std::filesystem::path path, std::vector<std::string> ids, const ResultArrays& first);
+  ~StackedResults();
+  StackedResults(const StackedResults&) = delete;
+  StackedResults& operator=(const StackedResults&) = delete;
+
+  // Recording `index`'s arrays. Throws InputError naming the recording and the array when they are
+  // not those of the first recording (another shape: other epochs, channels or bands).
+  void add(std::size_t index, const ResultArrays& results);
+  // Every recording added: writes `attributes` on the root, closes the file and hands it to `outputs`.
+  void finish(const nlohmann::json& attributes, OutputSet& outputs);
+
+ private:
+  struct Stack {
+    std::string name;
+    Shape shape;  // one recording's
+    hdf5::Id dataset;
+  };
+
+  std::filesystem::path path_, temp_;
+  std::vector<std::string> ids_;
+  std::vector<Stack> stacks_;
+  std::vector<bool> added_;
+  hdf5::Id file_;
+};
+
+}  // namespace pacflow::stages

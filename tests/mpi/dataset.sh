@@ -1,0 +1,103 @@
+#!/usr/bin/env bash
+# A dataset (source manifest): three recordings of different lengths, one at another sample rate.
+# Each recording's folder holds the bytes a run of that recording alone writes; recordings.h5 holds
+# every result array stacked along `recordings`, equal to the per-recording arrays. With MPIRUN, the
+# same over 2 and 3 ranks, byte for byte. Bad tables, a missing file and recordings that cannot be
+# stacked are refused with exit code 2, naming the table's line or the recording.
+#   tests/mpi/dataset.sh PIPELINE_CLI [MPIRUN]
+set -euo pipefail
+cli=$(realpath "$1") mpirun=${2:-}
+here=$(cd "$(dirname "$0")" && pwd)
+python=/usr/bin/python3  # Debian's, with h5py and NumPy (tools/debian-packages.lock)
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cd "$work"
+mkdir raw
+# [epochs][channels][samples] float32 noise with 6 Hz phase driving 80 Hz amplitude.
+"$python" - <<'PY'
+import numpy as np
+def recording(path, channels, samples, fs, seed):
+    rng = np.random.default_rng(seed)
+    t = np.arange(samples) / fs
+    x = rng.standard_normal((4, channels, samples)) + (1 + np.sin(2 * np.pi * 6 * t)) * np.sin(2 * np.pi * 80 * t)
+    np.save(path, x.astype(np.float32))
+recording("raw/sub-01.npy", 3, 2048, 512, 1)
+recording("raw/sub-02.npy", 3, 3072, 512, 2)
+recording("raw/sub-03.npy", 3, 4000, 1000, 3)
+recording("raw/sub-04.npy", 2, 2048, 512, 4)  # two channels: not stackable with the others
+PY
+printf '# id\tpath\tfs\nid\tpath\tfs\nsub-01\traw/sub-01.npy\t512\nsub-02\traw/sub-02.npy\t512\n\nsub-03\traw/sub-03.npy\t1000\n' > subjects.tsv
+stages='stage bandpass pha=4:12:3 amp=60:100:3
+stage hilbert
+stage mi
+stage surrogates n=40'
+printf 'source manifest path=subjects.tsv\n%s\nsink npy dir=out\nsink png path=out/comodulogram.png\n' "$stages" > ds.pipe
+
+"$cli" validate ds.pipe -n 2 > validated
+grep -q 'sub-03 (subjects.tsv:6): input shape \[4,3,4000\] at 1000 Hz' validated &&
+  grep -q 'a dataset of 3 recordings' validated && grep -q 'each of 2 runs at most 2 whole recordings' validated ||
+  { cat validated; echo "validate does not describe the dataset" >&2; exit 1; }
+"$cli" run -q ds.pipe --out single
+for id in sub-01 sub-02 sub-03; do  # each recording alone, as its own pipeline
+  fs=$(awk -v id=$id '$1 == id { print $3 }' subjects.tsv)
+  printf 'source npy path=raw/%s.npy fs=%s\n%s\nsink npy dir=out\nsink png path=out/comodulogram.png\n' \
+    "$id" "$fs" "$stages" > alone.pipe
+  "$cli" run -q alone.pipe --out "alone/$id"
+  for file in alone/$id/*; do
+    [[ $(basename "$file") == result.json ]] && continue
+    cmp -s "$file" "single/$id/$(basename "$file")" || { echo "single/$id/$(basename "$file") differs from $file" >&2; exit 1; }
+  done
+done
+"$python" - single <<'PY'
+import sys
+import h5py, numpy as np
+out = sys.argv[1]
+with h5py.File(f"{out}/recordings.h5", "r") as f:
+    ids = list(f.attrs["recordings"])
+    assert ids == ["sub-01", "sub-02", "sub-03"], ids
+    assert list(f["pac"].attrs["dims"]) == ["recordings", "epochs", "channels", "phase_bands", "amplitude_bands"]
+    for name in ("pac", "pac_z", "pvalues", "trial_pac", "trial_pvalues"):
+        for i, id in enumerate(ids):
+            assert np.array_equal(f[name][i], np.load(f"{out}/{id}/{name}.npy")), (name, id)
+    assert list(f.attrs["pha_centres_hz"]) == [4.0, 8.0, 12.0]
+PY
+echo "3 recordings: each one's files as a run of it alone writes them; recordings.h5 stacks them"
+
+if [[ -n $mpirun ]]; then
+  for n in 2 3; do
+    "$mpirun" --allow-run-as-root --oversubscribe --bind-to none -n "$n" "$cli" run -q ds.pipe --out "ranks$n"
+    for file in $(cd single && find . -type f ! -name result.json ! -name recordings.h5); do
+      cmp -s "single/$file" "ranks$n/$file" || { echo "ranks$n/$file differs over $n ranks" >&2; exit 1; }
+    done
+    mkdir "stacked$n" "stacked_single$n"
+    cp "ranks$n/recordings.h5" "stacked$n/" && cp single/recordings.h5 "stacked_single$n/"
+    bash "$here/same_outputs.sh" "stacked_single$n" "stacked$n"
+    echo "over $n ranks: every recording's files and the stacked arrays as one process writes them"
+  done
+fi
+
+refused() {  # EXPECTED_MESSAGE, then the command: exit code 2, the message, no recording's output
+  local expected=$1
+  shift
+  set +e
+  "$@" > log 2>&1
+  local code=$?
+  set -e
+  [[ $code == 2 ]] || { cat log; echo "exit code $code, not 2: $*" >&2; exit 1; }
+  grep -qF -- "$expected" log || { cat log; echo "no \"$expected\" in the message" >&2; exit 1; }
+}
+printf 'id\tpath\tfs\tcolour\nsub-01\traw/sub-01.npy\t512\tblue\n' > bad.tsv
+sed 's/subjects.tsv/bad.tsv/' ds.pipe > bad.pipe
+refused 'bad.tsv:2:4: column "colour" is not a parameter of the npy source' "$cli" run -q bad.pipe --out bad
+printf 'id\tpath\tfs\nsub-01\traw/sub-01.npy\t512\nsub-01\traw/sub-02.npy\t512\n' > bad.tsv
+refused 'bad.tsv:3:1: id "sub-01" is given twice' "$cli" run -q bad.pipe --out bad
+printf 'id\tfs\nsub-01\t512\n' > bad.tsv
+refused 'a dataset'"'"'s table needs id and path' "$cli" run -q bad.pipe --out bad
+printf 'id\tpath\tfs\nsub-01\traw/sub-01.npy\t512\nsub-09\traw/sub-09.npy\t512\n' > bad.tsv
+refused 'bad.tsv:3: recording sub-09: ' "$cli" run -q bad.pipe --out bad
+[[ ! -e bad ]] || { echo "a missing file must stop the dataset before any recording runs" >&2; exit 1; }
+printf 'id\tpath\tfs\nsub-01\traw/sub-01.npy\t512\nsub-04\traw/sub-04.npy\t512\n' > bad.tsv
+refused 'cannot stack recording sub-04 with sub-01: pac has shape [4, 2, 3, 3] against [4, 3, 3, 3]' \
+  "$cli" run -q bad.pipe --out bad
+[[ -f bad/sub-04/pac.npy && ! -e bad/recordings.h5 ]] || { echo "sub-04's own results must stay, with no stacked file" >&2; exit 1; }
+echo "bad tables, a missing file and unstackable recordings refused with exit code 2"
