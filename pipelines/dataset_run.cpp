@@ -60,47 +60,58 @@ std::optional<std::string> text_param(const ElementSpec& manifest, const char* k
   return it->get<std::string>();
 }
 
-// One recording's result arrays as a batch (the rank link carries batches): a tensor per array.
-Batch batch_of(std::int64_t index, const stages::ResultArrays& results) {
+// The facts of a recording's report that cannot differ between recordings: the bands (in Hz,
+// whatever the sample rate), the measure and the trial-level test, the engine's version. (Filter
+// orders, FFT lengths and shifts in samples depend on each recording's rate and length: its own
+// result.json has them.)
+json shared_facts(const json& report) {
+  json facts = json::object();
+  for (const auto& [key, value] : report.items()) {
+    const bool shared = key == "version" || key.ends_with("_hz") || key.starts_with("mi_") || key == "trial_test";
+    if (shared && !value.is_object()) facts[key] = value;
+  }
+  return facts;
+}
+
+// One recording's results as a batch (the rank link carries batches): a tensor per array, and one
+// more, kMeta, with what the tensors' shapes do not say (each array's axes and doc, the coordinates,
+// the recording's shared facts) as JSON text.
+constexpr const char* kMeta = "@dataset_meta";
+
+Batch batch_of(std::int64_t index, const stages::ResultArrays& results, const json& facts) {
   Batch batch;
   batch.index = index;
   batch.series_count = 1;
+  json meta{{"arrays", json::array()}, {"coordinates", json::array()}, {"facts", facts}};
   for (const auto& array : results.arrays) {
     Tensor& t = batch.emplace(array.name, array.shape, DType::Float32);
     std::copy(array.values.begin(), array.values.end(), t.values<float>().begin());
+    meta["arrays"].push_back({{"name", array.name}, {"dims", array.dims}, {"doc", array.doc}});
   }
+  for (const auto& c : results.coordinates)
+    meta["coordinates"].push_back(
+        {{"name", c.name}, {"start", c.start}, {"step", c.step}, {"count", c.count}, {"unit", c.unit}, {"doc", c.doc}});
+  const std::string text = meta.dump();
+  Tensor& t = batch.emplace(kMeta, {static_cast<std::int64_t>(text.size())}, DType::UInt8);
+  std::copy(text.begin(), text.end(), reinterpret_cast<char*>(t.raw()));
   return batch;
 }
 
-stages::ResultArrays results_of(const Batch& batch, const stages::ResultArrays& first) {
+// The results and the shared facts a batch of batch_of carries.
+std::pair<stages::ResultArrays, json> results_of(const Batch& batch) {
+  const Tensor& meta_tensor = batch.at(kMeta);
+  const auto* text = reinterpret_cast<const char*>(meta_tensor.raw());
+  const json meta = json::parse(text, text + meta_tensor.shape().back());
   stages::ResultArrays results;
-  for (const auto& template_array : first.arrays) {
-    const auto it = batch.tensors.find(template_array.name);
-    if (it == batch.tensors.end()) continue;  // StackedResults names what is missing
-    stages::ResultArray array{template_array.name, {}, template_array.dims, template_array.doc, {}};
-    const Shape& shape = it->second.shape();
-    array.shape.assign(shape.begin() + 1, shape.end());
-    const auto values = it->second.values<float>();
-    array.values.assign(values.begin(), values.end());
-    results.arrays.push_back(std::move(array));
+  for (const json& a : meta.at("arrays")) {
+    const Tensor& t = batch.at(a.at("name").get<std::string>());
+    const auto values = t.values<float>();
+    results.arrays.push_back({a.at("name"), Shape(t.shape().begin() + 1, t.shape().end()), a.at("dims"), a.at("doc"),
+                              std::vector<float>(values.begin(), values.end())});
   }
-  return results;
-}
-
-// What the stacked file says of the dataset: the table and its rows, and from the first recording's
-// report the facts that cannot differ between recordings: the bands (in Hz, whatever the sample
-// rate), the measure and the trial-level test, the engine's version. (Filter orders, FFT lengths and
-// shifts in samples depend on each recording's rate and length: its own result.json has them.)
-json stacked_attributes(const ManifestTable& table, const json& first_report) {
-  json attributes{{"manifest", table.file.string()}};
-  json rows = json::array();
-  for (const auto& r : table.recordings) rows.push_back({{"id", r.id}, {"reader", r.reader}, {"params", r.params}});
-  attributes["manifest_rows"] = rows.dump();
-  for (const auto& [key, value] : first_report.items()) {
-    const bool shared = key == "version" || key.ends_with("_hz") || key.starts_with("mi_") || key == "trial_test";
-    if (shared && !value.is_object()) attributes[key] = value;
-  }
-  return attributes;
+  for (const json& c : meta.at("coordinates"))
+    results.coordinates.push_back({c.at("name"), c.at("start"), c.at("step"), c.at("count"), c.at("unit"), c.at("doc")});
+  return {std::move(results), meta.at("facts")};
 }
 
 ManifestTable table_of(const Pipeline& pipeline) {
@@ -133,39 +144,69 @@ std::vector<ElementSpec> recording_elements(const Pipeline& pipeline, const Mani
   return elements;
 }
 
+// What every rank (or shard) of a dataset must agree on: the engine, the table's rows and the
+// pipeline's elements; files by their absolute paths (a shard and its merge may start elsewhere).
+json dataset_plan(const Pipeline& pipeline, const ManifestTable& table) {
+  const auto absolute = [](const json& path) { return fs::absolute(path.get<std::string>()).lexically_normal().string(); };
+  json rows = json::array(), elements = json::array();
+  for (const auto& r : table.recordings) {
+    json params = r.params;
+    params["path"] = absolute(params["path"]);
+    rows.push_back({{"id", r.id}, {"reader", r.reader}, {"params", params}});
+  }
+  for (const auto& e : pipeline.elements())
+    elements.push_back({{"kind", kind_name(e.kind)}, {"name", e.name}, {"params", e.params}});
+  elements[0]["params"]["path"] = absolute(table.file.string());
+  return {{"version", engine_version()}, {"input", {{"manifest", absolute(table.file.string())}, {"rows", rows}}},
+          {"pipeline", elements}};
+}
+
+// What the stacked file says of the dataset: the table and its rows (as the plan has them, the same
+// whatever the process or folder it runs from), and the facts every recording shares (the first's).
+json stacked_attributes(const json& plan, const json& facts) {
+  json attributes{{"manifest", plan["input"]["manifest"]}, {"manifest_rows", plan["input"]["rows"].dump()}};
+  attributes.update(facts);
+  return attributes;
+}
+
 class DatasetRun {
  public:
   DatasetRun(const Pipeline& pipeline, const RunOptions& options)
       : pipeline_(pipeline), options_(options), table_(table_of(pipeline)) {
     const std::optional<std::string> stacked = text_param(pipeline.elements().front(), "stacked");
     stacked_path_ = !stacked ? default_stacked_path(pipeline) : *stacked == "none" ? fs::path() : fs::path(*stacked);
-    if (options.ranks) {
-      rank_ = options.ranks->rank();
-      ranks_ = options.ranks->size();
+    if (RankLink* link = options.ranks) {
+      rank_ = link->rank();
+      ranks_ = link->size();
+      collects_ = link->collects();
+      computes_ = link->computes();
     }
-    check_inputs(table_);
+    if (computes_) check_inputs(table_);
+    if (options.ranks) options.ranks->begin(dataset_plan(pipeline, table_), 0);
   }
 
   json run() {
     json recordings = json::array();
     const std::size_t count = table_.recordings.size();
     for (std::size_t i = 0; i < count; ++i) {
-      const bool own = static_cast<int>(i % static_cast<std::size_t>(ranks_)) == rank_;
-      if (own) {
-        stages::ResultArrays results = run_recording(i, recordings);
-        if (rank_ != 0) options_.ranks->send(batch_of(static_cast<std::int64_t>(i), results));
-        else stack(i, results);
-      } else if (rank_ == 0) {
-        const int from = static_cast<int>(i % static_cast<std::size_t>(ranks_));
-        const Batch batch = options_.ranks->receive(static_cast<std::int64_t>(i), from, options_.stop);
-        stack(i, results_of(batch, first_));
-        recordings.push_back({{"id", table_.recordings[i].id}, {"rank", from}});
+      const int owner = static_cast<int>(i % static_cast<std::size_t>(ranks_));
+      if (computes_ && owner == rank_) {
+        auto [results, facts] = run_recording(i, recordings);
+        if (collects_)
+          stack(i, results, facts);
+        else
+          options_.ranks->send(batch_of(static_cast<std::int64_t>(i), results, facts));
+      } else if (collects_) {
+        const Batch batch = options_.ranks->receive(static_cast<std::int64_t>(i), owner, options_.stop);
+        const auto [results, facts] = results_of(batch);
+        stack(i, results, facts);
+        recordings.push_back({{"id", table_.recordings[i].id}, {"rank", owner}});
       }
     }
     json report{{"dataset", table_.file.string()}, {"recordings", recordings}};
-    if (rank_ == 0 && stacked_) {
+    if (collects_ && stacked_) {
       OutputSet outputs;
-      stacked_->finish(stacked_attributes(table_, first_report_), outputs);
+      stacked_->finish(stacked_attributes(dataset_plan(pipeline_, table_), first_facts_), outputs);
       outputs.commit(options_.stop);
       report["stacked"] = stacked_path_.string();
     }
@@ -173,8 +214,9 @@ class DatasetRun {
   }
 
  private:
-  // Recording i's pipeline, with an `arrays` sink that hands its results over.
-  stages::ResultArrays run_recording(std::size_t i, json& recordings) {
+  // Recording i's pipeline, with an `arrays` sink that hands its results over; returns them with
+  // the facts of its report every recording shares.
+  std::pair<stages::ResultArrays, json> run_recording(std::size_t i, json& recordings) {
     const ManifestRecording& row = table_.recordings[i];
     auto results = std::make_shared<stages::ResultArrays>();
     Registry registry = pipeline_.registry();
@@ -199,15 +241,14 @@ class DatasetRun {
                           {"rank", rank_},
                           {"series", report["run"]["series"]},
                           {"wall_s", std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count()}});
-    if (i == 0) first_report_ = report;
-    return std::move(*results);
+    return {std::move(*results), shared_facts(report)};
   }
 
-  // Rank 0: recording i's arrays into the stacked file (made with the first recording's).
-  void stack(std::size_t i, const stages::ResultArrays& results) {
+  // The collector: recording i's arrays into the stacked file (made with the first recording's).
+  void stack(std::size_t i, const stages::ResultArrays& results, const json& facts) {
     if (stacked_path_.empty()) return;
     if (i == 0) {
-      first_ = results;
+      first_facts_ = facts;
       std::vector<std::string> ids;
       for (const auto& r : table_.recordings) ids.push_back(r.id);
       stacked_.emplace(stacked_path_, std::move(ids), results);
@@ -220,8 +261,8 @@ class DatasetRun {
   ManifestTable table_;
   fs::path stacked_path_;
   int rank_ = 0, ranks_ = 1;
-  stages::ResultArrays first_;  // the first recording's: names, dims and docs of the stacked arrays
-  json first_report_;
+  bool collects_ = true, computes_ = true;
+  json first_facts_;  // the first recording's shared facts, for the stacked file
   std::optional<stages::StackedResults> stacked_;
 };
 

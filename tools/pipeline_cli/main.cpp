@@ -190,26 +190,63 @@ int shard_command(const PipelineArgs& args, const RunArgs& run, const std::vecto
   if (!run.checkpoint.empty() || !run.trace_path.empty() || run.clean)
     throw InputError("--shard: a shard writes only its batches, into its folder: --checkpoint, --trace and --clean "
                      "do not apply (a shard stopped midway is run again from its start)");
-  const Pipeline pipeline = load(args);
-  if (is_dataset(pipeline))
-    throw InputError("--shard: a dataset (manifest source) splits over ranks (mpirun, srun) but not into shards yet");
+  Pipeline pipeline = load(args);
   cli::ShardWriter shard(spec, run.out_dir,
                          {std::filesystem::absolute(args.file), args.sets, args.devices, args.fallback, args.vram,
                           run.batch});
   RunOptions options = run_options(run, interrupts, command_line);
   options.ranks = &shard;
+  const bool dataset = is_dataset(pipeline);
+  // A dataset's shard runs its recordings whole: their folders go into the shard's, for the merge.
+  if (dataset) pipeline.redirect_outputs(run.out_dir);
   json report;
   try {
-    report = pipeline.run(options);
+    report = dataset ? run_dataset(pipeline, options) : pipeline.run(options);
   } catch (const RunCancelled& stop) {
     return interrupted(interrupts, stop, RunArgs{});
   }
   shard.commit();
-  if (!run.quiet) {
+  if (!run.quiet && dataset) {
+    fmt::print("pacflow: shard {}/{}: {} of the dataset's recordings in {}; then: pipeline_cli merge OUT {} …\n",
+               spec.index, spec.count, report["recordings"].size(), run.out_dir, run.out_dir);
+  } else if (!run.quiet) {
     const auto batches = report["run"]["batches"].get<std::int64_t>();
     fmt::print("pacflow: shard {}/{}: batches {}, {} + {}, … of {} in {}; then: pipeline_cli merge OUT {} …\n", spec.index,
                spec.count, spec.index, spec.index, spec.count, batches, run.out_dir, run.out_dir);
   }
+  return kOk;
+}
+
+// A dataset's merge: the recordings' arrays from every shard stacked into OUT's stacked file, and
+// each recording's folder copied from its shard's into OUT, all committed together.
+int merge_dataset(const Pipeline& pipeline, const RunOptions& options, const cli::ShardReader& shards,
+                  const std::string& out, bool quiet, const cli::InterruptWatch& interrupts) {
+  json report;
+  try {
+    report = run_dataset(pipeline, options);
+  } catch (const RunCancelled& stop) {
+    return interrupted(interrupts, stop, RunArgs{});
+  }
+  OutputSet copies;
+  for (const json& recording : report["recordings"]) {
+    const std::string id = recording["id"].get<std::string>();
+    const std::filesystem::path from = shards.dir_of(recording["rank"].get<int>()) / id;
+    std::error_code error;
+    for (const auto& file : std::filesystem::directory_iterator(from, error))
+      if (file.is_regular_file() && file.path().filename().string().front() != '.') {
+        std::filesystem::create_directories(std::filesystem::path(out) / id);
+        copies.add(file.path(), std::filesystem::path(out) / id / file.path().filename(), true);
+      }
+    if (error)
+      throw InputError(fmt::format("merge: {}: the shard's results of recording {} cannot be read: {}", from.string(),
+                                   id, error.message()));
+  }
+  copies.commit(options.stop);
+  if (!quiet)
+    fmt::print("pacflow: merged {} shards of dataset {}: {} recordings' folders into {}{}\n", shards.size(),
+               report["dataset"].get<std::string>(), report["recordings"].size(), out,
+               report.contains("stacked") ? fmt::format(", stacked in {}", report["stacked"].get<std::string>())
+                                          : std::string());
   return kOk;
 }
 
@@ -227,6 +264,7 @@ int merge_command(const std::string& out, const std::vector<std::string>& shard_
   run.batch = recipe.batch;
   RunOptions options = run_options(run, interrupts, command_line);
   options.ranks = &shards;
+  if (is_dataset(pipeline)) return merge_dataset(pipeline, options, shards, out, quiet, interrupts);
   json report;
   try {
     report = pipeline.run(options);

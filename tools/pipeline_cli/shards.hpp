@@ -62,6 +62,8 @@ class ShardReader final : public RankLink {
   explicit ShardReader(const std::vector<std::filesystem::path>& dirs);
   ~ShardReader() override;
   const ShardRecipe& recipe() const { return recipe_; }
+  // The folder of shard `index` (0 <= index < size()).
+  const std::filesystem::path& dir_of(int index) const { return shards_.at(static_cast<std::size_t>(index)).dir; }
   int rank() const override { return 0; }
   int size() const override { return static_cast<int>(shards_.size()); }
   bool collects() const override { return true; }

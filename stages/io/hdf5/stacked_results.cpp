@@ -26,6 +26,10 @@ hdf5::Id make_dataset(hid_t file, const std::string& name, hid_t type, const std
 StackedResults::StackedResults(std::filesystem::path path, std::vector<std::string> ids, const ResultArrays& first)
     : path_(std::move(path)), ids_(std::move(ids)), added_(ids_.size(), false) {
   const hdf5::QuietErrors quiet;
+  std::error_code error;
+  if (!path_.parent_path().empty()) std::filesystem::create_directories(path_.parent_path(), error);
+  if (error)
+    throw InputError(fmt::format("{}: cannot create its folder: {}", path_.string(), error.message()));
   temp_ = temp_path_for(path_);
   file_ = hdf5::create_file(temp_);
   for (const ResultArray& array : first.arrays) {
