@@ -24,7 +24,11 @@ double RunTimeEstimate::total() const {
 
 json RunTimeEstimate::to_json() const {
   json out = {{"seconds", total()}, {"threads", threads}, {"terms", json::array()}};
-  for (const auto& t : terms) out["terms"].push_back({{"what", t.what}, {"seconds", t.seconds}});
+  for (const auto& t : terms) {
+    json term{{"what", t.what}, {"seconds", t.seconds}};
+    if (!t.stage.empty()) term.update({{"stage", t.stage}, {"flops", t.flops}});
+    out["terms"].push_back(std::move(term));
+  }
   return out;
 }
 
@@ -39,11 +43,11 @@ RunTimeEstimate estimate_run_time(const BuiltPipeline& built, int threads, const
   RunTimeEstimate estimate;
   estimate.threads = std::max(1, threads);
   const auto series = static_cast<double>(built.stream.series_count());
-  estimate.terms.push_back({"start-up", rates.startup_s});
+  estimate.terms.push_back({"start-up", rates.startup_s, {}, 0});
   // The source reads (and preprocesses) on one thread at a time.
   const double source_bytes = series * static_cast<double>(built.stream.series_length) * sizeof(float);
   estimate.terms.push_back({fmt::format("source {}: {} of samples", built.source_name, bytes_text(source_bytes)),
-                            source_bytes / rates.cpu_bytes_per_thread_s});
+                            source_bytes / rates.cpu_bytes_per_thread_s, {}, 0});
   // CPU devices (cpu:K) share the machine's threads evenly, as the run's arenas do.
   std::vector<int> cpu_devices;
   for (const auto& s : built.stages)
@@ -59,9 +63,11 @@ RunTimeEstimate estimate_run_time(const BuiltPipeline& built, int threads, const
     const auto replicas = static_cast<double>(s.devices.size());
     if (s.in_device_memory() || s.simulated()) {
       const SimModel& m = rates.accelerator;
-      const double seconds = std::max(flops / m.flops_per_s, bytes / m.memory_bytes_per_s) / replicas;
+      const auto rate = m.stage_flops_per_s.find(s.name);
+      const double flops_per_s = rate == m.stage_flops_per_s.end() ? m.flops_per_s : rate->second;
+      const double seconds = std::max(flops / flops_per_s, bytes / m.memory_bytes_per_s) / replicas;
       estimate.terms.push_back({fmt::format("{} on {} (modelled accelerator): {:.2g} flops", s.name, s.device, flops),
-                                seconds});
+                                seconds, s.name, flops});
       continue;
     }
     const int used = s.whole_machine() ? estimate.threads
@@ -69,7 +75,7 @@ RunTimeEstimate estimate_run_time(const BuiltPipeline& built, int threads, const
     const double seconds = std::max(flops / rates.cpu_flops_per_thread_s, bytes / rates.cpu_bytes_per_thread_s) / used;
     estimate.terms.push_back({fmt::format("{} on {}: {:.2g} flops, {} of tensors, on {} thread{}", s.name, s.device,
                                           flops, bytes_text(bytes), used, used == 1 ? "" : "s"),
-                              seconds});
+                              seconds, s.name, flops});
   }
   return estimate;
 }

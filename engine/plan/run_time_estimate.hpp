@@ -34,6 +34,8 @@ struct RunTimeEstimate {
   struct Term {
     std::string what;  // "surrogates on cpu: 128 series × 6.3e+07 flops at 2 × 2.8e+10/s"
     double seconds = 0;
+    std::string stage;  // a stage's term: its name and its work (Stage::flops_per_series × series)
+    double flops = 0;
   };
   std::vector<Term> terms;
   int threads = 1;

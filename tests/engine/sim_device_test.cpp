@@ -2,6 +2,8 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <filesystem>
+#include <fstream>
 #include <mutex>
 #include <vector>
 
@@ -9,6 +11,7 @@
 #include "engine/api/errors.hpp"
 #include "engine/api/pipeline.hpp"
 #include "engine/devices/sim/sim_device.hpp"
+#include "engine/devices/sim/sim_model_file.hpp"
 
 namespace pacflow {
 namespace {
@@ -35,6 +38,52 @@ TEST(SimDevices, CopiesOverlapComputeAndComputeIsSerialOnOneDevice) {
   EXPECT_NEAR(ms_between(t0, b.copy_in_start), 1.0, 1e-6);
   EXPECT_NEAR(ms_between(t0, b.compute_start), 2.0, 1e-6);
   EXPECT_NEAR(ms_between(t0, b.done), 4.0, 1e-6);
+}
+
+// A stage's measured rate (SimModel::stage_flops_per_s, carried by its work) replaces the peak.
+TEST(SimDevices, AStagesOwnRateReplacesThePeak) {
+  SimModel model;
+  model.flops_per_s = 1e9;
+  model.launch_s = 0;
+  SimDevices sim(model);
+  SimWork work{1e6, 0, 0, 0};
+  work.flops_per_s = 1e8;  // ten times slower than the model's peak: 10 ms
+  const auto t0 = Clock::now();
+  const auto b = sim.book({0}, work, t0);
+  EXPECT_NEAR(ms_between(b.compute_start, b.compute_end), 10.0, 1e-6);
+}
+
+// A model from a file: its figures and stage rates, every malformed entry refused naming the key;
+// the calibrated H100 model in bench/sim_models reads.
+TEST(SimModelFile, ReadsFiguresAndStageRatesAndRefusesWhatIsNotAFigure) {
+  const std::filesystem::path file = std::filesystem::temp_directory_path() / "pacflow_sim_model_test.json";
+  const auto read = [&](const std::string& text) {
+    std::ofstream(file) << text;
+    return read_sim_model(file);
+  };
+  const SimModel m = read(R"({"name": "slow", "flops_per_s": 2e12, "launch_s": 0, "source": "a note",
+                              "stage_flops_per_s": {"surrogates": 5e11}})");
+  EXPECT_EQ(m.name, "slow");
+  EXPECT_EQ(m.flops_per_s, 2e12);
+  EXPECT_EQ(m.launch_s, 0);
+  EXPECT_EQ(m.memory_bytes_per_s, SimModel{}.memory_bytes_per_s);
+  EXPECT_EQ(m.stage_flops_per_s.at("surrogates"), 5e11);
+  for (const auto& [text, message] : std::vector<std::pair<std::string, std::string>>{
+           {R"({"flops_per_s": -1})", "flops_per_s: expected a positive number, got -1"},
+           {R"({"flops": 1e12})", "flops: not a figure of the model"},
+           {R"({"stage_flops_per_s": {"mi": 0}})", "stage_flops_per_s.mi: expected a positive number"},
+           {R"([1, 2])", "expected a JSON object"},
+           {"{", "not JSON"}}) {
+    try {
+      read(text);
+      ADD_FAILURE() << text << " was read";
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find(message), std::string::npos) << e.what();
+    }
+  }
+  std::filesystem::remove(file);
+  const SimModel h100 = read_sim_model(std::filesystem::path(PACFLOW_SOURCE_DIR) / "bench/sim_models/h100_measured.json");
+  EXPECT_EQ(h100.stage_flops_per_s.size(), 4u);
 }
 
 TEST(SimDevices, BooksTheReplicaThatFinishesFirst) {

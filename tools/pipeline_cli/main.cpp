@@ -13,6 +13,7 @@
 
 #include "engine/devices/devices.hpp"
 #include "engine/devices/backends.hpp"
+#include "engine/devices/sim/sim_model_file.hpp"
 #include "engine/api/json_text.hpp"
 #include "engine/plan/memory_estimate.hpp"
 #include "engine/io/output_set.hpp"
@@ -129,6 +130,7 @@ struct RunArgs {
   std::string trace_path;
   std::string checkpoint;
   std::string max_memory;
+  std::string sim_model;  // a modelled accelerator's figures (engine/devices/sim/sim_model_file.hpp)
   bool clean = false;
 };
 
@@ -176,6 +178,7 @@ RunOptions run_options(const RunArgs& run, const cli::InterruptWatch& interrupts
       throw InputError(fmt::format("--max-memory: {}", e.bare_message()));
     }
   }
+  if (!run.sim_model.empty()) options.sim_model = options.rates.accelerator = read_sim_model(run.sim_model);
   return options;
 }
 
@@ -423,12 +426,26 @@ int validate_dataset_command(const Pipeline& pipeline, const RunOptions& options
   return kOk;
 }
 
-int validate_command(const PipelineArgs& args, std::int64_t batch, int in_flight, int ranks) {
+struct ValidateArgs {
+  std::int64_t batch = 0;
+  int in_flight = 0;
+  int ranks = 1;
+  std::string sim_model;
+  bool json = false;  // the plan as JSON, for scripts
+};
+
+int validate_command(const PipelineArgs& args, const ValidateArgs& v) {
   const Pipeline pipeline = load(args);
   RunOptions options;
-  options.batch_size = batch;
-  options.max_in_flight = in_flight;
+  options.batch_size = v.batch;
+  options.max_in_flight = v.in_flight;
   options.rates = measured_rates(simd::simd_width());
+  if (!v.sim_model.empty()) options.rates.accelerator = read_sim_model(v.sim_model);
+  const int ranks = v.ranks;
+  if (v.json) {
+    fmt::print("{}\n", json_text(is_dataset(pipeline) ? validate_dataset(pipeline, options) : pipeline.validate(options), 2));
+    return kOk;
+  }
   if (is_dataset(pipeline)) return validate_dataset_command(pipeline, options, ranks);
   const json plan = pipeline.validate(options);
   print_warnings(plan);
@@ -539,6 +556,9 @@ int main(int argc, char** argv) {
   run->add_option("--max-memory", run_args.max_memory,
                   "refuse to start when the run's estimated memory exceeds this: an amount with its unit (8GB, "
                   "512MiB) or a share of the machine's memory with a percent sign (50%)");
+  run->add_option("--sim-model", run_args.sim_model,
+                  "the figures of the sim:k devices, from a JSON file (e.g. bench/sim_models/h100_measured.json: "
+                  "an H100's stage rates measured by gpu_bench) instead of the H100 datasheet's peak");
 
   run->add_option("--shard", run_args.shard,
                   "i/N: compute share i of N of the run (its batches i, i + N, …) into the --out folder, for "
@@ -569,15 +589,21 @@ int main(int argc, char** argv) {
   auto* validate = app.add_subcommand(
       "validate", "check a pipeline file without running it; prints the memory estimate and an estimated run time");
   add_pipeline_options(*validate, args);
-  validate->add_option("--batch", batch, "series per batch, as for run (0 = chosen from the input size)")
+  ValidateArgs validate_args;
+  validate->add_option("--batch", validate_args.batch, "series per batch, as for run (0 = chosen from the input size)")
       ->check(CLI::Range(0, 1000000));
-  validate->add_option("--in-flight", in_flight, "most batches alive at once, as for run (0 = 2 per thread)")
+  validate->add_option("--in-flight", validate_args.in_flight,
+                       "most batches alive at once, as for run (0 = 2 per thread)")
       ->check(CLI::Range(0, 100000));
-  int validate_ranks = 1;
-  validate->add_option("-n,--ranks", validate_ranks,
+  validate->add_option("-n,--ranks", validate_args.ranks,
                        "also say what each of N ranks (mpirun -n N, or N shards) needs: memory and time, for "
                        "SLURM's --mem and --time")
       ->check(CLI::Range(1, 1000000));
+  validate->add_option("--sim-model", validate_args.sim_model,
+                       "estimate stages on sim or cuda devices with this modelled accelerator (as run --sim-model)");
+  validate->add_flag("--json", validate_args.json,
+                     "print the checked plan as JSON (every element's resolved parameters, tensors, memory and "
+                     "time estimates with each stage's flops), for scripts");
 
   std::string stage_name;
   auto* stages_cmd = app.add_subcommand("stages", "list every source, stage and sink with its parameters");
@@ -594,7 +620,7 @@ int main(int argc, char** argv) {
     if (run->parsed()) return run_command(args, run_args, std::vector<std::string>(argv, argv + argc));
     if (merge->parsed())
       return merge_command(merge_out, merge_shards, merge_quiet, std::vector<std::string>(argv, argv + argc));
-    if (validate->parsed()) return validate_command(args, batch, in_flight, validate_ranks);
+    if (validate->parsed()) return validate_command(args, validate_args);
     if (graph->parsed()) return graph_command(args, graph_output, batch, in_flight);
     if (devices->parsed()) return devices_command();
     if (stages_cmd->parsed()) return stages_command(stage_name);

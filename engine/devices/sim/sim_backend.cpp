@@ -19,6 +19,7 @@ class SimRun final : public detail::DeviceRun {
     const bool next_here = next && next->residency() == Residency::Modelled;
     return detail::StageNode(detail::make_sim_stage_node(graph, stage, next_here, reporter, devices_, due_));
   }
+  json report() const override { return {{"sim_model", devices_.model().name}}; }
 
  private:
   SimDevices devices_;

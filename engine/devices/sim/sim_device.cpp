@@ -21,7 +21,9 @@ SimDevices::Booking SimDevices::plan_on(int device, const Engines& engines, cons
   b.copy_in_end = b.copy_in_start + seconds(copy_in_s);
   b.compute_start = std::max(b.copy_in_end, engines.compute);
   const double compute_s =
-      std::max(work.flops / model_.flops_per_s, work.device_bytes / model_.memory_bytes_per_s) + model_.launch_s;
+      std::max(work.flops / (work.flops_per_s > 0 ? work.flops_per_s : model_.flops_per_s),
+               work.device_bytes / model_.memory_bytes_per_s) +
+      model_.launch_s;
   b.compute_end = b.compute_start + seconds(compute_s);
   b.copy_out_start = std::max(b.compute_end, engines.copy_out);
   b.done = b.copy_out_start + seconds(work.keep_on_device ? 0.0 : work.bytes_out / model_.device_to_host_bytes_per_s);

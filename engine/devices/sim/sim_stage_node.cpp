@@ -14,9 +14,12 @@ std::unique_ptr<SimNode> make_sim_stage_node(flow::graph& graph, const BuiltStag
   std::vector<int> devices;
   for (const auto& d : stage.devices) devices.push_back(d.index);
   const double flops_per_series = stage.stage->flops_per_series();
+  const auto& rates = sim_devices.model().stage_flops_per_s;
+  const auto rate = rates.find(stage.name);
+  const double flops_per_s = rate == rates.end() ? 0.0 : rate->second;
   return std::make_unique<SimNode>(
       graph, flow::unlimited,
-      [&stage, reporter, &sim_devices, &due, devices, flops_per_series, next_on_sim](
+      [&stage, reporter, &sim_devices, &due, devices, flops_per_series, flops_per_s, next_on_sim](
           BatchPtr batch, SimNode::gateway_type& gateway) {
         guarded("stage", stage.name, batch->index, [&] {
           for (const auto& out : stage.outputs)
@@ -26,7 +29,7 @@ std::unique_ptr<SimNode> make_sim_stage_node(flow::graph& graph, const BuiltStag
         const auto n = static_cast<double>(batch->series_count);
         const SimWork work{flops_per_series * n, (stage.bytes_in_per_series + stage.bytes_out_per_series) * n,
                            stage.bytes_in_per_series * n, stage.bytes_out_per_series * n, batch->resident_device,
-                           next_on_sim};
+                           next_on_sim, flops_per_s};
         const SimDevices::Booking b = sim_devices.book(devices, work, Clock::now());
         const int came_from = batch->resident_device;
         batch->resident_device = next_on_sim ? b.device : -1;
