@@ -8,9 +8,9 @@ namespace pacflow::detail {
 
 namespace flow = oneapi::tbb::flow;
 
-std::unique_ptr<SimNode> make_sim_stage_node(flow::graph& graph, const BuiltStage& stage, bool next_on_sim,
-                                             const ElementReporter& reporter, SimDevices& sim_devices,
-                                             DueTimeQueue& due) {
+std::unique_ptr<SimNode> make_sim_stage_node(flow::graph& graph, const BuiltStage& stage, std::set<std::string> unread,
+                                             bool next_on_sim, const ElementReporter& reporter,
+                                             SimDevices& sim_devices, DueTimeQueue& due) {
   std::vector<int> devices;
   for (const auto& d : stage.devices) devices.push_back(d.index);
   const double flops_per_series = stage.stage->flops_per_series();
@@ -19,11 +19,12 @@ std::unique_ptr<SimNode> make_sim_stage_node(flow::graph& graph, const BuiltStag
   const double flops_per_s = rate == rates.end() ? 0.0 : rate->second;
   return std::make_unique<SimNode>(
       graph, flow::unlimited,
-      [&stage, reporter, &sim_devices, &due, devices, flops_per_series, flops_per_s, next_on_sim](
-          BatchPtr batch, SimNode::gateway_type& gateway) {
+      [&stage, unread = std::move(unread), reporter, &sim_devices, &due, devices, flops_per_series, flops_per_s,
+       next_on_sim](BatchPtr batch, SimNode::gateway_type& gateway) {
         guarded("stage", stage.name, batch->index, [&] {
           for (const auto& out : stage.outputs)
-            if (!out.summary) batch->emplace_rows(out.name, out.rows.rows(batch->series_count), out.per_series, out.dtype);
+            if (!out.summary && !unread.contains(out.name))
+              batch->emplace_rows(out.name, out.rows.rows(batch->series_count), out.per_series, out.dtype);
           for (const auto& name : stage.drop_after) batch->tensors.erase(name);
         });
         const auto n = static_cast<double>(batch->series_count);

@@ -1,6 +1,8 @@
 #pragma once
 // Internal to the sim backend: the flow-graph node of a stage on modelled (sim) devices.
 #include <memory>
+#include <set>
+#include <string>
 #include <oneapi/tbb/flow_graph.h>
 
 #include "engine/devices/sim/sim_device.hpp"
@@ -12,10 +14,11 @@ namespace pacflow::detail {
 
 using SimNode = oneapi::tbb::flow::async_node<BatchPtr, BatchPtr>;
 
-// No arithmetic: zero-filled outputs, released by `due` when the model says the device is done
-// (`next_on_sim`: the batch stays in the device's memory for the next stage).
+// No arithmetic: zero-filled outputs (but for `unread`, which no one will look at), released by `due`
+// when the model says the device is done (`next_on_sim`: the batch stays in the device's memory for
+// the next stage).
 std::unique_ptr<SimNode> make_sim_stage_node(oneapi::tbb::flow::graph& graph, const BuiltStage& stage,
-                                             bool next_on_sim, const ElementReporter& reporter, SimDevices& devices,
-                                             DueTimeQueue& due);
+                                             std::set<std::string> unread, bool next_on_sim,
+                                             const ElementReporter& reporter, SimDevices& devices, DueTimeQueue& due);
 
 }  // namespace pacflow::detail
