@@ -232,10 +232,10 @@ class DatasetRun {
     } catch (const RunCancelled&) {
       throw;
     } catch (const InputError& e) {  // located at the row when the source is at fault; nested: its type stays
-      std::throw_with_nested(InputError(fmt::format("recording {}: {}", row.id, e.what())));
+      std::throw_with_nested(RecordingFailed(fmt::format("recording {}: {}", row.id, e.what())));
     } catch (const std::exception& e) {
       std::throw_with_nested(
-          std::runtime_error(fmt::format("{}:{}: recording {}: {}", table_.file.string(), row.line, row.id, e.what())));
+          RecordingFailed(fmt::format("{}:{}: recording {}: {}", table_.file.string(), row.line, row.id, e.what())));
     }
     recordings.push_back({{"id", row.id},
                           {"rank", rank_},

@@ -16,9 +16,18 @@
 // Ranks (RunOptions::ranks, engine/api/rank_link.hpp): rank r runs the recordings r, r + N, … whole,
 // alone, and sends each one's result arrays to rank 0 (one batch per recording, in order), which
 // stacks them with its own. Every rank writes its recordings' folders (a file system all ranks see).
+#include <stdexcept>
+
 #include "engine/api/pipeline.hpp"
 
 namespace pacflow {
+
+// One recording's run failed: the message names the recording; the cause is nested (an InputError
+// there makes it bad input, caused_by_input).
+class RecordingFailed : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
 
 // Whether `pipeline` runs a dataset: its source is a manifest.
 bool is_dataset(const Pipeline& pipeline);

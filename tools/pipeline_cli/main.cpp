@@ -307,9 +307,17 @@ int run_dataset_command(const Pipeline& pipeline, RunOptions& options, const Run
   json report;
   try {
     report = run_dataset(pipeline, options);
-  } catch (const RunCancelled& stop) {
-    if (!root) return interrupts.signal() ? cli::interrupted_exit_code(interrupts.signal()) : kRunFailed;
-    return interrupted(interrupts, stop, run);
+  } catch (const RunCancelled&) {
+    const int signal = interrupts.signal();
+    if (root)
+      fmt::print(stderr, "pacflow: interrupted by {}; the recordings finished before it are in their folders, the "
+                         "one running and the stacked file are not written\n",
+                 cli::signal_name(signal));
+    return signal ? cli::interrupted_exit_code(signal) : kRunFailed;
+  } catch (const RecordingFailed& e) {
+    // A recording's failure is its rank's alone: that rank says it (fail_job then ends the job).
+    if (!root) fmt::print(stderr, "error: rank {}: {}\n", ranks->link().rank(), e.what());
+    throw;
   }
   if (!root || run.quiet) return kOk;
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
