@@ -4,7 +4,8 @@
 #      REPEATS), and MPI's share: rank 0's time receiving the other ranks' batches (MPI_Recv and
 #      decoding, result.json's run.rank_transfers) per batch, against a batch's compute time.
 #   2. The modelled case: W2's chain on 8 sim devices per rank (bench/sim_models/h100_measured.json:
-#      the H100's measured stage rates) over 1, 2 and 4 ranks, i.e. 8 to 32 modelled GPUs, on W2's
+#      the H100's measured stage rates) over 1, 2 and 4 ranks, i.e. 8 to 32 modelled GPUs (and 32 as
+#      2 x 16 and as one process's 32, beside them), on W2's
 #      channels and length with 4x its epochs (8192 series, batches of 16, read from an .npy file),
 #      with 200 and with 1000 surrogates: rank 0's run time (run.wall_s, median) against the ideal
 #      (the model's device time over the devices), and MPI's share of a batch's modelled time.
@@ -52,19 +53,21 @@ for surrogates in 200 1000; do
     "$surrogates" > "$work/w2x4.pipe"
   device_s=$("$cli" validate --json --devices sim:0 --sim-model "$model" --batch 16 "$work/w2x4.pipe" |
     python3 -c 'import json, sys; print(sum(t["seconds"] for t in json.load(sys.stdin)["run_time_estimate"]["terms"] if "stage" in t))')
-  for n in 1 2 4; do
+  for config in 1x8 2x8 4x8 2x16 1x32; do
+    n=${config%x*} per_rank=${config#*x}
     walls=() receiving=()
     for _ in $(seq "$repeats"); do
       rm -rf "$work/out"
-      options=(run -q "$work/w2x4.pipe" --devices sim:0-7 --sim-model "$model" --batch 16 --out "$work/out")
+      options=(run -q "$work/w2x4.pipe" --devices "sim:0-$((per_rank - 1))" --sim-model "$model" --batch 16
+               --out "$work/out")
       if ((n == 1)); then "$cli" "${options[@]}" 2> /dev/null; else "${launch[@]}" -n "$n" "$cli" "${options[@]}" 2> /dev/null; fi
       walls+=("$(field 'r["wall_s"]')")
       receiving+=("$(field 'r["rank_transfers"]["receiving_s"] / max(r["rank_transfers"]["batches"], 1) if "rank_transfers" in r else 0')")
     done
     wall=$(printf '%s\n' "${walls[@]}" | median)
-    ideal=$(calc "$device_s / (8 * $n)" 4)
+    ideal=$(calc "$device_s / ($per_rank * $n)" 4)
     per_batch=$(printf '%s\n' "${receiving[@]}" | median)
     batch_s=$(calc "$device_s * 16 / 8192" 6)
-    echo "| $surrogates | $n x 8 | $(calc "$wall" 3) s | $(calc "$ideal" 3) s | $(calc "100 * $ideal / $wall" 1) % | $(calc "$per_batch * 1000" 3) ms | $(calc "100 * $per_batch / $batch_s" 2) % |"
+    echo "| $surrogates | $n x $per_rank | $(calc "$wall" 3) s | $(calc "$ideal" 3) s | $(calc "100 * $ideal / $wall" 1) % | $(calc "$per_batch * 1000" 3) ms | $(calc "100 * $per_batch / $batch_s" 2) % |"
   done
 done
