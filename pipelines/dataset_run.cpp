@@ -169,10 +169,14 @@ json stacked_attributes(const json& plan, const json& facts) {
   return attributes;
 }
 
+// The memory sink each recording's run hands its results over with (a name of its own: the
+// pipeline's registry may have an `arrays` sink already, the Python module's).
+constexpr const char* kRecordingArrays = "dataset_recording_arrays";
+
 class DatasetRun {
  public:
-  DatasetRun(const Pipeline& pipeline, const RunOptions& options)
-      : pipeline_(pipeline), options_(options), table_(table_of(pipeline)) {
+  DatasetRun(const Pipeline& pipeline, const RunOptions& options, RecordingResults on_recording)
+      : pipeline_(pipeline), options_(options), on_recording_(std::move(on_recording)), table_(table_of(pipeline)) {
     const std::optional<std::string> stacked = text_param(pipeline.elements().front(), "stacked");
     stacked_path_ = !stacked ? default_stacked_path(pipeline) : *stacked == "none" ? fs::path() : fs::path(*stacked);
     if (RankLink* link = options.ranks) {
@@ -220,9 +224,9 @@ class DatasetRun {
     const ManifestRecording& row = table_.recordings[i];
     auto results = std::make_shared<stages::ResultArrays>();
     Registry registry = pipeline_.registry();
-    registry.add(stages::MemorySink::info(results));
+    registry.add(stages::MemorySink::info(results, kRecordingArrays));
     std::vector<ElementSpec> elements = recording_elements(pipeline_, table_, row);
-    elements.push_back({ElementKind::Sink, "arrays", json::object(), {}, {}});
+    elements.push_back({ElementKind::Sink, kRecordingArrays, json::object(), {}, {}});
     RunOptions options = options_;
     options.ranks = nullptr;  // a recording runs whole, in this process
     const auto start = std::chrono::steady_clock::now();
@@ -241,6 +245,7 @@ class DatasetRun {
                           {"rank", rank_},
                           {"series", report["run"]["series"]},
                           {"wall_s", std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count()}});
+    if (on_recording_) on_recording_(row.id, report, *results);
     return {std::move(*results), shared_facts(report)};
   }
 
@@ -258,6 +263,7 @@ class DatasetRun {
 
   const Pipeline& pipeline_;
   RunOptions options_;
+  RecordingResults on_recording_;
   ManifestTable table_;
   fs::path stacked_path_;
   int rank_ = 0, ranks_ = 1;
@@ -273,10 +279,10 @@ bool is_dataset(const Pipeline& pipeline) {
   return !elements.empty() && elements.front().kind == ElementKind::Source && elements.front().name == "manifest";
 }
 
-json run_dataset(const Pipeline& pipeline, const RunOptions& options) {
+json run_dataset(const Pipeline& pipeline, const RunOptions& options, const RecordingResults& on_recording) {
   if (!options.checkpoint.empty())
     throw InputError("--checkpoint: a dataset's recordings each run whole; run the dataset again to redo it");
-  return DatasetRun(pipeline, options).run();
+  return DatasetRun(pipeline, options, on_recording).run();
 }
 
 json validate_dataset(const Pipeline& pipeline, const RunOptions& options) {

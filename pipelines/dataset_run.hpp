@@ -16,9 +16,12 @@
 // Ranks (RunOptions::ranks, engine/api/rank_link.hpp): rank r runs the recordings r, r + N, … whole,
 // alone, and sends each one's result arrays to rank 0 (one batch per recording, in order), which
 // stacks them with its own. Every rank writes its recordings' folders (a file system all ranks see).
+#include <functional>
 #include <stdexcept>
+#include <string>
 
 #include "engine/api/pipeline.hpp"
+#include "stages/io/memory/memory_sink.hpp"
 
 namespace pacflow {
 
@@ -33,10 +36,15 @@ class RecordingFailed : public std::runtime_error {
 bool is_dataset(const Pipeline& pipeline);
 
 // Runs the dataset. Throws InputError naming the table's line for a bad row, and a recording's
-// failure nested in an error naming the recording. Returns the dataset's report: every recording
-// (id, its outputs' folder, its run's time) and the stacked file. `options` apply to every
-// recording's run; a checkpoint is refused (a dataset run again runs every recording again).
-json run_dataset(const Pipeline& pipeline, const RunOptions& options);
+// failure nested in an error naming the recording (RecordingFailed). Returns the dataset's report:
+// every recording (id, the rank that ran it, its series and time) and the stacked file. `options`
+// apply to every recording's run (its progress reports too); a checkpoint is refused (a dataset run
+// again runs every recording again).
+// `on_recording`, when given, receives each recording this process runs, as it finishes: its id, its
+// run's report and its result arrays (the Python module keeps them).
+using RecordingResults =
+    std::function<void(const std::string& id, const json& report, const stages::ResultArrays& results)>;
+json run_dataset(const Pipeline& pipeline, const RunOptions& options, const RecordingResults& on_recording = {});
 
 // Checks the dataset without running it: the table, every file, and every recording's pipeline as
 // Pipeline::validate does (its source opened). Returns each recording's plan (id, table line, plan).

@@ -7,6 +7,7 @@
 #include "engine/api/json_text.hpp"
 #include "engine/devices/backends.hpp"
 #include "engine/io/provenance.hpp"
+#include "pipelines/dataset_run.hpp"
 #include "python/bindings/errors.hpp"
 #include "python/bindings/numpy_arrays.hpp"
 #include "python/bindings/request.hpp"
@@ -26,7 +27,35 @@ std::shared_ptr<const stages::HostArray> input_of(const py::object& input, const
   return host_array_of(input.cast<py::array>(), name);
 }
 
-// Runs the request; returns (report as JSON text, result arrays, coordinates).
+// A dataset (pipelines/dataset_run.hpp): every recording's run, each one's report and arrays kept;
+// returns (the dataset's report as JSON text, None, [(id, report, result arrays, coordinates)…]).
+py::tuple run_dataset_request(json request, const Registry& registry, RunOptions options, const py::object& progress) {
+  if (options.trace) throw InputError("trace: a dataset runs once per recording; trace one recording's pipeline");
+  request["arrays"] = false;  // each recording's run hands its arrays over itself
+  const Pipeline pipeline = request_pipeline(request, registry);
+  struct Recording {
+    std::string id;
+    json report;
+    stages::ResultArrays results;
+  };
+  std::vector<Recording> recordings;  // filled on the worker thread, read once it has ended
+  const json report = run_while_python_waits(
+      [&](const RunOptions& o) {
+        return run_dataset(pipeline, o, [&](const std::string& id, const json& r, const stages::ResultArrays& a) {
+          recordings.push_back({id, r, a});
+        });
+      },
+      std::move(options), progress);
+  py::list out;
+  for (auto& r : recordings) {
+    const py::tuple arrays = result_tuples(std::move(r.results));
+    out.append(py::make_tuple(r.id, json_text(r.report, -1), arrays[0], arrays[1]));
+  }
+  return py::make_tuple(json_text(report, -1), py::none(), out);
+}
+
+// Runs the request; returns (report as JSON text, result arrays, coordinates), or for a dataset what
+// run_dataset_request returns.
 py::tuple run(const std::string& request_text, const py::object& input, const std::string& input_name,
               const py::object& progress, const std::vector<std::string>& command) {
   const json request = json::parse(request_text);
@@ -37,6 +66,7 @@ py::tuple run(const std::string& request_text, const py::object& input, const st
   options.provenance = collect_provenance(command, simd::simd_width());
   TraceRecorder trace;
   if (!options.trace_file.empty()) options.trace = &trace;
+  if (is_dataset(pipeline)) return run_dataset_request(request, registry, std::move(options), progress);
   const json report = run_while_python_waits(pipeline, std::move(options), progress);
   const py::tuple arrays = result_tuples(std::move(*results));
   return py::make_tuple(json_text(report, -1), arrays[0], arrays[1]);

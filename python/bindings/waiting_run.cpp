@@ -24,6 +24,12 @@ struct Shared {
 }  // namespace
 
 json run_while_python_waits(const Pipeline& pipeline, RunOptions options, const py::object& progress) {
+  return run_while_python_waits([&pipeline](const RunOptions& o) { return pipeline.run(o); }, std::move(options),
+                                progress);
+}
+
+json run_while_python_waits(const std::function<json(const RunOptions&)>& run, RunOptions options,
+                            const py::object& progress) {
   Shared shared;
   options.on_progress = [&shared](const Progress& p) {
     const std::lock_guard lock(shared.mutex);
@@ -39,7 +45,7 @@ json run_while_python_waits(const Pipeline& pipeline, RunOptions options, const 
     std::jthread worker([&](std::stop_token stop) {
       try {
         options.stop = std::move(stop);
-        report = pipeline.run(options);
+        report = run(options);
       } catch (...) {
         failure = std::current_exception();
       }

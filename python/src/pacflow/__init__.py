@@ -16,11 +16,12 @@ from typing import Any
 
 from . import _core
 from .comodulogram import comodulogram
+from .dataset import Dataset
 from .pipeline import Pipeline, run
 from .result import Result
 
 __version__: str = _core.version()
-__all__ = ["Pipeline", "Result", "comodulogram", "devices", "elements", "run", "__version__"]
+__all__ = ["Dataset", "Pipeline", "Result", "comodulogram", "devices", "elements", "run", "__version__"]
 
 
 def elements() -> dict[str, Any]:

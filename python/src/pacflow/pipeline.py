@@ -13,6 +13,7 @@ import numpy as np
 from . import _core
 from ._arrays import engine_array
 from ._progress import ProgressBar, progress_callback
+from .dataset import Dataset, dataset_of
 from .result import Result
 
 Progress = Union[bool, Callable[[int, int, float], None], None]
@@ -163,7 +164,7 @@ class Pipeline:
         return _core.graph(_dumps(request), self._input, "the array")
 
 
-def _run(request: dict[str, Any], input: Optional[np.ndarray], progress: Progress) -> Result:
+def _run(request: dict[str, Any], input: Optional[np.ndarray], progress: Progress) -> Union[Result, Dataset]:
     callback = progress_callback(progress)
     try:
         report, arrays, coordinates = _core.run(_dumps(request), input, "the array", callback,
@@ -171,6 +172,8 @@ def _run(request: dict[str, Any], input: Optional[np.ndarray], progress: Progres
     finally:
         if isinstance(callback, ProgressBar):
             callback.close()
+    if arrays is None:  # a dataset: `coordinates` holds each recording's results
+        return dataset_of(report, coordinates, _result)
     return _result(report, arrays, coordinates)
 
 
@@ -178,8 +181,12 @@ def run(pipe: Union[str, os.PathLike], *, set: Optional[Mapping[str, Any]] = Non
         out: Optional[Union[str, os.PathLike]] = None, devices: Optional[str] = None, fallback: Optional[str] = None,
         vram: Optional[str] = None, batch_size: int = 0, in_flight: int = 0,
         checkpoint: Optional[Union[str, os.PathLike]] = None, trace: Optional[Union[str, os.PathLike]] = None,
-        max_memory: Optional[str] = None, clean: bool = False, progress: Progress = None) -> Result:
+        max_memory: Optional[str] = None, clean: bool = False, progress: Progress = None) -> Union[Result, Dataset]:
     """Run a ``.pipe`` file, as ``pipeline_cli run`` does, and return its :class:`Result`.
+
+    A file whose source is ``manifest`` (a dataset: one recording per row of a table) runs once per
+    recording, as ``pipeline_cli run`` runs it, and returns a :class:`Dataset`: each recording's
+    Result by its id, and ``Dataset.stack(name)``.
 
     Parameters
     ----------

@@ -26,8 +26,8 @@ ElementInfo ManifestSource::info() {
 
 StreamInfo ManifestSource::open(const std::stop_token&) {
   throw InputError(fmt::format("{}: a manifest runs the pipeline once per recording, as a dataset "
-                               "(pipeline_cli run x.pipe; in C++, run_dataset in pipelines/dataset_run.hpp), "
-                               "not as one stream",
+                               "(pipeline_cli run x.pipe, pacflow.run; in C++, run_dataset in "
+                               "pipelines/dataset_run.hpp), not as one stream",
                                path_.string()));
 }
 

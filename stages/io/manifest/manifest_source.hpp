@@ -1,9 +1,10 @@
 #pragma once
 // Source `manifest`: a dataset, one recording per row of a tab-separated file (path=subjects.tsv),
 // each read by a file source (npy, edf, hdf5) with the row's parameters. The rest of the pipeline
-// runs once per recording: pipelines/dataset_run.hpp runs it (pipeline_cli run and validate),
-// writing each recording's results into a folder of its own and all of them stacked in one HDF5
-// file (stacked=). The table's format: pipelines/manifest_table.hpp and docs/datasets.md.
+// runs once per recording: pipelines/dataset_run.hpp runs it (pipeline_cli run and validate,
+// pacflow.run), writing each recording's results into a folder of its own and all of them stacked in
+// one HDF5 file (stacked=). The table's format: pipelines/manifest_table.hpp, and docs/cluster.md
+// ("Datasets").
 //
 // This element declares the parameters, so that `pipeline_cli stages`, validation and the .pipe
 // format know them; it reads no samples itself: a pipeline that starts with it run as one stream

@@ -6,9 +6,9 @@
 
 namespace pacflow::stages {
 
-ElementInfo MemorySink::info(std::shared_ptr<ResultArrays> results) {
-  ElementInfo info = element_info<MemorySink>("arrays", "every result as an array in the caller's memory (the Python "
-                                                        "module's Result); writes no file");
+ElementInfo MemorySink::info(std::shared_ptr<ResultArrays> results, const std::string& name) {
+  ElementInfo info = element_info<MemorySink>(name, "every result as an array in the caller's memory (the Python "
+                                                    "module's Result); writes no file");
   info.make_sink = [make = info.make_sink, results = std::move(results)](const Params& params) {
     std::unique_ptr<Sink> sink = make(params);
     static_cast<MemorySink&>(*sink).results_ = results;

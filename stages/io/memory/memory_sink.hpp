@@ -36,8 +36,8 @@ class MemorySink final : public Sink {
   void finish(const json& report, OutputSet& outputs) override;
   void abort() noexcept override;
 
-  // The element `arrays`, whose sinks fill `results` when their run succeeds.
-  static ElementInfo info(std::shared_ptr<ResultArrays> results);
+  // The element `arrays` (or `name`), whose sinks fill `results` when their run succeeds.
+  static ElementInfo info(std::shared_ptr<ResultArrays> results, const std::string& name = "arrays");
   static void declare(ParamBinder<MemorySink>&) {}
 
  private:

@@ -1,0 +1,82 @@
+"""The results of a dataset: a pipeline whose source is a manifest, run once per recording."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Mapping
+from typing import Any, Optional
+
+import numpy as np
+
+from .result import Result
+
+
+class Dataset(Mapping[str, Result]):
+    """Every recording's :class:`Result`, by the recording's id, in the table's order.
+
+    ``pacflow.run`` returns one for a ``.pipe`` file whose source is ``manifest`` (docs/cluster.md,
+    "Datasets"): each recording ran as its own pipeline, wrote its files into a folder named after
+    it, and the stacked HDF5 file holds every result with a first dimension ``recordings``.
+
+    Attributes
+    ----------
+    report : dict
+        The dataset's report: the table, each recording's id, series and run time, and the stacked
+        file (``stacked``), when written.
+    """
+
+    def __init__(self, report: dict[str, Any], recordings: dict[str, Result]) -> None:
+        self.report = report
+        self._recordings = recordings
+
+    def __getitem__(self, recording: str) -> Result:
+        try:
+            return self._recordings[recording]
+        except KeyError:
+            raise KeyError(f"no recording {recording!r}; the dataset has {', '.join(self._recordings)}") from None
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._recordings)
+
+    def __len__(self) -> int:
+        return len(self._recordings)
+
+    @property
+    def stacked_file(self) -> Optional[str]:
+        """The HDF5 file with every recording's results stacked, or None when none was written."""
+        return self.report.get("stacked")
+
+    def stack(self, name: str) -> np.ndarray:
+        """One result of every recording, stacked along a new first axis (``recordings``).
+
+        Parameters
+        ----------
+        name : str
+            The result (``pac``, ``pac_z``, ``trial_pvalues``, …).
+
+        Returns
+        -------
+        numpy.ndarray
+            float32, shape ``(recordings, *the result's shape)``: what the stacked file holds.
+
+        Raises
+        ------
+        ValueError
+            When the recordings' arrays differ in shape (other epochs, channels or bands).
+        """
+        arrays = [result[name] for result in self._recordings.values()]
+        shapes = {a.shape for a in arrays}
+        if len(shapes) > 1:
+            raise ValueError(f"{name}: the recordings' arrays differ in shape ({sorted(shapes)}); "
+                             "take them one by one: dataset[recording]")
+        return np.stack(arrays)
+
+    def __repr__(self) -> str:
+        return f"Dataset({len(self)} recordings: {', '.join(self._recordings)})"
+
+
+def dataset_of(report_text: str, recordings: list, result: Any) -> Dataset:
+    """The Dataset that ``_core.run`` describes: its report, and (id, report, arrays, coordinates)
+    for each recording; ``result`` makes one recording's Result."""
+    return Dataset(json.loads(report_text),
+                   {id: result(report, arrays, coords) for id, report, arrays, coords in recordings})
