@@ -302,11 +302,20 @@ int run_dataset_command(const Pipeline& pipeline, RunOptions& options, const Run
   if (!run.trace_path.empty())
     throw InputError("--trace: a dataset runs once per recording; trace one recording's pipeline instead");
   const bool root = !ranks || ranks->link().rank() == 0;
-  options.on_progress = nullptr;  // a line per recording instead
+  options.on_progress = nullptr;  // a line per recording instead (rank 0's own)
   const auto start = std::chrono::steady_clock::now();
+  auto last = start;
+  const auto each = [&](const std::string& id, const json& r, const stages::ResultArrays&) {
+    const auto now = std::chrono::steady_clock::now();
+    if (root && !run.quiet)
+      fmt::print("pacflow: recording {}: {} series in {:.3f} s\n", id, r["run"]["series"].get<std::int64_t>(),
+                 std::chrono::duration<double>(now - last).count());
+    std::fflush(stdout);
+    last = now;
+  };
   json report;
   try {
-    report = run_dataset(pipeline, options);
+    report = run_dataset(pipeline, options, each);
   } catch (const RunCancelled&) {
     const int signal = interrupts.signal();
     if (root)
