@@ -234,12 +234,12 @@ int merge_dataset(const Pipeline& pipeline, const RunOptions& options, const cli
   for (const json& recording : report["recordings"]) {
     const std::string id = recording["id"].get<std::string>();
     const std::filesystem::path from = shards.dir_of(recording["rank"].get<int>()) / id;
+    const std::filesystem::path to = std::filesystem::path(out) / id;
+    std::filesystem::create_directories(to);
     std::error_code error;
     for (const auto& file : std::filesystem::directory_iterator(from, error))
-      if (file.is_regular_file() && file.path().filename().string().front() != '.') {
-        std::filesystem::create_directories(std::filesystem::path(out) / id);
-        copies.add(file.path(), std::filesystem::path(out) / id / file.path().filename(), true);
-      }
+      if (file.is_regular_file() && file.path().filename().string().front() != '.')
+        copies.add(file.path(), to / file.path().filename(), true);
     if (error)
       throw InputError(fmt::format("merge: {}: the shard's results of recording {} cannot be read: {}", from.string(),
                                    id, error.message()));
