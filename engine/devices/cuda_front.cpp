@@ -49,10 +49,17 @@ std::vector<std::string> CudaFront::listing() const {
   const GpuPlugin& plugin = gpu_plugin();
   std::vector<std::string> lines;
   if (plugin.availability.devices.empty()) lines.push_back("cuda     none: " + plugin.availability.why_none);
-  for (const auto& d : plugin.availability.devices)
-    lines.push_back(fmt::format("cuda:{:<3} {}, {:.1f} GiB, compute capability {}.{} (CUDA_VISIBLE_DEVICES numbering)",
-                                d.index, d.name, static_cast<double>(d.memory_bytes) / 0x1p30, d.compute_major,
-                                d.compute_minor));
+  for (const auto& d : plugin.availability.devices) {
+    const double gib = static_cast<double>(d.memory_bytes) / 0x1p30;
+    if (d.shares > 1)
+      lines.push_back(fmt::format("cuda:{:<3} {}, {:.1f} GiB, compute capability {}.{}: logical GPU {} of {} on CUDA "
+                                  "device {} (PACFLOW_LOGICAL_GPUS)",
+                                  d.index, d.name, gib, d.compute_major, d.compute_minor, d.index % d.shares + 1,
+                                  d.shares, d.ordinal));
+    else
+      lines.push_back(fmt::format("cuda:{:<3} {}, {:.1f} GiB, compute capability {}.{} (CUDA_VISIBLE_DEVICES numbering)",
+                                  d.index, d.name, gib, d.compute_major, d.compute_minor));
+  }
   if (plugin.backend) lines.push_back(fmt::format("         {}; plugin {}", plugin.availability.versions, plugin.path.string()));
   return lines;
 }
@@ -78,8 +85,14 @@ json CudaFront::provenance(bool used) const {
   json gpus = json::array();
   if (!used) return {{"gpus", gpus}, {"gpus_none", "not probed: no stage ran on a GPU"}};
   const GpuAvailability& cuda = cuda_availability();
-  for (const GpuInfo& gpu : cuda.devices)
-    gpus.push_back({{"device", DeviceRef{this, gpu.index}.name()}, {"name", gpu.name}, {"memory_bytes", gpu.memory_bytes}});
+  for (const GpuInfo& gpu : cuda.devices) {
+    json entry = {{"device", DeviceRef{this, gpu.index}.name()}, {"name", gpu.name}, {"memory_bytes", gpu.memory_bytes}};
+    if (gpu.shares > 1) {  // PACFLOW_LOGICAL_GPUS
+      entry["cuda_device"] = gpu.ordinal;
+      entry["logical_per_gpu"] = gpu.shares;
+    }
+    gpus.push_back(std::move(entry));
+  }
   json out = {{"gpus", gpus}};
   if (gpus.empty()) out["gpus_none"] = cuda.why_none;
   return out;

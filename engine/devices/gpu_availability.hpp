@@ -8,9 +8,11 @@
 namespace pacflow {
 
 struct GpuInfo {
-  int index = 0;  // cuda:<index>, in CUDA_VISIBLE_DEVICES numbering
+  int index = 0;    // cuda:<index>
+  int ordinal = 0;  // the CUDA device (CUDA_VISIBLE_DEVICES numbering) it runs on: index, unless
+  int shares = 1;   // PACFLOW_LOGICAL_GPUS presents each GPU as `shares` logical ones
   std::string name;
-  std::size_t memory_bytes = 0;
+  std::size_t memory_bytes = 0;  // of a logical GPU: its share
   int compute_major = 0;
   int compute_minor = 0;
 };

@@ -100,14 +100,14 @@ void FiltFiltBankOnGpu::apply(const float* signal, std::int64_t series, float* o
   const std::int64_t rows = cufft::padded_count(series * bands);
   const SharedMemory prod = ctx.scratch(bytes(rows * bins, sizeof(float2)));
   multiply<<<cuda::blocks_for(rows * bins), cuda::kThreads, 0, stream>>>(
-      reinterpret_cast<const float2*>(spec.data), spectra_.on(ctx.device()), series, bands, bins, rows,
+      reinterpret_cast<const float2*>(spec.data), spectra_.on(ctx), series, bands, bins, rows,
       reinterpret_cast<float2*>(prod.data));
   cuda::check_launch("bandpass multiply");
   const SharedMemory full = ctx.scratch(bytes(rows * n, sizeof(float)));
   plans.get(ctx, cufft::Kind::ComplexToReal, n).execute(ctx, prod.data, full.data, rows);
 
   extract<<<cuda::blocks_for(series * bands * t), cuda::kThreads, 0, stream>>>(
-      reinterpret_cast<const float*>(full.data), orders_.on(ctx.device()), series, bands, t, bank_.pad(), n, out);
+      reinterpret_cast<const float*>(full.data), orders_.on(ctx), series, bands, t, bank_.pad(), n, out);
   cuda::check_launch("bandpass extract");
 }
 

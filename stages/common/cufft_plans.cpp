@@ -22,8 +22,8 @@ cufftType type_of(Kind kind) {
 }
 }  // namespace
 
-Plan::Plan(int device, Kind kind, std::int64_t n) : kind_(kind), n_(n) {
-  const cuda::DeviceScope on(device);
+Plan::Plan(int ordinal, Kind kind, std::int64_t n) : kind_(kind), n_(n) {
+  const cuda::DeviceScope on(ordinal);
   check(cufftCreate(&handle_), "cufftCreate");
   check(cufftSetAutoAllocation(handle_, 0), "cufftSetAutoAllocation");
   long long length = n;
@@ -74,7 +74,7 @@ void Plan::execute(const cuda::StageContext& ctx, void* in, void* out, std::int6
 Plan& PlanCache::get(const cuda::StageContext& ctx, Kind kind, std::int64_t n) {
   const std::lock_guard lock(mutex_);
   auto& plan = plans_[{ctx.device(), kind, n}];
-  if (!plan) plan = std::make_unique<Plan>(ctx.device(), kind, n);
+  if (!plan) plan = std::make_unique<Plan>(ctx.ordinal(), kind, n);
   return *plan;
 }
 

@@ -39,7 +39,7 @@ void check(cufftResult status, const char* what);
 
 class Plan {
  public:
-  Plan(int device, Kind kind, std::int64_t n);
+  Plan(int ordinal, Kind kind, std::int64_t n);  // on CUDA device `ordinal`
   ~Plan();
   Plan(const Plan&) = delete;
   Plan& operator=(const Plan&) = delete;
@@ -57,7 +57,7 @@ class Plan {
   std::size_t work_bytes_ = 0;
 };
 
-// Plans by (device, kind, length), made on first use (making one costs milliseconds).
+// Plans by (the run's device, kind, length), made on first use (making one costs milliseconds).
 class PlanCache {
  public:
   Plan& get(const cuda::StageContext& ctx, Kind kind, std::int64_t n);

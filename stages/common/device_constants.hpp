@@ -11,6 +11,7 @@
 
 #include "engine/devices/cuda/check.hpp"
 #include "engine/devices/cuda/handles.hpp"
+#include "engine/devices/cuda/stage_context.hpp"
 
 namespace pacflow::cuda {
 
@@ -21,12 +22,12 @@ class DeviceConstants {
   explicit DeviceConstants(std::vector<T> values) : host_(std::move(values)) {}
 
   std::size_t size() const { return host_.size(); }
-  // The array on `device`, uploaded (synchronously, once) the first time it is asked for there.
-  const T* on(int device) {
+  // The array on ctx's device, uploaded (synchronously, once) the first time it is asked for there.
+  const T* on(const StageContext& ctx) {
     const std::lock_guard lock(mutex_);
-    auto& copy = copies_[device];
+    auto& copy = copies_[ctx.device()];
     if (!copy) {
-      const DeviceScope scope(device);
+      const DeviceScope scope(ctx.ordinal());
       void* p = nullptr;
       check(cudaMalloc(&p, std::max<std::size_t>(host_.size(), 1) * sizeof(T)), "cudaMalloc (stage constants)");
       copy.reset(static_cast<T*>(p));
@@ -45,7 +46,7 @@ class DeviceConstants {
   };
   std::vector<T> host_;
   std::mutex mutex_;
-  std::map<int, std::unique_ptr<T, Free>> copies_;
+  std::map<int, std::unique_ptr<T, Free>> copies_;  // by the run's device
 };
 
 }  // namespace pacflow::cuda

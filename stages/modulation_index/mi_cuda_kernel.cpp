@@ -30,7 +30,7 @@ class MiCudaKernel final : public cuda::Kernel {
     const std::int64_t cells = batch.series_count * s_.n_pha_ * s_.n_amp_;
     const SharedMemory values = ctx.scratch(static_cast<std::size_t>(cells) * sizeof(double));
     auto* mi_values = reinterpret_cast<double*>(values.data);
-    mi::shifted_measure_on_gpu(bands, *mi::gpu_measure(s_.settings_, s_.length_), observed_shift_.on(ctx.device()), 1,
+    mi::shifted_measure_on_gpu(bands, *mi::gpu_measure(s_.settings_, s_.length_), {observed_shift_.on(ctx), 1, 0},
                                mi_values, ctx);
     float* pac = StageContext::data<float>(ctx.emplace(batch, "pac", {s_.n_pha_, s_.n_amp_}, DType::Float32));
     cuda::narrow_to_float(mi_values, cells, pac, ctx);

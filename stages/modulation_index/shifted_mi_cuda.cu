@@ -7,6 +7,7 @@
 #include "stages/common/cuda_launch.hpp"
 #include "stages/modulation_index/methods/pac_math.hpp"
 #include "stages/modulation_index/mi_math.hpp"
+#include "stages/modulation_index/run_mi_cuda.hpp"
 
 namespace pacflow::mi {
 
@@ -26,13 +27,13 @@ __device__ Item decode(std::int64_t item, std::int64_t shift_count, std::int64_t
 }
 
 // Blocks for a grid-stride loop over `items` warps, a few per multiprocessor.
-unsigned blocks_for_items(std::int64_t items, int warps, int device) {
+unsigned blocks_for_items(std::int64_t items, int warps, int ordinal) {
   int sms = 0;
-  cuda::check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device), "cudaDeviceGetAttribute");
+  cuda::check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, ordinal), "cudaDeviceGetAttribute");
   return static_cast<unsigned>(std::clamp<std::int64_t>((items + warps - 1) / warps, 1, std::int64_t{sms} * 64));
 }
 
-// ---- binned measures (tort, hr) ----
+// ---- heights ratio ----
 
 // bin[s][p][t] = phase_bin(phase[s][p][t]).
 __global__ void bin_phases(const float* phase, std::int64_t total, int bins, std::uint16_t* out) {
@@ -52,11 +53,11 @@ __global__ void count_bins(const std::uint16_t* bin_of, std::int64_t length, int
   for (int j = threadIdx.x; j < bins; j += blockDim.x) counts[blockIdx.x * std::int64_t{bins} + j] = histogram[j];
 }
 
-// One warp per item: per-bin sums of the shifted amplitude, then the measure.
-__global__ void shifted_binned(const std::uint16_t* bin_of, const int* counts, const float* amplitude,
-                               const std::int64_t* shifts, std::int64_t shift_count, std::int64_t n_pha,
-                               std::int64_t n_amp, std::int64_t length, int bins, GpuMeasure measure,
-                               double inv_log_bins, std::int64_t items, double* out) {
+// One warp per item: per-bin sums of the shifted amplitude, then the heights ratio.
+__global__ void shifted_heights(const std::uint16_t* bin_of, const int* counts, const float* amplitude,
+                                const std::int64_t* shifts, std::int64_t shift_count, std::int64_t n_pha,
+                                std::int64_t n_amp, std::int64_t length, int bins, std::int64_t items,
+                                double* out) {
   extern __shared__ double shared[];
   const int warps = blockDim.x / kWarp;
   const int warp = threadIdx.x / kWarp;
@@ -83,21 +84,13 @@ __global__ void shifted_binned(const std::uint16_t* bin_of, const int* counts, c
       bin_sums[j] = sum;
     }
     __syncwarp();
-    if (lane == 0) {
-      const int* count = counts + (at.s * n_pha + at.p) * bins;
-      if (measure == GpuMeasure::HeightsRatio) {
-        out[item] = heights_ratio(bin_sums, count, bins);
-      } else {
-        for (int j = 0; j < bins; ++j) bin_sums[j] *= inverse_count(count[j]);  // the bin means
-        out[item] = tort_mi_from_means<double, long long>(bin_sums, bins, inv_log_bins);
-      }
-    }
+    if (lane == 0) out[item] = heights_ratio(bin_sums, counts + (at.s * n_pha + at.p) * bins, bins);
     __syncwarp();
   }
 }
 
-void binned_on_gpu(const GpuBatchBands& batch, const GpuMeasureSpec& spec, const std::int64_t* shifts,
-                   std::int64_t shift_count, double* out, const cuda::StageContext& ctx) {
+void heights_on_gpu(const GpuBatchBands& batch, const GpuMeasureSpec& spec, const std::int64_t* shifts,
+                    std::int64_t shift_count, double* out, const cuda::StageContext& ctx) {
   const int bins = spec.bins;
   if (bins < 1 || bins > kMaxGpuBins) throw std::logic_error("shifted_measure_on_gpu: bins out of range");
   const cudaStream_t stream = ctx.stream();
@@ -116,15 +109,15 @@ void binned_on_gpu(const GpuBatchBands& batch, const GpuMeasureSpec& spec, const
   const std::size_t per_warp = static_cast<std::size_t>(bins) * (kWarp + 1) * sizeof(double);
   const int warps = static_cast<int>(std::clamp<std::size_t>(kSharedBudget / per_warp, 1, kMaxWarpsPerBlock));
   const std::size_t shared = per_warp * static_cast<std::size_t>(warps);
-  if (shared > 48 * 1024)
-    cuda::check(cudaFuncSetAttribute(shifted_binned, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                     static_cast<int>(shared)),
+  if (shared > 48 * 1024)  // always the same limit: concurrent launches never lower it under each other
+    cuda::check(cudaFuncSetAttribute(shifted_heights, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                     static_cast<int>(kSharedBudget)),
                 "cudaFuncSetAttribute (mi shared memory)");
   const std::int64_t items = batch.series * shift_count * batch.n_pha * batch.n_amp;
-  shifted_binned<<<blocks_for_items(items, warps, ctx.device()), static_cast<unsigned>(warps * kWarp), shared,
-                   stream>>>(bins_data, counts_data, batch.amplitude, shifts, shift_count, batch.n_pha, batch.n_amp,
-                             batch.length, bins, spec.measure, inverse_log_bins(bins), items, out);
-  cuda::check_launch("mi shifted_binned");
+  shifted_heights<<<blocks_for_items(items, warps, ctx.ordinal()), static_cast<unsigned>(warps * kWarp), shared,
+                    stream>>>(bins_data, counts_data, batch.amplitude, shifts, shift_count, batch.n_pha, batch.n_amp,
+                              batch.length, bins, items, out);
+  cuda::check_launch("mi shifted_heights");
 }
 
 // ---- complex-sum measures (mvl, ndpac, plv) ----
@@ -283,7 +276,7 @@ void complex_on_gpu(const GpuBatchBands& batch, const GpuMeasureSpec& spec, cons
     cuda::check_launch("mi amplitude_moments");
   }
   const std::int64_t items = batch.series * shift_count * batch.n_pha * batch.n_amp;
-  shifted_complex<<<blocks_for_items(items, kMaxWarpsPerBlock, ctx.device()), kMaxWarpsPerBlock * kWarp, 0, stream>>>(
+  shifted_complex<<<blocks_for_items(items, kMaxWarpsPerBlock, ctx.ordinal()), kMaxWarpsPerBlock * kWarp, 0, stream>>>(
       in, shifts, shift_count, batch.n_pha, batch.n_amp, batch.length, spec.measure, spec.ndpac_threshold, items, out);
   cuda::check_launch("mi shifted_complex");
 }
@@ -294,7 +287,7 @@ double shifted_measure_scratch_bytes_per_series(const GpuMeasureSpec& spec, std:
                                                 std::int64_t length) {
   const auto t = static_cast<double>(length);
   switch (spec.measure) {
-    case GpuMeasure::Tort:
+    case GpuMeasure::Tort: return tort_by_runs_scratch_bytes_per_series(spec.bins, n_pha, n_amp, length);
     case GpuMeasure::HeightsRatio: return static_cast<double>(n_pha) * (2.0 * t + 4.0 * spec.bins);
     case GpuMeasure::VectorLength:
     case GpuMeasure::NormalisedDirect: return static_cast<double>(n_pha) * 16.0 * (t + 1) + 16.0 * static_cast<double>(n_amp);
@@ -303,12 +296,15 @@ double shifted_measure_scratch_bytes_per_series(const GpuMeasureSpec& spec, std:
   return 0;
 }
 
-void shifted_measure_on_gpu(const GpuBatchBands& batch, const GpuMeasureSpec& spec, const std::int64_t* shifts,
-                            std::int64_t shift_count, double* out, const cuda::StageContext& ctx) {
-  if (spec.measure == GpuMeasure::Tort || spec.measure == GpuMeasure::HeightsRatio)
-    binned_on_gpu(batch, spec, shifts, shift_count, out, ctx);
-  else
-    complex_on_gpu(batch, spec, shifts, shift_count, out, ctx);
+void shifted_measure_on_gpu(const GpuBatchBands& batch, const GpuMeasureSpec& spec, const GpuShifts& shifts,
+                            double* out, const cuda::StageContext& ctx) {
+  switch (spec.measure) {
+    case GpuMeasure::Tort: tort_by_runs_on_gpu(batch, spec.bins, shifts, out, ctx); break;
+    case GpuMeasure::HeightsRatio: heights_on_gpu(batch, spec, shifts.values, shifts.count, out, ctx); break;
+    case GpuMeasure::VectorLength:
+    case GpuMeasure::NormalisedDirect:
+    case GpuMeasure::PhaseLocking: complex_on_gpu(batch, spec, shifts.values, shifts.count, out, ctx); break;
+  }
 }
 
 }  // namespace pacflow::mi

@@ -3,11 +3,12 @@
 // a GPU: the GPU form of the methods' evaluate() (methods/method.hpp), used by the mi stage (one
 // shift, 0) and the surrogates stage (the observed alignment and every surrogate's shift).
 //
-// Binned measures (tort, hr): each phase sample is binned once per phase band (phase_bin) and the
+// Tort: by runs of equal phase bin, as the CPU (run_mi_cuda.hpp).
+// Heights ratio: each phase sample is binned once per phase band (phase_bin) and the
 // bin counts taken once (a shift does not change them). One warp then sums, for one cell and shift,
 // the shifted amplitude of every sample into its bin: each lane keeps its own per-bin sums (double,
 // shared memory) and the lanes' sums are added in a fixed order. The value comes from
-// tort_mi_from_means or heights_ratio, the functions the CPU uses.
+// heights_ratio, the function the CPU uses.
 // Complex-sum measures (mvl, ndpac, plv): cos and sin of each phase (and envelope phase) are taken
 // once; one warp sums Σ_t A(t + s) e^{iφ(t)} (or e^{i(φ(t) − ψ(t + s))}) for one cell and shift, the
 // lanes' partial sums added by a fixed shuffle tree; the value comes from vector_length or
@@ -40,11 +41,19 @@ struct GpuBatchBands {
   std::int64_t length = 0;
 };
 
+// The alignments of the amplitude: values[k] (device array, 0 <= values[k] < length), the largest
+// of them on the host.
+struct GpuShifts {
+  const std::int64_t* values = nullptr;
+  std::int64_t count = 0;
+  std::int64_t largest = 0;
+};
+
 // out (device) [series][shifts][n_pha][n_amp] = the measure with the amplitude (and, for plv, the
-// envelope phase) circularly shifted by shifts[k] (device array, 0 <= shifts[k] < length), queued on
-// ctx's stream.
-void shifted_measure_on_gpu(const GpuBatchBands& batch, const GpuMeasureSpec& spec, const std::int64_t* shifts,
-                            std::int64_t shift_count, double* out, const cuda::StageContext& ctx);
+// envelope phase) circularly shifted by shifts.values[k], queued on ctx's stream. Tort runs by runs
+// of equal phase bin (run_mi_cuda.hpp) and equals the CPU bit for bit.
+void shifted_measure_on_gpu(const GpuBatchBands& batch, const GpuMeasureSpec& spec, const GpuShifts& shifts,
+                            double* out, const cuda::StageContext& ctx);
 
 // Device scratch per series beside `out` (bins and counts, or cosines and sines and moments).
 double shifted_measure_scratch_bytes_per_series(const GpuMeasureSpec& spec, std::int64_t n_pha, std::int64_t n_amp,

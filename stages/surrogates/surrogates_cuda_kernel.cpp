@@ -1,6 +1,8 @@
 // Stage `surrogates` on a GPU (part of the CUDA plugin): time-shift and time-lag surrogates of the
 // measures the GPU has (modulation_index/gpu_support.hpp), per series, their statistics, and the
 // trial-level test's epoch pairings.
+#include <algorithm>
+
 #include "engine/devices/cuda/check.hpp"
 #include "engine/devices/cuda/kernel.hpp"
 #include "stages/common/device_constants.hpp"
@@ -14,7 +16,10 @@ namespace pacflow::stages {
 
 class SurrogatesCudaKernel final : public cuda::Kernel {
  public:
-  explicit SurrogatesCudaKernel(const SurrogatesStage& stage) : s_(stage), shifts_(stage.alignment_shifts_) {}
+  explicit SurrogatesCudaKernel(const SurrogatesStage& stage)
+      : s_(stage),
+        shifts_(stage.alignment_shifts_),
+        largest_shift_(stage.alignment_shifts_.empty() ? 0 : *std::ranges::max_element(stage.alignment_shifts_)) {}
 
   std::string why_not() const override {
     if (s_.kind_ == SurrogatesStage::Kind::SwapTrials) return "swap_trials surrogates are computed on the CPU only";
@@ -33,13 +38,13 @@ class SurrogatesCudaKernel final : public cuda::Kernel {
     SharedMemory values =
         ctx.scratch(static_cast<std::size_t>(batch.series_count * (s_.n_perm_ + 1) * cells) * sizeof(double));
     auto* mi_values = reinterpret_cast<double*>(values.data);
-    mi::shifted_measure_on_gpu(bands, *mi::gpu_measure(s_.settings_, s_.length_), shifts_.on(ctx.device()),
-                               s_.n_perm_ + 1, mi_values, ctx);
+    mi::shifted_measure_on_gpu(bands, *mi::gpu_measure(s_.settings_, s_.length_),
+                               {shifts_.on(ctx), s_.n_perm_ + 1, largest_shift_}, mi_values, ctx);
     float* out[6] = {};
     for (std::size_t i = 0; i < s_.outputs_.size(); ++i)
       out[i] = StageContext::data<float>(ctx.emplace(batch, s_.outputs_[i], {s_.n_pha_, s_.n_amp_}, DType::Float32));
     surrogates::surrogate_stats_on_gpu(mi_values, batch.series_count, s_.n_perm_, cells, out, out[5], s_.norm_, ctx);
-    if (s_.trials_.test != surrogates::TrialTest::None) trial_pairings(batch, bands, shifts_.on(ctx.device()), ctx);
+    if (s_.trials_.test != surrogates::TrialTest::None) trial_pairings(batch, bands, shifts_.on(ctx), ctx);
   }
 
   double workspace_bytes(std::int64_t series) const override {
@@ -82,7 +87,7 @@ class SurrogatesCudaKernel final : public cuda::Kernel {
         pair.amplitude = bands.amplitude + (lo + d) * per_epoch * n_amp * length;
         if (bands.envelope_phase) pair.envelope_phase = bands.envelope_phase + (lo + d) * per_epoch * cells * length;
         pair.series = (hi - lo) * per_epoch;
-        mi::shifted_measure_on_gpu(pair, spec, observed, 1, measured, ctx);
+        mi::shifted_measure_on_gpu(pair, spec, {observed, 1, 0}, measured, ctx);
         for (std::int64_t e = lo; e < hi; ++e)
           cuda::check(cudaMemcpy2DAsync(pairings + ((e * per_epoch) * block + (e + d - first)) * cells,
                                         static_cast<std::size_t>(block) * cell_bytes,
@@ -96,6 +101,7 @@ class SurrogatesCudaKernel final : public cuda::Kernel {
   const SurrogatesStage& s_;
   // The alignments of the amplitude on each device: 0 (observed), then each surrogate's shift.
   cuda::DeviceConstants<std::int64_t> shifts_;
+  std::int64_t largest_shift_;
 };
 
 std::unique_ptr<StageKernel> make_surrogates_cuda_kernel(const Stage& stage) {

@@ -2,7 +2,8 @@
 # Runs the CUDA tests under each of compute-sanitizer's tools (memcheck with leak checking,
 # racecheck, synccheck, initcheck) and fails if any reports an error. Child processes the tests
 # start (pipeline_cli) are followed too. Needs a GPU; without compute-sanitizer or a GPU it says so
-# and exits 0 (skipped), like the tests themselves.
+# and exits 0 (skipped), like the tests themselves. Every GPU is presented as four logical ones
+# (PACFLOW_LOGICAL_GPUS, unless set otherwise), so that the multi-GPU tests (ManyGpus.*) run too.
 # Usage: tests/cuda/compute_sanitizer.sh [CUDA_TESTS] [GTEST_FILTER]
 #   (defaults: build/tests/cuda_tests, every test). Each tool's log is written to
 #   $PACFLOW_SANITIZER_LOGS/sanitizer-TOOL.log (default: the current folder); each tool stops after
@@ -14,6 +15,7 @@ sanitizer=$(command -v compute-sanitizer || ls /usr/local/cuda/bin/compute-sanit
 [[ -n $sanitizer ]] || { echo "compute_sanitizer.sh: skipped: compute-sanitizer is not installed"; exit 0; }
 [[ -x $tests ]] || { echo "compute_sanitizer.sh: $tests is missing: build the default preset with nvcc present" >&2; exit 2; }
 if ! nvidia-smi -L > /dev/null 2>&1; then echo "compute_sanitizer.sh: skipped: no GPU visible"; exit 0; fi
+export PACFLOW_LOGICAL_GPUS=${PACFLOW_LOGICAL_GPUS:-4}
 logs=${PACFLOW_SANITIZER_LOGS:-.}
 mkdir -p "$logs"
 failed=0

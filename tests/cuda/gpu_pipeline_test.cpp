@@ -4,6 +4,7 @@
 // saying why, when no GPU is visible.
 #include <cmath>
 #include <filesystem>
+#include <functional>
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
@@ -255,9 +256,10 @@ class GpuCopy final : public Stage {
 
 class FailingGpuCopyKernel final : public cuda::Kernel {
  public:
-  explicit FailingGpuCopyKernel(const GpuCopy& stage) : stage_(stage) {}
+  using FailsOn = std::function<bool(const Batch&, const cuda::StageContext&)>;
+  FailingGpuCopyKernel(const GpuCopy& stage, FailsOn fails_on) : stage_(stage), fails_on_(std::move(fails_on)) {}
   void run(Batch& batch, cuda::StageContext& ctx) override {
-    if (batch.index == 3) throw std::runtime_error("injected failure");
+    if (fails_on_(batch, ctx)) throw std::runtime_error("injected failure");
     const Tensor& in = batch.at("signal");
     Tensor& out = ctx.emplace(batch, "copied", {stage_.length()}, DType::Float32);
     if (cudaMemcpyAsync(out.device_data(), in.device_data(), in.bytes(), cudaMemcpyDeviceToDevice, ctx.stream()) !=
@@ -267,18 +269,25 @@ class FailingGpuCopyKernel final : public cuda::Kernel {
 
  private:
   const GpuCopy& stage_;
+  FailsOn fails_on_;
 };
+
+// The built-in stages and gpu_copy, whose kernel fails where `fails_on` says (a stage from outside
+// the plugin brings its own kernel).
+Registry with_gpu_copy(FailingGpuCopyKernel::FailsOn fails_on) {
+  Registry registry = stages::builtin_registry();
+  ElementInfo info{ElementKind::Stage, "gpu_copy", "test stage", {}, {},
+                   [](const Params&) { return std::make_unique<GpuCopy>(); }, {}};
+  info.kernels["cuda"] = [fails_on](const Stage& stage) {
+    return std::make_unique<FailingGpuCopyKernel>(dynamic_cast<const GpuCopy&>(stage), fails_on);
+  };
+  registry.add(std::move(info));
+  return registry;
+}
 
 TEST_F(GpuPipeline, FailingGpuStageCancelsTheRunNamingStageBatchAndDevice) {
   const testing::ScratchDir dir("gpu_failure");
-  Registry registry = stages::builtin_registry();
-  // A stage from outside the plugin brings its own kernel.
-  ElementInfo info{ElementKind::Stage, "gpu_copy", "test stage", {}, {},
-                   [](const Params&) { return std::make_unique<GpuCopy>(); }, {}};
-  info.kernels["cuda"] = [](const Stage& stage) {
-    return std::make_unique<FailingGpuCopyKernel>(dynamic_cast<const GpuCopy&>(stage));
-  };
-  registry.add(std::move(info));
+  const Registry registry = with_gpu_copy([](const Batch& batch, const cuda::StageContext&) { return batch.index == 3; });
   Pipeline p(registry);
   p.source("synthetic", {{"fs", 512}, {"epochs", 4}, {"channels", 5}, {"n_times", 256}})
       .stage("gpu_copy", {{"on", "cuda:0"}})
@@ -318,6 +327,84 @@ TEST_F(GpuPipeline, CliRunsOnTheGpuAndListsIt) {
   const auto run = testing::run_cli("run -q gpu.pipe --vram 0.5", dir.path());
   ASSERT_EQ(run.exit_code, 0) << run.err;
   EXPECT_TRUE(fs::exists(dir / "out" / "pac_z.npy"));
+}
+
+// ---- several GPUs: on a machine with one, as logical GPUs (PACFLOW_LOGICAL_GPUS=4, which CTest's
+// cuda_tests .logical4 copies set) ----
+
+class ManyGpus : public GpuPipeline {
+ protected:
+  void SetUp() override {
+    GpuPipeline::SetUp();
+    if (IsSkipped()) return;
+    if (cuda_availability().count() < 4)
+      GTEST_SKIP() << cuda_availability().count() << " GPU(s) visible, 4 needed: run with PACFLOW_LOGICAL_GPUS=4";
+  }
+};
+
+// Each stage pinned to its own GPU: every batch moves from GPU to GPU (device-to-device copies,
+// each GPU's stream waiting on the last one's), and the numbers are those of one GPU.
+TEST_F(ManyGpus, FourStagesPinnedToFourGpusGiveOneGpusNumbers) {
+  const testing::ScratchDir dir("gpu_pinned_four");
+  pac_pipeline(dir / "reference", "cuda:0").run({3, 0, {}});
+  for (std::int64_t batch : {1, 3, 8}) {
+    const auto out = dir / fmt::format("b{}", batch);
+    const json report = pac_pipeline(out, "", {"cuda:0", "cuda:1", "cuda:2", "cuda:3"}).run({batch, 0, {}});
+    expect_identical(dir / "reference", out, fmt::format("one stage per GPU, batch {}", batch));
+    const json& devices = report["run"]["gpu"]["devices"];
+    ASSERT_EQ(devices.size(), 4u) << report["run"]["gpu"];
+    const char* stage_of[] = {"bandpass", "hilbert", "mi", "surrogates"};
+    for (std::size_t d = 0; d < 4; ++d) {
+      EXPECT_EQ(devices[d]["device"], fmt::format("cuda:{}", d));
+      ASSERT_EQ(devices[d]["stages"].size(), 1u) << devices[d];
+      EXPECT_TRUE(devices[d]["stages"].contains(stage_of[d])) << devices[d];
+      EXPECT_GT(devices[d]["tensors_high_water_bytes"].get<double>(), 0) << devices[d];
+    }
+  }
+}
+
+// Replicated over four GPUs: the work is spread over all of them, the numbers are one GPU's.
+TEST_F(ManyGpus, ReplicatedOverFourGpusGivesOneGpusNumbers) {
+  const testing::ScratchDir dir("gpu_replicated_four");
+  pac_pipeline(dir / "reference", "cuda:0").run({2, 0, {}});
+  const json report = pac_pipeline(dir / "four", "cuda:0,1,2,3").run({1, 0, {}});
+  expect_identical(dir / "reference", dir / "four", "replicated over cuda:0-3, batch 1");
+  const json& devices = report["run"]["gpu"]["devices"];
+  ASSERT_EQ(devices.size(), 4u) << report["run"]["gpu"];
+  for (const auto& device : devices) EXPECT_FALSE(device["stages"].empty()) << device;  // each did some
+}
+
+// Logical GPUs say what they share; each has its own memory budget, a share of the device's.
+TEST_F(ManyGpus, LogicalGpusReportTheirDeviceAndTheirShareOfItsMemory) {
+  const GpuAvailability& gpus = cuda_availability();
+  if (gpus.devices.front().shares == 1) GTEST_SKIP() << "physical GPUs: nothing shared";
+  const testing::ScratchDir dir("gpu_logical_report");
+  const json report = pac_pipeline(dir / "out", "cuda:0,1").run({2, 0, {}});
+  const json& gpu = report["run"]["gpu"];
+  for (const auto& device : gpu["devices"]) {
+    EXPECT_EQ(device["logical_per_gpu"], gpus.devices.front().shares) << device;
+    EXPECT_GT(device["budget_bytes"].get<std::size_t>(), 0u) << device;  // 90 % of its share by default
+    EXPECT_LE(device["budget_bytes"].get<std::size_t>(), gpus.devices.front().memory_bytes) << device;
+  }
+  EXPECT_EQ(gpu["same_gpu_links"].size(), 2u) << gpu;  // cuda:0 -> 1 and 1 -> 0
+}
+
+// A failure on one of the GPUs cancels the run, naming that GPU, and leaves no output.
+TEST_F(ManyGpus, AFailureOnOneGpuCancelsTheRunNamingIt) {
+  const testing::ScratchDir dir("gpu_failure_on_one");
+  const Registry registry = with_gpu_copy([](const Batch&, const cuda::StageContext& ctx) { return ctx.device() == 2; });
+  Pipeline p(registry);
+  p.source("synthetic", {{"fs", 512}, {"epochs", 4}, {"channels", 5}, {"n_times", 256}})
+      .stage("gpu_copy", {{"on", "cuda:0,1,2,3"}})
+      .sink("npy", {{"dir", (dir / "out").string()}});
+  try {
+    p.run({1, 0, {}});
+    FAIL() << "the failure on cuda:2 did not stop the run";
+  } catch (const StageError& e) {
+    EXPECT_EQ(e.stage(), "gpu_copy");
+    EXPECT_NE(std::string(e.what()).find("on cuda:2: injected failure"), std::string::npos) << e.what();
+  }
+  EXPECT_FALSE(fs::exists(dir / "out" / "copied.npy"));
 }
 
 }  // namespace

@@ -2,11 +2,14 @@
 # On a GPU machine, with a bundle from tools/gpu/bundle.sh: the GPU checks of issue 21 in one go,
 # each step's log and JSON written into OUT_DIR (default ./gpu-check):
 #   devices   nvidia-smi and `pipeline_cli devices`
-#   tests     cuda_tests, stage_tests 'Devices/*', the CUDA tests of pipeline_tests
-#   sanitize  tests/cuda/compute_sanitizer.sh (memcheck, racecheck, synccheck, initcheck)
+#   tests     cuda_tests, again with every GPU as four logical ones (PACFLOW_LOGICAL_GPUS=4: the
+#             multi-GPU paths), stage_tests 'Devices/*', the CUDA tests of pipeline_tests
+#   sanitize  tests/cuda/compute_sanitizer.sh (memcheck, racecheck, synccheck, initcheck; over four
+#             logical GPUs)
 #   bench     gpu_bench (medians of 5), JSON kept
-#   cli       W1-W3 through pipeline_cli on cuda:0 and on the CPU (bench/run_workloads.sh), and
-#             W1's fixed costs: process start, device enumeration, a traced run
+#   cli       W1-W3 and gPAC's scenario through pipeline_cli on cuda:0 and W1-W3 on the CPU
+#             (bench/run_workloads.sh), and W1's fixed costs: process start, device enumeration, a
+#             traced run
 # Usage: tools/gpu/check.sh [BUNDLE] [OUT_DIR] [STEP...]   (from the repository root; all steps
 # when none is named). A step that fails is reported and the others still run; the exit status is
 # the number of failed steps.
@@ -42,6 +45,7 @@ for s in $steps; do
       step cli-devices "$bin/pipeline_cli" devices ;;
     tests)
       step cuda_tests "$bin/cuda_tests"
+      step cuda_tests-logical4 env PACFLOW_LOGICAL_GPUS=4 "$bin/cuda_tests" --gtest_filter='GpuPipeline.*:ManyGpus.*'
       step stage_tests-devices "$bin/stage_tests" --gtest_filter='Devices/*'
       step pipeline_tests-gpu "$bin/pipeline_tests" --gtest_filter='*Gpu*:*Cuda*:*cuda*' ;;
     sanitize)
@@ -55,6 +59,8 @@ for s in $steps; do
       step cli-devices-start bash -c "TIMEFORMAT=%R; for i in 1 2 3 4 5; do time $bin/pipeline_cli devices >/dev/null; done"
       step w1-trace "$bin/pipeline_cli" run -q --devices cuda:0 --out "$out/w1" --trace "$out/w1/trace.json" pipelines/bench/w1.pipe
       step workloads-cuda env PACFLOW_CLI="$bin/pipeline_cli" PACFLOW_RUN_ARGS="--devices cuda:0" bench/run_workloads.sh 5
+      step gpac-input "$bin/make_example_inputs" --gpac out/bench
+      step gpac-cuda env PACFLOW_CLI="$bin/pipeline_cli" PACFLOW_RUN_ARGS="--devices cuda:0" bench/run_workloads.sh 3 gpac
       step workloads-cpu env PACFLOW_CLI="$bin/pipeline_cli" bench/run_workloads.sh 5 ;;
     *) echo "check.sh: unknown step '$s' (devices tests sanitize bench cli)" >&2; exit 2 ;;
   esac

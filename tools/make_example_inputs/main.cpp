@@ -1,7 +1,8 @@
 // make_example_inputs: writes the small recordings the example pipelines read (EDF+, BDF+ and HDF5)
 // from the synthetic generator, so the repository carries no binary data files.
 //
-//   make_example_inputs [DIR]     (default: out/example_inputs)
+//   make_example_inputs [DIR]          (default: out/example_inputs)
+//   make_example_inputs --gpac [DIR]   (default: out/bench): only DIR/gpac.npy, below
 //
 //   DIR/recording.edf  EDF+, 8 EEG channels (Fz Cz Pz Oz C3 C4 T7 T8), 60 s at 256 Hz, in uV, with a
 //                      "stim" annotation every 5 s from 2.5 s on
@@ -9,12 +10,17 @@
 //   DIR/recording.h5   dataset /eeg [8 epochs][8 channels][1024 samples] float32, chunked one epoch
 //                      per chunk, attributes fs = 256 and channel_names
 // Channels Fz, Cz and C3 carry 6 Hz -> 80 Hz coupling; the others do not.
+//
+//   DIR/gpac.npy       the input of gPAC's paper scenario (pipelines/bench/gpac.pipe): 256 channels
+//                      of 10 minutes at 1 kHz, float32 [256][600000] (614 MB), every third channel
+//                      coupled 6 Hz -> 80 Hz
 #include <cstdio>
 #include <filesystem>
 #include <fmt/format.h>
 #include <string>
 #include <vector>
 
+#include "engine/io/npy.hpp"
 #include "stages/io/common/output_paths.hpp"
 #include "stages/io/edf/edf_writer.hpp"
 #include "stages/io/hdf5/hdf5_attributes.hpp"
@@ -104,16 +110,44 @@ void write_hdf5(const fs::path& path) {
   hdf5::write_attributes(dataset.get(), {{"fs", kRate}, {"channel_names", kLabels}, {"units", "uV"}}, where);
 }
 
+// gPAC's scenario, channel by channel (the file is written whole or not at all).
+void write_gpac(const fs::path& path) {
+  stages::SyntheticConfig c;
+  c.fs = 1000;
+  c.epochs = 1;
+  c.channels = 256;
+  c.n_times = 600'000;
+  c.seed = 11;
+  for (std::int64_t ch = 0; ch < c.channels; ch += 3) c.coupled.push_back(ch);
+  NpyWriter writer(path, {c.channels, c.n_times});
+  std::vector<float> series(static_cast<std::size_t>(c.n_times));
+  for (std::int64_t ch = 0; ch < c.channels; ++ch) {
+    stages::synthesize_series(c, ch, series.data());
+    writer.append(series.data(), c.n_times);
+  }
+  writer.commit();
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc > 2 || (argc == 2 && (std::string(argv[1]) == "-h" || std::string(argv[1]) == "--help"))) {
-    std::fprintf(stderr, "usage: make_example_inputs [DIR]   (default DIR: out/example_inputs)\n");
-    return argc > 2 ? 2 : 0;
+  const std::vector<std::string> args(argv + 1, argv + argc);
+  const bool gpac = !args.empty() && args[0] == "--gpac";
+  const std::size_t rest = args.size() - (gpac ? 1 : 0);
+  if (rest > 1 || (!args.empty() && (args[0] == "-h" || args[0] == "--help"))) {
+    std::fprintf(stderr,
+                 "usage: make_example_inputs [DIR]          the example recordings (default DIR: out/example_inputs)\n"
+                 "       make_example_inputs --gpac [DIR]   gPAC's scenario, DIR/gpac.npy (default DIR: out/bench)\n");
+    return rest > 1 ? 2 : 0;
   }
-  const fs::path dir = argc == 2 ? argv[1] : "out/example_inputs";
+  const fs::path dir = rest == 1 ? args.back() : (gpac ? "out/bench" : "out/example_inputs");
   try {
     pacflow::stages::create_directories_or_throw(dir);
+    if (gpac) {
+      write_gpac(dir / "gpac.npy");
+      fmt::print("wrote {}/gpac.npy\n", dir.string());
+      return 0;
+    }
     write_edf(dir / "recording.edf", false);
     write_edf(dir / "recording.bdf", true);
     write_hdf5(dir / "recording.h5");

@@ -1,5 +1,6 @@
 // The cuda backend: what libpacflow_cuda.so gives the engine (engine/devices/gpu_backend.hpp) through its
 // two entry points at the end of this file.
+#include <cstdlib>
 #include <fmt/format.h>
 
 #include "engine/devices/cuda/cuda_devices.hpp"
@@ -15,8 +16,9 @@ namespace {
 
 class CudaRun final : public GpuRun {
  public:
-  CudaRun(const std::map<int, std::size_t>& budgets, const HostAllocator& page_locked, detail::FirstFailure& failure)
-      : runtime_(budgets, page_locked), failure_(failure) {}
+  CudaRun(const std::map<int, std::size_t>& budgets, const std::vector<GpuInfo>& visible,
+          const HostAllocator& page_locked, detail::FirstFailure& failure)
+      : runtime_(budgets, visible, page_locked), failure_(failure) {}
 
   std::unique_ptr<detail::GpuNode> make_node(oneapi::tbb::flow::graph& graph, const detail::BuiltStage& stage,
                                              bool stays, const detail::ElementReporter& reporter) override {
@@ -44,9 +46,9 @@ class CudaRun final : public GpuRun {
 
 class CudaBackend final : public GpuBackend {
  public:
-  CudaBackend() : kernels_(stages::cuda_kernels()) {}
+  CudaBackend() : kernels_(stages::cuda_kernels()), availability_(find_devices()) {}
 
-  GpuAvailability availability() const override { return visible_devices(); }
+  GpuAvailability availability() const override { return availability_; }
 
   const KernelFactory* kernel(const std::string& element) const override {
     const auto it = kernels_.find(element);
@@ -56,11 +58,24 @@ class CudaBackend final : public GpuBackend {
   const HostAllocator& page_locked() const override { return page_locked_; }
 
   std::unique_ptr<GpuRun> start(const std::map<int, std::size_t>& budgets, detail::FirstFailure& failure) override {
-    return std::make_unique<CudaRun>(budgets, page_locked_, failure);
+    return std::make_unique<CudaRun>(budgets, availability_.devices, page_locked_, failure);
   }
 
  private:
+  // The visible GPUs, each as PACFLOW_LOGICAL_GPUS logical ones; none, saying why, when its value
+  // is not a number of them.
+  static GpuAvailability find_devices() {
+    const LogicalGpus logical = parse_logical_gpus(std::getenv(kLogicalGpusVariable));
+    GpuAvailability found = visible_devices(logical.per_gpu);
+    if (!logical.error.empty()) {
+      found.devices.clear();
+      found.why_none = logical.error;
+    }
+    return found;
+  }
+
   std::map<std::string, KernelFactory> kernels_;
+  GpuAvailability availability_;
   PageLockedHost page_locked_;
 };
 

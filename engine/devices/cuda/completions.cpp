@@ -54,8 +54,8 @@ void Completions::loop() {
       std::exception_ptr error;
       if (status[i] != cudaSuccess) {
         cudaGetLastError();
-        error = std::make_exception_ptr(Error(fmt::format("on cuda:{}: the GPU work failed: {} ({})",
-                                                          done[i].event.device(), cudaGetErrorString(status[i]),
+        error = std::make_exception_ptr(Error(fmt::format("on {}: the GPU work failed: {} ({})",
+                                                          done[i].event.gpu().name(), cudaGetErrorString(status[i]),
                                                           cudaGetErrorName(status[i]))));
       }
       done[i].then(done[i].event, error);

@@ -1,5 +1,6 @@
 #include "engine/devices/cuda/cuda_devices.hpp"
 
+#include <charconv>
 #include <cstdlib>
 #include <cuda_runtime_api.h>
 #include <fmt/format.h>
@@ -13,7 +14,32 @@ std::string version_name(int v) { return fmt::format("{}.{}", v / 1000, v % 1000
 
 }  // namespace
 
-GpuAvailability visible_devices() {
+LogicalGpus parse_logical_gpus(const char* value) {
+  if (value == nullptr || *value == '\0') return {};
+  const std::string text(value);
+  int n = 0;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), n);
+  if (error != std::errc() || end != text.data() + text.size() || n < 1 || n > kMaxLogicalGpus)
+    return {1, fmt::format("{}={}: expected a whole number of logical GPUs per GPU, from 1 to {}",
+                           kLogicalGpusVariable, text, kMaxLogicalGpus)};
+  return {n, ""};
+}
+
+std::vector<GpuInfo> split_into_logical(const std::vector<GpuInfo>& gpus, int per_gpu) {
+  std::vector<GpuInfo> out;
+  for (const GpuInfo& gpu : gpus)
+    for (int j = 0; j < per_gpu; ++j) {
+      GpuInfo logical = gpu;
+      logical.index = gpu.index * per_gpu + j;
+      logical.ordinal = gpu.ordinal;
+      logical.shares = per_gpu;
+      logical.memory_bytes = gpu.memory_bytes / static_cast<std::size_t>(per_gpu);
+      out.push_back(std::move(logical));
+    }
+  return out;
+}
+
+GpuAvailability visible_devices(int per_gpu) {
   GpuAvailability a;
   int runtime = 0, driver = 0;
   cudaRuntimeGetVersion(&runtime);
@@ -47,9 +73,10 @@ GpuAvailability visible_devices() {
   for (int i = 0; i < count; ++i) {
     cudaDeviceProp prop{};
     if (cudaGetDeviceProperties(&prop, i) != cudaSuccess) continue;
-    a.devices.push_back({i, prop.name, prop.totalGlobalMem, prop.major, prop.minor});
+    a.devices.push_back({i, i, 1, prop.name, prop.totalGlobalMem, prop.major, prop.minor});
   }
   if (a.devices.empty()) a.why_none = "no GPU: no CUDA device answered";
+  if (per_gpu > 1) a.devices = split_into_logical(a.devices, per_gpu);
   return a;
 }
 

@@ -83,10 +83,10 @@ std::unique_ptr<GpuNode> make_gpu_stage_node(oneapi::tbb::flow::graph& graph, co
           const int device = gpus.choose(*batch, devices);
           naming_device(cuda::device_name(device), [&] {
             // Timing events bracket the stage's copies up and kernels on the batch's stream.
-            auto started = std::make_shared<cuda::Event>(device, true);
+            auto started = std::make_shared<cuda::Event>(gpus.gpu(device), true);
             const cuda::StageContext ctx = gpus.run_stage(*stage.device_kernel, *batch, device, stage.reads, started.get());
             for (const auto& name : stage.drop_after) batch->tensors.erase(name);
-            cuda::Event finished(device, true);
+            cuda::Event finished(ctx.gpu(), true);
             finished.record(ctx.stream());
             account_when_done(gpus, graph, failure, stage, reporter, *batch, device, std::move(started),
                               std::move(finished), start, gateway);

@@ -2,14 +2,14 @@
 
 namespace pacflow::cuda {
 
-DeviceScope::DeviceScope(int device) {
+DeviceScope::DeviceScope(int ordinal) {
   check(cudaGetDevice(&previous_), "cudaGetDevice");
-  if (previous_ != device) check(cudaSetDevice(device), "cudaSetDevice");
+  if (previous_ != ordinal) check(cudaSetDevice(ordinal), "cudaSetDevice");
 }
 
-DeviceScope::DeviceScope(int device, std::nothrow_t) noexcept {
+DeviceScope::DeviceScope(int ordinal, std::nothrow_t) noexcept {
   if (cudaGetDevice(&previous_) != cudaSuccess) previous_ = -1;
-  if (previous_ != device) cudaSetDevice(device);
+  if (previous_ != ordinal) cudaSetDevice(ordinal);
 }
 
 DeviceScope::~DeviceScope() {
@@ -17,37 +17,37 @@ DeviceScope::~DeviceScope() {
   if (previous_ >= 0 && cudaGetDevice(&now) == cudaSuccess && now != previous_) cudaSetDevice(previous_);
 }
 
-Stream::Stream(int device) : device_(device) {
-  const DeviceScope on(device);
+Stream::Stream(Gpu gpu) : gpu_(gpu) {
+  const DeviceScope on(gpu.ordinal);
   check(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "cudaStreamCreateWithFlags");
 }
 
 Stream::~Stream() {
   if (!stream_) return;
-  const DeviceScope on(device_, std::nothrow);
+  const DeviceScope on(gpu_.ordinal, std::nothrow);
   cudaStreamDestroy(stream_);  // returns at once; the device finishes queued work first
 }
 
-Event::Event(int device, bool timing) : device_(device) {
-  const DeviceScope on(device);
+Event::Event(Gpu gpu, bool timing) : gpu_(gpu) {
+  const DeviceScope on(gpu.ordinal);
   check(cudaEventCreateWithFlags(&event_, timing ? cudaEventDefault : cudaEventDisableTiming), "cudaEventCreate");
 }
 
 Event::~Event() {
   if (!event_) return;
-  const DeviceScope on(device_, std::nothrow);
+  const DeviceScope on(gpu_.ordinal, std::nothrow);
   cudaEventDestroy(event_);
 }
 
 void Event::record(cudaStream_t stream) { check(cudaEventRecord(event_, stream), "cudaEventRecord"); }
 
 cudaError_t Event::query() const {
-  const DeviceScope on(device_, std::nothrow);
+  const DeviceScope on(gpu_.ordinal, std::nothrow);
   return cudaEventQuery(event_);
 }
 
 void Event::wait() const {
-  const DeviceScope on(device_);
+  const DeviceScope on(gpu_.ordinal);
   check(cudaEventSynchronize(event_), "cudaEventSynchronize");
 }
 

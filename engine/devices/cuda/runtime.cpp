@@ -7,7 +7,6 @@
 #include <utility>
 #include <vector>
 
-#include "engine/devices/cuda/cuda_devices.hpp"
 #include "engine/devices/cuda/handles.hpp"
 
 namespace pacflow::cuda {
@@ -18,7 +17,7 @@ namespace {
 // batches alive bounds them).
 class StreamPool {
  public:
-  explicit StreamPool(int device) : device_(device) {}
+  explicit StreamPool(Gpu gpu) : gpu_(gpu) {}
   Stream* take() {
     const std::lock_guard lock(mutex_);
     ++resident_;
@@ -27,7 +26,7 @@ class StreamPool {
       free_.pop_back();
       return s;
     }
-    return all_.emplace_back(std::make_unique<Stream>(device_)).get();
+    return all_.emplace_back(std::make_unique<Stream>(gpu_)).get();
   }
   void give_back(Stream* s) {
     const std::lock_guard lock(mutex_);
@@ -38,10 +37,10 @@ class StreamPool {
     const std::lock_guard lock(mutex_);
     return resident_;
   }
-  int device() const { return device_; }
+  Gpu gpu() const { return gpu_; }
 
  private:
-  int device_;
+  Gpu gpu_;
   mutable std::mutex mutex_;
   std::vector<std::unique_ptr<Stream>> all_;
   std::vector<Stream*> free_;
@@ -57,7 +56,8 @@ class Residency final : public DeviceResidency {
   Residency(const Residency&) = delete;
   Residency& operator=(const Residency&) = delete;
 
-  int device() const { return pool_->device(); }
+  int device() const { return pool_->gpu().index; }
+  Gpu gpu() const { return pool_->gpu(); }
   cudaStream_t stream() const { return stream_->get(); }
   std::vector<Tensor> keep_alive;
 
@@ -72,35 +72,47 @@ Residency* residency_of(const Batch& batch) { return static_cast<Residency*>(bat
 }  // namespace
 
 struct Runtime::Device {
-  Device(int index, std::size_t budget) : streams(std::make_shared<StreamPool>(index)), memory(index, budget) {}
+  Device(Gpu gpu, std::size_t budget) : streams(std::make_shared<StreamPool>(gpu)), memory(gpu, budget) {}
   std::shared_ptr<StreamPool> streams;  // shared with the residencies, which may outlive the run
   DeviceMemory memory;
+  Gpu gpu() const { return streams->gpu(); }
   std::string name;
   std::size_t total_bytes = 0;
+  int shares = 1;
 };
 
-Runtime::Runtime(const std::map<int, std::size_t>& budgets, const HostAllocator& page_locked) : pinned_(page_locked) {
-  const std::vector<GpuInfo> visible = visible_devices().devices;
+Runtime::Runtime(const std::map<int, std::size_t>& budgets, const std::vector<GpuInfo>& visible,
+                 const HostAllocator& page_locked)
+    : pinned_(page_locked) {
   for (const auto& [index, budget] : budgets) {
-    auto d = std::make_unique<Device>(index, budget);
     const auto info = std::find_if(visible.begin(), visible.end(), [&](const GpuInfo& v) { return v.index == index; });
-    if (info != visible.end()) {
-      d->name = info->name;
-      d->total_bytes = info->memory_bytes;
-    }
+    if (info == visible.end()) throw Error(fmt::format("{} is not a visible GPU", device_name(index)));
+    // A logical GPU's budget is at most its share of the device.
+    const std::size_t share = info->shares > 1 ? info->memory_bytes : 0;
+    auto d = std::make_unique<Device>(Gpu{index, info->ordinal}, budget == 0 ? share : budget);
+    d->name = info->name;
+    d->total_bytes = info->memory_bytes;
+    d->shares = info->shares;
     devices_.emplace(index, std::move(d));
   }
-  // Direct peer copies between every pair of the run's GPUs that allow them.
+  // Direct peer copies between every pair of the run's CUDA devices that allow them; logical GPUs
+  // of one device copy within it.
   for (const auto& [a, da] : devices_)
     for (const auto& [b, db] : devices_) {
       if (a == b) continue;
+      const int from = da->gpu().ordinal, to = db->gpu().ordinal;
+      if (from == to) {
+        same_gpu_links_.emplace_back(a, b);
+        continue;
+      }
       int can = 0;
-      check(cudaDeviceCanAccessPeer(&can, a, b), "cudaDeviceCanAccessPeer");
+      check(cudaDeviceCanAccessPeer(&can, from, to), "cudaDeviceCanAccessPeer");
       if (!can) continue;
-      const DeviceScope on(a);
-      const cudaError_t status = cudaDeviceEnablePeerAccess(b, 0);
+      const DeviceScope on(from);
+      const cudaError_t status = cudaDeviceEnablePeerAccess(to, 0);
       if (status == cudaErrorPeerAccessAlreadyEnabled) cudaGetLastError();
       else check(status, "cudaDeviceEnablePeerAccess");
+      db->memory.allow_access_from(from);  // peer access does not extend to pools by itself
       peer_links_.emplace_back(a, b);
     }
 }
@@ -112,6 +124,8 @@ Runtime::Device& Runtime::device(int index) const {
   if (it == devices_.end()) throw std::logic_error(fmt::format("cuda:{} is not one of the run's devices", index));
   return *it->second;
 }
+
+Gpu Runtime::gpu(int index) const { return device(index).gpu(); }
 
 int Runtime::choose(const Batch& batch, const std::vector<int>& candidates) const {
   if (const Residency* r = residency_of(batch))
@@ -132,14 +146,15 @@ int Runtime::choose(const Batch& batch, const std::vector<int>& candidates) cons
 StageContext Runtime::enter(Batch& batch, int index) {
   Device& d = device(index);
   Residency* old = residency_of(batch);
-  if (old && old->device() == index) return {index, old->stream(), d.memory};
+  if (old && old->device() == index) return {d.gpu(), old->stream(), d.memory};
   auto moved = std::make_unique<Residency>(d.streams);
-  const StageContext ctx{index, moved->stream(), d.memory};
+  const StageContext ctx{d.gpu(), moved->stream(), d.memory};
   if (old) {
     // From another GPU: the new stream waits for the old one's work, copies each device tensor
-    // peer to peer, and the old stream waits for those copies before it frees the originals.
-    const DeviceScope on(index);
-    Event ready(old->device(), false);
+    // peer to peer (within the device, between logical GPUs of one), and the old stream waits for
+    // those copies before it frees the originals.
+    const DeviceScope on(ctx.ordinal());
+    Event ready(old->gpu(), false);
     ready.record(old->stream());
     check(cudaStreamWaitEvent(moved->stream(), ready.get(), 0), "cudaStreamWaitEvent");
     // The originals are freed (on the old stream) only when this block ends, after that stream
@@ -148,12 +163,12 @@ StageContext Runtime::enter(Batch& batch, int index) {
     for (auto& [name, tensor] : batch.tensors) {
       if (tensor.on_host()) continue;
       SharedMemory memory = d.memory.allocate(tensor.bytes(), moved->stream());
-      check(cudaMemcpyPeerAsync(memory.data, index, tensor.device_data(), old->device(), tensor.bytes(),
+      check(cudaMemcpyPeerAsync(memory.data, ctx.ordinal(), tensor.device_data(), old->gpu().ordinal, tensor.bytes(),
                                 moved->stream()),
             "cudaMemcpyPeerAsync");
       originals.push_back(std::exchange(tensor, Tensor(tensor.shape(), tensor.dtype(), std::move(memory), ctx.device_name())));
     }
-    Event copied(index, false);
+    Event copied(ctx.gpu(), false);
     copied.record(moved->stream());
     check(cudaStreamWaitEvent(old->stream(), copied.get(), 0), "cudaStreamWaitEvent");
     moved->keep_alive = std::move(old->keep_alive);
@@ -165,7 +180,7 @@ StageContext Runtime::enter(Batch& batch, int index) {
 void Runtime::upload(Batch& batch, const std::vector<std::string>& names, const StageContext& ctx) {
   Residency* r = residency_of(batch);
   if (!r || r->device() != ctx.device()) throw std::logic_error("upload to a device the batch is not on");
-  const DeviceScope on(ctx.device());
+  const DeviceScope on(ctx.ordinal());
   for (const auto& name : names) {
     Tensor& host = batch.at(name);
     if (!host.on_host()) continue;
@@ -180,7 +195,7 @@ void Runtime::upload(Batch& batch, const std::vector<std::string>& names, const 
 StageContext Runtime::run_stage(StageKernel& kernel, Batch& batch, int device, const std::vector<std::string>& reads,
                                 Event* started) {
   // Kernels and cuFFT calls go to the current device, which must be the one of the batch's stream.
-  const DeviceScope on(device);
+  const DeviceScope on(gpu(device).ordinal);
   StageContext ctx = enter(batch, device);
   if (started) started->record(ctx.stream());
   upload(batch, reads, ctx);
@@ -189,7 +204,7 @@ StageContext Runtime::run_stage(StageKernel& kernel, Batch& batch, int device, c
 }
 
 Event Runtime::download(Batch& batch, const StageContext& ctx) {
-  const DeviceScope on(ctx.device());
+  const DeviceScope on(ctx.ordinal());
   for (auto& [name, tensor] : batch.tensors) {
     if (tensor.on_host()) continue;
     SharedMemory memory = pinned_.take(tensor.bytes());
@@ -197,7 +212,7 @@ Event Runtime::download(Batch& batch, const StageContext& ctx) {
           "cudaMemcpyAsync (device to host)");
     tensor = Tensor(tensor.shape(), tensor.dtype(), std::move(memory), "cpu");
   }
-  Event done(ctx.device(), false);
+  Event done(ctx.gpu(), false);
   done.record(ctx.stream());
   return done;
 }
@@ -219,17 +234,27 @@ json Runtime::report() const {
     if (const auto it = kernel_ms_.find(index); it != kernel_ms_.end())
       for (const auto& [stage, time] : it->second)
         kernels[stage] = {{"kernel_s", time.first * 1e-3}, {"batches", time.second}};
-    devices.push_back({{"device", device_name(index)},
-                       {"name", d->name},
-                       {"memory_bytes", d->total_bytes},
-                       {"budget_bytes", d->memory.budget()},
-                       {"tensors_high_water_bytes", d->memory.high_water()},
-                       {"pool_reserved_high_water_bytes", d->memory.pool_reserved_high_water()},
-                       {"stages", kernels}});
+    json entry = {{"device", device_name(index)},
+                  {"name", d->name},
+                  {"memory_bytes", d->total_bytes},
+                  {"budget_bytes", d->memory.budget()},
+                  {"tensors_high_water_bytes", d->memory.high_water()},
+                  {"pool_reserved_high_water_bytes", d->memory.pool_reserved_high_water()},
+                  {"stages", kernels}};
+    if (d->shares > 1) {
+      entry["cuda_device"] = d->gpu().ordinal;
+      entry["logical_per_gpu"] = d->shares;
+    }
+    devices.push_back(std::move(entry));
   }
-  json peers = json::array();
-  for (const auto& [a, b] : peer_links_) peers.push_back({device_name(a), device_name(b)});
-  return {{"devices", devices}, {"peer_links", peers}, {"pinned_host_bytes", pinned_.bytes_held()}};
+  const auto named = [](const std::vector<std::pair<int, int>>& links) {
+    json out = json::array();
+    for (const auto& [a, b] : links) out.push_back({device_name(a), device_name(b)});
+    return out;
+  };
+  json out = {{"devices", devices}, {"peer_links", named(peer_links_)}, {"pinned_host_bytes", pinned_.bytes_held()}};
+  if (!same_gpu_links_.empty()) out["same_gpu_links"] = named(same_gpu_links_);
+  return out;
 }
 
 }  // namespace pacflow::cuda

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "engine/api/batch.hpp"
+#include "engine/devices/gpu_availability.hpp"
 #include "engine/devices/cuda/completions.hpp"
 #include "engine/devices/cuda/device_memory.hpp"
 #include "engine/devices/cuda/pinned_pool.hpp"
@@ -30,9 +31,11 @@ namespace pacflow::cuda {
 
 class Runtime {
  public:
-  // The devices the run uses, each with its memory budget in bytes (0: the whole device); downloads
-  // land in memory from `page_locked`, which must outlive the runtime.
-  Runtime(const std::map<int, std::size_t>& budgets, const HostAllocator& page_locked);
+  // The devices the run uses (of `visible`), each with its memory budget in bytes (0: the whole
+  // device, or a logical GPU's share of it); downloads land in memory from `page_locked`, which
+  // must outlive the runtime.
+  Runtime(const std::map<int, std::size_t>& budgets, const std::vector<GpuInfo>& visible,
+          const HostAllocator& page_locked);
   ~Runtime();
   Runtime(const Runtime&) = delete;
   Runtime& operator=(const Runtime&) = delete;
@@ -57,6 +60,8 @@ class Runtime {
   static void release(Batch& batch);
 
   Completions& completions() { return completions_; }
+  // cuda:<index> of the run, with the CUDA device it runs on.
+  Gpu gpu(int index) const;
   // Adds the kernel time of one batch of `stage` on `device` (measured between two events).
   void add_kernel_time(int device, const std::string& stage, double ms);
   // Per device: name, memory, budget, high-water marks; and the peer links enabled.
@@ -68,7 +73,8 @@ class Runtime {
 
   PinnedPool pinned_;
   std::map<int, std::unique_ptr<Device>> devices_;
-  std::vector<std::pair<int, int>> peer_links_;
+  std::vector<std::pair<int, int>> peer_links_;     // direct copies between two CUDA devices
+  std::vector<std::pair<int, int>> same_gpu_links_;  // logical GPUs of one CUDA device
   mutable std::mutex times_mutex_;
   std::map<int, std::map<std::string, std::pair<double, std::int64_t>>> kernel_ms_;  // device -> stage -> (ms, batches)
   Completions completions_;  // declared last: destroyed first, after the last watched event

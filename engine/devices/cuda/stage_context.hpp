@@ -16,12 +16,15 @@ namespace pacflow::cuda {
 
 class StageContext final : public DeviceContext {
  public:
-  StageContext(int device, cudaStream_t stream, DeviceMemory& memory)
-      : device_(device), stream_(stream), memory_(&memory) {}
+  StageContext(Gpu gpu, cudaStream_t stream, DeviceMemory& memory) : gpu_(gpu), stream_(stream), memory_(&memory) {}
 
-  int device() const { return device_; }
+  // The run's device (cuda:<device()>): what per-device state of a stage is kept by.
+  int device() const { return gpu_.index; }
+  // The CUDA device it runs on: what CUDA calls that name a device take.
+  int ordinal() const { return gpu_.ordinal; }
+  Gpu gpu() const { return gpu_; }
   cudaStream_t stream() const { return stream_; }
-  std::string device_name() const { return cuda::device_name(device_); }
+  std::string device_name() const { return gpu_.name(); }
 
   // A device tensor [series_count, per_series...] of the batch (contents undefined until a kernel
   // writes them), replacing any tensor of that name.
@@ -47,7 +50,7 @@ class StageContext final : public DeviceContext {
       throw std::logic_error("device tensor holds " + dtype_name(t.dtype()) + ", used as " + dtype_name(dtype_of<T>()));
   }
 
-  int device_;
+  Gpu gpu_;
   cudaStream_t stream_;
   DeviceMemory* memory_;
 };

@@ -1,0 +1,115 @@
+#pragma once
+// The arithmetic of the CPU's run kernel (shifted_mi.cpp, run_table.cpp) for one amplitude band at
+// a time, as the GPU's run kernel (run_mi_cuda.cu) does it: the same operations on the same values
+// in the same order per cell, so the GPU's Tort MI equals the CPU's bit for bit. The CPU keeps 16
+// amplitude bands per vector and walks two alignments per pass; each lane (band) and alignment
+// still sees exactly these scalar steps, which run_mi_math_test.cpp checks against the CPU kernel.
+//
+// Per series:
+// - band_mean and detrended_rows: Q[i] = float(P[i] − i·μ), P the double prefix sum of the
+//   amplitude wrapped circularly, μ its mean (shifted_mi.cpp, DetrendedRows).
+// - per (phase band, amplitude band, alignment): walk the phase band's runs of equal bin in time
+//   order, adding Q[end + shift] − Q[start + shift] (float) into the run's bin, moving the float sums
+//   into double ones after the runs that start before each multiple of kRunFlushSamples below the
+//   length (run_table.cpp's flushes); then each bin's mean and tort_mi_from_means.
+#include <cstdint>
+
+#include "stages/common/hd.hpp"
+#include "stages/modulation_index/mi_math.hpp"
+
+namespace pacflow::mi {
+
+// Samples between two flushes of the float sums into double ones: run_table.hpp's
+// kRunBlock · kRunFlushBlocks (checked there).
+constexpr std::int32_t kRunFlushSamples = 4096;
+
+// μ: the amplitude's samples summed in double, in time order, over the length.
+PACFLOW_HD inline double band_mean(const float* amplitude, std::int64_t length) {
+  double total = 0.0;
+  for (std::int64_t i = 0; i < length; ++i) total += static_cast<double>(amplitude[i]);
+  return total / static_cast<double>(length);
+}
+
+// q[i · stride] for i in [0, rows): Q[0] = 0, Q[i + 1] = float(P[i + 1] − (i + 1)·μ) with
+// P[i + 1] = Σ_{j ≤ i} A[j mod length] (rows <= 2 · length).
+PACFLOW_HD inline void detrended_rows(const float* amplitude, std::int64_t length, double mean, std::int64_t rows,
+                                      float* q, std::int64_t stride) {
+  double sum = 0.0;
+  q[0] = 0.0f;
+  for (std::int64_t i = 0; i + 1 < rows; ++i) {
+    sum += static_cast<double>(amplitude[i < length ? i : i - length]);
+    q[(i + 1) * stride] = static_cast<float>(sum - static_cast<double>(i + 1) * mean);
+  }
+}
+
+// The float sums of one alignment since the last flush and the double sums flushed so far, bin j's
+// at [j · stride] (a GPU thread's column of its block's shared memory, or a plain array).
+struct BinSums {
+  float* partial;
+  double* flushed;
+  std::int64_t stride;
+};
+
+PACFLOW_HD inline void clear_sums(const BinSums& sums, int bins) {
+  for (int j = 0; j < bins; ++j) {
+    sums.partial[j * sums.stride] = 0.0f;
+    sums.flushed[j * sums.stride] = 0.0;
+  }
+}
+
+PACFLOW_HD inline void flush_sums(const BinSums& sums, int bins) {
+  for (int j = 0; j < bins; ++j) {
+    sums.flushed[j * sums.stride] += static_cast<double>(sums.partial[j * sums.stride]);
+    sums.partial[j * sums.stride] = 0.0f;
+  }
+}
+
+// Adds the runs [first, last) of one phase band (run r: samples up to ends[r], exclusive, in bin
+// bin_of[r]; the first starts at `start`) into `sums` under alignment `shift`, with q the band's
+// detrended rows (q[i · q_stride]). `next_flush` is the next multiple of kRunFlushSamples not yet
+// flushed; it advances past every one that the runs leave behind. Call it with the runs in time
+// order, in as many pieces as suits (each piece continuing where the last ended), then finish_runs.
+template <class Bin>
+PACFLOW_HD_INLINE void add_runs(const std::int32_t* ends, const Bin* bin_of, std::int32_t first, std::int32_t last,
+                                std::int32_t start, const float* q, std::int64_t q_stride, std::int64_t shift,
+                                int bins, const BinSums& sums, std::int32_t& next_flush) {
+  float previous = q[(start + shift) * q_stride];
+  for (std::int32_t r = first; r < last; ++r) {
+    // Every flush point at or before this run's start comes after the runs that start before it.
+    while (start >= next_flush) {
+      flush_sums(sums, bins);
+      next_flush += kRunFlushSamples;
+    }
+    const std::int32_t end = ends[r];
+    const float current = q[(end + shift) * q_stride];
+    float& cell = sums.partial[static_cast<std::int64_t>(bin_of[r]) * sums.stride];
+    cell += current - previous;
+    previous = current;
+    start = end;
+  }
+}
+
+// After the last run: the flush points past the last run's start and below the length.
+PACFLOW_HD inline void finish_runs(std::int64_t length, int bins, const BinSums& sums, std::int32_t& next_flush) {
+  while (next_flush < length) {
+    flush_sums(sums, bins);
+    next_flush += kRunFlushSamples;
+  }
+}
+
+// The Tort MI of the cell from its sums: mean_j = S_j / count_j + μ for an occupied bin (S_j the
+// bin's detrended sum), 0 for an empty one, as shifted_mi.cpp's evaluate. The means are written
+// over sums.flushed.
+PACFLOW_HD inline double tort_mi_of_sums(const BinSums& sums, const std::int32_t* counts, int bins, double mean,
+                                         std::int64_t length, double inv_log_bins) {
+  const bool flushes = length > kRunFlushSamples;
+  for (int j = 0; j < bins; ++j) {
+    double sum = static_cast<double>(sums.partial[j * sums.stride]);
+    if (flushes) sum += sums.flushed[j * sums.stride];
+    const double occupied = counts[j] > 0 ? 1.0 : 0.0;
+    sums.flushed[j * sums.stride] = sum * inverse_count(counts[j]) + mean * occupied;
+  }
+  return tort_mi_from_means<double, long long>(sums.flushed, bins, inv_log_bins, sums.stride);
+}
+
+}  // namespace pacflow::mi
