@@ -1,9 +1,11 @@
 #pragma once
-// The arithmetic of the CPU's run kernel (shifted_mi.cpp, run_table.cpp) for one amplitude band at
-// a time, as the GPU's run kernel (run_mi_cuda.cu) does it: the same operations on the same values
-// in the same order per cell, so the GPU's Tort MI equals the CPU's bit for bit. The CPU keeps 16
-// amplitude bands per vector and walks two alignments per pass; each lane (band) and alignment
-// still sees exactly these scalar steps, which run_mi_math_test.cpp checks against the CPU kernel.
+// The arithmetic of the binned measures over runs of equal phase bin, for one amplitude band and
+// alignment at a time, as the GPU's run kernels (run_mi_cuda.cu) do it: the same operations on the
+// same values in the same order per cell, so the GPU's tort and hr equal the CPU's bit for bit.
+//
+// Tort: the CPU's run kernel (shifted_mi.cpp, run_table.cpp) keeps 16 amplitude bands per vector
+// and walks two alignments per pass; each lane (band) and alignment still sees exactly the scalar
+// steps below, which run_mi_math_test.cpp checks against that kernel.
 //
 // Per series:
 // - band_mean and detrended_rows: Q[i] = float(P[i] − i·μ), P the double prefix sum of the
@@ -110,6 +112,35 @@ PACFLOW_HD inline double tort_mi_of_sums(const BinSums& sums, const std::int32_t
     sums.flushed[j * sums.stride] = sum * inverse_count(counts[j]) + mean * occupied;
   }
   return tort_mi_from_means<double, long long>(sums.flushed, bins, inv_log_bins, sums.stride);
+}
+
+// ---- the heights ratio (methods/shifted_sums.hpp: PhaseRuns, wrapped_prefix; the CPU calls these) ----
+
+// p[i · stride] for i in [0, rows): P[0] = 0, P[i + 1] = P[i] + A[i mod length], in double
+// (rows <= 2 · length + 1).
+PACFLOW_HD inline void wrapped_prefix_rows(const float* amplitude, std::int64_t length, std::int64_t rows, double* p,
+                                           std::int64_t stride) {
+  double sum = 0.0;
+  p[0] = 0.0;
+  for (std::int64_t i = 0; i + 1 < rows; ++i) {
+    sum += static_cast<double>(amplitude[i < length ? i : i - length]);
+    p[(i + 1) * stride] = sum;
+  }
+}
+
+// sums[bin_of[r] · sums_stride] += P[ends[r] + shift] − P[start of run r + shift] for the runs
+// [first, last) of one phase band in time order (the first starting at `start`), with p the band's
+// prefix rows (p[i · p_stride]).
+template <class Bin>
+PACFLOW_HD_INLINE void add_prefix_runs(const std::int32_t* ends, const Bin* bin_of, std::int32_t first,
+                                       std::int32_t last, std::int32_t start, const double* p, std::int64_t p_stride,
+                                       std::int64_t shift, double* sums, std::int64_t sums_stride) {
+  double previous = p[(start + shift) * p_stride];
+  for (std::int32_t r = first; r < last; ++r) {
+    const double current = p[(ends[r] + shift) * p_stride];
+    sums[static_cast<std::int64_t>(bin_of[r]) * sums_stride] += current - previous;
+    previous = current;
+  }
 }
 
 }  // namespace pacflow::mi

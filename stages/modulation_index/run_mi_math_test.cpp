@@ -1,6 +1,7 @@
-// The GPU run kernel's arithmetic (run_mi_math.hpp), run here on the host in the GPU's
+// The GPU run kernels' arithmetic (run_mi_math.hpp), run here on the host in the GPU's
 // decomposition (one alignment of one amplitude band per thread, rows laid out [time][band], runs
-// as the kernel extracts them), gives the CPU kernel's Tort MI bit for bit at every vector width.
+// as the kernel extracts them), gives the CPU's tort (at every vector width) and hr bit for bit.
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <gtest/gtest.h>
@@ -8,6 +9,8 @@
 #include <vector>
 
 #include "stages/common/lanes.hpp"
+#include "stages/modulation_index/methods/method.hpp"
+#include "stages/modulation_index/methods/pac_math.hpp"
 #include "stages/modulation_index/run_mi_math.hpp"
 #include "stages/modulation_index/run_table.hpp"
 #include "stages/modulation_index/shifted_mi.hpp"
@@ -46,13 +49,57 @@ Series make_series(std::int64_t length, std::int64_t n_pha, std::int64_t n_amp) 
   return s;
 }
 
-// out[k][p][a] as the GPU computes it, with the kernel's arithmetic run on the host.
+// The runs of one phase band as the GPU's find_runs lays them out, and the samples per bin.
+struct Runs {
+  std::vector<std::int32_t> ends, counts;
+  std::vector<std::uint16_t> bin_of;
+};
+Runs runs_of(const float* phase, std::int64_t t, int bins) {
+  Runs runs{{}, std::vector<std::int32_t>(static_cast<std::size_t>(bins), 0), {}};
+  for (std::int64_t i = 0; i < t; ++i) {
+    const int bin = mi::phase_bin(phase[i], bins);
+    ++runs.counts[static_cast<std::size_t>(bin)];
+    if (i + 1 == t || mi::phase_bin(phase[i + 1], bins) != bin) {
+      runs.ends.push_back(static_cast<std::int32_t>(i + 1));
+      runs.bin_of.push_back(static_cast<std::uint16_t>(bin));
+    }
+  }
+  return runs;
+}
+
+std::int64_t largest(const std::vector<std::int64_t>& shifts) {
+  return shifts.empty() ? 0 : *std::max_element(shifts.begin(), shifts.end());
+}
+
+// hr's out[k][p][a] as the GPU computes it, with the kernel's arithmetic run on the host.
+std::vector<double> heights_on_host(const Series& s, int bins, const std::vector<std::int64_t>& shifts) {
+  const std::int64_t t = s.length, rows = t + largest(shifts) + 1;
+  std::vector<double> prefix(static_cast<std::size_t>(rows * s.n_amp));
+  for (std::int64_t a = 0; a < s.n_amp; ++a)
+    mi::wrapped_prefix_rows(s.amplitude.data() + a * t, t, rows, prefix.data() + a, s.n_amp);
+  const std::int64_t cells = s.n_pha * s.n_amp;
+  std::vector<double> out(shifts.size() * static_cast<std::size_t>(cells), -1.0);
+  constexpr std::int64_t kColumns = 5;
+  std::vector<double> sums(static_cast<std::size_t>(bins * kColumns));
+  for (std::int64_t p = 0; p < s.n_pha; ++p) {
+    const Runs runs = runs_of(s.phase.data() + p * t, t, bins);
+    for (std::size_t k = 0; k < shifts.size(); ++k)
+      for (std::int64_t a = 0; a < s.n_amp; ++a) {
+        std::fill(sums.begin(), sums.end(), 0.0);
+        mi::add_prefix_runs(runs.ends.data(), runs.bin_of.data(), 0, static_cast<std::int32_t>(runs.ends.size()), 0,
+                            prefix.data() + a, s.n_amp, shifts[k], sums.data() + 2, kColumns);
+        out[k * static_cast<std::size_t>(cells) + static_cast<std::size_t>(p * s.n_amp + a)] =
+            mi::heights_ratio(sums.data() + 2, runs.counts.data(), bins, kColumns);
+      }
+  }
+  return out;
+}
+
+// tort's out[k][p][a] as the GPU computes it, with the kernel's arithmetic run on the host.
 std::vector<double> run_kernel_on_host(const Series& s, int bins, const std::vector<std::int64_t>& shifts,
                                        std::int32_t runs_per_piece) {
   const std::int64_t t = s.length;
-  std::int64_t largest = 0;
-  for (std::int64_t k : shifts) largest = std::max(largest, k);
-  const std::int64_t rows = t + largest + 1;
+  const std::int64_t rows = t + largest(shifts) + 1;
   // Rows [time][band], as the GPU keeps them; each band's column written by its own thread.
   std::vector<float> q(static_cast<std::size_t>(rows * s.n_amp));
   std::vector<double> means(static_cast<std::size_t>(s.n_amp));
@@ -69,16 +116,7 @@ std::vector<double> run_kernel_on_host(const Series& s, int bins, const std::vec
   std::vector<double> flushed(partial.size());
   const mi::BinSums sums{partial.data() + 1, flushed.data() + 1, kColumns};
   for (std::int64_t p = 0; p < s.n_pha; ++p) {
-    std::vector<std::int32_t> ends, counts(static_cast<std::size_t>(bins), 0);
-    std::vector<std::uint16_t> bin_of;
-    for (std::int64_t i = 0; i < t; ++i) {
-      const int bin = mi::phase_bin(s.phase[static_cast<std::size_t>(p * t + i)], bins);
-      ++counts[static_cast<std::size_t>(bin)];
-      if (i + 1 == t || mi::phase_bin(s.phase[static_cast<std::size_t>(p * t + i + 1)], bins) != bin) {
-        ends.push_back(static_cast<std::int32_t>(i + 1));
-        bin_of.push_back(static_cast<std::uint16_t>(bin));
-      }
-    }
+    const auto [ends, counts, bin_of] = runs_of(s.phase.data() + p * t, t, bins);
     const auto count = static_cast<std::int32_t>(ends.size());
     for (std::size_t k = 0; k < shifts.size(); ++k)
       for (std::int64_t a = 0; a < s.n_amp; ++a) {
@@ -123,6 +161,23 @@ TEST_P(RunKernelArithmetic, EqualsTheCpuKernelBitForBit) {
             << width << "-byte vectors, runs in pieces of " << piece << ")";
     }
   }
+}
+
+TEST_P(RunKernelArithmetic, HeightsRatioEqualsTheCpuMethodBitForBit) {
+  const Case c = GetParam();
+  const Series s = make_series(c.length, c.n_pha, c.n_amp);
+  const std::int64_t t = c.length;
+  const std::vector<std::int64_t> shifts = {0, 1, t / 3, t / 2, t - 1};
+  const std::vector<double> gpu = heights_on_host(s, c.bins, shifts);
+  std::vector<double> cpu(gpu.size(), -2.0);
+  mi::MethodSettings settings;
+  settings.kind = mi::MethodKind::Hr;
+  settings.bins = c.bins;
+  mi::make_method(settings, t)->evaluate({s.phase.data(), s.amplitude.data(), nullptr, s.n_pha, s.n_amp, t}, shifts,
+                                         cpu.data());
+  for (std::size_t i = 0; i < cpu.size(); ++i)
+    ASSERT_EQ(std::memcmp(&cpu[i], &gpu[i], sizeof(double)), 0)
+        << "cell " << i << " of " << cpu.size() << ": CPU " << cpu[i] << ", GPU arithmetic " << gpu[i];
 }
 
 // Lengths below, at and past the flush points (4096 samples), bins from 2 to 200, band counts

@@ -6,7 +6,6 @@
 #include "engine/devices/cuda/handles.hpp"
 #include "stages/common/cuda_launch.hpp"
 #include "stages/modulation_index/methods/pac_math.hpp"
-#include "stages/modulation_index/mi_math.hpp"
 #include "stages/modulation_index/run_mi_cuda.hpp"
 
 namespace pacflow::mi {
@@ -15,7 +14,6 @@ namespace {
 
 constexpr int kWarp = 32;
 constexpr int kMaxWarpsPerBlock = 8;
-constexpr std::size_t kSharedBudget = 96 * 1024;  // dynamic shared memory per block we allow ourselves
 
 // The item a warp works on, decoded from its index in output order [series][shift][p][a].
 struct Item {
@@ -31,93 +29,6 @@ unsigned blocks_for_items(std::int64_t items, int warps, int ordinal) {
   int sms = 0;
   cuda::check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, ordinal), "cudaDeviceGetAttribute");
   return static_cast<unsigned>(std::clamp<std::int64_t>((items + warps - 1) / warps, 1, std::int64_t{sms} * 64));
-}
-
-// ---- heights ratio ----
-
-// bin[s][p][t] = phase_bin(phase[s][p][t]).
-__global__ void bin_phases(const float* phase, std::int64_t total, int bins, std::uint16_t* out) {
-  for (std::int64_t e = blockIdx.x * std::int64_t{blockDim.x} + threadIdx.x; e < total;
-       e += std::int64_t{gridDim.x} * blockDim.x)
-    out[e] = static_cast<std::uint16_t>(phase_bin(phase[e], bins));
-}
-
-// counts[row][j] = samples of row (one series' phase band) in bin j. Integer atomics: exact.
-__global__ void count_bins(const std::uint16_t* bin_of, std::int64_t length, int bins, int* counts) {
-  extern __shared__ int histogram[];
-  for (int j = threadIdx.x; j < bins; j += blockDim.x) histogram[j] = 0;
-  __syncthreads();
-  const std::uint16_t* row = bin_of + blockIdx.x * length;
-  for (std::int64_t t = threadIdx.x; t < length; t += blockDim.x) atomicAdd(&histogram[row[t]], 1);
-  __syncthreads();
-  for (int j = threadIdx.x; j < bins; j += blockDim.x) counts[blockIdx.x * std::int64_t{bins} + j] = histogram[j];
-}
-
-// One warp per item: per-bin sums of the shifted amplitude, then the heights ratio.
-__global__ void shifted_heights(const std::uint16_t* bin_of, const int* counts, const float* amplitude,
-                                const std::int64_t* shifts, std::int64_t shift_count, std::int64_t n_pha,
-                                std::int64_t n_amp, std::int64_t length, int bins, std::int64_t items,
-                                double* out) {
-  extern __shared__ double shared[];
-  const int warps = blockDim.x / kWarp;
-  const int warp = threadIdx.x / kWarp;
-  const int lane = threadIdx.x % kWarp;
-  double* lane_sums = shared + static_cast<std::size_t>(warp) * bins * (kWarp + 1);  // [bin][lane]
-  double* bin_sums = lane_sums + bins * kWarp;
-  for (std::int64_t item = std::int64_t{blockIdx.x} * warps + warp; item < items;
-       item += std::int64_t{gridDim.x} * warps) {
-    const Item at = decode(item, shift_count, n_pha, n_amp);
-    for (int j = 0; j < bins; ++j) lane_sums[j * kWarp + lane] = 0.0;
-    __syncwarp();
-    const std::uint16_t* bin = bin_of + (at.s * n_pha + at.p) * length;
-    const float* amp = amplitude + (at.s * n_amp + at.a) * length;
-    const std::int64_t shift = shifts[at.k];
-    for (std::int64_t t = lane; t < length; t += kWarp) {
-      std::int64_t from = t + shift;
-      if (from >= length) from -= length;
-      lane_sums[bin[t] * kWarp + lane] += static_cast<double>(amp[from]);
-    }
-    __syncwarp();
-    for (int j = lane; j < bins; j += kWarp) {
-      double sum = 0.0;
-      for (int l = 0; l < kWarp; ++l) sum += lane_sums[j * kWarp + l];  // fixed order: reproducible
-      bin_sums[j] = sum;
-    }
-    __syncwarp();
-    if (lane == 0) out[item] = heights_ratio(bin_sums, counts + (at.s * n_pha + at.p) * bins, bins);
-    __syncwarp();
-  }
-}
-
-void heights_on_gpu(const GpuBatchBands& batch, const GpuMeasureSpec& spec, const std::int64_t* shifts,
-                    std::int64_t shift_count, double* out, const cuda::StageContext& ctx) {
-  const int bins = spec.bins;
-  if (bins < 1 || bins > kMaxGpuBins) throw std::logic_error("shifted_measure_on_gpu: bins out of range");
-  const cudaStream_t stream = ctx.stream();
-  const std::int64_t rows = batch.series * batch.n_pha;
-  const SharedMemory bin_of = ctx.scratch(static_cast<std::size_t>(rows * batch.length) * sizeof(std::uint16_t));
-  const SharedMemory counts = ctx.scratch(static_cast<std::size_t>(rows * bins) * sizeof(int));
-  auto* bins_data = reinterpret_cast<std::uint16_t*>(bin_of.data);
-  auto* counts_data = reinterpret_cast<int*>(counts.data);
-  bin_phases<<<cuda::blocks_for(rows * batch.length), cuda::kThreads, 0, stream>>>(batch.phase, rows * batch.length,
-                                                                                  bins, bins_data);
-  cuda::check_launch("mi bin_phases");
-  count_bins<<<static_cast<unsigned>(rows), cuda::kThreads, static_cast<std::size_t>(bins) * sizeof(int), stream>>>(
-      bins_data, batch.length, bins, counts_data);
-  cuda::check_launch("mi count_bins");
-
-  const std::size_t per_warp = static_cast<std::size_t>(bins) * (kWarp + 1) * sizeof(double);
-  const int warps = static_cast<int>(std::clamp<std::size_t>(kSharedBudget / per_warp, 1, kMaxWarpsPerBlock));
-  const std::size_t shared = per_warp * static_cast<std::size_t>(warps);
-  if (shared > 48 * 1024)  // always the same limit: concurrent launches never lower it under each other
-    cuda::check(cudaFuncSetAttribute(shifted_heights, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                     static_cast<int>(kSharedBudget)),
-                "cudaFuncSetAttribute (mi shared memory)");
-  const std::int64_t items = batch.series * shift_count * batch.n_pha * batch.n_amp;
-  shifted_heights<<<blocks_for_items(items, warps, ctx.ordinal()), static_cast<unsigned>(warps * kWarp), shared,
-                    stream>>>(bins_data, counts_data, batch.amplitude, shifts, shift_count, batch.n_pha, batch.n_amp,
-                              batch.length, bins, items, out);
-  cuda::check_launch("mi shifted_heights");
 }
 
 // ---- complex-sum measures (mvl, ndpac, plv) ----
@@ -287,8 +198,8 @@ double shifted_measure_scratch_bytes_per_series(const GpuMeasureSpec& spec, std:
                                                 std::int64_t length) {
   const auto t = static_cast<double>(length);
   switch (spec.measure) {
-    case GpuMeasure::Tort: return tort_by_runs_scratch_bytes_per_series(spec.bins, n_pha, n_amp, length);
-    case GpuMeasure::HeightsRatio: return static_cast<double>(n_pha) * (2.0 * t + 4.0 * spec.bins);
+    case GpuMeasure::Tort:
+    case GpuMeasure::HeightsRatio: return binned_by_runs_scratch_bytes_per_series(spec, n_pha, n_amp, length);
     case GpuMeasure::VectorLength:
     case GpuMeasure::NormalisedDirect: return static_cast<double>(n_pha) * 16.0 * (t + 1) + 16.0 * static_cast<double>(n_amp);
     case GpuMeasure::PhaseLocking: return static_cast<double>(n_pha) * 16.0 * t * (1.0 + static_cast<double>(n_amp));
@@ -299,8 +210,8 @@ double shifted_measure_scratch_bytes_per_series(const GpuMeasureSpec& spec, std:
 void shifted_measure_on_gpu(const GpuBatchBands& batch, const GpuMeasureSpec& spec, const GpuShifts& shifts,
                             double* out, const cuda::StageContext& ctx) {
   switch (spec.measure) {
-    case GpuMeasure::Tort: tort_by_runs_on_gpu(batch, spec.bins, shifts, out, ctx); break;
-    case GpuMeasure::HeightsRatio: heights_on_gpu(batch, spec, shifts.values, shifts.count, out, ctx); break;
+    case GpuMeasure::Tort:
+    case GpuMeasure::HeightsRatio: binned_by_runs_on_gpu(batch, spec, shifts, out, ctx); break;
     case GpuMeasure::VectorLength:
     case GpuMeasure::NormalisedDirect:
     case GpuMeasure::PhaseLocking: complex_on_gpu(batch, spec, shifts.values, shifts.count, out, ctx); break;

@@ -3,12 +3,7 @@
 // a GPU: the GPU form of the methods' evaluate() (methods/method.hpp), used by the mi stage (one
 // shift, 0) and the surrogates stage (the observed alignment and every surrogate's shift).
 //
-// Tort: by runs of equal phase bin, as the CPU (run_mi_cuda.hpp).
-// Heights ratio: each phase sample is binned once per phase band (phase_bin) and the
-// bin counts taken once (a shift does not change them). One warp then sums, for one cell and shift,
-// the shifted amplitude of every sample into its bin: each lane keeps its own per-bin sums (double,
-// shared memory) and the lanes' sums are added in a fixed order. The value comes from
-// heights_ratio, the function the CPU uses.
+// Binned measures (tort, hr): by runs of equal phase bin, as the CPU, bit for bit (run_mi_cuda.hpp).
 // Complex-sum measures (mvl, ndpac, plv): cos and sin of each phase (and envelope phase) are taken
 // once; one warp sums Σ_t A(t + s) e^{iφ(t)} (or e^{i(φ(t) − ψ(t + s))}) for one cell and shift, the
 // lanes' partial sums added by a fixed shuffle tree; the value comes from vector_length or
@@ -50,8 +45,7 @@ struct GpuShifts {
 };
 
 // out (device) [series][shifts][n_pha][n_amp] = the measure with the amplitude (and, for plv, the
-// envelope phase) circularly shifted by shifts.values[k], queued on ctx's stream. Tort runs by runs
-// of equal phase bin (run_mi_cuda.hpp) and equals the CPU bit for bit.
+// envelope phase) circularly shifted by shifts.values[k], queued on ctx's stream.
 void shifted_measure_on_gpu(const GpuBatchBands& batch, const GpuMeasureSpec& spec, const GpuShifts& shifts,
                             double* out, const cuda::StageContext& ctx);
 

@@ -34,12 +34,12 @@ PACFLOW_HD inline double normalised_direct_pac(double sum_ae_re, double sum_ae_i
 // p_j the normalised mean amplitude of bin j (the normalisation cancels). Empty bins are left out,
 // as in Tort's MI; an all-zero amplitude gives 0. bins <= 1024. Count: any integer type.
 template <class Count>
-PACFLOW_HD inline double heights_ratio(const double* sums, const Count* counts, int bins) {
+PACFLOW_HD inline double heights_ratio(const double* sums, const Count* counts, int bins, std::int64_t stride = 1) {
   double high = 0, low = 0;
   bool any = false;
   for (int j = 0; j < bins; ++j) {
     if (counts[j] <= 0) continue;
-    const double mean = sums[j] / static_cast<double>(counts[j]);
+    const double mean = sums[j * stride] / static_cast<double>(counts[j]);
     high = any && high > mean ? high : mean;
     low = any && low < mean ? low : mean;
     any = true;

@@ -7,6 +7,7 @@
 
 #include "stages/common/lanes.hpp"
 #include "stages/modulation_index/mi_math.hpp"
+#include "stages/modulation_index/run_mi_math.hpp"
 
 namespace pacflow::mi {
 
@@ -69,9 +70,8 @@ void cos_sin(const float* angle, std::int64_t n, double* cos_out, double* sin_ou
 }
 
 std::vector<double> wrapped_prefix(const float* amplitude, std::int64_t length) {
-  const auto t = static_cast<std::size_t>(length);
-  std::vector<double> prefix(2 * t + 1, 0.0);
-  for (std::size_t i = 0; i < 2 * t; ++i) prefix[i + 1] = prefix[i] + static_cast<double>(amplitude[i < t ? i : i - t]);
+  std::vector<double> prefix(static_cast<std::size_t>(2 * length + 1));
+  wrapped_prefix_rows(amplitude, length, 2 * length + 1, prefix.data(), 1);
   return prefix;
 }
 
@@ -80,13 +80,14 @@ PhaseRuns::PhaseRuns(const float* phase, std::int64_t n_pha, std::int64_t length
   const auto t = static_cast<std::int32_t>(length);
   for (std::int64_t p = 0; p < n_pha; ++p) {
     const float* band = phase + p * length;
-    auto& runs = runs_[static_cast<std::size_t>(p)];
+    Band& runs = runs_[static_cast<std::size_t>(p)];
     std::int32_t start = 0;
     int bin = phase_bin(band[0], bins);
     for (std::int32_t i = 1; i <= t; ++i) {
       const int next = i < t ? phase_bin(band[i], bins) : -1;
       if (next == bin) continue;
-      runs.push_back({start, i, bin});
+      runs.ends.push_back(i);
+      runs.bins.push_back(bin);
       counts_[static_cast<std::size_t>(p * bins + bin)] += i - start;
       start = i;
       bin = next;
@@ -96,7 +97,9 @@ PhaseRuns::PhaseRuns(const float* phase, std::int64_t n_pha, std::int64_t length
 
 void PhaseRuns::bin_sums(std::int64_t p, const double* prefix, std::int64_t shift, double* sums) const {
   std::fill(sums, sums + bins_, 0.0);
-  for (const Run& run : runs_[static_cast<std::size_t>(p)]) sums[run.bin] += prefix[run.end + shift] - prefix[run.start + shift];
+  const Band& runs = runs_[static_cast<std::size_t>(p)];
+  add_prefix_runs(runs.ends.data(), runs.bins.data(), 0, static_cast<std::int32_t>(runs.ends.size()), 0, prefix, 1,
+                  shift, sums, 1);
 }
 
 }  // namespace pacflow::mi

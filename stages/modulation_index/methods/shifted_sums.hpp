@@ -21,7 +21,7 @@ void shifted_dot(const double* u, const double* v, std::int64_t length, std::spa
 void cos_sin(const float* angle, std::int64_t n, double* cos_out, double* sin_out);
 
 // P[i] = Σ_{t < i} A[t mod T] for i in [0, 2T], in double: the amplitude over samples [a, e) shifted
-// by s is P[e + s] − P[a + s].
+// by s is P[e + s] − P[a + s] (run_mi_math.hpp's wrapped_prefix_rows, which the GPU runs too).
 std::vector<double> wrapped_prefix(const float* amplitude, std::int64_t length);
 
 // The runs of equal phase bin of every phase band of one series, and each bin's sample count.
@@ -29,18 +29,19 @@ class PhaseRuns {
  public:
   PhaseRuns(const float* phase, std::int64_t n_pha, std::int64_t length, int bins);
   int bins() const { return bins_; }
-  // sums[j] = Σ_{t in bin j of band p} A((t + shift) mod T), from the amplitude's wrapped_prefix.
+  // sums[j] = Σ_{t in bin j of band p} A((t + shift) mod T), from the amplitude's wrapped_prefix
+  // (run_mi_math.hpp's add_prefix_runs, as the GPU adds them).
   void bin_sums(std::int64_t p, const double* prefix, std::int64_t shift, double* sums) const;
   const std::int64_t* counts(std::int64_t p) const { return counts_.data() + p * bins_; }
 
  private:
-  struct Run {
-    std::int32_t start, end;
-    std::int32_t bin;
+  struct Band {
+    std::vector<std::int32_t> ends;  // one past each run's last sample, in time order
+    std::vector<std::int32_t> bins;  // each run's bin
   };
   int bins_;
-  std::vector<std::vector<Run>> runs_;  // per phase band, in time order
-  std::vector<std::int64_t> counts_;    // [p][bin]
+  std::vector<Band> runs_;            // per phase band
+  std::vector<std::int64_t> counts_;  // [p][bin]
 };
 
 }  // namespace pacflow::mi
