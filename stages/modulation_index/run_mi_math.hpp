@@ -66,6 +66,11 @@ PACFLOW_HD inline void flush_sums(const BinSums& sums, int bins) {
   }
 }
 
+// Runs are read kRunGroup at a time: the rows at their ends are all loaded before the first of them
+// is added, so that a GPU thread has that many loads in flight instead of one (the additions keep
+// their order, and so their bits).
+constexpr int kRunGroup = 4;
+
 // Adds the runs [first, last) of one phase band (run r: samples up to ends[r], exclusive, in bin
 // bin_of[r]; the first starts at `start`) into `sums` under alignment `shift`, with q the band's
 // detrended rows (q[i · q_stride]). `next_flush` is the next multiple of kRunFlushSamples not yet
@@ -76,19 +81,25 @@ PACFLOW_HD_INLINE void add_runs(const std::int32_t* ends, const Bin* bin_of, std
                                 std::int32_t start, const float* q, std::int64_t q_stride, std::int64_t shift,
                                 int bins, const BinSums& sums, std::int32_t& next_flush) {
   float previous = q[(start + shift) * q_stride];
-  for (std::int32_t r = first; r < last; ++r) {
+  const auto add = [&](std::int32_t r, std::int32_t end, float current) {
     // Every flush point at or before this run's start comes after the runs that start before it.
     while (start >= next_flush) {
       flush_sums(sums, bins);
       next_flush += kRunFlushSamples;
     }
-    const std::int32_t end = ends[r];
-    const float current = q[(end + shift) * q_stride];
-    float& cell = sums.partial[static_cast<std::int64_t>(bin_of[r]) * sums.stride];
-    cell += current - previous;
+    sums.partial[static_cast<std::int64_t>(bin_of[r]) * sums.stride] += current - previous;
     previous = current;
     start = end;
+  };
+  std::int32_t r = first;
+  for (; r + kRunGroup <= last; r += kRunGroup) {
+    std::int32_t end[kRunGroup];
+    float current[kRunGroup];
+    for (int i = 0; i < kRunGroup; ++i) end[i] = ends[r + i];
+    for (int i = 0; i < kRunGroup; ++i) current[i] = q[(end[i] + shift) * q_stride];
+    for (int i = 0; i < kRunGroup; ++i) add(r + i, end[i], current[i]);
   }
+  for (; r < last; ++r) add(r, ends[r], q[(ends[r] + shift) * q_stride]);
 }
 
 // After the last run: the flush points past the last run's start and below the length.
@@ -136,11 +147,17 @@ PACFLOW_HD_INLINE void add_prefix_runs(const std::int32_t* ends, const Bin* bin_
                                        std::int32_t last, std::int32_t start, const double* p, std::int64_t p_stride,
                                        std::int64_t shift, double* sums, std::int64_t sums_stride) {
   double previous = p[(start + shift) * p_stride];
-  for (std::int32_t r = first; r < last; ++r) {
-    const double current = p[(ends[r] + shift) * p_stride];
+  const auto add = [&](std::int32_t r, double current) {
     sums[static_cast<std::int64_t>(bin_of[r]) * sums_stride] += current - previous;
     previous = current;
+  };
+  std::int32_t r = first;
+  for (; r + kRunGroup <= last; r += kRunGroup) {  // kRunGroup rows in flight, as add_runs
+    double current[kRunGroup];
+    for (int i = 0; i < kRunGroup; ++i) current[i] = p[(ends[r + i] + shift) * p_stride];
+    for (int i = 0; i < kRunGroup; ++i) add(r + i, current[i]);
   }
+  for (; r < last; ++r) add(r, p[(ends[r] + shift) * p_stride]);
 }
 
 }  // namespace pacflow::mi
