@@ -11,6 +11,7 @@
 #include "engine/io/npy.hpp"
 #include "tests/support/cli_runner.hpp"
 #include "tests/support/fixtures.hpp"
+#include "tests/support/special_files.hpp"
 
 namespace pacflow {
 namespace {
@@ -259,20 +260,6 @@ TEST(Cli, DevicesCpuForcesACpuOnlyRunWhateverTheFileSays) {
 
 // From a directory laid out like the repository root after `make_example_inputs`: the pipelines,
 // tests/data for the npy example, out/example_inputs for the EDF, BDF and HDF5 examples.
-// A float32 .npy file of `shape` whose data is a hole (zeros, no disk used): what validate needs of
-// an input too large to make in a test.
-void write_sparse_npy(const fs::path& path, std::int64_t rows, std::int64_t columns) {
-  std::string header = fmt::format("{{'descr': '<f4', 'fortran_order': False, 'shape': ({}, {}), }}", rows, columns);
-  header.append(64 - (10 + header.size() + 1) % 64, ' ').push_back('\n');
-  const auto length = static_cast<std::uint16_t>(header.size());
-  fs::create_directories(path.parent_path());
-  {
-    std::ofstream out(path, std::ios::binary);
-    out << "\x93NUMPY\x01" << '\0' << static_cast<char>(length & 0xff) << static_cast<char>(length >> 8) << header;
-  }
-  fs::resize_file(path, 10 + header.size() + static_cast<std::uintmax_t>(rows * columns) * 4);
-}
-
 TEST(Cli, EveryShippedPipelineValidates) {
   const fs::path source = PACFLOW_SOURCE_DIR;
   const ScratchDir root("cli_examples");
@@ -281,7 +268,8 @@ TEST(Cli, EveryShippedPipelineValidates) {
   const auto made = testing::run_program(PACFLOW_MAKE_EXAMPLE_INPUTS, "out/example_inputs", root.path());
   ASSERT_EQ(made.exit_code, 0) << made.err;
   // gPAC's scenario reads 614 MB that `make_example_inputs --gpac` writes in seconds; its shape here.
-  write_sparse_npy(root / "out" / "bench" / "gpac.npy", 256, 600'000);
+  fs::create_directories(root / "out" / "bench");
+  testing::write_sparse_npy(root / "out" / "bench" / "gpac.npy", "(256, 600000)", 256 * 600'000);
   int checked = 0;
   for (const auto& entry : fs::recursive_directory_iterator(root / "pipelines")) {
     if (entry.path().extension() != ".pipe") continue;

@@ -49,17 +49,6 @@ std::string small_pipe(int seed = 3, int epochs = 1, int bands = 3) {
          "sink png path=out/comodulogram.png\n";
 }
 
-// A float32 .npy of `shape` (NumPy's text, e.g. "(1024, 1048576)") holding zeros, sparse on disk:
-// as large as asked without taking the space.
-void write_sparse_npy(const fs::path& path, const std::string& shape, std::uintmax_t values) {
-  std::string header = "{'descr': '<f4', 'fortran_order': False, 'shape': " + shape + ", }";
-  header.resize(117, ' ');
-  header += '\n';
-  std::ofstream(path, std::ios::binary) << std::string("\x93NUMPY\x01\x00", 8) << static_cast<char>(header.size())
-                                        << '\0' << header;
-  fs::resize_file(path, 128 + values * 4);
-}
-
 bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
 // Exactly one line on stderr, an error.
@@ -373,7 +362,7 @@ TEST(OutputSafety, MemoryIsCheckedBeforeAnythingGrowsWithTheInput) {
   GTEST_SKIP() << "peak RSS means nothing under AddressSanitizer";
 #endif
   const ScratchDir dir("safety_memory");
-  write_sparse_npy(dir / "long.npy", "(67108864,)", std::uintmax_t{1} << 26);  // 256 MiB: 5 GiB of filter spectra
+  testing::write_sparse_npy(dir / "long.npy", "(67108864,)", std::uintmax_t{1} << 26);  // 256 MiB: 5 GiB of filter spectra
   dir.write("long.pipe", "source npy path=long.npy fs=1000\nstage bandpass\nstage hilbert\nstage mi\nsink npy dir=o\n");
   dir.write("bands.pipe", "source synthetic epochs=1 channels=1\nstage bandpass pha=2:20:100000\nstage hilbert\n"
                           "stage mi\nsink npy dir=o\n");
@@ -452,7 +441,7 @@ TEST(OutputSafety, ACheckpointWhoseRecordsDisagreeIsRefusedUpFront) {
 // Opening a large input (its checksum) takes seconds; a signal ends it within a second.
 TEST(OutputSafety, ASignalWhileALargeInputIsOpenedStopsTheRunWithinASecond) {
   const ScratchDir dir("safety_open_signal");
-  write_sparse_npy(dir / "big.npy", "(1024, 1048576)", std::uintmax_t{1} << 30);  // 4 GiB: seconds to hash
+  testing::write_sparse_npy(dir / "big.npy", "(1024, 1048576)", std::uintmax_t{1} << 30);  // 4 GiB: seconds to hash
   dir.write("big.pipe", "source npy path=big.npy fs=1000\nstage bandpass\nstage hilbert\nstage mi\nsink npy dir=out\n");
   CliProcess cli({"run", "big.pipe"}, dir.path());
   std::this_thread::sleep_for(300ms);

@@ -2,6 +2,8 @@
 
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
 #include <sched.h>
 #include <stdexcept>
 #include <sys/mount.h>
@@ -70,6 +72,15 @@ Mount::Mount(Mount&& other) noexcept : dir_(std::exchange(other.dir_, {})) {}
 
 Mount::~Mount() {
   if (!dir_.empty()) ::umount2(dir_.c_str(), MNT_DETACH);
+}
+
+void write_sparse_npy(const std::filesystem::path& path, const std::string& shape, std::uintmax_t values) {
+  std::string header = "{'descr': '<f4', 'fortran_order': False, 'shape': " + shape + ", }";
+  header.resize(117, ' ');
+  header += '\n';
+  std::ofstream(path, std::ios::binary) << std::string("\x93NUMPY\x01\x00", 8) << static_cast<char>(header.size())
+                                        << '\0' << header;
+  std::filesystem::resize_file(path, 128 + values * 4);
 }
 
 }  // namespace pacflow::testing

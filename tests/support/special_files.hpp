@@ -4,6 +4,7 @@
 // no one may write, root included). Device nodes and mounts need root (CAP_MKNOD, CAP_SYS_ADMIN):
 // each maker returns why it could not, for the test to skip with that message.
 #include <filesystem>
+#include <cstdint>
 #include <optional>
 #include <string>
 
@@ -15,6 +16,10 @@ std::string make_char_device(const std::filesystem::path& path, unsigned major, 
 
 // Makes a named pipe at `path`; throws on failure (no privilege is needed).
 void make_fifo(const std::filesystem::path& path);
+
+// A float32 .npy of `shape` (NumPy's text, e.g. "(1024, 1048576)") holding `values` zeros, sparse on
+// disk: as large as asked without taking the space.
+void write_sparse_npy(const std::filesystem::path& path, const std::string& shape, std::uintmax_t values);
 
 // A mount held for the scope: unmounted (lazily, so a busy file does not keep it) when destroyed.
 class Mount {

@@ -30,8 +30,7 @@ std::vector<GpuInfo> split_into_logical(const std::vector<GpuInfo>& gpus, int pe
   for (const GpuInfo& gpu : gpus)
     for (int j = 0; j < per_gpu; ++j) {
       GpuInfo logical = gpu;
-      logical.index = gpu.index * per_gpu + j;
-      logical.ordinal = gpu.ordinal;
+      logical.index = gpu.index * per_gpu + j;  // on the same CUDA device (ordinal)
       logical.shares = per_gpu;
       logical.memory_bytes = gpu.memory_bytes / static_cast<std::size_t>(per_gpu);
       out.push_back(std::move(logical));
