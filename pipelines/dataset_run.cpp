@@ -176,7 +176,11 @@ constexpr const char* kRecordingArrays = "dataset_recording_arrays";
 class DatasetRun {
  public:
   DatasetRun(const Pipeline& pipeline, const RunOptions& options, RecordingResults on_recording)
-      : pipeline_(pipeline), options_(options), on_recording_(std::move(on_recording)), table_(table_of(pipeline)) {
+      : pipeline_(pipeline),
+        options_(options),
+        on_recording_(std::move(on_recording)),
+        table_(table_of(pipeline)),
+        plan_(dataset_plan(pipeline, table_)) {
     const std::optional<std::string> stacked = text_param(pipeline.elements().front(), "stacked");
     stacked_path_ = !stacked ? default_stacked_path(pipeline) : *stacked == "none" ? fs::path() : fs::path(*stacked);
     if (RankLink* link = options.ranks) {
@@ -186,7 +190,7 @@ class DatasetRun {
       computes_ = link->computes();
     }
     if (computes_) check_inputs(table_);
-    if (options.ranks) options.ranks->begin(dataset_plan(pipeline, table_), 0);
+    if (options.ranks) options.ranks->begin(plan_, 0);
   }
 
   json run() {
@@ -195,11 +199,11 @@ class DatasetRun {
     for (std::size_t i = 0; i < count; ++i) {
       const int owner = static_cast<int>(i % static_cast<std::size_t>(ranks_));
       if (computes_ && owner == rank_) {
-        auto [results, facts] = run_recording(i, recordings);
+        const auto [results, facts] = run_recording(i, recordings);
         if (collects_)
-          stack(i, results, facts);
+          stack(i, *results, facts);
         else
-          options_.ranks->send(batch_of(static_cast<std::int64_t>(i), results, facts));
+          options_.ranks->send(batch_of(static_cast<std::int64_t>(i), *results, facts));
       } else if (collects_) {
         const Batch batch = options_.ranks->receive(static_cast<std::int64_t>(i), owner, options_.stop);
         const auto [results, facts] = results_of(batch);
@@ -210,7 +214,7 @@ class DatasetRun {
     json report{{"dataset", table_.file.string()}, {"recordings", recordings}};
     if (collects_ && stacked_) {
       OutputSet outputs;
-      stacked_->finish(stacked_attributes(dataset_plan(pipeline_, table_), first_facts_), outputs);
+      stacked_->finish(stacked_attributes(plan_, first_facts_), outputs);
       outputs.commit(options_.stop);
       report["stacked"] = stacked_path_.string();
     }
@@ -220,7 +224,7 @@ class DatasetRun {
  private:
   // Recording i's pipeline, with an `arrays` sink that hands its results over; returns them with
   // the facts of its report every recording shares.
-  std::pair<stages::ResultArrays, json> run_recording(std::size_t i, json& recordings) {
+  std::pair<std::shared_ptr<stages::ResultArrays>, json> run_recording(std::size_t i, json& recordings) {
     const ManifestRecording& row = table_.recordings[i];
     auto results = std::make_shared<stages::ResultArrays>();
     Registry registry = pipeline_.registry();
@@ -245,8 +249,8 @@ class DatasetRun {
                           {"rank", rank_},
                           {"series", report["run"]["series"]},
                           {"wall_s", std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count()}});
-    if (on_recording_) on_recording_(row.id, report, *results);
-    return {std::move(*results), shared_facts(report)};
+    if (on_recording_) on_recording_(row.id, report, results);
+    return {results, shared_facts(report)};
   }
 
   // The collector: recording i's arrays into the stacked file (made with the first recording's).
@@ -265,6 +269,7 @@ class DatasetRun {
   RunOptions options_;
   RecordingResults on_recording_;
   ManifestTable table_;
+  json plan_;  // what every rank agrees on (dataset_plan)
   fs::path stacked_path_;
   int rank_ = 0, ranks_ = 1;
   bool collects_ = true, computes_ = true;

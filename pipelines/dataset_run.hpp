@@ -17,6 +17,7 @@
 // alone, and sends each one's result arrays to rank 0 (one batch per recording, in order), which
 // stacks them with its own. Every rank writes its recordings' folders (a file system all ranks see).
 #include <functional>
+#include <memory>
 #include <stdexcept>
 #include <string>
 
@@ -41,9 +42,10 @@ bool is_dataset(const Pipeline& pipeline);
 // apply to every recording's run (its progress reports too); a checkpoint is refused (a dataset run
 // again runs every recording again).
 // `on_recording`, when given, receives each recording this process runs, as it finishes: its id, its
-// run's report and its result arrays (the Python module keeps them).
-using RecordingResults =
-    std::function<void(const std::string& id, const json& report, const stages::ResultArrays& results)>;
+// run's report and its result arrays, shared rather than copied (the Python module keeps them, and
+// takes their contents once the dataset's run is over, when no one else holds them).
+using RecordingResults = std::function<void(const std::string& id, const json& report,
+                                            const std::shared_ptr<stages::ResultArrays>& results)>;
 json run_dataset(const Pipeline& pipeline, const RunOptions& options, const RecordingResults& on_recording = {});
 
 // Checks the dataset without running it: the table, every file, and every recording's pipeline as

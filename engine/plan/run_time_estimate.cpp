@@ -63,9 +63,7 @@ RunTimeEstimate estimate_run_time(const BuiltPipeline& built, int threads, const
     const auto replicas = static_cast<double>(s.devices.size());
     if (s.in_device_memory() || s.simulated()) {
       const SimModel& m = rates.accelerator;
-      const auto rate = m.stage_flops_per_s.find(s.name);
-      const double flops_per_s = rate == m.stage_flops_per_s.end() ? m.flops_per_s : rate->second;
-      const double seconds = std::max(flops / flops_per_s, bytes / m.memory_bytes_per_s) / replicas;
+      const double seconds = std::max(flops / m.flops_per_s_of(s.name), bytes / m.memory_bytes_per_s) / replicas;
       estimate.terms.push_back({fmt::format("{} on {} (modelled accelerator): {:.2g} flops", s.name, s.device, flops),
                                 seconds, s.name, flops});
       continue;

@@ -36,19 +36,20 @@ py::tuple run_dataset_request(json request, const Registry& registry, RunOptions
   struct Recording {
     std::string id;
     json report;
-    stages::ResultArrays results;
+    std::shared_ptr<stages::ResultArrays> results;  // the run's own, not a copy
   };
   std::vector<Recording> recordings;  // filled on the worker thread, read once it has ended
   const json report = run_while_python_waits(
       [&](const RunOptions& o) {
-        return run_dataset(pipeline, o, [&](const std::string& id, const json& r, const stages::ResultArrays& a) {
-          recordings.push_back({id, r, a});
-        });
+        return run_dataset(pipeline, o,
+                           [&](const std::string& id, const json& r, const std::shared_ptr<stages::ResultArrays>& a) {
+                             recordings.push_back({id, r, a});
+                           });
       },
       std::move(options), progress);
   py::list out;
   for (auto& r : recordings) {
-    const py::tuple arrays = result_tuples(std::move(r.results));
+    const py::tuple arrays = result_tuples(std::move(*r.results));  // the run is over: ours alone
     out.append(py::make_tuple(r.id, json_text(r.report, -1), arrays[0], arrays[1]));
   }
   return py::make_tuple(json_text(report, -1), py::none(), out);

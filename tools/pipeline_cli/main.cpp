@@ -305,7 +305,7 @@ int run_dataset_command(const Pipeline& pipeline, RunOptions& options, const Run
   options.on_progress = nullptr;  // a line per recording instead (rank 0's own)
   const auto start = std::chrono::steady_clock::now();
   auto last = start;
-  const auto each = [&](const std::string& id, const json& r, const stages::ResultArrays&) {
+  const auto each = [&](const std::string& id, const json& r, const std::shared_ptr<stages::ResultArrays>&) {
     const auto now = std::chrono::steady_clock::now();
     if (root && !run.quiet)
       fmt::print("pacflow: recording {}: {} series in {:.3f} s\n", id, r["run"]["series"].get<std::int64_t>(),

@@ -7,6 +7,7 @@
 #include <climits>
 #include <cstdlib>
 #include <fmt/format.h>
+#include <iterator>
 #include <mpi.h>
 #include <optional>
 #include <stdexcept>
@@ -28,7 +29,8 @@ constexpr const char* kPlanKeys[] = {"version", "input", "pipeline", "tensors", 
 constexpr const char* kPlanParts[] = {"pacflow version", "input (or its checksum)",
                                       "pipeline (an element or a parameter)", "tensors",
                                       "batch size (--batch, or what its GPUs' memory allows)"};
-constexpr int kPlanPartCount = 5;
+constexpr int kPlanPartCount = static_cast<int>(std::size(kPlanKeys));
+static_assert(std::size(kPlanParts) == std::size(kPlanKeys));
 
 void check(int status, const char* what) {
   if (status == MPI_SUCCESS) return;

@@ -36,6 +36,12 @@ struct SimModel {
   double peer_bytes_per_s = 450e9;  // device to device over NVLink, one direction
   double launch_s = 5e-6;
   std::map<std::string, double> stage_flops_per_s;  // measured rates by element name ("surrogates")
+
+  // The rate of stage `element`: its measured one, else the peak.
+  double flops_per_s_of(const std::string& element) const {
+    const auto rate = stage_flops_per_s.find(element);
+    return rate == stage_flops_per_s.end() ? flops_per_s : rate->second;
+  }
 };
 
 // One batch's work on a device.

@@ -14,17 +14,18 @@ std::unique_ptr<SimNode> make_sim_stage_node(flow::graph& graph, const BuiltStag
   std::vector<int> devices;
   for (const auto& d : stage.devices) devices.push_back(d.index);
   const double flops_per_series = stage.stage->flops_per_series();
-  const auto& rates = sim_devices.model().stage_flops_per_s;
-  const auto rate = rates.find(stage.name);
-  const double flops_per_s = rate == rates.end() ? 0.0 : rate->second;
+  const double flops_per_s = sim_devices.model().flops_per_s_of(stage.name);
+  // The outputs a batch gets stand-ins for, chosen once here rather than for every batch.
+  std::vector<const TensorDecl*> stand_ins;
+  for (const auto& out : stage.outputs)
+    if (!out.summary && !unread.contains(out.name)) stand_ins.push_back(&out);
   return std::make_unique<SimNode>(
       graph, flow::unlimited,
-      [&stage, unread = std::move(unread), reporter, &sim_devices, &due, devices, flops_per_series, flops_per_s,
+      [&stage, stand_ins = std::move(stand_ins), reporter, &sim_devices, &due, devices, flops_per_series, flops_per_s,
        next_on_sim](BatchPtr batch, SimNode::gateway_type& gateway) {
         guarded("stage", stage.name, batch->index, [&] {
-          for (const auto& out : stage.outputs)
-            if (!out.summary && !unread.contains(out.name))
-              batch->emplace_rows(out.name, out.rows.rows(batch->series_count), out.per_series, out.dtype);
+          for (const TensorDecl* out : stand_ins)
+            batch->emplace_rows(out->name, out->rows.rows(batch->series_count), out->per_series, out->dtype);
           for (const auto& name : stage.drop_after) batch->tensors.erase(name);
         });
         const auto n = static_cast<double>(batch->series_count);

@@ -11,6 +11,7 @@
 #include "stages/io/common/epoch_runs.hpp"
 #include "stages/io/common/output_paths.hpp"
 #include "stages/io/hdf5/hdf5_attributes.hpp"
+#include "stages/io/hdf5/hdf5_datasets.hpp"
 
 namespace pacflow::stages {
 
@@ -35,22 +36,6 @@ void Hdf5Sink::plan(const PlanContext& ctx) {
   coordinates_ = ctx.coordinates();
 }
 
-void Hdf5Sink::write_coordinates() {
-  for (const auto& c : coordinates_) {
-    const std::string where = fmt::format("{}:/{}", path_.string(), c.name);
-    const std::vector<double> values = c.values();
-    const hsize_t n = values.size();
-    const hdf5::Id space = hdf5::check(H5Screate_simple(1, &n, nullptr), H5Sclose, where, "cannot make a dataspace");
-    const hdf5::Id dataset = hdf5::check(H5Dcreate2(file_.get(), c.name.c_str(), H5T_IEEE_F64LE, space.get(),
-                                                    H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
-                                         H5Dclose, where, "cannot create the dataset");
-    hdf5::check(H5Dwrite(dataset.get(), H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, values.data()), where,
-                "cannot write (disk full?)");
-    hdf5::write_attribute(dataset.get(), "doc", c.doc, where);
-    hdf5::write_attribute(dataset.get(), "unit", c.unit, where);
-  }
-}
-
 void Hdf5Sink::create_file() {
   temp_ = temp_path_for(resolved_output(path_));
   file_ = hdf5::create_file(temp_);
@@ -59,11 +44,7 @@ void Hdf5Sink::create_file() {
     shape.insert(shape.end(), out.decl.per_series.begin(), out.decl.per_series.end());
     const std::vector<hsize_t> dims(shape.begin(), shape.end());
     const std::string where = fmt::format("{}:/{}", path_.string(), out.decl.name);
-    const hdf5::Id space = hdf5::check(H5Screate_simple(static_cast<int>(dims.size()), dims.data(), nullptr), H5Sclose,
-                                       where, "cannot make a dataspace");
-    out.dataset = hdf5::check(H5Dcreate2(file_.get(), out.decl.name.c_str(), H5T_IEEE_F32LE, space.get(), H5P_DEFAULT,
-                                         H5P_DEFAULT, H5P_DEFAULT),
-                              H5Dclose, where, "cannot create the dataset");
+    out.dataset = hdf5::create_dataset(file_.get(), out.decl.name, H5T_IEEE_F32LE, dims, where);
     hdf5::write_attribute(out.dataset.get(), "doc", out.decl.doc, where);
     hdf5::write_attribute(out.dataset.get(), "leading_dims", out.leading.names, where);
   }
@@ -153,7 +134,7 @@ void Hdf5Sink::write_report(const json& given) {
   if (!file_) create_file();  // no batch arrived (cannot happen in a run, which has at least one)
   const std::string where = path_.string();
   for (auto& out : outputs_) out.dataset.reset();
-  write_coordinates();
+  hdf5::write_coordinates(file_.get(), coordinates_, path_.string());
   json report = given;
   if (report.contains("files")) report["files"] = files_relative_to(report["files"], path_.parent_path());
   for (const auto& [key, value] : report.items()) {

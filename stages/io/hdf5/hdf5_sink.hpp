@@ -43,7 +43,6 @@ class Hdf5Sink final : public Sink {
   // The report as attributes, then the file closed (complete under its temporary name).
   void write_report(const json& report);
   void write_rows(Output& out, const float* values, std::int64_t first_row, std::int64_t rows);
-  void write_coordinates();
 
   std::filesystem::path path_ = "out/pac/result.h5";
   std::filesystem::path temp_;

@@ -8,20 +8,9 @@
 #include "engine/api/errors.hpp"
 #include "engine/io/atomic_file.hpp"
 #include "stages/io/hdf5/hdf5_attributes.hpp"
+#include "stages/io/hdf5/hdf5_datasets.hpp"
 
 namespace pacflow::stages {
-
-namespace {
-
-hdf5::Id make_dataset(hid_t file, const std::string& name, hid_t type, const std::vector<hsize_t>& dims,
-                      const std::string& where) {
-  const hdf5::Id space = hdf5::check(H5Screate_simple(static_cast<int>(dims.size()), dims.data(), nullptr), H5Sclose,
-                                     where, "cannot make a dataspace");
-  return hdf5::check(H5Dcreate2(file, name.c_str(), type, space.get(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
-                     H5Dclose, where, "cannot create the dataset");
-}
-
-}  // namespace
 
 StackedResults::StackedResults(std::filesystem::path path, std::vector<std::string> ids, const ResultArrays& first)
     : path_(std::move(path)), ids_(std::move(ids)), added_(ids_.size(), false) {
@@ -37,21 +26,13 @@ StackedResults::StackedResults(std::filesystem::path path, std::vector<std::stri
     std::vector<hsize_t> dims{ids_.size()};
     dims.insert(dims.end(), array.shape.begin(), array.shape.end());
     Stack& stack = stacks_.emplace_back(Stack{array.name, array.shape, {}});
-    stack.dataset = make_dataset(file_.get(), array.name, H5T_IEEE_F32LE, dims, where);
+    stack.dataset = hdf5::create_dataset(file_.get(), array.name, H5T_IEEE_F32LE, dims, where);
     std::vector<std::string> names{"recordings"};
     names.insert(names.end(), array.dims.begin(), array.dims.end());
     hdf5::write_attribute(stack.dataset.get(), "dims", names, where);
     hdf5::write_attribute(stack.dataset.get(), "doc", array.doc, where);
   }
-  for (const Coordinate& c : first.coordinates) {
-    const std::string where = fmt::format("{}:/{}", path_.string(), c.name);
-    const std::vector<double> values = c.values();
-    const hdf5::Id dataset = make_dataset(file_.get(), c.name, H5T_IEEE_F64LE, {values.size()}, where);
-    hdf5::check(H5Dwrite(dataset.get(), H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, values.data()), where,
-                "cannot write (disk full?)");
-    hdf5::write_attribute(dataset.get(), "doc", c.doc, where);
-    hdf5::write_attribute(dataset.get(), "unit", c.unit, where);
-  }
+  hdf5::write_coordinates(file_.get(), first.coordinates, path_.string());
 }
 
 StackedResults::~StackedResults() {

@@ -1,0 +1,21 @@
+#pragma once
+// Datasets of a results file, as the hdf5 sink and the stacked results of a dataset both write them.
+#include <string>
+#include <vector>
+
+#include <hdf5.h>
+
+#include "engine/api/stage.hpp"
+#include "stages/io/hdf5/hdf5_handle.hpp"
+
+namespace pacflow::hdf5 {
+
+// A new dataset `name` of `type` and shape `dims` in `file`; `where` names it in errors.
+Id create_dataset(hid_t file, const std::string& name, hid_t type, const std::vector<hsize_t>& dims,
+                  const std::string& where);
+
+// Each coordinate as a float64 dataset /<name> of its values, with attributes doc and unit;
+// `file_name` names the file in errors.
+void write_coordinates(hid_t file, const std::vector<Coordinate>& coordinates, const std::string& file_name);
+
+}  // namespace pacflow::hdf5
