@@ -18,39 +18,22 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// The value a parameter of `spec` has: given, or the element's default.
-json value_of(const ElementSpec& e, const ParamSpec& spec) {
-  return e.params.contains(spec.name) ? e.params[spec.name] : spec.default_value;
-}
-
 // Every sink's outputs one folder deeper: DIR → DIR/id, DIR/NAME → DIR/id/NAME.
 void nest_outputs(std::vector<ElementSpec>& elements, const Registry& registry, const std::string& id) {
-  for (auto& e : elements) {
-    if (e.kind != ElementKind::Sink) continue;
-    for (const ParamSpec& spec : registry.find(e.kind, e.name)->params) {
-      const json value = value_of(e, spec);
-      if (!value.is_string()) continue;
-      const fs::path path = value.get<std::string>();
-      if (spec.type == ParamType::OutputDir) e.params[spec.name] = (path / id).string();
-      if (spec.type == ParamType::OutputFile) e.params[spec.name] = (path.parent_path() / id / path.filename()).string();
-    }
-  }
+  for_each_output(elements, registry, [&](ElementSpec& e, const ParamSpec& spec, const fs::path& path) {
+    e.params[spec.name] = spec.type == ParamType::OutputDir ? (path / id).string()
+                                                            : (path.parent_path() / id / path.filename()).string();
+  });
 }
 
 // Where the stacked file goes when stacked= is not given: recordings.h5 in the folder of the first
 // sink's outputs.
 fs::path default_stacked_path(const Pipeline& pipeline) {
-  for (const auto& e : pipeline.elements()) {
-    if (e.kind != ElementKind::Sink) continue;
-    for (const ParamSpec& spec : pipeline.registry().find(e.kind, e.name)->params) {
-      const json value = value_of(e, spec);
-      if (!value.is_string()) continue;
-      if (spec.type == ParamType::OutputDir) return fs::path(value.get<std::string>()) / "recordings.h5";
-      if (spec.type == ParamType::OutputFile)
-        return fs::path(value.get<std::string>()).parent_path() / "recordings.h5";
-    }
-  }
-  return "recordings.h5";
+  std::optional<fs::path> folder;
+  for_each_output(pipeline.elements(), pipeline.registry(), [&](const ElementSpec&, const ParamSpec& spec, const fs::path& path) {
+    if (!folder) folder = spec.type == ParamType::OutputDir ? path : path.parent_path();
+  });
+  return folder ? *folder / "recordings.h5" : fs::path("recordings.h5");
 }
 
 std::optional<std::string> text_param(const ElementSpec& manifest, const char* key) {

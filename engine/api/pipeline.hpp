@@ -36,6 +36,20 @@ struct ElementSpec {
   std::map<std::string, SourceLocation> param_where;  // of each key=value
 };
 
+// Calls fn(element, spec, value) for each output parameter (OutputDir, OutputFile) of every sink in
+// `elements` whose value, given or by default, is text. `elements` may be changed by fn.
+template <class Elements, class Fn>
+void for_each_output(Elements& elements, const Registry& registry, Fn&& fn) {
+  for (auto& e : elements) {
+    if (e.kind != ElementKind::Sink) continue;
+    for (const ParamSpec& spec : registry.find(e.kind, e.name)->params) {
+      if (spec.type != ParamType::OutputDir && spec.type != ParamType::OutputFile) continue;
+      const json& value = e.params.contains(spec.name) ? e.params[spec.name] : spec.default_value;
+      if (value.is_string()) fn(e, spec, value.template get<std::string>());
+    }
+  }
+}
+
 struct Progress {
   std::int64_t batches_done = 0;
   std::int64_t batches_total = 0;

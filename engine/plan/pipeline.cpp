@@ -711,15 +711,9 @@ std::vector<std::filesystem::path> named_output_folders(const Registry& registry
       refuse_output(registry, spec, e.bare_message());
     }
   };
-  for (const auto& e : elements) {
-    if (e.kind != ElementKind::Sink) continue;
-    for (const auto& p : registry.find(e.kind, e.name)->params) {
-      if (p.type != ParamType::OutputDir && p.type != ParamType::OutputFile) continue;
-      const json& value = e.params.contains(p.name) ? e.params[p.name] : p.default_value;
-      if (value.is_string() && !value.get<std::string>().empty())
-        named(&e, value.get<std::string>(), p.type == ParamType::OutputDir);
-    }
-  }
+  for_each_output(elements, registry, [&](const ElementSpec& e, const ParamSpec& p, const std::string& value) {
+    if (!value.empty()) named(&e, value, p.type == ParamType::OutputDir);
+  });
   if (!trace_file.empty()) named(nullptr, trace_file, false);
   return folders;
 }

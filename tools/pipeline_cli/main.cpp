@@ -83,15 +83,8 @@ void print_warnings(const json& report) {
 // Where the sinks write, read from their output parameters.
 std::vector<std::string> output_locations(const Pipeline& pipeline) {
   std::vector<std::string> out;
-  for (const auto& e : pipeline.elements()) {
-    if (e.kind != ElementKind::Sink) continue;
-    const ElementInfo* info = pipeline.registry().find(e.kind, e.name);
-    for (const auto& spec : info->params) {
-      if (spec.type != ParamType::OutputDir && spec.type != ParamType::OutputFile) continue;
-      const json v = e.params.contains(spec.name) ? e.params[spec.name] : spec.default_value;
-      if (v.is_string()) out.push_back(v.get<std::string>());
-    }
-  }
+  for_each_output(pipeline.elements(), pipeline.registry(),
+                  [&](const ElementSpec&, const ParamSpec&, const std::string& value) { out.push_back(value); });
   return out;
 }
 
