@@ -6,6 +6,8 @@ find_package(CLI11 REQUIRED)
 find_package(OpenSSL REQUIRED COMPONENTS Crypto)
 find_package(PkgConfig REQUIRED)
 pkg_check_modules(FFTW3F REQUIRED IMPORTED_TARGET fftw3f)
+# xxHash: checksums of what a run reads back (engine/io/checksum.hpp).
+pkg_check_modules(XXHASH REQUIRED IMPORTED_TARGET libxxhash)
 find_path(STB_INCLUDE_DIR stb_image_write.h PATH_SUFFIXES stb REQUIRED)
 # HDF5 C library (serial build: Debian's hdf5.pc is an alternative pointing at hdf5-serial.pc).
 pkg_search_module(HDF5 REQUIRED IMPORTED_TARGET hdf5 hdf5-serial)

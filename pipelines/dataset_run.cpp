@@ -1,5 +1,6 @@
 #include "pipelines/dataset_run.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <fmt/format.h>
 #include <memory>
@@ -7,7 +8,10 @@
 
 #include "engine/api/errors.hpp"
 #include "engine/api/rank_link.hpp"
+#include "engine/io/input_file.hpp"
+#include "engine/io/output_folders.hpp"
 #include "engine/io/output_set.hpp"
+#include "engine/plan/output_checks.hpp"
 #include "pipelines/manifest_table.hpp"
 #include "stages/io/hdf5/stacked_results.hpp"
 #include "stages/io/memory/memory_sink.hpp"
@@ -104,15 +108,19 @@ ManifestTable table_of(const Pipeline& pipeline) {
   return read_manifest(*path, text_param(manifest, "reader"), pipeline.registry());
 }
 
-// Every file the table names exists before any recording runs: a typo in row 57 stops the dataset
-// before 56 recordings' work, not after.
+// Every file the table names exists and is a regular file before any recording runs: a typo in row
+// 57 stops the dataset before 56 recordings' work, not after.
 void check_inputs(const ManifestTable& table) {
   for (const auto& r : table.recordings) {
     const fs::path file = r.params.at("path").get<std::string>();
-    std::error_code error;
-    if (!fs::is_regular_file(file, error))
-      throw MissingFileError(file.string(), fmt::format("{}:{}: recording {}: {}: {}", table.file.string(), r.line,
-                                                        r.id, file.string(), error ? error.message() : "no such file"));
+    const std::string where = fmt::format("{}:{}: recording {}", table.file.string(), r.line, r.id);
+    try {
+      require_regular_file(file);  // "is a named pipe (FIFO)", "is a directory", "no such file"
+    } catch (const MissingFileError& e) {
+      throw MissingFileError(file.string(), fmt::format("{}: {}", where, e.bare_message()));
+    } catch (const InputError& e) {
+      throw InputError(fmt::format("{}: {}", where, e.bare_message()));
+    }
   }
 }
 
@@ -156,12 +164,21 @@ json stacked_attributes(const json& plan, const json& facts) {
 // pipeline's registry may have an `arrays` sink already, the Python module's).
 constexpr const char* kRecordingArrays = "dataset_recording_arrays";
 
+// "source \"manifest\", parameter \"stacked\": MESSAGE", located at stacked= (or the manifest).
+InputError stacked_error(const ElementSpec& manifest, const std::string& message) {
+  const auto it = manifest.param_where.find("stacked");
+  return InputError(fmt::format("source \"manifest\", parameter \"stacked\": {}", message),
+                    it != manifest.param_where.end() ? it->second : manifest.where);
+}
+
 class DatasetRun {
  public:
-  DatasetRun(const Pipeline& pipeline, const RunOptions& options, RecordingResults on_recording)
+  DatasetRun(const Pipeline& pipeline, const RunOptions& options, RecordingResults on_recording,
+             BeforeCommit before_commit)
       : pipeline_(pipeline),
         options_(options),
         on_recording_(std::move(on_recording)),
+        before_commit_(std::move(before_commit)),
         table_(table_of(pipeline)),
         plan_(dataset_plan(pipeline, table_)) {
     const std::optional<std::string> stacked = text_param(pipeline.elements().front(), "stacked");
@@ -173,14 +190,18 @@ class DatasetRun {
       computes_ = link->computes();
     }
     if (computes_) check_inputs(table_);
+    if (collects_ && !stacked_path_.empty()) check_stacked_path();
+    hold_folders();
     if (options.ranks) options.ranks->begin(plan_, 0);
   }
 
+  // Every recording this process runs, then the stacked file, committed together (with what
+  // before_commit adds): a failure anywhere leaves every earlier file as it was.
   json run() {
     json recordings = json::array();
     const std::size_t count = table_.recordings.size();
     for (std::size_t i = 0; i < count; ++i) {
-      const int owner = static_cast<int>(i % static_cast<std::size_t>(ranks_));
+      const int owner = owner_of(i);
       if (computes_ && owner == rank_) {
         const auto [results, facts] = run_recording(i, recordings);
         if (collects_)
@@ -194,32 +215,104 @@ class DatasetRun {
         recordings.push_back({{"id", table_.recordings[i].id}, {"rank", owner}});
       }
     }
-    json report{{"dataset", table_.file.string()}, {"recordings", recordings}};
+    json warnings = folders_.notes();
+    warnings.insert(warnings.end(), warnings_.begin(), warnings_.end());
+    json report{{"dataset", table_.file.string()}, {"recordings", recordings}, {"warnings", warnings}};
     if (collects_ && stacked_) {
-      OutputSet outputs;
-      stacked_->finish(stacked_attributes(plan_, first_facts_), outputs);
-      outputs.commit(options_.stop);
+      stacked_->finish(stacked_attributes(plan_, first_facts_), outputs());
       report["stacked"] = stacked_path_.string();
     }
+    if (before_commit_) before_commit_(report, outputs());
+    if (!options_.commit_into) {
+      own_outputs_.commit(options_.stop);
+      for (const auto& w : own_outputs_.warnings()) report["warnings"].push_back(w);
+    }
+    folders_.keep_created();
     return report;
   }
 
  private:
+  int owner_of(std::size_t i) const { return static_cast<int>(i % static_cast<std::size_t>(ranks_)); }
+  OutputSet& outputs() { return options_.commit_into ? *options_.commit_into : own_outputs_; }
+
+  Pipeline recording_pipeline(const ManifestRecording& row, const Registry& registry,
+                              std::vector<ElementSpec> extra = {}) const {
+    std::vector<ElementSpec> elements = recording_elements(pipeline_, table_, row);
+    for (auto& e : extra) elements.push_back(std::move(e));
+    Pipeline recording = pipeline_.variant(registry, std::move(elements));
+    recording.add_input_file(table_.file);  // never an output, never stale
+    return recording;
+  }
+
+  // The folders this process writes into, made and held for the whole dataset: the sinks' own
+  // folders and the stacked file's, locked (the collector's: one dataset at a time into them), and
+  // beneath them each recording's folder this process writes, settled under that lock (a lock each
+  // would take a descriptor per recording).
+  void hold_folders() {
+    if (collects_) {
+      std::vector<fs::path> base = pipeline_.output_folders();
+      if (!stacked_path_.empty()) base.push_back(resolved_output(stacked_path_).parent_path());
+      folders_.hold(base);
+    }
+    std::vector<fs::path> recording_folders;
+    for (std::size_t i = 0; i < table_.recordings.size(); ++i) {
+      // A merge (which computes nothing) writes every recording's folder; a rank only its own.
+      if (computes_ && owner_of(i) != rank_) continue;
+      const ManifestRecording& row = table_.recordings[i];
+      if (!stacked_path_.empty() && folder_of(row) == fs::absolute(stacked_path_).lexically_normal())
+        throw InputError(fmt::format("id \"{}\" names the folder of the recording's results, where the stacked "
+                                     "file {} goes; rename the recording or give the manifest another stacked=",
+                                     row.id, stacked_path_.string()),
+                         SourceLocation{table_.file.string(), row.line, 1});
+      for (const fs::path& f : recording_pipeline(row, pipeline_.registry()).output_folders())
+        recording_folders.push_back(f);
+    }
+    folders_.settle_beneath(recording_folders);
+  }
+
+  // The folder a recording's results go into beside the stacked file: DIR/<id> for the first sink's
+  // folder DIR.
+  fs::path folder_of(const ManifestRecording& row) const {
+    return fs::absolute(default_stacked_path(pipeline_).parent_path() / row.id).lexically_normal();
+  }
+
+  // stacked= is an output like any sink's: a regular file or nothing yet, not an input (a
+  // recording, the table, the .pipe file), not in a folder a recording's run writes.
+  void check_stacked_path() {
+    const ElementSpec& manifest = pipeline_.elements().front();
+    try {
+      check_output_target(stacked_path_);
+    } catch (const InputError& e) {
+      throw stacked_error(manifest, e.bare_message());
+    }
+    std::vector<fs::path> inputs = pipeline_.input_files();
+    inputs.push_back(table_.file);
+    for (const auto& row : table_.recordings) inputs.emplace_back(row.params.at("path").get<std::string>());
+    if (const auto clash = find_output_clash({{stacked_path_, "the stacked file"}}, inputs))
+      throw stacked_error(manifest, clash->message);
+    for (const auto& row : table_.recordings)
+      for (const fs::path& folder : recording_pipeline(row, pipeline_.registry()).output_folders())
+        if (lies_inside(stacked_path_, folder))
+          throw stacked_error(manifest, fmt::format("{} lies in {}, the folder of recording {}'s results; put the "
+                                                    "stacked file beside the recordings' folders",
+                                                    stacked_path_.string(), folder.string(), row.id));
+  }
+
   // Recording i's pipeline, with an `arrays` sink that hands its results over; returns them with
-  // the facts of its report every recording shares.
+  // the facts of its report every recording shares. Its files go into the dataset's commit.
   std::pair<std::shared_ptr<stages::ResultArrays>, json> run_recording(std::size_t i, json& recordings) {
     const ManifestRecording& row = table_.recordings[i];
     auto results = std::make_shared<stages::ResultArrays>();
     Registry registry = pipeline_.registry();
     registry.add(stages::MemorySink::info(results, kRecordingArrays));
-    std::vector<ElementSpec> elements = recording_elements(pipeline_, table_, row);
-    elements.push_back({ElementKind::Sink, kRecordingArrays, json::object(), {}, {}});
     RunOptions options = options_;
     options.ranks = nullptr;  // a recording runs whole, in this process
+    options.commit_into = &outputs();
     const auto start = std::chrono::steady_clock::now();
     json report;
     try {
-      report = pipeline_.variant(registry, std::move(elements)).run(options);
+      report = recording_pipeline(row, registry, {{ElementKind::Sink, kRecordingArrays, json::object(), {}, {}}})
+                   .run(options);
     } catch (const RunCancelled&) {
       throw;
     } catch (const InputError& e) {  // located at the row when the source is at fault; nested: its type stays
@@ -232,11 +325,14 @@ class DatasetRun {
                           {"rank", rank_},
                           {"series", report["run"]["series"]},
                           {"wall_s", std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count()}});
+    for (const auto& w : report.value("warnings", json::array()))  // said once, not once per recording
+      if (std::find(warnings_.begin(), warnings_.end(), w) == warnings_.end()) warnings_.push_back(w);
     if (on_recording_) on_recording_(row.id, report, results);
     return {results, shared_facts(report)};
   }
 
   // The collector: recording i's arrays into the stacked file (made with the first recording's).
+  // Another shape stops the dataset at that recording: nothing of it is written.
   void stack(std::size_t i, const stages::ResultArrays& results, const json& facts) {
     if (stacked_path_.empty()) return;
     if (i == 0) {
@@ -245,18 +341,28 @@ class DatasetRun {
       for (const auto& r : table_.recordings) ids.push_back(r.id);
       stacked_.emplace(stacked_path_, std::move(ids), results);
     }
-    stacked_->add(i, results);
+    try {
+      stacked_->add(i, results);
+    } catch (const InputError& e) {
+      const ManifestRecording& row = table_.recordings[i];
+      std::throw_with_nested(RecordingFailed(
+          fmt::format("{}:{}: recording {}: {}", table_.file.string(), row.line, row.id, e.bare_message())));
+    }
   }
 
   const Pipeline& pipeline_;
   RunOptions options_;
   RecordingResults on_recording_;
+  BeforeCommit before_commit_;
   ManifestTable table_;
   json plan_;  // what every rank agrees on (dataset_plan)
   fs::path stacked_path_;
   int rank_ = 0, ranks_ = 1;
   bool collects_ = true, computes_ = true;
   json first_facts_;  // the first recording's shared facts, for the stacked file
+  OutputFolders folders_;  // declared before the files: released after they are committed or removed
+  OutputSet own_outputs_;  // every file of the dataset, committed together (unless commit_into)
+  json warnings_ = json::array();
   std::optional<stages::StackedResults> stacked_;
 };
 
@@ -267,10 +373,11 @@ bool is_dataset(const Pipeline& pipeline) {
   return !elements.empty() && elements.front().kind == ElementKind::Source && elements.front().name == "manifest";
 }
 
-json run_dataset(const Pipeline& pipeline, const RunOptions& options, const RecordingResults& on_recording) {
+json run_dataset(const Pipeline& pipeline, const RunOptions& options, const RecordingResults& on_recording,
+                 const BeforeCommit& before_commit) {
   if (!options.checkpoint.empty())
     throw InputError("--checkpoint: a dataset's recordings each run whole; run the dataset again to redo it");
-  return DatasetRun(pipeline, options, on_recording).run();
+  return DatasetRun(pipeline, options, on_recording, before_commit).run();
 }
 
 json validate_dataset(const Pipeline& pipeline, const RunOptions& options) {
@@ -280,7 +387,9 @@ json validate_dataset(const Pipeline& pipeline, const RunOptions& options) {
   for (const auto& row : table.recordings) {
     json plan;
     try {
-      plan = pipeline.variant(pipeline.registry(), recording_elements(pipeline, table, row)).validate(options);
+      Pipeline recording = pipeline.variant(pipeline.registry(), recording_elements(pipeline, table, row));
+      recording.add_input_file(table.file);
+      plan = recording.validate(options);
     } catch (const InputError& e) {
       std::throw_with_nested(InputError(fmt::format("recording {}: {}", row.id, e.what())));
     }

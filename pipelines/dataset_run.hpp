@@ -22,6 +22,7 @@
 #include <string>
 
 #include "engine/api/pipeline.hpp"
+#include "engine/io/output_set.hpp"
 #include "stages/io/memory/memory_sink.hpp"
 
 namespace pacflow {
@@ -38,15 +39,26 @@ bool is_dataset(const Pipeline& pipeline);
 
 // Runs the dataset. Throws InputError naming the table's line for a bad row, and a recording's
 // failure nested in an error naming the recording (RecordingFailed). Returns the dataset's report:
-// every recording (id, the rank that ran it, its series and time) and the stacked file. `options`
-// apply to every recording's run (its progress reports too); a checkpoint is refused (a dataset run
-// again runs every recording again).
+// every recording (id, the rank that ran it, its series and time), the stacked file and warnings.
+// `options` apply to every recording's run (its progress reports too); a checkpoint is refused (a
+// dataset run again runs every recording again).
+//
+// A dataset is one transaction: every recording's files and the stacked file are moved into place
+// together once all are complete (RunOptions::commit_into: into the caller's set, which commits
+// them; else committed here). A failure or a stop anywhere leaves every earlier file as it was. The
+// sinks' folders and the stacked file's are locked for the whole dataset (each recording's folder
+// beneath them is covered by that lock). Over ranks each rank commits its own recordings' files
+// when it has run them, and rank 0 the stacked file once it has every recording's arrays.
 // `on_recording`, when given, receives each recording this process runs, as it finishes: its id, its
 // run's report and its result arrays, shared rather than copied (the Python module keeps them, and
 // takes their contents once the dataset's run is over, when no one else holds them).
+// `before_commit`, when given, is called once every recording ran, before the commit, with the
+// report and the set: what it adds is committed with the rest (a merge's copies, a shard's record).
 using RecordingResults = std::function<void(const std::string& id, const json& report,
                                             const std::shared_ptr<stages::ResultArrays>& results)>;
-json run_dataset(const Pipeline& pipeline, const RunOptions& options, const RecordingResults& on_recording = {});
+using BeforeCommit = std::function<void(const json& report, OutputSet& outputs)>;
+json run_dataset(const Pipeline& pipeline, const RunOptions& options, const RecordingResults& on_recording = {},
+                 const BeforeCommit& before_commit = {});
 
 // Checks the dataset without running it: the table, every file, and every recording's pipeline as
 // Pipeline::validate does (its source opened). Returns each recording's plan (id, table line, plan).

@@ -3,11 +3,12 @@
 #include <algorithm>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
-#include <fstream>
 #include <set>
 #include <sstream>
 
 #include "engine/api/errors.hpp"
+#include "engine/io/input_file.hpp"
+#include "engine/io/run_files.hpp"  // kRunReport
 #include "pipelines/pipe_format.hpp"
 
 namespace pacflow {
@@ -17,7 +18,7 @@ namespace {
 namespace fs = std::filesystem;
 
 // The largest table read: a dataset is many rows of short cells.
-constexpr std::uintmax_t kMaxTableBytes = std::uintmax_t{64} << 20;
+constexpr std::size_t kMaxTableBytes = std::size_t{64} << 20;
 
 std::vector<std::string> cells_of(const std::string& line) {
   std::vector<std::string> cells;
@@ -55,6 +56,13 @@ void check_id(const std::string& id, const SourceLocation& where) {
                                  "'_' and '-'",
                                  id),
                      where);
+  // Names pacflow keeps for itself in an output folder: a folder by that name would break every
+  // later run there (its lock, its journal, its temporaries are hidden names; the run's report).
+  if (id.front() == '.' || id == kRunReport)
+    throw InputError(fmt::format("id \"{}\": a recording's id names its results' folder, and {} is pacflow's own "
+                                 "name in an output folder; start the id with a letter or digit",
+                                 id, id.front() == '.' ? "a name starting with '.'" : id),
+                     where);
 }
 
 class TableReader {
@@ -63,18 +71,22 @@ class TableReader {
       : file_(std::move(file)), reader_(reader.value_or("")), registry_(registry) {}
 
   ManifestTable read() {
-    std::error_code error;
-    const auto size = fs::file_size(file_, error);
-    if (error) throw MissingFileError(file_.string(), fmt::format("{}: cannot read the dataset's table: {}", file_.string(), error.message()));
-    if (size > kMaxTableBytes)
-      throw InputError(fmt::format("{}: {} MiB, more than a dataset's table holds ({} MiB)", file_.string(),
-                                   size >> 20, kMaxTableBytes >> 20));
-    std::ifstream in(file_);
-    if (!in) throw InputError(fmt::format("{}: cannot open the dataset's table", file_.string()));
+    std::string text;
+    try {
+      text = InputFile(file_).read_all(kMaxTableBytes, "a dataset's table");
+    } catch (const MissingFileError& e) {
+      throw MissingFileError(file_.string(), fmt::format("cannot read the dataset's table: {}", e.bare_message()));
+    } catch (const InputError& e) {  // a folder, a FIFO, a device, too large
+      throw InputError(fmt::format("cannot read the dataset's table: {}", e.bare_message()));
+    }
+    if (text.starts_with("\xEF\xBB\xBF")) text.erase(0, 3);  // the byte-order mark spreadsheets write
     ManifestTable table{file_, {}};
+    std::istringstream in(text);
     std::string line;
     for (int number = 1; std::getline(in, line); ++number) {
       if (!line.empty() && line.back() == '\r') line.pop_back();
+      if (line.find('\0') != std::string::npos)
+        throw InputError("a NUL byte: a dataset's table is tab-separated text", at(number, line.find('\0')));
       if (is_skipped(line)) continue;
       if (header_.empty())
         read_header(line, number);

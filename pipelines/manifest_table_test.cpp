@@ -85,12 +85,26 @@ TEST_F(ManifestTableTest, MalformedTablesAreRefusedAtTheirLineAndColumn) {
   EXPECT_EQ(error_of("id\tpath\tcolour\na\ta.npy\tblue\n"),
             file + ":2:3: column \"colour\" is not a parameter of the npy source");
   EXPECT_NE(error_of("id\tpath\tfs\na\ta.npy\t[1, 2\n").find(":2:3"), std::string::npos);
+  EXPECT_EQ(error_of(std::string("id\tpath\na\ta.npy\0\n", 17)), file + ":2:8: a NUL byte: a dataset's table is tab-separated text");
   try {
     read_manifest(dir_ / "nothing.tsv", std::nullopt, stages::builtin_registry());
     FAIL() << "a missing table";
   } catch (const MissingFileError& e) {
     EXPECT_NE(std::string(e.what()).find("cannot read the dataset's table"), std::string::npos) << e.what();
   }
+}
+
+// Ids that are pacflow's own names in an output folder (its lock, journals and temporaries start
+// with '.', the run's report) would break every later run into that folder.
+TEST_F(ManifestTableTest, IdsThatArePacflowsOwnNamesAreRefusedAtTheirLine) {
+  const std::string file = (dir_ / "data" / "subjects.tsv").string();
+  for (const std::string id : {".pacflow.lock", ".pacflow-commit.json", ".x", "result.json"})
+    EXPECT_NE(error_of("id\tpath\n" + id + "\ta.npy\n").find(file + ":2:1: id \"" + id + "\""), std::string::npos) << id;
+}
+
+// A spreadsheet's byte-order mark before the header is no part of the first column's name.
+TEST_F(ManifestTableTest, AByteOrderMarkBeforeTheHeaderIsSkipped) {
+  EXPECT_EQ(read("\xEF\xBB\xBFid\tpath\nsub-01\ta.npy\n").recordings.at(0).id, "sub-01");
 }
 
 }  // namespace

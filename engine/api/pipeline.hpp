@@ -57,6 +57,7 @@ struct Progress {
 };
 
 class DeviceBackends;
+class OutputSet;
 class RankLink;
 
 namespace detail {
@@ -95,6 +96,11 @@ struct RunOptions {
   // A run split over processes (engine/api/rank_link.hpp): this process computes the batches its rank
   // owns; rank 0 also runs the summaries and sinks, the others write nothing. Null: one process.
   RankLink* ranks = nullptr;
+  // When set, the run's outputs go into this set instead of being moved into place when it ends: the
+  // caller commits it together with other runs' (a dataset's recordings: all of them or none), and
+  // has created and holds their folders (OutputFolders) from before the run until after the commit.
+  // --clean's removals are added to the set (done once it is committed). No checkpoint then.
+  OutputSet* commit_into = nullptr;
 };
 
 class Pipeline {
@@ -132,6 +138,10 @@ class Pipeline {
   Pipeline& add_input_file(std::filesystem::path file);
   // Those files and the files the elements' parameters name as inputs (`path=` of npy, edf, hdf5).
   std::vector<std::filesystem::path> input_files() const;
+  // The folders the sinks' output parameters name (a file's folder, after following a link at the
+  // file), each checked as an output place: what a run creates and locks before it starts. Throws
+  // InputError located at the parameter when one cannot be (a file where a folder goes).
+  std::vector<std::filesystem::path> output_folders() const;
 
   const std::vector<ElementSpec>& elements() const { return elements_; }
   const Registry& registry() const { return *registry_; }

@@ -43,18 +43,23 @@ namespace {
 }
 }  // namespace
 
-InputFile::InputFile(const std::filesystem::path& path) : path_(path) {
+InputFile::InputFile(const std::filesystem::path& path) : InputFile(path, false) {}
+
+InputFile::InputFile(const std::filesystem::path& path, NoFollow) : InputFile(path, true) {}
+
+InputFile::InputFile(const std::filesystem::path& path, bool refuse_link) : path_(path) {
   // Looked at before it is opened: opening some devices does something (a tape rewinds, a watchdog
   // arms). Then opened with O_NONBLOCK, so that a FIFO put there meanwhile cannot block the open,
   // and looked at again on the descriptor, which is what will be read.
   struct stat st {};
-  if (::stat(path.c_str(), &st) != 0) {
+  if ((refuse_link ? ::lstat(path.c_str(), &st) : ::stat(path.c_str(), &st)) != 0) {
     const std::string message = fmt::format("{}: {}", path.string(), file_error_reason(errno));
     if (errno == ENOENT) throw MissingFileError(path.string(), message);
     throw InputError(message);
   }
+  if (S_ISLNK(st.st_mode)) not_regular(path, "a symbolic link");
   if (const std::string kind = special_file_kind(st.st_mode); !kind.empty()) not_regular(path, kind);
-  fd_ = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+  fd_ = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY | (refuse_link ? O_NOFOLLOW : 0));
   if (fd_ < 0) throw InputError(fmt::format("{}: {}", path.string(), file_error_reason(errno)));
   if (::fstat(fd_, &st) != 0) {
     const int error = errno;

@@ -17,6 +17,10 @@ class InputFile {
   // system said ("no such file", "permission denied", "too many levels of symbolic links") or what
   // the file is when it is not a regular file ("is a directory", "is a named pipe (FIFO): …").
   explicit InputFile(const std::filesystem::path& path);
+  // With NoFollow::leaf a symbolic link at `path` itself is refused ("is a symbolic link") instead of
+  // followed: for files pacflow wrote and reads back (a shard's), never someone else's via a link.
+  enum class NoFollow { leaf };
+  InputFile(const std::filesystem::path& path, NoFollow);
   ~InputFile();
   InputFile(InputFile&& other) noexcept;
   InputFile& operator=(InputFile&& other) noexcept;
@@ -37,6 +41,8 @@ class InputFile {
   std::size_t read_at(std::uint64_t offset, void* dst, std::size_t count) const;
 
  private:
+  InputFile(const std::filesystem::path& path, bool refuse_link);
+
   std::filesystem::path path_;
   int fd_ = -1;
   std::uint64_t size_ = 0;

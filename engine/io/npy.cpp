@@ -231,14 +231,17 @@ NpyWriter::NpyWriter(std::filesystem::path path, Shape shape)
   open_stream(std::ios::trunc);
   const std::string header = npy_v1_header(shape);
   out_.write(header.data(), static_cast<std::streamsize>(header.size()));
+  checksum_.update(header.data(), header.size());
 }
 
-NpyWriter::NpyWriter(std::filesystem::path path, Shape shape, std::filesystem::path partial, std::int64_t keep_values)
+NpyWriter::NpyWriter(std::filesystem::path path, Shape shape, std::filesystem::path partial, std::int64_t keep_values,
+                     const std::string& keep_checksum)
     : path_(std::move(path)), temp_(std::move(partial)), expected_(element_count(shape)), keep_on_abort_(true) {
   const std::string header = npy_v1_header(shape);
   if (keep_values <= 0) {
     open_stream(std::ios::trunc);
     out_.write(header.data(), static_cast<std::streamsize>(header.size()));
+    checksum_.update(header.data(), header.size());
     return;
   }
   // Resuming: the file must start with this array's header and hold at least the values to keep.
@@ -250,6 +253,19 @@ NpyWriter::NpyWriter(std::filesystem::path path, Shape shape, std::filesystem::p
     throw InputError(fmt::format("{}: the checkpoint's partial output does not hold the {} values it recorded; "
                                  "remove the checkpoint to start afresh",
                                  temp_.string(), keep_values));
+  // The bytes kept are the ones recorded: one flipped byte would resume to other numbers.
+  std::vector<char> buffer(std::size_t{4} << 20);
+  for (std::uintmax_t done = 0; done < keep_bytes;) {
+    const std::size_t got = partial_file.read_at(done, buffer.data(),
+                                                 static_cast<std::size_t>(std::min<std::uintmax_t>(buffer.size(), keep_bytes - done)));
+    if (got == 0) break;
+    checksum_.update(buffer.data(), got);
+    done += got;
+  }
+  if (checksum_.hex() != keep_checksum)
+    throw InputError(fmt::format("{}: the checkpoint's partial output is not what it recorded (its checksum differs: "
+                                 "a damaged disk, or an edited file); remove the checkpoint to start afresh",
+                                 temp_.string()));
   std::error_code ec;
   std::filesystem::resize_file(temp_, keep_bytes, ec);  // cut what was written after the last record
   if (ec) throw InputError(fmt::format("{}: cannot cut back to the checkpoint: {}", temp_.string(), ec.message()));
@@ -273,8 +289,11 @@ void NpyWriter::append(const float* values, std::int64_t count) {
   errno = 0;
   out_.write(reinterpret_cast<const char*>(values), static_cast<std::streamsize>(count * sizeof(float)));
   if (!out_) write_failed(errno);
+  checksum_.update(values, static_cast<std::size_t>(count) * sizeof(float));
   written_ += count;
 }
+
+std::string NpyWriter::checksum() const { return checksum_.hex(); }
 
 std::int64_t NpyWriter::flush() {
   errno = 0;

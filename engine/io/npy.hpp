@@ -12,6 +12,8 @@
 #include "engine/io/mapped_file.hpp"
 #include "engine/api/tensor.hpp"
 
+#include "engine/io/checksum.hpp"
+
 namespace pacflow {
 
 class InputFile;
@@ -90,9 +92,11 @@ class NpyWriter {
  public:
   NpyWriter(std::filesystem::path path, Shape shape);
   // Streams into `partial`, keeping its first `keep_values` values (a resumed run; the header must be
-  // this array's, and anything after them is cut off), or starting it afresh when `keep_values` is 0.
-  // Throws InputError when the partial file does not hold what the caller expects.
-  NpyWriter(std::filesystem::path path, Shape shape, std::filesystem::path partial, std::int64_t keep_values);
+  // this array's, the bytes kept must have `keep_checksum` (checksum()'s when they were recorded), and
+  // anything after them is cut off), or starting it afresh when `keep_values` is 0. Throws InputError
+  // when the partial file does not hold what the caller expects.
+  NpyWriter(std::filesystem::path path, Shape shape, std::filesystem::path partial, std::int64_t keep_values,
+            const std::string& keep_checksum);
   ~NpyWriter();
   NpyWriter(const NpyWriter&) = delete;
   NpyWriter& operator=(const NpyWriter&) = delete;
@@ -100,6 +104,9 @@ class NpyWriter {
   void append(const float* values, std::int64_t count);
   // Hands every appended value to the operating system; returns how many have been written.
   std::int64_t flush();
+  // The checksum (engine/io/checksum.hpp) of the file's bytes so far, header included: what a
+  // checkpoint records beside flush()'s count, so a resumed run can tell its partial file is intact.
+  std::string checksum() const;
   // Every value written: completes and closes the file (under its temporary name). Throws, naming the
   // file and the system's reason, when the data did not reach the disk (a full disk).
   void close();
@@ -122,6 +129,7 @@ class NpyWriter {
   std::int64_t expected_ = 0;
   std::int64_t written_ = 0;
   bool keep_on_abort_ = false;
+  Checksum checksum_;    // of every byte written
   bool open_ = false;    // the stream is open
   bool closed_ = false;  // complete, awaiting commit
 };

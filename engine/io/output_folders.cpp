@@ -36,9 +36,13 @@ void remove_empty_folders(std::vector<fs::path>& folders) noexcept {
 }
 }  // namespace
 
-void OutputFolders::hold(const std::vector<fs::path>& folders) {
+void OutputFolders::hold(const std::vector<fs::path>& folders) { hold_or_settle(folders, true); }
+
+void OutputFolders::settle_beneath(const std::vector<fs::path>& folders) { hold_or_settle(folders, false); }
+
+void OutputFolders::hold_or_settle(const std::vector<fs::path>& folders, bool lock) {
   std::vector<fs::path> created;  // by this call
-  const std::size_t held_before = locks_.size();
+  const std::size_t locked_before = locks_.size(), held_before = held_.size();
   try {
     std::vector<fs::path> ordered;
     for (const fs::path& given : folders) {
@@ -55,9 +59,9 @@ void OutputFolders::hold(const std::vector<fs::path>& folders) {
       ordered.push_back(ec ? folder : canonical);
     }
     std::sort(ordered.begin(), ordered.end());  // one order for every run
-    for (const fs::path& folder : ordered) take(folder);
+    for (const fs::path& folder : ordered) take(folder, lock);
   } catch (...) {
-    locks_.resize(held_before);
+    locks_.resize(locked_before);
     held_.resize(held_before);
     remove_empty_folders(created);
     throw;
@@ -65,26 +69,30 @@ void OutputFolders::hold(const std::vector<fs::path>& folders) {
   created_.insert(created_.end(), created.begin(), created.end());
 }
 
-void OutputFolders::take(const fs::path& folder) {
+void OutputFolders::take(const fs::path& folder, bool lock) {
   struct stat st {};
   if (::stat(folder.c_str(), &st) != 0) throw_output_error(folder, errno, "cannot use the output folder");
   const std::pair identity{st.st_dev, st.st_ino};
   if (std::find(held_.begin(), held_.end(), identity) != held_.end()) return;  // the same folder by another path
+  held_.push_back(identity);
+  if (!lock) return settle(folder, true);
   locks_.push_back(std::make_unique<FolderLock>(
       folder, kOutputLock, "writing into this folder; wait for it to end, or write the outputs elsewhere"));
-  held_.push_back(identity);
-  const FolderLock& lock = *locks_.back();
+  const FolderLock& held = *locks_.back();
+  if (!held.locked())
+    // Without a lock another run may be writing here: its temporaries are not garbage.
+    notes_.push_back(fmt::format("{}: this file system does not lock ({}): a second run into this folder would not be "
+                                 "refused",
+                                 folder.string(), held.why_unlocked()));
+  settle(folder, held.locked());
+}
+
+void OutputFolders::settle(const fs::path& folder, bool may_remove_temporaries) {
   if (const std::size_t moved = repair_half_committed(folder))
     notes_.push_back(fmt::format("{}: settled the commit of an earlier run that was stopped while moving its outputs "
                                  "into place ({} file{})",
                                  folder.string(), moved, moved == 1 ? "" : "s"));
-  if (!lock.locked()) {
-    // Without a lock another run may be writing here: its temporaries are not garbage.
-    notes_.push_back(fmt::format("{}: this file system does not lock ({}): a second run into this folder would not be "
-                                 "refused",
-                                 folder.string(), lock.why_unlocked()));
-    return;
-  }
+  if (!may_remove_temporaries) return;
   const std::vector<std::string> removed = remove_stale_temporaries(folder);
   if (!removed.empty())
     notes_.push_back(fmt::format("{}: removed {} temporary file{} of runs that were killed ({})", folder.string(),

@@ -33,6 +33,10 @@ class OutputFolders {
   // folder or cannot be created or written into, when another run holds one, or when a half-done
   // commit found there cannot be settled; the folders this call created are removed again then.
   void hold(const std::vector<std::filesystem::path>& folders);
+  // Creates each of `folders` and settles what killed runs left there as hold() does, without a lock
+  // of its own: for folders beneath one this object holds, which every run into them holds too (a
+  // dataset's recordings' folders beneath its output folder: one lock, not one per recording).
+  void settle_beneath(const std::vector<std::filesystem::path>& folders);
   // Holds the folder of each of `files` (after following a symbolic link at the file).
   void hold_folders_of(const std::vector<std::filesystem::path>& files);
 
@@ -44,7 +48,9 @@ class OutputFolders {
   std::vector<std::filesystem::path> folders() const;
 
  private:
-  void take(const std::filesystem::path& folder);
+  void take(const std::filesystem::path& folder, bool lock);
+  void hold_or_settle(const std::vector<std::filesystem::path>& folders, bool lock);
+  void settle(const std::filesystem::path& folder, bool may_remove_temporaries);
 
   std::vector<std::filesystem::path> created_;  // folders this run created
   std::vector<std::unique_ptr<FolderLock>> locks_;

@@ -154,6 +154,12 @@ void OutputSet::add(fs::path file, const fs::path& target, bool keep) {
   entries_.push_back({std::move(file), resolved_output(target), keep, {}});
 }
 
+std::vector<std::pair<fs::path, fs::path>> OutputSet::files() const {
+  std::vector<std::pair<fs::path, fs::path>> out;
+  for (const Entry& e : entries_) out.emplace_back(e.file, e.target);
+  return out;
+}
+
 void OutputSet::add_content(const fs::path& target, std::string_view content) {
   const fs::path resolved = resolved_output(target);
   const fs::path temp = temp_path_for(resolved);
@@ -227,6 +233,11 @@ void OutputSet::commit(const std::stop_token& stop) {
     if (!e.keep && e.placed != fs::absolute(e.file)) remove_quietly(e.file);  // copied from another folder
   for (const fs::path& path : journals_) remove_quietly(path);
   journals_.clear();
+  warnings_ = remove_stale_files(stale_);
+}
+
+void OutputSet::remove_after_commit(std::vector<StaleFiles> stale) {
+  for (StaleFiles& s : stale) stale_.push_back(std::move(s));
 }
 
 std::size_t repair_half_committed(const fs::path& folder) {

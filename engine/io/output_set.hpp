@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "engine/api/reserved_names.hpp"  // kCommitJournal: the journal's name in each folder
+#include "engine/io/run_files.hpp"            // StaleFiles
 
 namespace pacflow {
 
@@ -46,9 +47,19 @@ class OutputSet {
   // files takes time). A prepared set that is destroyed removes its journals and files again; a
   // process killed here leaves them, and the next run settles them.
   void prepare(const std::stop_token& stop = {});
-  // Moves every file into place: prepare() if not done yet, then step 3.
+  // Moves every file into place: prepare() if not done yet, then step 3; then removes the files
+  // given to remove_after_commit (failures to do so are warnings(), not errors).
   void commit(const std::stop_token& stop = {});
   std::size_t size() const { return entries_.size(); }
+  // Each file added, with the target it goes to (resolved), in the order added: what a shard's
+  // record lists and checks.
+  std::vector<std::pair<std::filesystem::path, std::filesystem::path>> files() const;
+
+  // Files of earlier runs to remove once this set is in place (--clean), never before: a set that is
+  // not committed removes nothing.
+  void remove_after_commit(std::vector<StaleFiles> stale);
+  // What commit() could not remove of them, one line each.
+  const std::vector<std::string>& warnings() const { return warnings_; }
 
  private:
   struct Entry {
@@ -62,6 +73,8 @@ class OutputSet {
 
   std::vector<Entry> entries_;
   std::vector<std::filesystem::path> journals_;  // written by prepare(), removed once commit() is done
+  std::vector<StaleFiles> stale_;               // removed once committed
+  std::vector<std::string> warnings_;
   bool prepared_ = false;
   bool committed_ = false;
 };

@@ -8,11 +8,14 @@
 // names that still lie in the folder (never a folder, never a file it does not name) and that this
 // run does not write are stale: named in a warning, or removed with RunOptions::clean once this
 // run's outputs are in place.
+#include <cstdint>
 #include <filesystem>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "engine/api/params.hpp"  // json
+#include "engine/io/unique_fd.hpp"
 
 namespace pacflow {
 
@@ -32,21 +35,32 @@ json files_json(const std::vector<RunFile>& files);
 // absolute: what a report written into `folder` lists, readable wherever the folder is moved.
 json files_relative_to(const json& files, const std::filesystem::path& folder);
 
-// Files of an earlier run in one output folder that this run does not write.
+// Files of an earlier run in one output folder that this run does not write. The folder is opened
+// when they are found (a handle, not a path) and each file is named relative to it with its identity
+// then: removing them later goes through that handle, never follows a symbolic link on the way, and
+// skips a file that is no longer the one found (a link swapped in during the run cannot redirect it).
 struct StaleFiles {
-  std::filesystem::path folder;             // as the outputs name it ("out/pac")
-  std::vector<std::string> names;           // as the earlier report lists them, relative to the folder
-  std::vector<std::filesystem::path> files;  // the same, absolute
+  struct File {
+    std::string name;  // as the earlier report lists it, relative to the folder
+    std::uint64_t device = 0, inode = 0;
+  };
+  std::filesystem::path folder;  // as the outputs name it ("out/pac")
+  std::shared_ptr<const UniqueFd> handle;  // the folder, opened when found
+  std::vector<File> files;
+  std::vector<std::string> names() const;
 };
 
 // For each folder of `outputs` (this run's files) holding a report (kRunReport) whose `files` names
-// files inside the folder that still exist as files and are none of `outputs`. Reports that are not
-// pacflow's (unreadable, no `files` list) are ignored.
-std::vector<StaleFiles> find_stale_files(const std::vector<std::filesystem::path>& outputs);
+// files inside the folder that still exist as files and are none of `outputs` and none of `inputs`
+// (a recording, the .pipe file: the run's own inputs are never stale, whatever an earlier report
+// says). Reports that are not pacflow's (unreadable, no `files` list) are ignored.
+std::vector<StaleFiles> find_stale_files(const std::vector<std::filesystem::path>& outputs,
+                                         const std::vector<std::filesystem::path>& inputs = {});
 // "out/pac: 3 files of an earlier run that this run does not write: erpac.npy, …; remove them or run with --clean"
 std::string stale_warning(const StaleFiles& stale, bool clean);
-// Removes the stale files (each checked again: a regular file or a symbolic link, never a folder);
-// returns a warning for each that could not be removed.
+// Removes the stale files through their folder's handle (each still a plain file or a symbolic link
+// with the identity it had when found, reached without following a link); returns a warning for each
+// that could not be removed or was no longer the file found.
 std::vector<std::string> remove_stale_files(const std::vector<StaleFiles>& stale);
 
 namespace detail {

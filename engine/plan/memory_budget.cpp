@@ -45,11 +45,13 @@ MemoryBudget parse_memory_budget(const std::string& param, const json& value, bo
   } catch (const std::exception&) {
     return bad(fmt::format("\"{}\" is not a memory amount", text));
   }
+  if (!std::isfinite(number)) return bad(fmt::format("\"{}\" is not a finite amount", text));
   std::string unit = text.substr(used);
   unit.erase(std::remove_if(unit.begin(), unit.end(), [](unsigned char c) { return std::isspace(c); }), unit.end());
   if (unit.empty()) return require_unit ? unitless(text) : from_number(number);
   if (unit == "%") {
-    if (!(number > 0 && number <= 100)) return bad(fmt::format("\"{}\" is not a share from 0% to 100%", text));
+    if (!(number > 0 && number <= 100))
+      return bad(fmt::format("\"{}\" is not a share above 0% and at most 100%", text));
     return MemoryBudget{0, number / 100};
   }
   struct Unit {
@@ -60,7 +62,8 @@ MemoryBudget parse_memory_budget(const std::string& param, const json& value, bo
                        Unit{"KiB", 0x1p10}, Unit{"MiB", 0x1p20}, Unit{"GiB", 0x1p30}, Unit{"TiB", 0x1p40}})
     if (unit == u.name) {
       const double bytes = number * u.scale;
-      if (!(bytes >= 0x1p20) || !std::isfinite(bytes)) return bad(fmt::format("\"{}\" is less than 1 MiB", text));
+      if (!std::isfinite(bytes)) return bad(fmt::format("\"{}\" is beyond any machine's memory", text));
+      if (!(bytes >= 0x1p20)) return bad(fmt::format("\"{}\" is less than 1 MiB", text));
       return MemoryBudget{bytes, 0};
     }
   return bad(fmt::format("unknown unit \"{}\" in \"{}\"", unit, text));

@@ -130,6 +130,10 @@ std::vector<std::filesystem::path> Pipeline::input_files() const {
   return files;
 }
 
+std::vector<std::filesystem::path> Pipeline::output_folders() const {
+  return detail::named_output_folders(*registry_, elements_, {});
+}
+
 Pipeline Pipeline::variant(const Registry& registry, std::vector<ElementSpec> elements) const {
   Pipeline out = *this;
   out.registry_ = &registry;

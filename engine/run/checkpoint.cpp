@@ -1,9 +1,11 @@
 #include "engine/run/checkpoint.hpp"
 
 #include <fmt/format.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "engine/io/atomic_file.hpp"
+#include "engine/io/checksum.hpp"
 #include "engine/api/errors.hpp"
 #include "engine/io/input_file.hpp"
 #include "engine/api/json_text.hpp"
@@ -14,7 +16,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-constexpr int kFormat = 1;
+constexpr int kFormat = 2;  // 2: sealed by a checksum (engine/io/checksum.hpp)
 // A record holds the plan and each sink's small state (the png sink's sums): far below this.
 constexpr std::size_t kMaxRecordBytes = std::size_t{256} << 20;
 
@@ -39,6 +41,18 @@ const fs::path& created(const fs::path& dir) {
 }
 }  // namespace
 
+// The marker in each sink folder a checkpoint made: only folders holding it are ever used or removed.
+constexpr const char* kSinkMarker = ".pacflow-checkpoint";
+
+namespace {
+// Whether `dir` is a folder (not a link to one) holding the marker (a plain file) a checkpoint puts there.
+bool made_by_checkpoint(const fs::path& dir) {
+  struct stat st {};
+  if (::lstat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) return false;
+  return ::lstat((dir / kSinkMarker).c_str(), &st) == 0 && S_ISREG(st.st_mode);
+}
+}  // namespace
+
 Checkpoint::Checkpoint(fs::path dir, json plan, std::int64_t series, const std::vector<std::string>& sinks)
     : dir_(std::move(dir)),
       lock_(created(dir_), ".lock", "using this checkpoint; wait for it to end, or choose another --checkpoint folder"),
@@ -46,10 +60,24 @@ Checkpoint::Checkpoint(fs::path dir, json plan, std::int64_t series, const std::
   for (std::size_t k = 0; k < sinks.size(); ++k) sink_dirs_.push_back(dir_ / fmt::format("sink-{}-{}", k, sinks[k]));
   remove_stale_temporaries(dir_);  // a record being replaced when the run was killed
   std::error_code ec;
-  if (fs::exists(fs::symlink_status(manifest_path(), ec))) read_manifest(sinks.size());  // anything there, even a FIFO
+  const bool resuming = fs::exists(fs::symlink_status(manifest_path(), ec));  // anything there, even a FIFO
+  if (resuming) read_manifest(sinks.size());
+  // A sink's folder is used only when this checkpoint made it: anything else there (a link, the
+  // user's folder of the same name) is refused and left alone, never written through or removed.
   for (const auto& d : sink_dirs_) {
-    fs::create_directories(d, ec);
-    if (ec) throw InputError(fmt::format("--checkpoint {}: cannot create {}: {}", dir_.string(), d.string(), ec.message()));
+    if (made_by_checkpoint(d)) continue;
+    if (fs::exists(fs::symlink_status(d, ec)))
+      throw InputError(fmt::format("--checkpoint {}: {} is not a folder this checkpoint made ({}); move it away, or "
+                                   "choose another --checkpoint folder",
+                                   dir_.string(), d.string(),
+                                   fs::is_symlink(fs::symlink_status(d, ec)) ? "a symbolic link"
+                                                                              : "no " + std::string(kSinkMarker) + " in it"));
+    if (resuming && series_done_ > 0)
+      throw InputError(fmt::format("--checkpoint {}: {} records {} series done, but {} is gone; remove the folder to "
+                                   "start afresh",
+                                   dir_.string(), manifest_path().string(), series_done_, d.string()));
+    if (::mkdir(d.c_str(), 0755) != 0) throw_output_error(d, errno, "--checkpoint: cannot create the sink's folder");
+    write_file_atomically(d / kSinkMarker, "a pacflow checkpoint's sink folder: removed with the checkpoint\n");
   }
 }
 
@@ -63,7 +91,11 @@ void Checkpoint::read_manifest(std::size_t sinks) {
   try {
     // A regular file only (a FIFO here is refused, never waited on), small, and not nested absurdly deep.
     manifest = parse_json_record(InputFile(manifest_path()).read_all(kMaxRecordBytes, "a checkpoint record"));
-    if (manifest.value("pacflow_checkpoint", 0) != kFormat) throw not_ours("another format");
+    if (!manifest.is_object() || manifest.value("pacflow_checkpoint", 0) != kFormat) throw not_ours("another format");
+    if (!seal_intact(manifest))
+      throw InputError(fmt::format("{}: a damaged or edited checkpoint record (its checksum does not match its "
+                                   "contents); remove the folder to start afresh",
+                                   where));
     if (const std::string diff = first_difference(manifest.at("plan"), plan_); !diff.empty())
       throw InputError(fmt::format("--checkpoint {}: it was made by another pipeline or input ({}); remove the "
                                    "folder, or choose another, to start afresh",
@@ -86,18 +118,19 @@ void Checkpoint::read_manifest(std::size_t sinks) {
 void Checkpoint::record(std::int64_t series_done, std::vector<json> sink_states) {
   series_done_ = series_done;
   sink_states_ = std::move(sink_states);
-  const json manifest = {{"pacflow_checkpoint", kFormat},
-                         {"series_total", series_},
-                         {"series_done", series_done_},
-                         {"sinks", sink_states_},
-                         {"plan", plan_}};
-  write_file_atomically(manifest_path(), json_text(manifest) + "\n");
+  const json manifest = sealed({{"pacflow_checkpoint", kFormat},
+                                {"series_total", series_},
+                                {"series_done", series_done_},
+                                {"sinks", sink_states_},
+                                {"plan", plan_}});
+  write_file_atomically(manifest_path(), manifest.dump() + "\n");  // dump(): what the seal was taken over
 }
 
 void Checkpoint::discard() noexcept {
   std::error_code ec;
   fs::remove(manifest_path(), ec);
-  for (const auto& d : sink_dirs_) fs::remove_all(d, ec);
+  for (const auto& d : sink_dirs_)
+    if (made_by_checkpoint(d)) fs::remove_all(d, ec);  // a real folder: remove_all follows no link inside
   fs::remove(dir_ / ".lock", ec);
   fs::remove(dir_, ec);  // only when empty: the folder may hold the user's other files
 }

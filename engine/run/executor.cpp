@@ -260,15 +260,22 @@ double tensor_bytes_per_series(const detail::BuiltPipeline& built) {
 // Every sink (and the trace) writes all its files under temporary names; only when all are
 // complete are they moved into place, together. A failure anywhere leaves every earlier output as it
 // was, and the checkpoint (which the commit copies from) stays until the outputs are in place.
-void commit_outputs(const detail::BuiltPipeline& built, const json& report, const RunOptions& options,
-                    std::int64_t delivered) {
-  OutputSet outputs;
+// With RunOptions::commit_into the files go into the caller's set, which commits them later.
+// Returns what --clean could not remove.
+std::vector<std::string> commit_outputs(const detail::BuiltPipeline& built, const json& report, const RunOptions& options,
+                    std::int64_t delivered, std::vector<StaleFiles> stale) {
+  OutputSet own;
+  OutputSet& outputs = options.commit_into ? *options.commit_into : own;
   try {
     if (options.stop.stop_requested()) throw RunCancelled(delivered);
     for (auto& sink : built.sinks) guarded("sink", sink.name, -1, [&] { sink.sink->finish(report, outputs); });
     if (options.trace && !options.trace_file.empty())
       outputs.add_content(options.trace_file, json_text(options.trace->to_json()) + "\n");
+    // Only once this run's outputs are in place: a failed run leaves the earlier files as they were.
+    if (options.clean) outputs.remove_after_commit(std::move(stale));
+    if (options.commit_into) return {};
     outputs.commit(options.stop);
+    return outputs.warnings();
   } catch (...) {
     for (auto& sink : built.sinks) sink.sink->abort();
     if (options.stop.stop_requested()) throw RunCancelled(delivered);
@@ -298,7 +305,8 @@ json rank_devices(const detail::BuiltPipeline& built, const RankLink& ranks) {
 }
 
 PreparedRun prepare_run(detail::BuiltPipeline built, const std::vector<std::filesystem::path>& output_paths,
-                        const OutputFolders& folders, const RunOptions& options) {
+                        const std::vector<std::filesystem::path>& inputs, const OutputFolders& folders,
+                        const RunOptions& options) {
   PreparedRun run;
   run.built = std::move(built);
   detail::BuiltPipeline& b = run.built;
@@ -313,7 +321,7 @@ PreparedRun prepare_run(detail::BuiltPipeline built, const std::vector<std::file
   for (const auto& note : folders.notes()) run.description["warnings"].push_back(note);
   const std::filesystem::path trace_file = options.trace ? options.trace_file : "";
   run.description["files"] = files_json(detail::run_files(b, trace_file));
-  run.stale = find_stale_files(output_paths);  // the folders are held: they stay so
+  run.stale = find_stale_files(output_paths, inputs);  // the folders are held: they stay so
   for (const auto& s : run.stale) run.description["warnings"].push_back(stale_warning(s, options.clean));
   // The other ranks only compute batches: rank 0 alone keeps the summaries and the checkpoint, and
   // tells them where it resumes.
@@ -428,27 +436,32 @@ json Pipeline::run(const RunOptions& options) const {
   // runs left there (settling a half-done commit first).
   // With ranks, rank 0 alone writes: the others hold no folder and commit nothing.
   const bool root = is_root(options);
+  const bool holds_folders = root && !options.commit_into;  // else the caller holds them
+  if (options.commit_into && !options.checkpoint.empty())
+    throw std::logic_error("a run committed by its caller keeps no checkpoint");
   OutputFolders folders;
-  if (root) folders.hold(detail::named_output_folders(*registry_, elements_, trace_file));
+  if (holds_folders) folders.hold(detail::named_output_folders(*registry_, elements_, trace_file));
   detail::Placement placed = placement();
   if (options.ranks) placed.share = {options.ranks->local_rank(), options.ranks->local_size()};
   detail::BuiltPipeline built = detail::build(*registry_, elements_, placed, options.stop);
   const std::vector<std::filesystem::path> output_paths =
       detail::check_outputs(built, *registry_, elements_, trace_file, input_files(), options.checkpoint);
-  if (root) folders.hold_folders_of(output_paths);
+  if (holds_folders) folders.hold_folders_of(output_paths);
   if (options.stop.stop_requested()) throw RunCancelled(0);
+  std::vector<std::filesystem::path> inputs = input_files();
+  inputs.insert(inputs.end(), built.stream.input_files.begin(), built.stream.input_files.end());
 
-  PreparedRun run = prepare_run(std::move(built), output_paths, folders, options);
+  PreparedRun run = prepare_run(std::move(built), output_paths, inputs, folders, options);
   json report = execute(run, options);
   if (!root) {
     for (auto& sink : run.built.sinks) sink.sink->abort();  // consumed nothing: nothing to discard
     return report;
   }
-  commit_outputs(run.built, report, options, run.segments.back().batch_count);
+  const std::vector<std::string> left =
+      commit_outputs(run.built, report, options, run.segments.back().batch_count, std::move(run.stale));
+  if (options.commit_into) return report;
   folders.keep_created();
-  // Only now that this run's outputs are in place: a failed run leaves the earlier files as they were.
-  if (options.clean)
-    for (auto& failure : remove_stale_files(run.stale)) report["warnings"].push_back(std::move(failure));
+  for (const auto& failure : left) report["warnings"].push_back(failure);
   if (run.checkpoint) run.checkpoint->discard();
   return report;
 }

@@ -78,6 +78,10 @@ json run_while_python_waits(const std::function<json(const RunOptions&)>& run, R
   }
   if (interrupt) throw *interrupt;
   if (failure) std::rethrow_exception(failure);
+  // The last progress the run reported (a run shorter than one wait reports only this one): handed
+  // over too, so the callable always hears of the end, and what it raises is raised.
+  if (shared.latest && !progress.is_none())
+    progress(shared.latest->batches_done, shared.latest->batches_total, shared.latest->elapsed_s);
   return report;
 }
 

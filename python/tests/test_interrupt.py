@@ -95,3 +95,22 @@ def test_an_exception_in_the_progress_callable_stops_the_run() -> None:
         assert "stop here" in str(e)
     else:
         raise AssertionError("the callable's exception was lost")
+
+
+def test_a_short_run_reports_its_end_and_raises_what_the_callable_raises() -> None:
+    x = np.random.default_rng(0).standard_normal((2, 2, 1024), dtype=np.float32)
+    seen: list[tuple[int, int]] = []
+    pacflow.Pipeline().source(x, fs=512, layout="ECT").stage("bandpass").stage("hilbert").stage("mi") \
+        .run(progress=lambda done, total, s: seen.append((done, total)))
+    assert seen and seen[-1][0] == seen[-1][1], f"the end was not reported: {seen}"
+
+    def fail(done: int, total: int, elapsed: float) -> None:
+        raise RuntimeError("stop here")
+
+    try:
+        pacflow.Pipeline().source(x, fs=512, layout="ECT").stage("bandpass").stage("hilbert").stage("mi") \
+            .run(progress=fail)
+    except RuntimeError as e:
+        assert "stop here" in str(e)
+    else:
+        raise AssertionError("the callable's exception was swallowed")

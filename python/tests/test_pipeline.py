@@ -121,6 +121,13 @@ def test_bad_input_raises_the_clis_message(cli: str, source_dir: Path, tmp_path:
             .stage("mi").run(progress=False)
     with pytest.raises(ValueError, match="set: 'n' is not NAME.key"):
         pacflow.run(source_dir / "pipelines/pac.pipe", set={"n": 3})
+    # Issue 35, item 23: each named for what it is, not a JSON parser's or Python's internals.
+    with pytest.raises(TypeError, match="set: keys are 'NAME.key' strings"):
+        pacflow.run(source_dir / "pipelines/pac.pipe", set={1: 2})  # type: ignore[dict-item]
+    with pytest.raises(ValueError, match=r"fs: a parameter must be a finite number, not NaN"):
+        pacflow.Pipeline().source("synthetic", fs=float("nan")).stage("bandpass").run(progress=False)
+    with pytest.raises(ValueError, match=r"surrogates\.n: a parameter must be a finite number"):
+        pacflow.run(source_dir / "pipelines/pac.pipe", set={"surrogates.n": float("inf")}, progress=False)
 
 
 def test_python_m_pacflow_runs_a_pipe_file(source_dir: Path, tmp_path: Path) -> None:

@@ -17,6 +17,7 @@
 #include "engine/io/npy.hpp"
 #include "engine/io/output_folders.hpp"
 #include "engine/api/reserved_names.hpp"
+#include "engine/io/checksum.hpp"
 #include "tests/support/cli_process.hpp"
 #include "tests/support/cli_runner.hpp"
 #include "tests/support/folder_state.hpp"
@@ -398,6 +399,16 @@ TEST(OutputSafety, MaxMemoryAmountsNeedAUnitOrAPercentSign) {
     EXPECT_EQ(r.exit_code, 2) << bare << ": " << r.err;
     EXPECT_TRUE(contains(r.err, std::string("--max-memory: \"") + bare + "\" has no unit")) << r.err;
   }
+  // Each impossible amount is named for what it is (issue 35, item 23).
+  for (const auto& [amount, why] : std::vector<std::pair<std::string, std::string>>{
+           {"0%", "is not a share above 0% and at most 100%"},
+           {"nanGB", "is not a finite amount"},
+           {"1e300TB", "is beyond any machine's memory"},
+           {"100KB", "is less than 1 MiB"}}) {
+    const CliResult r = run_cli("run p.pipe -q --max-memory " + amount, dir.path());
+    EXPECT_EQ(r.exit_code, 2) << amount << ": " << r.err;
+    EXPECT_TRUE(contains(r.err, "--max-memory: \"" + amount + "\" " + why)) << r.err;
+  }
   EXPECT_EQ(run_cli("run p.pipe -q --max-memory 50%", dir.path()).exit_code, 0);
   EXPECT_EQ(run_cli("run p.pipe -q --max-memory 1GiB", dir.path()).exit_code, 0);
 }
@@ -414,12 +425,18 @@ TEST(OutputSafety, ACheckpointWhoseRecordsDisagreeIsRefusedUpFront) {
     ASSERT_TRUE(cli.wait_for(10s));
   }
   const std::string manifest = read_file(dir / "ck" / "checkpoint.json");
-  const auto edited = [&](const std::function<void(json&)>& edit) {
+  // Edited and sealed again (a forged checksum): the records must still agree with each other.
+  const auto edited = [&](const std::function<void(json&)>& edit, bool reseal = true) {
     json m = json::parse(manifest);
     edit(m);
-    std::ofstream(dir / "ck" / "checkpoint.json") << m.dump();
+    std::ofstream(dir / "ck" / "checkpoint.json") << (reseal ? sealed(m) : m).dump();
     return run_bounded({"run", "p.pipe", "-q", "--batch", "4", "--checkpoint", "ck"}, dir.path());
   };
+  // Edited without its checksum: refused as damaged, whatever changed.
+  const CliResult flipped = edited([](json& m) { m["series_done"] = m["series_done"].get<std::int64_t>() - 32; }, false);
+  EXPECT_EQ(flipped.exit_code, 2) << flipped.err;
+  EXPECT_TRUE(one_error_line(flipped));
+  EXPECT_TRUE(contains(flipped.err, "a damaged or edited checkpoint record")) << flipped.err;
   // One batch fewer: batches hold whole blocks of the trial-level test, 8 epochs of 4 channels.
   const CliResult fewer = edited([](json& m) { m["series_done"] = m["series_done"].get<std::int64_t>() - 32; });
   EXPECT_EQ(fewer.exit_code, 2) << fewer.err;

@@ -168,7 +168,7 @@ TEST(RunControl, DamagedCheckpointIsRefusedAndReleasesTheFolder) {
     Checkpoint(dir / "checkpoint", json::object(), 10, {"npy"});
     FAIL() << "expected InputError";
   } catch (const InputError& e) {
-    EXPECT_NE(std::string(e.what()).find("checkpoint.json: not a pacflow checkpoint of format 1"), std::string::npos)
+    EXPECT_NE(std::string(e.what()).find("checkpoint.json: not a pacflow checkpoint of format 2"), std::string::npos)
         << e.what();
   }
   std::filesystem::remove(dir / "checkpoint" / "checkpoint.json");

@@ -32,7 +32,7 @@ TEST(RunFiles, StaleFilesAreOnlyTheListedFilesInsideTheFolderThatThisRunDoesNotW
   const std::vector<StaleFiles> stale = find_stale_files({out / "kept.npy", out / "result.json"});
   ASSERT_EQ(stale.size(), 1u);
   EXPECT_EQ(stale[0].folder, out);
-  EXPECT_EQ(stale[0].names, (std::vector<std::string>{"old.npy", "sub/old.png"}));
+  EXPECT_EQ(stale[0].names(), (std::vector<std::string>{"old.npy", "sub/old.png"}));
   EXPECT_EQ(stale_warning(stale[0], false),
             out.string() + ": 2 files of an earlier run that this run does not write: old.npy, sub/old.png; remove "
                            "them or run with --clean");
@@ -44,6 +44,51 @@ TEST(RunFiles, StaleFilesAreOnlyTheListedFilesInsideTheFolderThatThisRunDoesNotW
     EXPECT_TRUE(fs::exists(out / kept)) << kept;
   EXPECT_TRUE(fs::exists(dir / "outside.txt"));
   EXPECT_TRUE(fs::exists(dir / "elsewhere/victim.txt")) << "listed, but outside the folder once links are resolved";
+}
+
+// --clean finds the files when the run starts and removes them when it ends: a link swapped in
+// between (for a folder on the way, or for the file itself) cannot make it remove another file.
+TEST(RunFiles, ALinkSwappedInAfterTheFilesWereFoundCannotRedirectTheirRemoval) {
+  testing::ScratchDir dir("run_files_swapped");
+  const fs::path out = dir / "out";
+  fs::create_directories(out / "sub");
+  dir.write("out/sub/old.npy", "x");
+  dir.write("out/old.npy", "x");
+  dir.write("out/result.json", json{{"files", json::array({{{"path", "sub/old.npy"}}, {{"path", "old.npy"}}})}}.dump());
+  fs::create_directories(dir / "elsewhere");
+  dir.write("elsewhere/old.npy", "victim");
+  const std::vector<StaleFiles> stale = find_stale_files({out / "pac.npy"});
+  ASSERT_EQ(stale.size(), 1u);
+  ASSERT_EQ(stale[0].names(), (std::vector<std::string>{"sub/old.npy", "old.npy"}));
+
+  fs::rename(out / "sub", out / "sub.moved");
+  fs::create_directory_symlink(dir / "elsewhere", out / "sub");
+  fs::rename(out / "old.npy", out / "old.kept");  // kept: its inode cannot be reused by the link
+  fs::create_symlink(dir / "elsewhere" / "old.npy", out / "old.npy");
+  const std::vector<std::string> warnings = remove_stale_files(stale);
+  EXPECT_EQ(testing::read_file(dir / "elsewhere" / "old.npy"), "victim");
+  EXPECT_TRUE(fs::is_symlink(out / "old.npy")) << "a file that is no longer the one found is left";
+  EXPECT_EQ(warnings.size(), 2u);
+  EXPECT_TRUE(fs::exists(out / "sub.moved" / "old.npy"));
+}
+
+// The run's own inputs are never stale, whatever an earlier report lists: by identity, through a
+// link too.
+TEST(RunFiles, TheRunsInputsAreNeverStale) {
+  testing::ScratchDir dir("run_files_inputs");
+  const fs::path out = dir / "out";
+  fs::create_directories(out);
+  dir.write("out/rec.npy", "recording");
+  dir.write("out/p.pipe", "pipeline");
+  dir.write("data.npy", "linked recording");
+  fs::create_symlink(dir / "data.npy", out / "link.npy");
+  dir.write("out/old.npy", "x");
+  dir.write("out/result.json", json{{"files", json::array({{{"path", "rec.npy"}}, {{"path", "p.pipe"}},
+                                                          {{"path", "link.npy"}}, {{"path", "old.npy"}}})}}.dump());
+  const std::vector<StaleFiles> stale =
+      find_stale_files({out / "pac.npy"}, {dir / "out/rec.npy", dir / "out/p.pipe", dir / "data.npy"});
+  ASSERT_EQ(stale.size(), 1u);
+  EXPECT_EQ(stale[0].names(), (std::vector<std::string>{"old.npy"}));
 }
 
 TEST(RunFiles, AReportThatIsNotOursNamesNothing) {

@@ -41,7 +41,7 @@ refused "holds no finished shard" "$work/empty"
 "$cli" run -q --shard 3/5 --out "$work/other" "${options[@]}" --set source.seed=99 "$pipe"
 refused "shards of different runs" "$work"/shard{0,1,2} "$work/other" "$work/shard4"
 head -c 100 "$work/shard2/batches.bin" > "$work/cut" && mv "$work/cut" "$work/shard2/batches.bin"
-refused "ends before batch" "$work"/shard{0,1,2,3,4}
+refused "batches.bin: damaged" "$work"/shard{0,1,2,3,4}
 echo "merge refuses missing, repeated, unfinished, foreign and cut shards"
 # validate -n: what each rank or shard needs
 "$cli" validate -n 3 "${options[@]}" "$pipe" | grep -q "^ranks: each of 3 computes at most" ||

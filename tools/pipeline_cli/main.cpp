@@ -4,6 +4,7 @@
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <chrono>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <fmt/format.h>
@@ -115,7 +116,8 @@ class ProgressLine {
 };
 
 struct RunArgs {
-  std::string shard;  // --shard i/N
+  bool sharded = false;  // --shard given (even as "")
+  std::string shard;     // --shard i/N
   std::string out_dir;
   std::int64_t batch = 0;
   int in_flight = 0;
@@ -186,10 +188,11 @@ int shard_command(const PipelineArgs& args, const RunArgs& run, const std::vecto
   if (!run.checkpoint.empty() || !run.trace_path.empty() || run.clean)
     throw InputError("--shard: a shard writes only its batches, into its folder: --checkpoint, --trace and --clean "
                      "do not apply (a shard stopped midway is run again from its start)");
-  Pipeline pipeline = load(args);
-  cli::ShardWriter shard(spec, run.out_dir,
-                         {std::filesystem::absolute(args.file), args.sets, args.devices, args.fallback, args.vram,
-                          run.batch});
+  // Loaded by its absolute path, as the merge loads it: the paths in the file resolve alike.
+  PipelineArgs absolute = args;
+  absolute.file = std::filesystem::absolute(args.file).lexically_normal().string();
+  Pipeline pipeline = load(absolute);
+  cli::ShardWriter shard(spec, run.out_dir, {absolute.file, args.sets, args.devices, args.fallback, args.vram, run.batch});
   RunOptions options = run_options(run, interrupts, command_line);
   options.ranks = &shard;
   const bool dataset = is_dataset(pipeline);
@@ -197,11 +200,14 @@ int shard_command(const PipelineArgs& args, const RunArgs& run, const std::vecto
   if (dataset) pipeline.redirect_outputs(run.out_dir);
   json report;
   try {
-    report = dataset ? run_dataset(pipeline, options) : pipeline.run(options);
+    // A dataset's recordings' folders, batches.bin and shard.json are committed together.
+    report = dataset ? run_dataset(pipeline, options, {}, [&](const json&, OutputSet& outputs) { shard.add_to(outputs); })
+                     : pipeline.run(options);
+    if (!dataset) shard.commit();
   } catch (const RunCancelled& stop) {
     return interrupted(interrupts, stop, RunArgs{});
   }
-  shard.commit();
+  print_warnings(report);
   if (!run.quiet && dataset) {
     fmt::print("pacflow: shard {}/{}: {} of the dataset's recordings in {}; then: pipeline_cli merge OUT {} …\n",
                spec.index, spec.count, report["recordings"].size(), run.out_dir, run.out_dir);
@@ -214,30 +220,19 @@ int shard_command(const PipelineArgs& args, const RunArgs& run, const std::vecto
 }
 
 // A dataset's merge: the recordings' arrays from every shard stacked into OUT's stacked file, and
-// each recording's folder copied from its shard's into OUT, all committed together.
+// every file a shard lists (its recordings' folders), checked, copied into OUT, all committed
+// together: a shard missing, damaged or edited leaves OUT as it was.
 int merge_dataset(const Pipeline& pipeline, const RunOptions& options, const cli::ShardReader& shards,
                   const std::string& out, bool quiet, const cli::InterruptWatch& interrupts) {
   json report;
   try {
-    report = run_dataset(pipeline, options);
+    report = run_dataset(pipeline, options, {}, [&](const json&, OutputSet& outputs) {
+      for (int i = 0; i < shards.size(); ++i) cli::add_checked_copies(shards, i, out, outputs, options.stop);
+    });
   } catch (const RunCancelled& stop) {
     return interrupted(interrupts, stop, RunArgs{});
   }
-  OutputSet copies;
-  for (const json& recording : report["recordings"]) {
-    const std::string id = recording["id"].get<std::string>();
-    const std::filesystem::path from = shards.dir_of(recording["rank"].get<int>()) / id;
-    const std::filesystem::path to = std::filesystem::path(out) / id;
-    std::filesystem::create_directories(to);
-    std::error_code error;
-    for (const auto& file : std::filesystem::directory_iterator(from, error))
-      if (file.is_regular_file() && file.path().filename().string().front() != '.')
-        copies.add(file.path(), to / file.path().filename(), true);
-    if (error)
-      throw InputError(fmt::format("merge: {}: the shard's results of recording {} cannot be read: {}", from.string(),
-                                   id, error.message()));
-  }
-  copies.commit(options.stop);
+  print_warnings(report);
   if (!quiet)
     fmt::print("pacflow: merged {} shards of dataset {}: {} recordings' folders into {}{}\n", shards.size(),
                report["dataset"].get<std::string>(), report["recordings"].size(), out,
@@ -252,7 +247,7 @@ int merge_command(const std::string& out, const std::vector<std::string>& shard_
                   const std::vector<std::string>& command_line) {
   const cli::InterruptWatch interrupts;
   std::vector<std::filesystem::path> dirs(shard_dirs.begin(), shard_dirs.end());
-  cli::ShardReader shards(dirs);
+  cli::ShardReader shards(dirs, interrupts.token());
   const cli::ShardRecipe& recipe = shards.recipe();
   Pipeline pipeline = load({recipe.pipe_file.string(), recipe.sets, recipe.devices, recipe.fallback, recipe.vram});
   pipeline.redirect_outputs(out);
@@ -275,7 +270,7 @@ int merge_command(const std::string& out, const std::vector<std::string>& shard_
 }
 
 int run_command(const PipelineArgs& args, const RunArgs& run, const std::vector<std::string>& command_line) {
-  if (!run.shard.empty()) return shard_command(args, run, command_line);
+  if (run.sharded) return shard_command(args, run, command_line);
   const cli::InterruptWatch interrupts;  // first: before any thread starts
   const std::unique_ptr<cli::Ranks> ranks = cli::start_ranks();  // after: MPI's threads inherit the blocked signals
   if (!ranks) return run_on_ranks(args, run, command_line, interrupts, nullptr);
@@ -312,15 +307,21 @@ int run_dataset_command(const Pipeline& pipeline, RunOptions& options, const Run
   } catch (const RunCancelled&) {
     const int signal = interrupts.signal();
     if (root)
-      fmt::print(stderr, "pacflow: interrupted by {}; the recordings finished before it are in their folders, the "
-                         "one running and the stacked file are not written\n",
+      fmt::print(stderr, "pacflow: interrupted by {}; no output written: a dataset's files are committed together "
+                         "when every recording is done (files of earlier runs are as they were)\n",
                  cli::signal_name(signal));
     return signal ? cli::interrupted_exit_code(signal) : kRunFailed;
   } catch (const RecordingFailed& e) {
     // A recording's failure is its rank's alone: that rank says it (fail_job then ends the job).
     if (!root) fmt::print(stderr, "error: rank {}: {}\n", ranks->link().rank(), e.what());
+    if (!ranks)  // one transaction: say so, as the interrupted run does
+      std::throw_with_nested(RecordingFailed(fmt::format(
+          "{}\nno output written: a dataset's files are committed together when every recording is done (files of "
+          "earlier runs are as they were)",
+          e.what())));
     throw;
   }
+  if (root) print_warnings(report);
   if (!root || run.quiet) return kOk;
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   fmt::print("pacflow: dataset {}: {} recordings in {:.3f} s{}; each one's results in a folder named after it{}\n",
@@ -539,6 +540,9 @@ int stages_command(const std::string& name) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // Past a file-size limit (ulimit -f) a write fails with EFBIG, reported as a full disk is (exit 1,
+  // temporaries removed, earlier outputs as they were), instead of the signal killing the process.
+  std::signal(SIGXFSZ, SIG_IGN);
   CLI::App app{"pacflow: phase-amplitude coupling pipelines on a oneTBB flow graph.\n"
                "Exit codes: 0 ok, 1 run failed, 2 bad input or usage, 130 stopped by SIGINT, 143 by SIGTERM."};
   app.set_version_flag("--version", "pipeline_cli (pacflow) " + engine_version() + " (" + build_describe() + ")");
@@ -625,6 +629,7 @@ int main(int argc, char** argv) {
     const int code = app.exit(e);
     return code == 0 ? kOk : kBadInput;
   }
+  run_args.sharded = run->count("--shard") > 0;
 
   try {
     if (run->parsed()) return run_command(args, run_args, std::vector<std::string>(argv, argv + argc));

@@ -30,8 +30,36 @@ def _json_value(value: Any) -> Any:
     raise TypeError(f"a parameter value of type {type(value).__name__} cannot be passed to the engine")
 
 
+def _non_finite(value: Any, where: str) -> Optional[str]:
+    """Where in ``value`` a NaN or an infinity sits (``"fs"``, ``"elements[0].params.fs"``), else None."""
+    if isinstance(value, (float, np.floating)) and not np.isfinite(value):
+        return where
+    if isinstance(value, Mapping):
+        for key, item in value.items():
+            found = _non_finite(item, f"{where}.{key}" if where else str(key))
+            if found:
+                return found
+    if isinstance(value, (list, tuple)):
+        for index, item in enumerate(value):
+            found = _non_finite(item, f"{where}[{index}]")
+            if found:
+                return found
+    return None
+
+
 def _dumps(request: Mapping[str, Any]) -> str:
-    return json.dumps(request, default=_json_value)
+    """The request as JSON; a NaN or infinite parameter is refused here, naming it (JSON has no NaN)."""
+    text = json.dumps(request, default=_json_value)
+    if "NaN" in text or "Infinity" in text:
+        loaded = json.loads(text)
+        places = [(f"{element}.{key}", value) for element, key, value in loaded.get("set", [])]
+        places += [(element.get("name", "element"), element.get("params")) for element in loaded.get("elements", [])]
+        places.append(("", loaded))
+        for name, value in places:
+            where = _non_finite(value, name)
+            if where:
+                raise ValueError(f"{where}: a parameter must be a finite number, not NaN or infinity")
+    return text
 
 
 def _result(report_text: str, arrays: list, coordinates: list) -> Result:
@@ -200,6 +228,8 @@ def run(pipe: Union[str, os.PathLike], *, set: Optional[Mapping[str, Any]] = Non
     """
     sets = []
     for name, value in (set or {}).items():
+        if not isinstance(name, str):
+            raise TypeError(f"set: keys are 'NAME.key' strings (e.g. 'surrogates.n'), not {name!r}")
         element, dot, key = name.partition(".")
         if not dot or not element or not key:
             raise ValueError(f"set: {name!r} is not NAME.key (e.g. 'surrogates.n')")

@@ -244,15 +244,18 @@ void EdfSource::reject(Epochs& epochs, double fs, const std::vector<std::size_t>
   description["reject_by_annotation"] = bad_prefixes_;
   if (reject_ptp_) description["reject_ptp"] = *reject_ptp_;
   if (rejected.empty()) return;
-  if (kept.empty())
-    throw ParamError(by_annotation.empty() ? "reject_ptp" : "reject_by_annotation",
+  if (kept.empty()) {
+    // Blamed on what left most of them out, and the way out named for each rule that did.
+    const bool by_ptp = by_amplitude.size() >= by_annotation.size();
+    std::vector<std::string> ways;
+    if (epochs.starts.size() == 1) ways.push_back("cut the recording into epochs (epoch=4s or events=) so that only the "
+                                                  "spoilt ones are left out");
+    if (!by_annotation.empty()) ways.push_back("set reject_by_annotation=none");
+    if (!by_amplitude.empty()) ways.push_back(fmt::format("raise reject_ptp above {:g}", *reject_ptp_));
+    throw ParamError(by_ptp ? "reject_ptp" : "reject_by_annotation",
                      fmt::format("{}: every one of the {} epochs is left out ({}); {}", path_, epochs.starts.size(),
-                                 rejection_summary(by_annotation, by_amplitude),
-                                 epochs.starts.size() == 1 ? "cut the recording into epochs (epoch=4s or events=) so "
-                                                             "that only the spoilt ones are left out, or set "
-                                                             "reject_by_annotation=none"
-                                                           : "check the annotations and the limit, or set "
-                                                             "reject_by_annotation=none"));
+                                 rejection_summary(by_annotation, by_amplitude), fmt::join(ways, ", or ")));
+  }
   warnings.push_back(fmt::format("{}: {} of {} epochs left out: {} (each listed in result.json, input.rejected_epochs)",
                                  path_, rejected.size(), epochs.starts.size(),
                                  rejection_summary(by_annotation, by_amplitude)));
@@ -358,9 +361,10 @@ void EdfSource::describe_conditions(StreamInfo& info) const {
     const auto first = std::find(epochs_.condition.begin(), epochs_.condition.end(), static_cast<std::int64_t>(c));
     const auto count = std::count(epochs_.condition.begin(), epochs_.condition.end(), static_cast<std::int64_t>(c));
     if (count == 0)
-      throw ParamError("events", fmt::format("{}: every \"{}\" epoch is left out (see the warnings); a condition "
-                                             "needs at least one epoch",
-                                             path_, events_[c]));
+      throw ParamError("events", fmt::format("{}: every \"{}\" epoch is left out by {} (the warnings list each); a "
+                                             "condition needs at least one epoch",
+                                             path_, events_[c],
+                                             reject_ptp_ ? "reject_by_annotation or reject_ptp" : "reject_by_annotation"));
     conditions.push_back({{"name", events_[c]}, {"epochs", count}, {"first_epoch", first - epochs_.condition.begin()}});
   }
   info.condition_names = events_;

@@ -312,6 +312,15 @@ TEST(EdfSource, EpochsAboveThePeakToPeakLimitAreLeftOutNamingTheChannel) {
         << s.warnings[0];
   }
   EXPECT_EQ(make_source(path, {{"epoch", "2s"}, {"reject_ptp", 800}})->open({}).leading_dims, (Shape{5, 2}));
+  // Every epoch left out by the limit alone: blamed on reject_ptp, whose way out is named (issue 35).
+  try {
+    make_source(path, {{"epoch", "2s"}, {"reject_ptp", 1}})->open({});
+    ADD_FAILURE() << "every epoch left out, yet opened";
+  } catch (const ParamError& e) {
+    EXPECT_EQ(e.param(), "reject_ptp");
+    EXPECT_NE(std::string(e.what()).find("raise reject_ptp above 1"), std::string::npos) << e.what();
+    EXPECT_EQ(std::string(e.what()).find("reject_by_annotation=none"), std::string::npos) << e.what();
+  }
   // A limit that is not above 0 is refused naming the parameter (before the file is opened).
   const std::string negative = open_error(path, {{"reject_ptp", -1}});
   EXPECT_NE(negative.find("must be greater than 0, got -1"), std::string::npos) << negative;

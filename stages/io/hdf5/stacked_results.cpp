@@ -37,6 +37,9 @@ StackedResults::StackedResults(std::filesystem::path path, std::vector<std::stri
 
 StackedResults::~StackedResults() {
   if (temp_.empty()) return;  // handed to an OutputSet
+  // Abandoned (a recording failed or could not be stacked): closed quietly, datasets first.
+  const hdf5::QuietErrors quiet;
+  for (Stack& stack : stacks_) stack.dataset.reset();
   file_.reset();
   std::error_code ignored;
   std::filesystem::remove(temp_, ignored);
@@ -47,7 +50,7 @@ void StackedResults::add(std::size_t index, const ResultArrays& results) {
   const std::string& id = ids_.at(index);
   const auto refuse = [&](const std::string& why) {
     throw InputError(fmt::format("{}: cannot stack recording {} with {}: {}; every recording's results must have the "
-                                 "same epochs, channels and bands (its own results are written)",
+                                 "same epochs, channels and bands",
                                  path_.string(), id, ids_.front(), why));
   };
   if (results.arrays.size() != stacks_.size())

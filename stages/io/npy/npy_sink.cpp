@@ -71,13 +71,15 @@ void NpySink::consume_summary(const Batch& summary) {
   }
 }
 
-// The state is the number of values each output holds; the partial files are DIR/<name>.npy.
+// The state is the number of values each output holds and the checksum of its partial file's bytes
+// (header and those values); the partial files are DIR/<name>.npy.
 void NpySink::resume(const fs::path& dir, const json& state, std::int64_t series_done) {
   for (auto& out : outputs_) {
     if (out.decl.summary) continue;
     const std::int64_t per_row = element_count(out.decl.per_series);
     const std::int64_t expected = out.decl.rows.rows(series_done) * per_row;
     std::int64_t keep = 0;
+    std::string keep_checksum;
     if (!state.is_null()) {
       const json& values = state.at("values");
       if (!values.contains(out.decl.name) || !values[out.decl.name].is_number_integer())
@@ -85,21 +87,31 @@ void NpySink::resume(const fs::path& dir, const json& state, std::int64_t series
                                      "to start afresh",
                                      out.decl.name));
       keep = values[out.decl.name].get<std::int64_t>();
+      const json& sums = state.value("checksums", json::object());
+      if (!sums.is_object() || !sums.contains(out.decl.name) || !sums[out.decl.name].is_string())
+        throw InputError(fmt::format("--checkpoint: its npy record has no checksum for {}; remove the checkpoint to "
+                                     "start afresh",
+                                     out.decl.name));
+      keep_checksum = sums[out.decl.name].get<std::string>();
     }
     if (keep != expected)
       throw InputError(fmt::format("--checkpoint: its npy record holds {} values of {}, but the {} series it records "
                                    "done make {}; the checkpoint is inconsistent: remove it to start afresh",
                                    keep, out.decl.name, series_done, expected));
-    out.writer = std::make_unique<NpyWriter>(file_of(out), out.shape, dir / (out.decl.name + ".npy"), keep);
+    out.writer = std::make_unique<NpyWriter>(file_of(out), out.shape, dir / (out.decl.name + ".npy"), keep,
+                                              keep_checksum);
   }
   started_ = true;
 }
 
 json NpySink::checkpoint() {
-  json values = json::object();
-  for (auto& out : outputs_)
-    if (!out.decl.summary) values[out.decl.name] = out.writer->flush();
-  return {{"values", values}};
+  json values = json::object(), checksums = json::object();
+  for (auto& out : outputs_) {
+    if (out.decl.summary) continue;
+    values[out.decl.name] = out.writer->flush();
+    checksums[out.decl.name] = out.writer->checksum();
+  }
+  return {{"values", values}, {"checksums", checksums}};
 }
 
 void NpySink::finish(const json& report, OutputSet& set) {
