@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <stop_token>
 #include <string>
 
 #include "engine/api/tensor.hpp"
@@ -38,6 +39,10 @@ struct Batch {
   std::map<std::string, Tensor> tensors;
   // The ring slot whose memory the crossing tensors borrow (ring.hpp); none before the first ring.
   std::unique_ptr<RingSlot> slot;
+  // The run's stop request (RunOptions::stop), set by the node that runs a stage on the batch: a
+  // stage whose work on one batch can take long (thousands of surrogates) checks it every ~100 ms
+  // and throws RunCancelled. A default token (a batch made outside a run) never stops.
+  std::stop_token stop;
 
   // Adds a zeroed tensor of shape [series_count, per_series...].
   Tensor& emplace(const std::string& name, const Shape& per_series, DType dtype);

@@ -50,6 +50,21 @@ void refuse_above(const MemoryBudget& limit, const MemoryEstimate& estimate) {
                                estimate.text(), what, limit.given() ? ", or raise the limit" : ""));
 }
 
+namespace {
+
+// The per-series and per-channel lists the planned stream keeps for the whole run (series left out,
+// names along each dimension, each epoch's condition): they grow with the input's shape, not with
+// the batches.
+double stream_list_bytes(const StreamInfo& stream) {
+  double bytes = static_cast<double>((stream.excluded_series.capacity() + stream.epoch_conditions.capacity()) *
+                                     sizeof(std::int64_t));
+  for (const auto& names : stream.labels)
+    for (const auto& name : names) bytes += static_cast<double>(sizeof(std::string) + name.capacity());
+  return bytes;
+}
+
+}  // namespace
+
 MemoryEstimate estimate_host_memory(const BuiltPipeline& built, const std::vector<Segment>& segments, int threads) {
   MemoryEstimate estimate;
   const double source_bytes = static_cast<double>(built.stream.series_length) * sizeof(float);
@@ -81,6 +96,9 @@ MemoryEstimate estimate_host_memory(const BuiltPipeline& built, const std::vecto
   }
   if (const double bytes = built.source->host_workspace_bytes(segments.front().batch_series); bytes > 0)
     estimate.terms.push_back({fmt::format("{} source read buffers", built.source_name), bytes});
+  // Named from 1 MiB on (a million series left out, a million channel names); below, noise.
+  if (const double bytes = stream_list_bytes(built.stream); bytes >= 0x1p20)
+    estimate.terms.push_back({"the input's per-series lists (series left out, channel names)", bytes});
   for (const auto& stage : built.stages) {
     // A stage on the whole machine may run on every thread; on CPU devices, one per replica.
     const bool whole_machine = stage.whole_machine();

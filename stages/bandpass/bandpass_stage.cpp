@@ -1,6 +1,7 @@
 #include "stages/bandpass/bandpass_stage.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <fmt/format.h>
 #include <oneapi/tbb/parallel_for.h>
 #include <oneapi/tbb/parallel_invoke.h>
@@ -9,6 +10,7 @@
 #include "stages/bandpass/bandpass_facts.hpp"
 #include "stages/bandpass/fir1.hpp"
 #include "stages/common/output_names.hpp"
+#include "stages/common/sample_range.hpp"
 
 namespace pacflow::stages {
 
@@ -95,6 +97,11 @@ void BandpassStage::plan(PlanContext& ctx) {
   ctx.require(signal_, "bandpass");
   length_ = s.series_length;
   sample_rate_ = s.sample_rate;
+  leading_dims_ = s.leading_dims;
+  leading_names_ = s.leading_names;
+  input_path_ = s.description.is_object() && s.description.contains("path") && s.description["path"].is_string()
+                    ? s.description["path"].get<std::string>()
+                    : "";
   pha_.filters.reset();
   amp_.filters.reset();
   reduced_.clear();
@@ -141,8 +148,30 @@ void BandpassStage::run_bank(Bank& bank, const float* signal, std::int64_t serie
   });
 }
 
+void BandpassStage::refuse_tiny_series(const float* signal, const Batch& batch) const {
+  const auto peak_of = [&](std::int64_t i) {
+    return peak_magnitude(signal + static_cast<std::size_t>(i) * static_cast<std::size_t>(length_), length_);
+  };
+  std::atomic<std::int64_t> first{batch.series_count};  // the lowest index found, for a stable message
+  oneapi::tbb::parallel_for(std::int64_t{0}, batch.series_count, [&](std::int64_t i) {
+    if (!too_small_series(peak_of(i))) return;
+    for (std::int64_t seen = first.load(); i < seen && !first.compare_exchange_weak(seen, i);) {
+    }
+  });
+  const std::int64_t i = first.load();
+  if (i == batch.series_count) return;
+  const float peak = peak_of(i);
+  throw InputError(fmt::format("{}{} is too small to filter: its largest sample magnitude is {:g}, below {:g}, where "
+                               "pacflow's float32 filters underflow to 0 (its MI would be exactly 0 or 1 and its "
+                               "z-scores NaN); rescale the recording (e.g. volts to microvolts)",
+                               input_path_.empty() ? "" : input_path_ + ": ",
+                               series_label(batch.first_series + i, leading_dims_, leading_names_), peak,
+                               kSmallestPeak));
+}
+
 void BandpassStage::process(Batch& batch) {
   const float* signal = batch.at(signal_).values<float>().data();
+  refuse_tiny_series(signal, batch);
   const auto n_pha = static_cast<std::int64_t>(pha_.bands.size());
   const auto n_amp = static_cast<std::int64_t>(amp_.bands.size());
   float* pha = batch.emplace("filtered_pha", {n_pha, length_}, DType::Float32).values<float>().data();

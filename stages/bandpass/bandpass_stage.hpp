@@ -43,6 +43,9 @@ class BandpassStage final : public Stage {
   // every band (naming the numbers).
   void refuse_short_series(const StreamInfo& s) const;
   void run_bank(Bank& bank, const float* signal, std::int64_t series, float* out) const;
+  // Throws InputError naming the first series of the batch too small for the float32 filters
+  // (too_small_series, stages/common/sample_range.hpp).
+  void refuse_tiny_series(const float* signal, const Batch& batch) const;
 
   json pha_spec_;
   json amp_spec_;
@@ -54,6 +57,9 @@ class BandpassStage final : public Stage {
   std::string signal_ = "signal";
   std::int64_t length_ = 0;
   double sample_rate_ = 0;
+  Shape leading_dims_;  // the stream's, to name a series in messages
+  std::vector<std::string> leading_names_;
+  std::string input_path_;  // the source's file, when it names one, for messages
   Bank pha_;
   Bank amp_;
   std::vector<std::string> reduced_;  // the bands whose order the series' length cut: "pha [1.5, 2.5] Hz (1020)"

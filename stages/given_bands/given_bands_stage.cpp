@@ -7,6 +7,7 @@
 
 #include "engine/api/errors.hpp"
 #include "stages/bandpass/bandpass_facts.hpp"
+#include "stages/common/sample_range.hpp"
 
 namespace pacflow::stages {
 
@@ -28,6 +29,8 @@ void GivenBandsStage::plan(PlanContext& ctx) {
   const StreamInfo& stream = ctx.stream();
   const TensorDecl& signal = ctx.require(stream.tensor, "given_bands");
   input_ = stream.tensor;
+  leading_dims_ = stream.leading_dims;
+  leading_names_ = stream.leading_names;
   pha_ = bands::resolve("pha", pha_spec_, bands::Role::Phase, false);
   amp_ = bands::resolve("amp", amp_spec_, bands::Role::Amplitude, false);
   bands::check_against_nyquist("pha", pha_, stream.sample_rate);
@@ -77,6 +80,22 @@ void GivenBandsStage::split(const float* series, float* phase, float* amplitude,
                                    "(finite, at least 0)",
                                    s, i / length_, i % length_, given[i]));
     amplitude[i] = given[i];
+  }
+  // An amplitude row without amplitude (all 0, or subnormal: TensorPAC hands over such rows for a
+  // silent channel) has no distribution over the phase bins: refused, unless the whole series is a
+  // stand-in of zeros.
+  for (std::int64_t band = 0; band < n_amp; ++band) {
+    const float peak = peak_magnitude(given + band * length_, length_);
+    if (peak >= kSmallestPeak) continue;
+    if (peak_magnitude(series, (n_pha + n_amp) * length_) == 0) return;
+    const bands::Band& b = amp_[static_cast<std::size_t>(band)];
+    throw InputError(fmt::format("given_bands: series {} ({}), amplitude band {} ([{:g}, {:g}] Hz): {}, so there is no "
+                                 "amplitude to distribute over the phase bins (its MI would be exactly 0 and its "
+                                 "z-scores NaN); leave that channel or band out, or rescale the amplitudes",
+                                 s, series_label(s, leading_dims_, leading_names_), band, b.lo, b.hi,
+                                 peak == 0 ? std::string("every amplitude is 0")
+                                           : fmt::format("the largest amplitude is {:g}, below {:g}", peak,
+                                                         kSmallestPeak)));
   }
 }
 

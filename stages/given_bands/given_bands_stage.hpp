@@ -6,7 +6,10 @@
 // reshaped, or the Python module's Pac.fit). Writes `phase` [n_pha][T] (radians, wrapped into
 // (-pi, pi]) and `amplitude` [n_amp][T], and publishes the bands it is told, as bandpass does, for the
 // stages and sinks after it. Refuses a phase outside [-2 pi, 2 pi] (degrees?) and a negative or
-// non-finite amplitude, naming the series, band and sample.
+// non-finite amplitude, naming the series, band and sample, and an amplitude row that is 0 throughout
+// (or below kSmallestPeak, stages/common/sample_range.hpp), naming the series and band: its MI would
+// be exactly 0 and its z-scores NaN. A series that is 0 throughout is left alone (a stand-in for a
+// series nan_policy=skip left out; the sources refuse flat ones).
 #include <array>
 #include <string>
 #include <vector>
@@ -26,7 +29,7 @@ class GivenBandsStage final : public Stage {
 
  private:
   // Copies series `s` of `signal` into its phase and amplitude rows; throws InputError for a value
-  // out of range.
+  // out of range or an amplitude row without amplitude.
   void split(const float* series, float* phase, float* amplitude, std::int64_t s) const;
 
   json pha_spec_;
@@ -34,6 +37,8 @@ class GivenBandsStage final : public Stage {
   std::vector<bands::Band> pha_;
   std::vector<bands::Band> amp_;
   std::string input_;        // the source's tensor
+  Shape leading_dims_;       // the stream's, to name a series in messages
+  std::vector<std::string> leading_names_;
   std::int64_t length_ = 0;  // T, per band row
 };
 

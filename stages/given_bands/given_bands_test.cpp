@@ -114,5 +114,35 @@ TEST(GivenBands, PhasesAreWrappedAndOutOfRangeValuesRefusedByName) {
             std::string::npos);
 }
 
+// An amplitude row of zeros (TensorPAC's amplitude of a silent channel) or of subnormal values once
+// gave MI exactly 0 and NaN z-scores, exit code 0; it is refused naming the series and the band. A
+// series of zeros throughout, the stand-in for one that nan_policy=skip left out, still runs.
+TEST(GivenBands, AmplitudeRowOfZerosOrSubnormalsIsRefusedNamingSeriesAndBand) {
+  std::vector<float> rows(static_cast<std::size_t>(5 * kT), 1.0f);  // one epoch: 2 phase rows, 3 amplitude rows
+  for (std::int64_t t = 0; t < 2 * kT; ++t)
+    rows[static_cast<std::size_t>(t)] = static_cast<float>(2 * std::numbers::pi * static_cast<double>(t % 64) / 64.0);
+  ASSERT_EQ(error_of(rows, {1, 5 * kT}), "(no error)");
+  auto silent = rows;
+  std::fill(silent.begin() + 4 * kT, silent.end(), 0.0f);  // amplitude band 2
+  std::string error = error_of(silent, {1, 5 * kT});
+  EXPECT_NE(error.find("given_bands: series 0 (epoch 0, channel 0), amplitude band 2 ([100, 120] Hz): every "
+                       "amplitude is 0, so there is no amplitude to distribute over the phase bins"),
+            std::string::npos)
+      << error;
+  auto tiny = rows;
+  std::fill(tiny.begin() + 3 * kT, tiny.begin() + 4 * kT, 1e-44f);  // amplitude band 1, subnormal
+  error = error_of(tiny, {1, 5 * kT});
+  EXPECT_NE(error.find("series 0 (epoch 0, channel 0), amplitude band 1 ([80, 100] Hz): the largest amplitude is "
+                       "9.80909e-45, below 1e-20"),
+            std::string::npos)
+      << error;
+  // Epoch 1 all zeros, left out by nan_policy=skip: its results are NaN, nothing is refused.
+  auto left_out = rows;
+  left_out.resize(2 * rows.size(), 0.0f);
+  EXPECT_EQ(error_of(left_out, {2, 5 * kT}, {{"pha", kPha}, {"amp", kAmp}},
+                     {{"fs", 256}, {"layout", "ET"}, {"nan_policy", "skip"}}),
+            "(no error)");
+}
+
 }  // namespace
 }  // namespace pacflow::stages

@@ -97,8 +97,13 @@ void ModulationIndexStage::plan(PlanContext& ctx) {
   ctx.publish(kMiMeasure, mi::method_measure(settings_.kind));
   ctx.publish(kMiSettings, settings_);
   ctx.publish(kMiPairs, pairs_spec_);
-  if (!pairs_.diagonal()) ctx.publish(kChannelPairs, pairs_.pairs_json().get<ChannelPairs>());
-  ctx.resolved()["pairs_resolved"] = pairs_.pairs_json();
+  if (!pairs_.diagonal()) {
+    ChannelPairs pairs;
+    pairs.reserve(pairs_.pairs().size());
+    for (const auto& p : pairs_.pairs()) pairs.push_back({p.phase_channel, p.amplitude_channel});
+    ctx.publish(kChannelPairs, std::move(pairs));
+  }
+  ctx.resolved()["pairs_resolved"] = pairs_.resolved_json();
 }
 
 void ModulationIndexStage::write_distributions(const mi::PairView& in, float* distribution, float* preferred) const {

@@ -24,7 +24,7 @@ std::int64_t channel_index(const json& value, const json& pair, std::int64_t cha
 PairPlan::PairPlan(const json& spec, const StreamInfo& stream) {
   if (spec.is_string() && spec.get<std::string>() == "diag") {
     const Shape& lead = stream.leading_dims;
-    for (std::int64_t c = 0; c < (lead.size() >= 2 ? lead[1] : 1); ++c) pairs_.push_back({c, c});
+    channels_ = lead.size() >= 2 ? lead[1] : 1;
     return;
   }
   diagonal_ = false;
@@ -40,6 +40,13 @@ PairPlan::PairPlan(const json& spec, const StreamInfo& stream) {
     segment_names_.push_back(stream.leading_names[d]);
   }
   if (spec.is_string() && spec.get<std::string>() == "all") {
+    // Counted in double before the list is made: 10^5 channels would be 10^10 pairs.
+    const double count = static_cast<double>(channels_) * static_cast<double>(channels_);
+    if (count > static_cast<double>(kMaxPairs))
+      throw ParamError("pairs", fmt::format("all ordered pairs of {} channels are {:g} pairs, more than the {} allowed "
+                                            "(each adds an output row per epoch); list the pairs, [[i, j], …]",
+                                            channels_, count, kMaxPairs));
+    pairs_.reserve(static_cast<std::size_t>(count));
     for (std::int64_t i = 0; i < channels_; ++i)
       for (std::int64_t j = 0; j < channels_; ++j) pairs_.push_back({i, j});
     return;
@@ -47,6 +54,8 @@ PairPlan::PairPlan(const json& spec, const StreamInfo& stream) {
   if (!spec.is_array())
     throw ParamError("pairs", fmt::format("{} is not a pairing; use diag, all or a list such as [[0,1],[2,0]]", spec.dump()));
   if (spec.empty()) throw ParamError("pairs", "the list is empty; use diag for each channel with itself");
+  if (spec.size() > static_cast<std::size_t>(kMaxPairs))
+    throw ParamError("pairs", fmt::format("{} pairs are more than the {} allowed", spec.size(), kMaxPairs));
   for (const auto& pair : spec) {
     if (!pair.is_array() || pair.size() != 2)
       throw ParamError("pairs", fmt::format("{} is not a pair [phase channel, amplitude channel]", pair.dump()));
@@ -54,8 +63,13 @@ PairPlan::PairPlan(const json& spec, const StreamInfo& stream) {
   }
 }
 
-json PairPlan::pairs_json() const {
+json PairPlan::resolved_json() const {
+  const std::int64_t count = diagonal_ ? channels_ : static_cast<std::int64_t>(pairs_.size());
+  if (count > kListedPairs)
+    return diagonal_ ? fmt::format("each of the {} channels with itself (diag)", count)
+                     : fmt::format("{} pairs (listed up to {})", count, kListedPairs);
   json out = json::array();
+  for (std::int64_t c = 0; diagonal_ && c < count; ++c) out.push_back({c, c});
   for (const auto& p : pairs_) out.push_back({p.phase_channel, p.amplitude_channel});
   return out;
 }

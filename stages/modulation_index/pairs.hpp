@@ -19,16 +19,29 @@ struct ChannelPair {
   std::int64_t amplitude_channel = 0;
 };
 
+// The most pairs a plan holds: pairs=all of 256 channels. The list is made while planning, before
+// the memory estimate counts anything, and again in the report (channel_pairs, a few MiB at this
+// bound); every pair adds an output row per epoch. Beyond it, list the pairs wanted.
+inline constexpr std::int64_t kMaxPairs = std::int64_t{1} << 16;
+// The most pairs the report lists (pairs_resolved); more are described in words.
+inline constexpr std::int64_t kListedPairs = 1024;
+
 class PairPlan {
  public:
   PairPlan() = default;
   // spec: "diag", "all" (every ordered pair, phase channel major) or [[i, j], …]. Throws ParamError
-  // ("pairs") naming a pair whose channel the input does not have.
+  // ("pairs") naming a pair whose channel the input does not have, or more than kMaxPairs pairs.
+  // diag lists nothing: its rows are the series (a million channels once made a million pairs, and
+  // their JSON, while planning).
   PairPlan(const json& spec, const StreamInfo& stream);
 
   bool diagonal() const { return diagonal_; }
+  // The pairs, unless diagonal.
   const std::vector<ChannelPair>& pairs() const { return pairs_; }
-  json pairs_json() const;
+  // The pairs as the report shows them: [[i, j], …] up to kListedPairs, else in words.
+  json resolved_json() const;
+  // Host memory the plan holds (the pair list).
+  double bytes() const { return static_cast<double>(pairs_.capacity() * sizeof(ChannelPair)); }
   // How per-pair outputs map onto series (per series for diag).
   RowLayout rows() const;
   // Output rows of a batch of `series` series (whole epochs unless diagonal).

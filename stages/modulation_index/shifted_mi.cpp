@@ -5,6 +5,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "engine/api/errors.hpp"
 #include "stages/common/lanes.hpp"
 #include "stages/modulation_index/mi_math.hpp"
 #include "stages/modulation_index/run_table.hpp"
@@ -52,6 +53,7 @@ struct GroupJob {
   std::int64_t rows;  // detrended rows needed: T + the largest shift + 1
   GroupWork& work;
   double* out;
+  const std::stop_token& stop;
 
   std::int64_t bands() const { return std::min<std::int64_t>(kBands, series.n_amp - first_band); }
   // Doubles per bin in the packed bin means: one per (phase band, amplitude band) cell, rounded up
@@ -222,6 +224,8 @@ __attribute__((always_inline)) inline void shifted_group(const GroupJob& job) {
   };
   std::size_t k = 0;
   for (; k + 2 <= job.shifts.size(); k += 2) {
+    // One load of a flag per pair of shifts, each of which adds every run of the series.
+    if (job.stop.stop_requested()) throw RunCancelled(-1);
     const Float* shifted[2] = {rows + job.shifts[k] * kChunks, rows + job.shifts[k + 1] * kChunks};
     accumulate_runs<Bytes, 2>(job.table, shifted, work.sums, cells);
     evaluate<Bytes>(job, work.sums[0], out_of(k));
@@ -238,10 +242,8 @@ PACFLOW_TARGET_64 void shifted_group_64(const GroupJob& job) { shifted_group<64>
 PACFLOW_TARGET_32 void shifted_group_32(const GroupJob& job) { shifted_group<32>(job); }
 void shifted_group_16(const GroupJob& job) { shifted_group<16>(job); }
 
-}  // namespace
-
-void shifted_modulation_index(const SeriesBands& series, int bins, std::span<const std::int64_t> shifts, double* out,
-                              int simd_bytes) {
+void shifted_until_stopped(const SeriesBands& series, int bins, std::span<const std::int64_t> shifts, double* out,
+                           int simd_bytes, const std::stop_token& stop) {
   const int width = simd_bytes == 0 ? simd::simd_width() : simd_bytes;
   if (width != 16 && width != 32 && width != 64)
     throw std::invalid_argument("shifted_modulation_index: vector width must be 16, 32 or 64 bytes");
@@ -251,8 +253,22 @@ void shifted_modulation_index(const SeriesBands& series, int bins, std::span<con
   const std::int64_t rows = series.length + 1 + (shifts.empty() ? 0 : *std::max_element(shifts.begin(), shifts.end()));
   oneapi::tbb::parallel_for(std::int64_t{0}, groups, [&](std::int64_t group) {
     GroupWork work;
-    kernel({series, table, shifts, bins, group * kBands, rows, work, out});
+    kernel({series, table, shifts, bins, group * kBands, rows, work, out, stop});
   });
+  // A group that saw the stop may have thrown into an already cancelled task group, which drops it.
+  if (stop.stop_requested()) throw RunCancelled(-1);
+}
+
+}  // namespace
+
+void shifted_modulation_index(const SeriesBands& series, int bins, std::span<const std::int64_t> shifts, double* out,
+                              int simd_bytes) {
+  shifted_until_stopped(series, bins, shifts, out, simd_bytes, {});
+}
+
+void shifted_modulation_index(const SeriesBands& series, int bins, std::span<const std::int64_t> shifts, double* out,
+                              const std::stop_token& stop) {
+  shifted_until_stopped(series, bins, shifts, out, 0, stop);
 }
 
 }  // namespace pacflow::mi

@@ -17,6 +17,7 @@
 //   compiled per vector width and instruction set (stages/common/lanes.hpp).
 #include <cstdint>
 #include <span>
+#include <stop_token>
 
 namespace pacflow::mi {
 
@@ -34,5 +35,9 @@ struct SeriesBands {
 // width (16, 32 or 64 bytes; 0 = the widest this CPU has); every width gives the same bits.
 void shifted_modulation_index(const SeriesBands& series, int bins, std::span<const std::int64_t> shifts, double* out,
                               int simd_bytes = 0);
+// The same with the widest vectors, checking `stop` between pairs of shifts: throws RunCancelled(-1)
+// soon after it is requested (out is then incomplete). A million shifts at 1024 bins take minutes.
+void shifted_modulation_index(const SeriesBands& series, int bins, std::span<const std::int64_t> shifts, double* out,
+                              const std::stop_token& stop);
 
 }  // namespace pacflow::mi

@@ -35,6 +35,21 @@ StreamInfo NotchStage::plan(const StreamInfo& before, json& resolved) {
   if (frequency_ >= nyquist)
     throw ParamError("freq", fmt::format("{:g} Hz is at or above the Nyquist frequency ({:g} Hz at {:g} Hz)",
                                          frequency_, nyquist, fs));
+  // Counted in double before any list is made: freq=1e-9 once planned 1e11 notches (4 GB, in
+  // validate too, deaf to a stop request).
+  const double below_nyquist = std::ceil(nyquist / frequency_) - 1;  // harmonics k·freq < fs/2
+  if (harmonics_.is_string() && below_nyquist > static_cast<double>(notch::kMaxHarmonics))
+    throw ParamError("harmonics", fmt::format("harmonics=all at freq={:g} Hz means {:g} notches below the Nyquist "
+                                              "frequency ({:g} Hz), more than the {} allowed (each is a filtfilt pass "
+                                              "over every series); check freq (the line frequency, e.g. 50 or 60 Hz) "
+                                              "or give a count, harmonics=1 to {}",
+                                              frequency_, below_nyquist, nyquist, notch::kMaxHarmonics,
+                                              notch::kMaxHarmonics));
+  if (harmonics_.is_number_integer() && harmonics_.get<std::int64_t>() > notch::kMaxHarmonics)
+    throw ParamError("harmonics", fmt::format("{} notches are more than the {} allowed (each is a filtfilt pass over "
+                                              "every series); use harmonics=1 to {}",
+                                              harmonics_.get<std::int64_t>(), notch::kMaxHarmonics,
+                                              notch::kMaxHarmonics));
   std::vector<double> frequencies;
   if (harmonics_.is_string()) {
     for (std::int64_t k = 1; static_cast<double>(k) * frequency_ < nyquist; ++k)

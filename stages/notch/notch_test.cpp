@@ -1,5 +1,6 @@
 // The notch stage against SciPy (tests/data/notch/, written by scipy.signal.iirnotch and filtfilt:
 // make_notch.py there) and against its definition: a line-frequency sine is removed, a slow one kept.
+#include <chrono>
 #include <cmath>
 #include <fstream>
 #include <gtest/gtest.h>
@@ -106,6 +107,37 @@ TEST(Notch, FrequenciesAtOrAboveNyquistAndShortSeriesAreRefusedNamingThem) {
   EXPECT_NE(refusal({{"freq", -50}}, 512).find("freq: must be greater than 0, got -50"), std::string::npos);
   EXPECT_NE(refusal(json::object(), 512).find("freq: missing required parameter \"freq\""), std::string::npos);
   EXPECT_EQ(refusal({{"freq", 60}, {"harmonics", 2}}, 512), "");
+}
+
+// harmonics=all at a mistyped freq (1e-9 Hz at 256 Hz: 1.3e11 harmonics below Nyquist) once planned
+// every notch, gigabytes in validate too; a count beyond the bound is refused like it, at once.
+TEST(Notch, AbsurdHarmonicCountIsRefusedAtOnceNamingFreqAndHarmonics) {
+  const auto refusal = [](const json& params) -> std::string {
+    try {
+      json resolved;
+      notch(params)->plan(stream_of(512), resolved);
+    } catch (const ParamError& e) {
+      return e.param() + ": " + e.what();
+    }
+    return "(planned)";
+  };
+  // 128000 harmonics of 1 mHz below 128 Hz: still cheap to plan without the bound, so this case
+  // fails first (ASSERT) should the bound go, before the 1e-9 Hz case could take gigabytes.
+  std::string error = refusal({{"freq", 1e-3}});
+  ASSERT_NE(error.find("harmonics: "), std::string::npos) << error;
+  EXPECT_NE(error.find("harmonics=all at freq=0.001 Hz means 127999 notches below the Nyquist frequency (128 Hz), "
+                       "more than the 10000 allowed"),
+            std::string::npos)
+      << error;
+  error = refusal({{"freq", 1e-3}, {"harmonics", 20000}});
+  ASSERT_NE(error.find("harmonics: "), std::string::npos) << error;
+  EXPECT_NE(error.find("20000 notches are more than the 10000 allowed"), std::string::npos) << error;
+  const auto start = std::chrono::steady_clock::now();
+  error = refusal({{"freq", 1e-9}});
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(1));
+  EXPECT_NE(error.find("harmonics=all at freq=1e-09 Hz means 1.28e+11 notches"), std::string::npos) << error;
+  // The bound itself is allowed: 10000 notches of 1 mHz.
+  EXPECT_EQ(refusal({{"freq", 1e-3}, {"harmonics", 10000}}), "(planned)");
 }
 
 }  // namespace

@@ -189,6 +189,14 @@ void RerefStage::apply(const float* in, float* out, std::int64_t first, std::int
   }
 }
 
-double RerefStage::host_workspace_bytes() const { return static_cast<double>(length_) * sizeof(double); }
+double RerefStage::host_workspace_bytes() const {
+  double labels = 0;
+  for (const auto& label : labels_out_) labels += static_cast<double>(sizeof(std::string) + label.capacity());
+  const double epoch_copy =
+      mode_ == Mode::Average ? 0.0 : static_cast<double>(channels_ * segments_ * length_) * sizeof(float);
+  return static_cast<double>(length_) * sizeof(double) + epoch_copy +
+         static_cast<double>(channels_out_.capacity() * sizeof(Difference)) + labels +
+         static_cast<double>(excluded_.capacity()) / 8.0;
+}
 
 }  // namespace pacflow::stages

@@ -20,7 +20,10 @@ class RerefStage final : public Transform {
   StreamInfo plan(const StreamInfo& before, json& resolved) override;
   bool per_epoch() const override { return true; }
   void apply(const float* in, float* out, std::int64_t first, std::int64_t count) const override;
-  // The mean of one epoch's channels, in double.
+  // The mean of one epoch's channels, in double; outside the average, the copy of an epoch's input
+  // that differences written in place need; and what plan() keeps per channel and per series (the
+  // differences, the output labels, the left-out series): with a million channels, ~100 MiB that
+  // the memory estimate once left out.
   double host_workspace_bytes() const override;
 
   static ElementInfo info();

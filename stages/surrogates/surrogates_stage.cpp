@@ -372,11 +372,11 @@ void SurrogatesStage::plan_swaps(PlanContext& ctx) {
   ctx.resolved()["permutation_generator"] = "Fisher-Yates on splitmix64 counter-based draws, keyed by (seed, k)";
 }
 
-void SurrogatesStage::alignments(const mi::BatchInputs& in, std::int64_t row, std::int64_t series,
-                                 double* values) const {
+void SurrogatesStage::alignments(const mi::BatchInputs& in, std::int64_t row, std::int64_t series, double* values,
+                                 const std::stop_token& stop) const {
   const std::int64_t phase_series = pairs_.phase_series(row), amplitude_series = pairs_.amplitude_series(row);
   if (kind_ != Kind::SwapTrials) {
-    method_->evaluate(in.pair(phase_series, amplitude_series), alignment_shifts_, values);
+    method_->evaluate(in.pair(phase_series, amplitude_series), alignment_shifts_, values, stop);
     return;
   }
   // swap_trials: the amplitude of the same channel (and segment) in epoch perm_k(e). There are at
@@ -428,7 +428,7 @@ void SurrogatesStage::process(Batch& batch) {
                              : nullptr;
   oneapi::tbb::parallel_for(std::int64_t{0}, rows, [&](std::int64_t r) {
     std::vector<double> values(row_values);  // [alignment][cell]
-    alignments(inputs, r, batch.series_count, values.data());
+    alignments(inputs, r, batch.series_count, values.data(), batch.stop);
     write_statistics(values.data(), out, r);
     if (kept)  // the surrogates, after the observed alignment
       std::transform(values.begin() + cells, values.end(), kept + r * n_perm_ * cells,
@@ -437,6 +437,9 @@ void SurrogatesStage::process(Batch& batch) {
       trial_pairings(inputs, first_row, r, values.data(),
                      pairings + static_cast<std::size_t>(r * trials_.block * n_pha_ * n_amp_));
   });
+  // A row that saw the stop may have thrown into an already cancelled task group, which drops it:
+  // the batch, cut short, must not go on.
+  if (batch.stop.stop_requested()) throw RunCancelled(-1);
 }
 
 // Row r's phase with its group's amplitude in each epoch f of its block: the observed alignment

@@ -47,8 +47,9 @@ class SurrogatesStage final : public Stage {
   void plan_swaps(PlanContext& ctx);
   void plan_trials(PlanContext& ctx);
   // The measure of output row `row` for the observed alignment (row 0) and each surrogate: values
-  // [n_perm + 1][cells].
-  void alignments(const mi::BatchInputs& in, std::int64_t row, std::int64_t series, double* values) const;
+  // [n_perm + 1][cells]. Throws RunCancelled soon after `stop` is requested.
+  void alignments(const mi::BatchInputs& in, std::int64_t row, std::int64_t series, double* values,
+                  const std::stop_token& stop) const;
   void write_statistics(const double* values, std::vector<float*>& out, std::int64_t row) const;
   void warn_of_few_orderings(PlanContext& ctx) const;
   // The trial-level test's pairings of row r (of a batch whose first row is first_row): [block][cells].

@@ -140,13 +140,13 @@ void TrialStatistics::add(const Batch& batch) {
     throw std::logic_error("a trial-level batch must hold whole blocks of epochs");
   for (std::int64_t first = first_row / layout_.groups; first < (first_row + rows) / layout_.groups; first += layout_.block) {
     const std::int64_t last = std::min(first + layout_.block, layout_.epochs);
-    for (std::int64_t g = 0; g < layout_.groups; ++g) add_block(pairings.data(), first_row, g, first, last);
+    for (std::int64_t g = 0; g < layout_.groups; ++g) add_block(pairings.data(), first_row, g, first, last, batch.stop);
   }
   rows_seen_ = first_row + rows;
 }
 
 void TrialStatistics::add_block(const double* pairings, std::int64_t first_row, std::int64_t group, std::int64_t first,
-                                std::int64_t last) {
+                                std::int64_t last, const std::stop_token& stop) {
   const std::int64_t cells = element_count(layout_.cells);
   // The pairing of epoch e's phase with epoch f's amplitude, both in this block.
   const auto pairing = [&](std::int64_t e, std::int64_t f) {
@@ -174,6 +174,8 @@ void TrialStatistics::add_block(const double* pairings, std::int64_t first_row, 
     const std::uint64_t key = rng::key(rng::key(layout_.seed, static_cast<std::uint64_t>(first / layout_.block)),
                                        static_cast<std::uint64_t>(condition));
     for (std::int64_t k = 0; k < layout_.n_perm; ++k) {
+      // A million permutations of every group take seconds, serially: the stop is checked between them.
+      if (k % 1024 == 0 && stop.stop_requested()) throw RunCancelled(-1);
       trial_permutation(key, static_cast<std::uint64_t>(k), m, perm.data());
       for (std::int64_t i = 0; i < m; ++i)
         add(sums + (k + 1) * cells, pairing(epochs[static_cast<std::size_t>(i)],

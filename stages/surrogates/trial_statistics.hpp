@@ -9,6 +9,7 @@
 // several conditions (events=[a, b]) the test is made per condition (epochs pair within their
 // condition), and with two, their difference is tested against permutations of the condition labels.
 #include <filesystem>
+#include <stop_token>
 #include <string>
 #include <vector>
 
@@ -61,9 +62,10 @@ class TrialStatistics final : public RunSummary {
  private:
   bool excluded_row(std::int64_t row) const;
   std::int64_t condition_of(std::int64_t epoch) const;
-  // Adds the observed and permuted pairings of one group in the block of epochs [first, last).
+  // Adds the observed and permuted pairings of one group in the block of epochs [first, last);
+  // throws RunCancelled soon after `stop` is requested.
   void add_block(const double* pairings, std::int64_t first_row, std::int64_t group, std::int64_t first,
-                 std::int64_t last);
+                 std::int64_t last, const std::stop_token& stop);
   void contrast(std::int64_t group, std::vector<double>& differences, float* d, float* z, float* p) const;
 
   TrialLayout layout_;

@@ -328,6 +328,67 @@ TEST(HostileValues, SamplesNearTheBoundGiveTheSameMiAsTheDataUnscaled) {
   }
 }
 
+// The other end of the float32 range: a recording scaled by 1e-44 (every sample subnormal), or a
+// series of zeros but for one 1e-45 sample, once band-passed to zeros: MI exactly 0 or 1, z NaN, exit
+// code 0. Such a series is refused naming it (the CLI exits with 2), before any result is written.
+TEST(HostileValues, SeriesOfSubnormalSamplesIsRefusedNamingIt) {
+  const ScratchDir dir("hostile");
+  float largest = 0;
+  const auto scaled = edited_input(dir / "scaled.npy", [&](auto& x) {
+    for (float v : x) largest = std::max(largest, std::abs(v));
+    for (float& v : x) v = static_cast<float>(v / largest * 1e-44);
+  });
+  std::vector<float> pac;
+  std::string error = error_of([&] { run_pac(scaled, dir / "out", pac); });
+  // Every series is too small; whichever batch comes first names its first.
+  EXPECT_NE(error.find("is too small to filter: its largest sample magnitude is "), std::string::npos) << error;
+  EXPECT_NE(error.find(", below 1e-20, where pacflow's float32 filters underflow to 0"), std::string::npos) << error;
+  EXPECT_FALSE(fs::exists(dir / "out" / "pac.npy"));
+
+  const auto one = edited_input(dir / "one.npy", [](auto& x) {
+    for (std::int64_t t = 0; t < kLength; ++t) sample(x, 1, 2, t) = 0;
+    sample(x, 1, 2, 500) = 1e-45f;
+  });
+  error = error_of([&] { run_pac(one, dir / "out", pac); });
+  EXPECT_NE(error.find("one.npy: epoch 1, channel 2 is too small to filter: its largest sample magnitude is "
+                       "1.4013e-45"),
+            std::string::npos)
+      << error;
+  EXPECT_FALSE(fs::exists(dir / "out" / "pac.npy"));
+}
+
+// What planning makes per channel is bounded (issue 17): a million channels once planned a million
+// diag pairs and their JSON (347 MB in validate, 363 MB in a run under --max-memory 64MB, whose
+// estimate saw none of it), and pairs=all of a thousand channels a million pairs. (The CLI's peak
+// memory: Streaming.PlanningAMillionChannelsTakesNoMemoryPerChannel.)
+TEST(HostileValues, MillionChannelsArePlannedWithoutPerChannelListsAndAllPairsOfThemAreRefused) {
+  const ScratchDir dir("hostile");
+  const json report = Pipeline(stages::builtin_registry())
+                          .source("synthetic", {{"channels", 1000000}})
+                          .stage("bandpass")
+                          .stage("hilbert")
+                          .stage("mi")
+                          .sink("npy", {{"dir", (dir / "out").string()}})
+                          .validate();
+  const std::string text = report.dump();
+  EXPECT_LT(text.size(), std::size_t{1} << 20) << "the plan lists something per channel";
+  EXPECT_NE(text.find("each of the 1000000 channels with itself (diag)"), std::string::npos);
+
+  std::string error = error_of([&] {
+    Pipeline(stages::builtin_registry())
+        .source("synthetic", {{"channels", 1000}})
+        .stage("bandpass")
+        .stage("hilbert")
+        .stage("mi", {{"pairs", "all"}})
+        .sink("npy", {{"dir", (dir / "out").string()}})
+        .validate();
+  });
+  EXPECT_NE(error.find("parameter \"pairs\": all ordered pairs of 1000 channels are 1e+06 pairs, more than the 65536 "
+                       "allowed"),
+            std::string::npos)
+      << error;
+}
+
 // Synthetic parameters whose samples would overflow (noise=1e37) or whose phase step does
 // (pha_bw=1e308) are refused naming them, instead of NaN everywhere.
 TEST(HostileValues, SyntheticParametersThatOverflowAreRefusedNamingThem) {

@@ -99,5 +99,22 @@ TEST(Streaming, PeakMemoryStaysFlatWhenAnNpyInputGrowsEightfold) {
                        "16 MiB input file, then 128 MiB");
 }
 
+// Planning makes nothing per channel (issue 17): validate of a million channels once took 347 MB
+// (a diag pair, and its JSON, per channel) while the estimate it printed, which run --max-memory
+// checks, said 20 MiB. Its peak RSS is now that of one channel.
+TEST(Streaming, PlanningAMillionChannelsTakesNoMemoryPerChannel) {
+#if defined(__SANITIZE_ADDRESS__)
+  GTEST_SKIP() << "peak RSS means nothing under AddressSanitizer";
+#endif
+  testing::ScratchDir dir("streaming_channels");
+  const std::string pipe = dir.write("channels.pipe",
+                                     "source synthetic channels=1\n"
+                                     "stage bandpass\nstage hilbert\nstage mi\n"
+                                     "sink npy dir=out\n")
+                               .string();
+  expect_flat_peak_rss(dir, "validate " + pipe, "validate --set source.channels=1000000 " + pipe,
+                       "1 channel, then a million");
+}
+
 }  // namespace
 }  // namespace pacflow

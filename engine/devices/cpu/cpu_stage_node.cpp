@@ -17,6 +17,7 @@ std::unique_ptr<CpuNode> make_cpu_stage_node(flow::graph& graph, const BuiltStag
   return std::make_unique<CpuNode>(
       graph, concurrency, [&stage, reporter, stop, lease, &devices, whole_machine](BatchPtr batch) {
         if (stop.stop_requested()) throw RunCancelled(-1);  // counted when run() rethrows it
+        batch->stop = stop;  // for the stage's own long loops (Batch::stop)
         const Clock::time_point start = Clock::now();
         std::string device = "cpu";
         guarded("stage", stage.name, batch->index, [&] {

@@ -35,12 +35,15 @@ void check_series(const std::string& file, const float* x, std::int64_t series, 
   for (std::int64_t t = 0; t < length; ++t) {
     if (usable_sample(x[t])) continue;
     const bool finite = std::isfinite(x[t]);
+    // An infinity may have been a finite value of a float64 file beyond float32's range (1e300).
+    const std::string why = finite ? fmt::format(": beyond ±{:g}, where pacflow's float32 filters would overflow; "
+                                                 "rescale the recording",
+                                                 kLargestSample)
+                            : std::isinf(x[t]) ? ": infinite in the file, or a float64 value there beyond float32's "
+                                                 "range (±3.4e38); rescale the recording"
+                                               : "";
     throw InputError(fmt::format("{}: {} at {}, sample {}{} (nan_policy=zero or skip lets the run go on)", file,
-                                 unusable_name(x[t]), series_name(series, channels, segments), t,
-                                 finite ? fmt::format(": beyond ±{:g}, where pacflow's float32 filters would overflow; "
-                                                      "rescale the recording",
-                                                      kLargestSample)
-                                        : ""));
+                                 unusable_name(x[t]), series_name(series, channels, segments), t, why));
   }
   if (flat(x, length))
     throw InputError(fmt::format("{}: {} is flat (every sample is {:g}): a constant has no oscillation whose phase or "

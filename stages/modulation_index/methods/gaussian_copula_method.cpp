@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "stages/modulation_index/methods/copula.hpp"
+#include "engine/api/errors.hpp"
 #include "stages/modulation_index/methods/method.hpp"
 #include "stages/modulation_index/methods/pac_math.hpp"
 #include "stages/modulation_index/methods/shifted_sums.hpp"
@@ -16,7 +17,8 @@ class GaussianCopulaMethod final : public Method {
  public:
   GaussianCopulaMethod(std::int64_t length, double bias_bits) : copula_(length), bias_bits_(bias_bits) {}
 
-  void evaluate(const PairView& in, std::span<const std::int64_t> shifts, double* out) const override {
+  void evaluate(const PairView& in, std::span<const std::int64_t> shifts, double* out,
+                const std::stop_token& stop) const override {
     const std::int64_t t = in.length;
     const auto tn = static_cast<std::size_t>(t);
     const std::int64_t zero[1] = {0};
@@ -48,8 +50,8 @@ class GaussianCopulaMethod final : public Method {
       shifted_dot(y.data(), y.data(), t, zero, &yy);
       std::vector<double> x1y(count), x2y(count);
       for (std::int64_t p = 0; p < in.n_pha; ++p) {
-        shifted_dot(x1.data() + p * t, y.data(), t, shifts, x1y.data());
-        shifted_dot(x2.data() + p * t, y.data(), t, shifts, x2y.data());
+        shifted_dot(x1.data() + p * t, y.data(), t, shifts, x1y.data(), stop);
+        shifted_dot(x2.data() + p * t, y.data(), t, shifts, x2y.data(), stop);
         GaussianMoments m = phase_moments[static_cast<std::size_t>(p)];
         m.yy = yy;
         for (std::size_t k = 0; k < count; ++k) {
@@ -59,6 +61,8 @@ class GaussianCopulaMethod final : public Method {
         }
       }
     });
+    // A body that saw the stop may have thrown into an already cancelled task group, which drops it.
+    if (stop.stop_requested()) throw RunCancelled(-1);
   }
 
  private:

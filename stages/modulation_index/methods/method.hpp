@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <memory>
 #include <span>
+#include <stop_token>
 #include <string>
 #include <vector>
 
@@ -52,8 +53,11 @@ class Method {
   // out[k · n_pha · n_amp + p · n_amp + a] = the measure of phase band p against amplitude band a
   // circularly shifted by shifts[k]: A((t + shifts[k]) mod T), 0 <= shifts[k] < T (for plv the
   // envelope phase is shifted with its amplitude). Each shift's value equals an evaluation of the
-  // shifted data with shift 0, up to the order of the floating-point sums.
-  virtual void evaluate(const PairView& in, std::span<const std::int64_t> shifts, double* out) const = 0;
+  // shifted data with shift 0, up to the order of the floating-point sums. Checks `stop` between
+  // shifts and throws RunCancelled(-1) soon after it is requested (out is then incomplete): a
+  // million shifts of one series take minutes.
+  virtual void evaluate(const PairView& in, std::span<const std::int64_t> shifts, double* out,
+                        const std::stop_token& stop = {}) const = 0;
 };
 
 // The method for series of `length` samples; throws ParamError for settings out of range.

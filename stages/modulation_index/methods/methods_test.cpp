@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 #include <numbers>
 #include <numeric>
+#include <stop_token>
 #include <vector>
 
 #include "engine/api/errors.hpp"
@@ -375,6 +376,35 @@ TEST(Methods, GaussianCopulaMiOfIndependentGaussianMomentsIsZeroAndGrowsWithCorr
   EXPECT_EQ(mi::gaussian_copula_mi(m, 0), 0.0);
   m.x1y = 0.6;  // correlation 0.6 with x1 alone: I = −½ log2(1 − 0.36)
   EXPECT_NEAR(mi::gaussian_copula_mi(m, 0), -0.5 * std::log2(1 - 0.36), 1e-15);
+}
+
+// The surrogates evaluate a million shifts of a series in one call: every method checks the run's
+// stop between shifts (issue 16) and throws RunCancelled, and a token never stopped changes no bit.
+TEST(Methods, EveryMethodThrowsRunCancelledOnceAStopIsRequestedAndGivesTheSameBitsOtherwise) {
+  const std::int64_t t = 1001;
+  const Signals sig = irregular_signals(t);
+  const std::vector<std::int64_t> shifts = {0, 1, 333, 1000, 7};
+  std::stop_source stop;
+  for (mi::MethodKind kind : {mi::MethodKind::Tort, mi::MethodKind::Mvl, mi::MethodKind::Ndpac, mi::MethodKind::Plv,
+                              mi::MethodKind::Hr, mi::MethodKind::Gc}) {
+    const mi::MethodSettings s = with(kind);
+    const auto method = mi::make_method(s, t);
+    const mi::PairView view{sig.phase.data(), sig.amplitude.data(), sig.envelope.data(), 2, 3, t};
+    std::vector<double> running(shifts.size() * 6, -1.0);
+    method->evaluate(view, shifts, running.data(), stop.get_token());
+    EXPECT_EQ(running, evaluate(s, sig.phase, sig.amplitude, 2, 3, shifts, sig.envelope.data()))
+        << mi::method_name(kind);
+  }
+  stop.request_stop();
+  for (mi::MethodKind kind : {mi::MethodKind::Tort, mi::MethodKind::Mvl, mi::MethodKind::Ndpac, mi::MethodKind::Plv,
+                              mi::MethodKind::Hr, mi::MethodKind::Gc}) {
+    std::vector<double> out(shifts.size() * 6);
+    EXPECT_THROW(mi::make_method(with(kind), t)
+                     ->evaluate({sig.phase.data(), sig.amplitude.data(), sig.envelope.data(), 2, 3, t}, shifts,
+                                out.data(), stop.get_token()),
+                 RunCancelled)
+        << mi::method_name(kind);
+  }
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "engine/api/errors.hpp"
 #include "stages/modulation_index/methods/method.hpp"
 #include "stages/modulation_index/methods/pac_math.hpp"
 #include "stages/modulation_index/methods/shifted_sums.hpp"
@@ -14,7 +15,8 @@ namespace {
 
 class PhaseLockingValueMethod final : public Method {
  public:
-  void evaluate(const PairView& in, std::span<const std::int64_t> shifts, double* out) const override {
+  void evaluate(const PairView& in, std::span<const std::int64_t> shifts, double* out,
+                const std::stop_token& stop) const override {
     if (!in.envelope_phase) throw std::logic_error("plv evaluated without envelope phases");
     const std::int64_t t = in.length;
     const auto tn = static_cast<std::size_t>(t);
@@ -30,14 +32,16 @@ class PhaseLockingValueMethod final : public Method {
         const double* c_phi = cos_phi.data() + p * t;
         const double* s_phi = sin_phi.data() + p * t;
         // e^{iφ} e^{−iψ} = (cos φ cos ψ + sin φ sin ψ) + i (sin φ cos ψ − cos φ sin ψ)
-        shifted_dot(c_phi, cos_psi.data(), t, shifts, cc.data());
-        shifted_dot(s_phi, sin_psi.data(), t, shifts, ss.data());
-        shifted_dot(s_phi, cos_psi.data(), t, shifts, sc.data());
-        shifted_dot(c_phi, sin_psi.data(), t, shifts, cs.data());
+        shifted_dot(c_phi, cos_psi.data(), t, shifts, cc.data(), stop);
+        shifted_dot(s_phi, sin_psi.data(), t, shifts, ss.data(), stop);
+        shifted_dot(s_phi, cos_psi.data(), t, shifts, sc.data(), stop);
+        shifted_dot(c_phi, sin_psi.data(), t, shifts, cs.data(), stop);
         for (std::size_t k = 0; k < count; ++k)
           out[static_cast<std::int64_t>(k) * cells + p * in.n_amp + a] = vector_length(cc[k] + ss[k], sc[k] - cs[k], t);
       }
     });
+    // A body that saw the stop may have thrown into an already cancelled task group, which drops it.
+    if (stop.stop_requested()) throw RunCancelled(-1);
   }
 };
 

@@ -5,6 +5,7 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "engine/api/errors.hpp"
 #include "stages/common/lanes.hpp"
 #include "stages/modulation_index/mi_math.hpp"
 #include "stages/modulation_index/run_mi_math.hpp"
@@ -46,19 +47,32 @@ PACFLOW_TARGET_64 double dot_64(const double* a, const double* b, std::int64_t n
 PACFLOW_TARGET_32 double dot_32(const double* a, const double* b, std::int64_t n) { return dot_lanes<32>(a, b, n); }
 double dot_16(const double* a, const double* b, std::int64_t n) { return dot_lanes<16>(a, b, n); }
 
-}  // namespace
-
-void shifted_dot(const double* u, const double* v, std::int64_t length, std::span<const std::int64_t> shifts,
-                 double* out, std::int64_t out_stride, int simd_bytes) {
+// Checks `stop` before every shift: one load of a flag beside two dot products of T samples.
+void shifted_dot_until_stopped(const double* u, const double* v, std::int64_t length,
+                               std::span<const std::int64_t> shifts, double* out, std::int64_t out_stride,
+                               int simd_bytes, const std::stop_token& stop) {
   const int width = simd_bytes == 0 ? simd::simd_width() : simd_bytes;
   if (width != 16 && width != 32 && width != 64)
     throw std::invalid_argument("shifted_dot: vector width must be 16, 32 or 64 bytes");
   const auto dot = width == 64 ? dot_64 : (width == 32 ? dot_32 : dot_16);
   for (std::size_t k = 0; k < shifts.size(); ++k) {
+    if (stop.stop_requested()) throw RunCancelled(-1);
     const std::int64_t s = shifts[k];
     // t in [0, T − s) pairs with v[t + s]; t in [T − s, T) with v[t + s − T].
     out[static_cast<std::int64_t>(k) * out_stride] = dot(u, v + s, length - s) + dot(u + (length - s), v, s);
   }
+}
+
+}  // namespace
+
+void shifted_dot(const double* u, const double* v, std::int64_t length, std::span<const std::int64_t> shifts,
+                 double* out, std::int64_t out_stride, int simd_bytes) {
+  shifted_dot_until_stopped(u, v, length, shifts, out, out_stride, simd_bytes, {});
+}
+
+void shifted_dot(const double* u, const double* v, std::int64_t length, std::span<const std::int64_t> shifts,
+                 double* out, const std::stop_token& stop) {
+  shifted_dot_until_stopped(u, v, length, shifts, out, 1, 0, stop);
 }
 
 void cos_sin(const float* angle, std::int64_t n, double* cos_out, double* sin_out) {

@@ -6,6 +6,7 @@
 //   hr and the amplitude distribution, one subtraction per run of equal bin whatever its length.
 #include <cstdint>
 #include <span>
+#include <stop_token>
 #include <vector>
 
 namespace pacflow::mi {
@@ -16,6 +17,10 @@ namespace pacflow::mi {
 // widest this CPU has); every width gives the same bits.
 void shifted_dot(const double* u, const double* v, std::int64_t length, std::span<const std::int64_t> shifts,
                  double* out, std::int64_t out_stride = 1, int simd_bytes = 0);
+// The same with out_stride 1 and the widest vectors, checking `stop` before each shift:
+// throws RunCancelled(-1) soon after it is requested.
+void shifted_dot(const double* u, const double* v, std::int64_t length, std::span<const std::int64_t> shifts,
+                 double* out, const std::stop_token& stop);
 
 // cos and sin of n angles, in double.
 void cos_sin(const float* angle, std::int64_t n, double* cos_out, double* sin_out);

@@ -4,6 +4,7 @@
 #include <oneapi/tbb/parallel_for.h>
 #include <vector>
 
+#include "engine/api/errors.hpp"
 #include "stages/modulation_index/methods/method.hpp"
 #include "stages/modulation_index/methods/pac_math.hpp"
 #include "stages/modulation_index/methods/shifted_sums.hpp"
@@ -17,7 +18,8 @@ class VectorLengthMethod final : public Method {
   // threshold < 0: the mean vector length; else ndPAC with that threshold on |S|².
   explicit VectorLengthMethod(double threshold) : threshold_(threshold) {}
 
-  void evaluate(const PairView& in, std::span<const std::int64_t> shifts, double* out) const override {
+  void evaluate(const PairView& in, std::span<const std::int64_t> shifts, double* out,
+                const std::stop_token& stop) const override {
     const std::int64_t t = in.length;
     const auto n = static_cast<double>(t);
     const bool normalised = threshold_ >= 0;
@@ -44,8 +46,8 @@ class VectorLengthMethod final : public Method {
       const double deviation = t > 1 ? std::sqrt(squares / (n - 1.0)) : 0.0;
       std::vector<double> re(shifts.size()), im(shifts.size());
       for (std::int64_t p = 0; p < in.n_pha; ++p) {
-        shifted_dot(cosines.data() + p * t, v.data(), t, shifts, re.data());
-        shifted_dot(sines.data() + p * t, v.data(), t, shifts, im.data());
+        shifted_dot(cosines.data() + p * t, v.data(), t, shifts, re.data(), stop);
+        shifted_dot(sines.data() + p * t, v.data(), t, shifts, im.data(), stop);
         for (std::int64_t k = 0; k < count; ++k) {
           const auto i = static_cast<std::size_t>(k);
           out[k * cells + p * in.n_amp + a] =
@@ -55,6 +57,8 @@ class VectorLengthMethod final : public Method {
         }
       }
     });
+    // A body that saw the stop may have thrown into an already cancelled task group, which drops it.
+    if (stop.stop_requested()) throw RunCancelled(-1);
   }
 
  private:
