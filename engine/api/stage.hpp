@@ -57,6 +57,10 @@ struct StreamInfo {
   // does (e.g. a strictly periodic slow rhythm): time-shift surrogates then cannot reject the null.
   // Empty: nothing known.
   std::string shifts_keep_coupling;
+  // Why the epochs are not exchangeable, when the source knows it (e.g. epochs that overlap in time:
+  // an epoch's phase paired with a neighbour's amplitude shares samples with its own): a test that
+  // permutes epochs has no valid null then. Empty: nothing known.
+  std::string epochs_not_exchangeable;
 
   std::int64_t series_count() const { return element_count(leading_dims); }
 };

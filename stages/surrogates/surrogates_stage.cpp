@@ -73,8 +73,8 @@ void SurrogatesStage::declare(ParamBinder<SurrogatesStage>& p) {
            "auto",
            "trial-level test of each channel's mean over epochs against epoch permutations (trial_pac, trial_z, "
            "trial_pvalues): maxstat (max-T over the channel's cells), maxstat_raw (TensorPAC's max of raw means), fdr or "
-           "bonferroni across the cells, uncorrected, or none; auto: maxstat when the input has four epochs or more, else "
-           "none");
+           "bonferroni across the cells, uncorrected, or none; auto: maxstat when the input has four epochs or more that "
+           "do not overlap in time, else none");
   p.add([](SurrogatesStage& s) -> std::int64_t& { return s.trials_.block; }, "trial_block", 8,
         "the trial-level test pairs each epoch's phase with the amplitude of an epoch of its block of this many "
         "consecutive epochs (every batch holds whole blocks)")
@@ -168,12 +168,26 @@ void SurrogatesStage::plan_trials(PlanContext& ctx) {
   const std::int64_t count = epochs ? leading[0] : 1;
   // Four epochs have 24 orderings, enough for a p-value below 0.05; fewer cannot reach it.
   constexpr std::int64_t kAutoEpochs = 4;
+  // Epochs that are not exchangeable (overlapping windows of one recording) have no valid
+  // permutation null: 50 % overlap gave 13-15 % false positives at 5 %, 75 % gave 41-43 % (issue 36).
+  const std::string& not_exchangeable = stream.epochs_not_exchangeable;
   if (given_trials_)
     trials_.test = *given_trials_;
   else
-    trials_.test = epochs && count >= kAutoEpochs ? surrogates::TrialTest::Maxstat : surrogates::TrialTest::None;
+    trials_.test = epochs && count >= kAutoEpochs && not_exchangeable.empty() ? surrogates::TrialTest::Maxstat
+                                                                              : surrogates::TrialTest::None;
   ctx.resolved()["trials"] = surrogates::trial_test_name(trials_.test);
+  if (!not_exchangeable.empty() && trials_.test == surrogates::TrialTest::None && !given_trials_ && epochs &&
+      count >= kAutoEpochs)
+    ctx.warn(fmt::format("trials: no trial-level test: {}; epoch permutations would not be a valid null (use epochs "
+                         "that do not overlap, e.g. step= at least epoch=, for one)",
+                         not_exchangeable));
   if (trials_.test == surrogates::TrialTest::None) return;
+  if (!not_exchangeable.empty())
+    throw ParamError("trials", fmt::format("a test of the mean over epochs permutes the epochs, but {}: the permutations "
+                                           "are no valid null then (false positives far above the level); use epochs "
+                                           "that do not overlap (step= at least epoch=) or trials=none",
+                                           not_exchangeable));
   if (!epochs || count < 2)
     throw ParamError("trials", fmt::format("a test of the mean over epochs needs two epochs or more, but the input is "
                                            "laid out [{}] of {} series; use trials=none",

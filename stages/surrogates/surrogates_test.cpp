@@ -257,5 +257,37 @@ TEST(Surrogates, WarnsWhenTheSourceSaysShiftsKeepTheCoupling) {
       << warned[0];
 }
 
+// Epochs the source knows are not exchangeable (overlapping windows of one recording) get no
+// permutation test: none by default, with a warning saying why; refused when asked for (issue 36).
+TEST(Surrogates, EpochsThatAreNotExchangeableGetNoPermutationTestAndSaySo) {
+  const auto plan = [](std::string why, json trials) {
+    StreamInfo stream = testing::fixture_stream("small");
+    stream.leading_dims = {stream.series_count(), 1};  // its six series as six epochs of one channel
+    stream.leading_names = {"epochs", "channels"};
+    stream.labels.clear();
+    stream.epochs_not_exchangeable = std::move(why);
+    testing::StageHarness h(std::move(stream));
+    json params{{"n", 20}};
+    if (!trials.is_null()) params["trials"] = trials;
+    h.add("bandpass", {{"pha", "4:8:2"}, {"amp", "60:80:2"}}).add("hilbert").add("mi").add("surrogates", params);
+    return std::pair{h.context().warnings(), json(h.context().resolved())};
+  };
+  const auto [plain_warnings, plain] = plan("", nullptr);
+  ASSERT_EQ(plain["trials"], "maxstat") << "the fixture's epochs: four or more";
+  const auto [warnings, resolved] = plan("3 pairs of consecutive epochs overlap in time", nullptr);
+  EXPECT_EQ(resolved["trials"], "none");
+  ASSERT_EQ(warnings.size(), plain_warnings.size() + 1);
+  EXPECT_NE(warnings.back().find("trials: no trial-level test: 3 pairs of consecutive epochs overlap in time"),
+            std::string::npos)
+      << warnings.back();
+  try {
+    plan("3 pairs of consecutive epochs overlap in time", "maxstat");
+    ADD_FAILURE() << "a permutation test over overlapping epochs was planned";
+  } catch (const ParamError& e) {
+    EXPECT_EQ(e.param(), "trials");
+    EXPECT_NE(std::string(e.what()).find("use epochs that do not overlap"), std::string::npos) << e.what();
+  }
+}
+
 }  // namespace
 }  // namespace pacflow

@@ -314,6 +314,7 @@ StreamInfo EdfSource::open(const std::stop_token& stop) {
   info.description["epoching"]["epochs"] = epochs_.starts.size();
   info.description["epoching"]["epoch_starts_samples"] = epochs_.starts;
   describe_conditions(info);
+  describe_overlap(fs, info);
   recording_samples_ = first.samples;
   pad_samples_ = pad_samples(pad_, fs, -1);
   if (pad_samples_ > 0) describe_padding(fs, info.description, info.warnings);
@@ -370,6 +371,28 @@ void EdfSource::describe_conditions(StreamInfo& info) const {
   info.condition_names = events_;
   info.epoch_conditions = epochs_.condition;
   info.description["conditions"] = conditions;
+}
+
+// Epochs cut from one recording may share samples (step < epoch, event windows closer than their
+// length): said in result.json and to the trial-level test, whose epoch permutations need epochs
+// that do not (StreamInfo::epochs_not_exchangeable).
+void EdfSource::describe_overlap(double fs, StreamInfo& info) const {
+  std::vector<std::int64_t> starts = epochs_.starts;
+  std::sort(starts.begin(), starts.end());
+  std::int64_t overlapping = 0, first_at = -1;
+  for (std::size_t i = 1; i < starts.size(); ++i)
+    if (starts[i] - starts[i - 1] < epochs_.length) {
+      if (overlapping++ == 0) first_at = starts[i - 1];
+    }
+  info.description["epoching"]["overlapping_pairs"] = overlapping;
+  if (overlapping == 0) return;
+  info.epochs_not_exchangeable = fmt::format(
+      "{} pair{} of consecutive epochs overlap in time (the first at {:g} s; epochs of {:g} s{}), so an epoch's phase "
+      "paired with a neighbour's amplitude shares samples with its own",
+      overlapping, overlapping == 1 ? "" : "s", static_cast<double>(first_at) / fs,
+      static_cast<double>(epochs_.length) / fs,
+      step_ ? fmt::format(" every {:g} s", static_cast<double>(starts.size() > 1 ? starts[1] - starts[0] : 0) / fs)
+            : std::string(" around events closer than that"));
 }
 
 void EdfSource::read(std::int64_t first, std::int64_t count, float* dst) {

@@ -35,6 +35,7 @@ class EdfSource final : public Source {
   std::vector<std::size_t> selected_channels() const;
   // Cuts the recording's `total` samples at `fs` into epochs; fills the epoching description.
   void describe_conditions(StreamInfo& info) const;
+  void describe_overlap(double fs, StreamInfo& info) const;
   Epochs cut(std::int64_t total, double fs, json& description, std::vector<std::string>& warnings) const;
   Epochs fixed_epochs(std::int64_t total, double fs, json& description) const;
   Epochs event_epochs(std::int64_t total, double fs, json& description, std::vector<std::string>& warnings) const;

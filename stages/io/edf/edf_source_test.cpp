@@ -149,9 +149,17 @@ TEST(EdfSource, CutsFixedWindowsWithAStep) {
     for (int k = 0; k < 9; ++k) starts.push_back(k * kRate);  // 0 s .. 8 s: the last window ends at 10 s
     EXPECT_EQ(s.series_length, 2 * kRate);
     expect_samples(read_all(*overlapping, s, 5), s, {1, 3}, starts, 1000.0 / 65535.0);
+    // Overlapping windows are said to be so: no test may permute them as if independent (issue 36).
+    EXPECT_EQ(s.description["epoching"]["overlapping_pairs"], 8);
+    EXPECT_NE(s.epochs_not_exchangeable.find("8 pairs of consecutive epochs overlap in time (the first at 0 s; "
+                                             "epochs of 2 s every 1 s)"),
+              std::string::npos)
+        << s.epochs_not_exchangeable;
   }  // EDFlib opens a file once at a time
 
   const StreamInfo t = make_source(path, {{"epoch", "3s"}})->open({});
+  EXPECT_TRUE(t.epochs_not_exchangeable.empty()) << t.epochs_not_exchangeable;
+  EXPECT_EQ(t.description["epoching"]["overlapping_pairs"], 0);
   EXPECT_EQ(t.leading_dims, (Shape{3, 4}));
   EXPECT_EQ(t.description["epoching"]["unused_trailing_samples"], kRate);
   EXPECT_EQ(t.description["epoching"]["epoch_starts_samples"], json::array({0, 3 * kRate, 6 * kRate}));
