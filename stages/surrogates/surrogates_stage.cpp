@@ -153,6 +153,7 @@ void SurrogatesStage::plan(PlanContext& ctx) {
     ctx.declare(std::move(values));
   }
   ctx.resolved()["n_perm"] = n_perm_;
+  ctx.resolved()["p_floor"] = 1 / (static_cast<double>(n_perm_) + 1);  // (1 + count) / (n + 1), spec §6
   ctx.resolved()["measure"] = settings.to_json();
   plan_trials(ctx);
 }
@@ -206,7 +207,7 @@ void SurrogatesStage::plan_trials(PlanContext& ctx) {
   trials_.block = std::min(trials_.block, count);
   series_per_epoch_ = stream.series_count() / count;
   ctx.align_batches(trials_.block * series_per_epoch_);
-  warn_of_few_orderings(ctx);
+  state_resolution(ctx);
   TensorDecl pairings{surrogates::kTrialPairingsTensor, {trials_.block, n_pha_, n_amp_}, DType::Float64, false,
                       "the measure of the row's phase with its group's amplitude in each epoch of its block, for the "
                       "trial-level test",
@@ -265,23 +266,46 @@ void SurrogatesStage::plan_trials(PlanContext& ctx) {
   ctx.publish(kTrialTest, surrogates::trial_test_name(trials_.test));
 }
 
-// The permutations reach at most the product over blocks (and conditions) of m! orderings; with
-// fewer than 20 no p-value can fall below 0.05.
-void SurrogatesStage::warn_of_few_orderings(PlanContext& ctx) const {
-  constexpr double kEnough = 20;
+// The smallest p-value each test can give, stated in result.json (p_floor, trial_p_floor), and a
+// warning when it cannot reach 0.05: the permutations reach at most the product over blocks (and
+// conditions) of m! orderings, and a p-value (1 + count) / (n + 1) counts every drawn copy of the
+// observed ordering, so it stays above about 1 / orderings; Bonferroni and FDR multiply the smallest
+// by the family's size (issue 36: Bonferroni over 25 cells with n = 200 can never reject).
+void SurrogatesStage::state_resolution(PlanContext& ctx) const {
+  constexpr double kAlpha = 0.05;
+  const double draws = static_cast<double>(n_perm_) + 1;
   const auto& labels = trials_.epoch_conditions;  // empty: every epoch in condition 0
   double orderings = 1;
-  for (std::int64_t first = 0; first < trials_.epochs && orderings < kEnough; first += trials_.block) {
+  for (std::int64_t first = 0; first < trials_.epochs && orderings < draws; first += trials_.block) {
     std::vector<std::int64_t> in_condition(static_cast<std::size_t>(trials_.conditions), 0);
     for (std::int64_t e = first; e < std::min(first + trials_.block, trials_.epochs); ++e)
       ++in_condition[static_cast<std::size_t>(labels.empty() ? 0 : labels[static_cast<std::size_t>(e)])];
     for (std::int64_t m : in_condition)
       for (std::int64_t i = 2; i <= m; ++i) orderings *= static_cast<double>(i);
   }
-  if (orderings < kEnough)
+  using surrogates::TrialTest;
+  const double floor = std::max(1 / draws, 1 / orderings);
+  const auto cells = static_cast<double>(n_pha_ * n_amp_);
+  const bool times_family = trials_.test == TrialTest::Bonferroni || trials_.test == TrialTest::Fdr;
+  const double corrected = times_family ? std::min(1.0, floor * cells) : floor;
+  ctx.resolved()["trial_p_floor"] = corrected;
+  constexpr double kEnough = 20;
+  if (orderings < kEnough) {
     ctx.warn(fmt::format("trials: the epochs have only {:g} orderings within their blocks{}, so no trial-level p-value "
                          "can fall below 1/{:g}; use more epochs, a larger trial_block, or trials=none",
                          orderings, trials_.conditions > 1 ? " and conditions" : "", orderings));
+  } else if (corrected > kAlpha) {
+    const auto enough_n = static_cast<std::int64_t>(std::ceil((times_family ? cells : 1.0) / kAlpha)) - 1;
+    ctx.warn(fmt::format("trials={}: the smallest p-value it can give is {:.3g}{}, above 0.05: no cell can be "
+                         "significant at 0.05; {}",
+                         surrogates::trial_test_name(trials_.test), corrected,
+                         times_family ? fmt::format(" (1/{:g} times the {:g} cells)", 1 / floor, cells) : "",
+                         1 / floor < draws ? "use more epochs or a larger trial_block"
+                         : times_family    ? fmt::format("use n={} or more, or trials=maxstat (max-T: its floor is "
+                                                         "1/(n + 1) whatever the cells)",
+                                                         enough_n)
+                                           : fmt::format("use n={} or more", enough_n)));
+  }
 }
 
 std::unique_ptr<RunSummary> SurrogatesStage::make_summary() const {

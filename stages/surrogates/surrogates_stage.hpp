@@ -51,7 +51,7 @@ class SurrogatesStage final : public Stage {
   void alignments(const mi::BatchInputs& in, std::int64_t row, std::int64_t series, double* values,
                   const std::stop_token& stop) const;
   void write_statistics(const double* values, std::vector<float*>& out, std::int64_t row) const;
-  void warn_of_few_orderings(PlanContext& ctx) const;
+  void state_resolution(PlanContext& ctx) const;
   // The trial-level test's pairings of row r (of a batch whose first row is first_row): [block][cells].
   void trial_pairings(const mi::BatchInputs& in, std::int64_t first_row, std::int64_t r, const double* observed,
                       double* out) const;

@@ -289,5 +289,39 @@ TEST(Surrogates, EpochsThatAreNotExchangeableGetNoPermutationTestAndSaySo) {
   }
 }
 
+// The smallest p-value of every test is stated, and a correction that cannot reach 0.05 with the
+// permutations given says so with the n that would (issue 36: Bonferroni over 25 cells, n = 200).
+TEST(Surrogates, StatesTheSmallestPValueAndWarnsWhenTheCorrectionCannotReachFivePercent) {
+  const auto plan = [](std::int64_t n, const char* trials) {
+    StreamInfo stream = testing::fixture_stream("small");
+    stream.leading_dims = {stream.series_count(), 1};  // six epochs of one channel: 720 orderings
+    stream.leading_names = {"epochs", "channels"};
+    stream.labels.clear();
+    testing::StageHarness h(std::move(stream));
+    h.add("bandpass", {{"pha", "4:8:5"}, {"amp", "60:80:5"}}).add("hilbert").add("mi");
+    h.add("surrogates", {{"n", n}, {"trials", trials}});
+    return std::pair{h.context().warnings(), json(h.context().resolved())};
+  };
+  const auto has = [](const std::vector<std::string>& warnings, const std::string& part) {
+    return std::any_of(warnings.begin(), warnings.end(), [&](const auto& w) { return w.find(part) != std::string::npos; });
+  };
+  const auto [bonferroni_warnings, bonferroni] = plan(200, "bonferroni");
+  EXPECT_DOUBLE_EQ(bonferroni["p_floor"].get<double>(), 1.0 / 201);
+  EXPECT_DOUBLE_EQ(bonferroni["trial_p_floor"].get<double>(), 25.0 / 201);
+  EXPECT_TRUE(has(bonferroni_warnings, "trials=bonferroni: the smallest p-value it can give is 0.124 (1/201 times the "
+                                       "25 cells), above 0.05: no cell can be significant at 0.05; use n=499 or more"))
+      << ::testing::PrintToString(bonferroni_warnings);
+  const auto [enough_warnings, enough] = plan(499, "bonferroni");
+  EXPECT_FALSE(has(enough_warnings, "smallest p-value")) << ::testing::PrintToString(enough_warnings);
+  const auto [maxstat_warnings, maxstat] = plan(200, "maxstat");
+  EXPECT_DOUBLE_EQ(maxstat["trial_p_floor"].get<double>(), 1.0 / 201);
+  EXPECT_FALSE(has(maxstat_warnings, "smallest p-value"));
+  const auto [few_warnings, few] = plan(9, "maxstat");
+  EXPECT_DOUBLE_EQ(few["trial_p_floor"].get<double>(), 0.1);
+  EXPECT_TRUE(has(few_warnings, "trials=maxstat: the smallest p-value it can give is 0.1, above 0.05: no cell can be "
+                                "significant at 0.05; use n=19 or more"))
+      << ::testing::PrintToString(few_warnings);
+}
+
 }  // namespace
 }  // namespace pacflow
