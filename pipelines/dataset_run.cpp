@@ -171,6 +171,55 @@ InputError stacked_error(const ElementSpec& manifest, const std::string& message
                     it != manifest.param_where.end() ? it->second : manifest.where);
 }
 
+// Recording `row`'s pipeline (recording_elements, then `extra` elements) over `registry`; the table
+// is one of its inputs: never an output, never stale.
+Pipeline recording_pipeline(const Pipeline& pipeline, const ManifestTable& table, const ManifestRecording& row,
+                            const Registry& registry, std::vector<ElementSpec> extra = {}) {
+  std::vector<ElementSpec> elements = recording_elements(pipeline, table, row);
+  for (auto& e : extra) elements.push_back(std::move(e));
+  Pipeline recording = pipeline.variant(registry, std::move(elements));
+  recording.add_input_file(table.file);
+  return recording;
+}
+
+// The stacked file (none: nothing to check) is an output like any sink's: a regular file or nothing
+// yet, not an input (a recording, the table, the .pipe file), not in a folder a recording's run
+// writes, not where a recording's folder goes (an id such as recordings.h5, refused at its line).
+void check_stacked_path(const Pipeline& pipeline, const ManifestTable& table, const fs::path& stacked) {
+  if (stacked.empty()) return;
+  const ElementSpec& manifest = pipeline.elements().front();
+  try {
+    check_output_target(stacked);
+  } catch (const InputError& e) {
+    throw stacked_error(manifest, e.bare_message());
+  }
+  std::vector<fs::path> inputs = pipeline.input_files();
+  inputs.push_back(table.file);
+  for (const auto& row : table.recordings) inputs.emplace_back(row.params.at("path").get<std::string>());
+  if (const auto clash = find_output_clash({{stacked, "the stacked file"}}, inputs))
+    throw stacked_error(manifest, clash->message);
+  const fs::path stacked_at = fs::absolute(stacked).lexically_normal();
+  const fs::path recordings_at = fs::absolute(default_stacked_path(pipeline).parent_path()).lexically_normal();
+  for (const auto& row : table.recordings) {
+    if (recordings_at / row.id == stacked_at)
+      throw InputError(fmt::format("id \"{}\" names the folder of the recording's results, where the stacked file "
+                                   "{} goes; rename the recording or give the manifest another stacked=",
+                                   row.id, stacked.string()),
+                       SourceLocation{table.file.string(), row.line, 1});
+    for (const fs::path& folder : recording_pipeline(pipeline, table, row, pipeline.registry()).output_folders())
+      if (lies_inside(stacked, folder))
+        throw stacked_error(manifest, fmt::format("{} lies in {}, the folder of recording {}'s results; put the "
+                                                  "stacked file beside the recordings' folders",
+                                                  stacked.string(), folder.string(), row.id));
+  }
+}
+
+// Where the stacked file goes: stacked= (none: nowhere), by default default_stacked_path.
+fs::path stacked_path_of(const Pipeline& pipeline) {
+  const std::optional<std::string> stacked = text_param(pipeline.elements().front(), "stacked");
+  return !stacked ? default_stacked_path(pipeline) : *stacked == "none" ? fs::path() : fs::path(*stacked);
+}
+
 class DatasetRun {
  public:
   DatasetRun(const Pipeline& pipeline, const RunOptions& options, RecordingResults on_recording,
@@ -181,8 +230,7 @@ class DatasetRun {
         before_commit_(std::move(before_commit)),
         table_(table_of(pipeline)),
         plan_(dataset_plan(pipeline, table_)) {
-    const std::optional<std::string> stacked = text_param(pipeline.elements().front(), "stacked");
-    stacked_path_ = !stacked ? default_stacked_path(pipeline) : *stacked == "none" ? fs::path() : fs::path(*stacked);
+    stacked_path_ = stacked_path_of(pipeline);
     if (RankLink* link = options.ranks) {
       rank_ = link->rank();
       ranks_ = link->size();
@@ -190,7 +238,7 @@ class DatasetRun {
       computes_ = link->computes();
     }
     if (computes_) check_inputs(table_);
-    if (collects_ && !stacked_path_.empty()) check_stacked_path();
+    check_stacked_path(pipeline_, table_, stacked_path_);
     hold_folders();
     if (options.ranks) options.ranks->begin(plan_, 0);
   }
@@ -235,15 +283,6 @@ class DatasetRun {
   int owner_of(std::size_t i) const { return static_cast<int>(i % static_cast<std::size_t>(ranks_)); }
   OutputSet& outputs() { return options_.commit_into ? *options_.commit_into : own_outputs_; }
 
-  Pipeline recording_pipeline(const ManifestRecording& row, const Registry& registry,
-                              std::vector<ElementSpec> extra = {}) const {
-    std::vector<ElementSpec> elements = recording_elements(pipeline_, table_, row);
-    for (auto& e : extra) elements.push_back(std::move(e));
-    Pipeline recording = pipeline_.variant(registry, std::move(elements));
-    recording.add_input_file(table_.file);  // never an output, never stale
-    return recording;
-  }
-
   // The folders this process writes into, made and held for the whole dataset: the sinks' own
   // folders and the stacked file's, locked (the collector's: one dataset at a time into them), and
   // beneath them each recording's folder this process writes, settled under that lock (a lock each
@@ -259,43 +298,10 @@ class DatasetRun {
       // A merge (which computes nothing) writes every recording's folder; a rank only its own.
       if (computes_ && owner_of(i) != rank_) continue;
       const ManifestRecording& row = table_.recordings[i];
-      if (!stacked_path_.empty() && folder_of(row) == fs::absolute(stacked_path_).lexically_normal())
-        throw InputError(fmt::format("id \"{}\" names the folder of the recording's results, where the stacked "
-                                     "file {} goes; rename the recording or give the manifest another stacked=",
-                                     row.id, stacked_path_.string()),
-                         SourceLocation{table_.file.string(), row.line, 1});
-      for (const fs::path& f : recording_pipeline(row, pipeline_.registry()).output_folders())
+      for (const fs::path& f : recording_pipeline(pipeline_, table_, row, pipeline_.registry()).output_folders())
         recording_folders.push_back(f);
     }
     folders_.settle_beneath(recording_folders);
-  }
-
-  // The folder a recording's results go into beside the stacked file: DIR/<id> for the first sink's
-  // folder DIR.
-  fs::path folder_of(const ManifestRecording& row) const {
-    return fs::absolute(default_stacked_path(pipeline_).parent_path() / row.id).lexically_normal();
-  }
-
-  // stacked= is an output like any sink's: a regular file or nothing yet, not an input (a
-  // recording, the table, the .pipe file), not in a folder a recording's run writes.
-  void check_stacked_path() {
-    const ElementSpec& manifest = pipeline_.elements().front();
-    try {
-      check_output_target(stacked_path_);
-    } catch (const InputError& e) {
-      throw stacked_error(manifest, e.bare_message());
-    }
-    std::vector<fs::path> inputs = pipeline_.input_files();
-    inputs.push_back(table_.file);
-    for (const auto& row : table_.recordings) inputs.emplace_back(row.params.at("path").get<std::string>());
-    if (const auto clash = find_output_clash({{stacked_path_, "the stacked file"}}, inputs))
-      throw stacked_error(manifest, clash->message);
-    for (const auto& row : table_.recordings)
-      for (const fs::path& folder : recording_pipeline(row, pipeline_.registry()).output_folders())
-        if (lies_inside(stacked_path_, folder))
-          throw stacked_error(manifest, fmt::format("{} lies in {}, the folder of recording {}'s results; put the "
-                                                    "stacked file beside the recordings' folders",
-                                                    stacked_path_.string(), folder.string(), row.id));
   }
 
   // Recording i's pipeline, with an `arrays` sink that hands its results over; returns them with
@@ -311,7 +317,8 @@ class DatasetRun {
     const auto start = std::chrono::steady_clock::now();
     json report;
     try {
-      report = recording_pipeline(row, registry, {{ElementKind::Sink, kRecordingArrays, json::object(), {}, {}}})
+      report = recording_pipeline(pipeline_, table_, row, registry,
+                                  {{ElementKind::Sink, kRecordingArrays, json::object(), {}, {}}})
                    .run(options);
     } catch (const RunCancelled&) {
       throw;
@@ -383,13 +390,12 @@ json run_dataset(const Pipeline& pipeline, const RunOptions& options, const Reco
 json validate_dataset(const Pipeline& pipeline, const RunOptions& options) {
   const ManifestTable table = table_of(pipeline);
   check_inputs(table);
+  check_stacked_path(pipeline, table, stacked_path_of(pipeline));
   json recordings = json::array();
   for (const auto& row : table.recordings) {
     json plan;
     try {
-      Pipeline recording = pipeline.variant(pipeline.registry(), recording_elements(pipeline, table, row));
-      recording.add_input_file(table.file);
-      plan = recording.validate(options);
+      plan = recording_pipeline(pipeline, table, row, pipeline.registry()).validate(options);
     } catch (const InputError& e) {
       std::throw_with_nested(InputError(fmt::format("recording {}: {}", row.id, e.what())));
     }

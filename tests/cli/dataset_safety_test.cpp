@@ -112,6 +112,8 @@ TEST(DatasetSafety, AStackedFileNamingAnInputOrARecordingsFileIsRefusedAndLeftAs
     EXPECT_EQ(r.exit_code, 2) << target << ": " << r.err;
     EXPECT_TRUE(contains(r.err, "parameter \"stacked\"")) << r.err;
     EXPECT_EQ(without_lock(tree(dir.path())), without_lock(before)) << target << " or another file changed";
+    const CliResult checked = run_cli("validate ds.pipe --set source.stacked=" + target, dir.path());
+    EXPECT_EQ(checked.exit_code, 2) << "validate makes the same checks: " << checked.err;
   }
 }
 
