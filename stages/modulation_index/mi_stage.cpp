@@ -149,7 +149,7 @@ void ModulationIndexStage::process(Batch& batch) {
 }
 
 double ModulationIndexStage::flops_per_series() const {
-  return static_cast<double>(n_pha_ * n_amp_) * (static_cast<double>(length_) + 60.0 * settings_.bins);
+  return mi::alignment_work(settings_, n_pha_, n_amp_, length_);
 }
 
 }  // namespace pacflow::stages

@@ -515,8 +515,7 @@ double SurrogatesStage::host_workspace_bytes(int threads) const {
 
 double SurrogatesStage::flops_per_series() const {
   const std::int64_t pairings = trials_.test == surrogates::TrialTest::None ? 0 : trials_.block - 1;
-  return static_cast<double>(n_perm_ + 1 + pairings) * static_cast<double>(n_pha_ * n_amp_) *
-         (static_cast<double>(length_) + 60.0 * static_cast<double>(bins_));
+  return static_cast<double>(n_perm_ + 1 + pairings) * mi::alignment_work(settings_, n_pha_, n_amp_, length_);
 }
 
 }  // namespace pacflow::stages

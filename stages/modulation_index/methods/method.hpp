@@ -7,6 +7,7 @@
 #include <span>
 #include <stop_token>
 #include <string>
+#include <cstdint>
 #include <vector>
 
 #include "engine/api/params.hpp"
@@ -35,6 +36,20 @@ std::string method_title(MethodKind kind);    // "Tort modulation index"
 std::string method_measure(MethodKind kind);  // the colour-bar label: "MI", "MVL", …
 // PLV compares the phase with the phase of the amplitude envelope in each phase band.
 bool needs_envelope_phase(MethodKind kind);
+
+// The work of one alignment of every (phase band, amplitude band) cell of a series of `length`
+// samples, in the units of the run-time estimate (engine/plan/run_time_estimate.hpp, whose CPU rate
+// was measured on W1: 10 amplitude bands, 18 bins): length + 60 · bins per cell. The binned
+// measures (tort, hr) walk runs for a group of 16 amplitude bands at once (shifted_mi.hpp), so a
+// group costs what W1's 10 bands cost whatever it holds: one band as much as ten (a single cell at
+// bins=1024 was estimated 4.4x too fast).
+inline double alignment_work(const MethodSettings& settings, std::int64_t n_pha, std::int64_t n_amp,
+                             std::int64_t length) {
+  constexpr std::int64_t kGroup = 16, kCalibrated = 10;
+  const bool binned = settings.kind == MethodKind::Tort || settings.kind == MethodKind::Hr;
+  const std::int64_t amp_work = binned ? (n_amp + kGroup - 1) / kGroup * kCalibrated : n_amp;
+  return static_cast<double>(n_pha * amp_work) * (static_cast<double>(length) + 60.0 * settings.bins);
+}
 
 // One evaluation's inputs: the phases of one series, and the amplitudes (and, for plv, the
 // envelope phases) of the same series or of another one (cross-channel pairs, swapped epochs).
