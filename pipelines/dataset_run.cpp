@@ -392,6 +392,7 @@ json validate_dataset(const Pipeline& pipeline, const RunOptions& options) {
   check_inputs(table);
   check_stacked_path(pipeline, table, stacked_path_of(pipeline));
   json recordings = json::array();
+  double seconds = 0;  // one recording after another, as run_dataset runs them
   for (const auto& row : table.recordings) {
     json plan;
     try {
@@ -399,9 +400,12 @@ json validate_dataset(const Pipeline& pipeline, const RunOptions& options) {
     } catch (const InputError& e) {
       std::throw_with_nested(InputError(fmt::format("recording {}: {}", row.id, e.what())));
     }
+    seconds += plan["run_time_estimate"]["seconds"].get<double>();
     recordings.push_back({{"id", row.id}, {"line", row.line}, {"plan", std::move(plan)}});
   }
-  return {{"dataset", table.file.string()}, {"recordings", std::move(recordings)}};
+  return {{"dataset", table.file.string()},
+          {"recordings", std::move(recordings)},
+          {"run_time_estimate", {{"seconds", seconds}}}};
 }
 
 }  // namespace pacflow

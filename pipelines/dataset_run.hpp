@@ -61,7 +61,8 @@ json run_dataset(const Pipeline& pipeline, const RunOptions& options, const Reco
                  const BeforeCommit& before_commit = {});
 
 // Checks the dataset without running it: the table, every file, and every recording's pipeline as
-// Pipeline::validate does (its source opened). Returns each recording's plan (id, table line, plan).
+// Pipeline::validate does (its source opened). Returns each recording's plan (id, table line, plan) and
+// the run-time estimate of them all, one after another.
 json validate_dataset(const Pipeline& pipeline, const RunOptions& options);
 
 }  // namespace pacflow

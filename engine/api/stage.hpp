@@ -61,6 +61,9 @@ struct StreamInfo {
   // an epoch's phase paired with a neighbour's amplitude shares samples with its own): a test that
   // permutes epochs has no valid null then. Empty: nothing known.
   std::string epochs_not_exchangeable;
+  // With epochs_not_exchangeable: the most epochs no two of which overlap (indices, ascending), among
+  // which such a test stays valid. Empty: none known.
+  std::vector<std::int64_t> exchangeable_epochs;
 
   std::int64_t series_count() const { return element_count(leading_dims); }
 };
@@ -234,6 +237,10 @@ class Stage {
   // Floating-point operations per series, an estimate for modelled devices (`sim`); the bytes a
   // stage moves are known from the tensors it reads and writes. Valid after plan().
   virtual double flops_per_series() const { return 0; }
+  // Bytes a CPU kernel of the stage reads again from memory per series beyond its tensors, when its
+  // working set outgrows the caches (long series: every surrogate re-reads the amplitudes). For the
+  // run-time estimate; valid after plan().
+  virtual double streamed_bytes_per_series() const { return 0; }
   // The stage's run summary when, as planned, it declared summary tensors; null otherwise. Called
   // once per run, after plan().
   virtual std::unique_ptr<RunSummary> make_summary() const { return nullptr; }
@@ -278,6 +285,9 @@ class Sink {
   // `outputs` (OutputSet::add); the engine moves them into place together, with every other sink's,
   // once all are written. `report` is result.json's content. Throws on failure (a full disk).
   virtual void finish(const json& report, OutputSet& outputs) = 0;
+  // About how long finish() takes on one thread beyond writing its arrays (drawing, encoding), for
+  // the run-time estimate; valid after plan().
+  virtual double finish_seconds() const { return 0; }
   // The run failed or was cancelled: discard partial outputs (in a checkpointed run, keep what the
   // last checkpoint() described, for a later resume); never throws.
   virtual void abort() noexcept {}

@@ -1,5 +1,5 @@
 #pragma once
-// Preprocessing stages (notch, reref): they transform the source's series as they are read, before
+// Preprocessing stages (notch, reref, evoked): they transform the source's series as they are read, before
 // any other stage runs. A transform works on single series, or on whole epochs (a montage combines
 // the channels of an epoch, and may change them: a bipolar montage has a channel per pair).
 #include <cstdint>
@@ -24,6 +24,11 @@ class Transform {
   virtual void apply(const float* in, float* out, std::int64_t first, std::int64_t count) const = 0;
   // Host memory apply() keeps beside the batches (an upper bound), valid after plan().
   virtual double host_workspace_bytes() const { return 0; }
+  // True when apply() needs the whole input first (the evoked response: a mean over epochs). The
+  // run then passes every series of the stream before through learn(), in order and in batches of
+  // whole epochs, before its first read; validate() does not.
+  virtual bool learns() const { return false; }
+  virtual void learn(const float* /*in*/, std::int64_t /*first*/, std::int64_t /*count*/) {}
 };
 
 }  // namespace pacflow

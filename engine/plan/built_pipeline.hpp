@@ -62,6 +62,7 @@ struct BuiltSink {
 struct BuiltPreprocessing {
   std::string name;
   json resolved;
+  bool reads_input_first = false;  // Transform::learns(): the run reads the input once more first
 };
 
 struct BuiltPipeline {

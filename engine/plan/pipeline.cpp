@@ -463,10 +463,11 @@ class Builder {
         json resolved = params.all();
         StreamInfo after = transform->plan(built_.stream, resolved);
         whole_epochs = whole_epochs || transform->per_epoch();
+        const bool learns = transform->learns();
         built_.source = std::make_unique<TransformedSource>(std::move(built_.source), built_.stream,
                                                             std::move(transform), after);
         built_.stream = std::move(after);
-        built_.preprocessing.push_back({spec.name, resolved});
+        built_.preprocessing.push_back({spec.name, resolved, learns});
       } catch (...) {
         rethrow_located(spec);
       }

@@ -48,6 +48,10 @@ RunTimeEstimate estimate_run_time(const BuiltPipeline& built, int threads, const
   const double source_bytes = series * static_cast<double>(built.stream.series_length) * sizeof(float);
   estimate.terms.push_back({fmt::format("source {}: {} of samples", built.source_name, bytes_text(source_bytes)),
                             source_bytes / rates.cpu_bytes_per_thread_s, {}, 0});
+  for (const auto& p : built.preprocessing)  // a stage that learns from the whole input reads it once more first
+    if (p.reads_input_first)
+      estimate.terms.push_back({fmt::format("{}: the input read once more first", p.name),
+                                source_bytes / rates.cpu_bytes_per_thread_s, {}, 0});
   // CPU devices (cpu:K) share the machine's threads evenly, as the run's arenas do.
   std::vector<int> cpu_devices;
   for (const auto& s : built.stages)
@@ -70,11 +74,20 @@ RunTimeEstimate estimate_run_time(const BuiltPipeline& built, int threads, const
     }
     const int used = s.whole_machine() ? estimate.threads
                                        : std::min(estimate.threads, static_cast<int>(s.devices.size()) * share);
-    const double seconds = std::max(flops / rates.cpu_flops_per_thread_s, bytes / rates.cpu_bytes_per_thread_s) / used;
-    estimate.terms.push_back({fmt::format("{} on {}: {:.2g} flops, {} of tensors, on {} thread{}", s.name, s.device,
-                                          flops, bytes_text(bytes), used, used == 1 ? "" : "s"),
-                              seconds, s.name, flops});
+    const double streamed = s.stage->streamed_bytes_per_series() * series;
+    const double seconds = (std::max(flops / rates.cpu_flops_per_thread_s, bytes / rates.cpu_bytes_per_thread_s) +
+                            streamed / rates.cpu_streamed_bytes_per_thread_s) /
+                           used;
+    estimate.terms.push_back(
+        {fmt::format("{} on {}: {:.2g} flops, {} of tensors{}, on {} thread{}", s.name, s.device, flops,
+                     bytes_text(bytes),
+                     streamed > 0 ? fmt::format(", {} read again from memory", bytes_text(streamed)) : std::string(),
+                     used, used == 1 ? "" : "s"),
+         seconds, s.name, flops});
   }
+  for (const auto& sink : built.sinks)  // drawing and encoding; the arrays' writing is in the start-up term
+    if (const double seconds = sink.sink->finish_seconds(); seconds > 0)
+      estimate.terms.push_back({fmt::format("sink {}: drawing and encoding", sink.name), seconds, {}, 0});
   return estimate;
 }
 

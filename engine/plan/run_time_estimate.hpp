@@ -21,6 +21,9 @@ struct ComputeRates {
   // Tensor bytes a CPU stage reads and writes per second and thread (an assumption: a few times
   // below a core's streaming bandwidth, since tensors are written once and read back later).
   double cpu_bytes_per_thread_s = 5e9;
+  // Bytes a kernel whose working set outgrows the caches reads again from memory per second and
+  // thread (Stage::streamed_bytes_per_series): gPAC's 10-minute series, about 7 GB/s.
+  double cpu_streamed_bytes_per_thread_s = 7e9;
   double startup_s = 0.05;  // loading, FFT plans, threads, writing small outputs
   SimModel accelerator{};   // for stages on cuda or sim devices
 };

@@ -1,7 +1,11 @@
 #include "engine/plan/transformed_source.hpp"
 
 #include <fmt/format.h>
+
+#include <algorithm>
 #include <stdexcept>
+
+#include "engine/api/errors.hpp"
 
 namespace pacflow::detail {
 
@@ -15,14 +19,37 @@ TransformedSource::TransformedSource(std::unique_ptr<Source> inner, const Stream
       transform_(std::move(transform)),
       after_(after),
       before_per_epoch_(per_epoch(before)),
-      after_per_epoch_(per_epoch(after)) {
+      after_per_epoch_(per_epoch(after)),
+      epochs_(before.leading_dims.at(0)) {
   if (after.series_length != before.series_length || after.leading_dims.at(0) != before.leading_dims.at(0))
     throw std::logic_error("a transform keeps the epochs and their length");
 }
 
-StreamInfo TransformedSource::open(const std::stop_token&) { return after_; }
+StreamInfo TransformedSource::open(const std::stop_token& stop) {
+  stop_ = stop;
+  return after_;
+}
+
+std::int64_t TransformedSource::learning_epochs() const {
+  constexpr std::int64_t kBatchFloats = std::int64_t{16} << 20;  // 64 MiB
+  const std::int64_t epoch_floats = std::max<std::int64_t>(before_per_epoch_ * after_.series_length, 1);
+  return std::clamp<std::int64_t>(kBatchFloats / epoch_floats, 1, std::max<std::int64_t>(epochs_, 1));
+}
+
+void TransformedSource::learn_once() {
+  learned_ = true;
+  const std::int64_t epochs = learning_epochs();
+  std::vector<float> batch(static_cast<std::size_t>(epochs * before_per_epoch_ * after_.series_length));
+  for (std::int64_t first = 0; first < epochs_; first += epochs) {
+    if (stop_.stop_requested()) throw RunCancelled(-1);
+    const std::int64_t count = std::min(epochs, epochs_ - first);
+    inner_->read(first * before_per_epoch_, count * before_per_epoch_, batch.data());
+    transform_->learn(batch.data(), first * before_per_epoch_, count * before_per_epoch_);
+  }
+}
 
 void TransformedSource::read(std::int64_t first, std::int64_t count, float* dst) {
+  if (transform_->learns() && !learned_) learn_once();
   if (!transform_->per_epoch()) {
     inner_->read(first, count, dst);
     transform_->apply(dst, dst, first, count);
@@ -47,7 +74,11 @@ double TransformedSource::host_workspace_bytes(std::int64_t batch_series) const 
   const double scratch = before_per_epoch_ == after_per_epoch_
                              ? 0.0
                              : static_cast<double>(before_series * after_.series_length) * sizeof(float);
-  return inner_->host_workspace_bytes(before_series) + scratch + transform_->host_workspace_bytes();
+  const double learning =  // learn_once()'s batch, freed before the run's reads
+      transform_->learns()
+          ? static_cast<double>(learning_epochs() * before_per_epoch_ * after_.series_length) * sizeof(float)
+          : 0.0;
+  return inner_->host_workspace_bytes(before_series) + scratch + transform_->host_workspace_bytes() + learning;
 }
 
 }  // namespace pacflow::detail

@@ -3,6 +3,7 @@
 // stages. Each batch is read from the source before and passed through the transform (whole
 // epochs at a time where the transform needs them: the builder makes every batch hold whole epochs).
 #include <memory>
+#include <stop_token>
 #include <vector>
 
 #include "engine/api/stage.hpp"
@@ -26,7 +27,15 @@ class TransformedSource final : public Source {
   StreamInfo after_;
   std::int64_t before_per_epoch_;  // series of one epoch, before and after
   std::int64_t after_per_epoch_;
+  // A transform that learns() reads the whole input once before the first read: in batches of
+  // whole epochs of about 64 MiB, checking `stop` between them.
+  void learn_once();
+  std::int64_t learning_epochs() const;
+
   std::vector<float> scratch_;  // the epochs as read, when the transform changes their series count
+  std::int64_t epochs_ = 0;
+  bool learned_ = false;
+  std::stop_token stop_;
 };
 
 }  // namespace pacflow::detail

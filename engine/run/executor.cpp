@@ -242,9 +242,11 @@ json rank_plan(const json& description, const std::vector<detail::Segment>& segm
 }
 
 // After the last batch, each run summary makes its tensors, which every sink receives.
-void finish_summaries(const detail::BuiltPipeline& built, std::vector<NamedSummary>& summaries, std::int64_t index) {
+void finish_summaries(const detail::BuiltPipeline& built, std::vector<NamedSummary>& summaries, std::int64_t index,
+                      const std::stop_token& stop) {
   if (summaries.empty()) return;
   Batch summary;
+  summary.stop = stop;  // a summary's finish() may be long (a million permutations): it checks
   summary.index = index;
   summary.series_count = built.stream.series_count();
   for (auto& s : summaries) guarded("stage", s.stage, -1, [&] { s.summary->finish(summary); });
@@ -404,7 +406,7 @@ json execute(PreparedRun& run, const RunOptions& options) {
     if (graph.delivered() != graph.batches())
       throw std::logic_error(fmt::format("engine delivered {} of {} batches", graph.delivered(), graph.batches()));
     if (merge) merge->finish();
-    finish_summaries(built, run.summaries, run.segments.front().batch_count);
+    finish_summaries(built, run.summaries, run.segments.front().batch_count, options.stop);
   } catch (...) {
     for (auto& sink : built.sinks) sink.sink->abort();
     // Whatever surfaced while the run was stopping (a stage's RunCancelled, a batch cut short), the

@@ -8,6 +8,8 @@
 #include "engine/devices/backends.hpp"
 #include "engine/io/provenance.hpp"
 #include "pipelines/dataset_run.hpp"
+#include "pipelines/report/methods_text.hpp"
+#include "pipelines/report/significance.hpp"
 #include "python/bindings/errors.hpp"
 #include "python/bindings/numpy_arrays.hpp"
 #include "python/bindings/request.hpp"
@@ -121,6 +123,24 @@ void check_element(const std::string& kind, const std::string& name) {
                 json::object(), {}, {}});
 }
 
+// A run's methods paragraph and references (pipelines/report/methods_text.hpp), from its report as
+// JSON text (Result.report), in Markdown.
+std::string methods(const std::string& report_text) {
+  return report::methods_text(parse_json_record(report_text)).markdown();
+}
+
+// The p-values to report (`array` empty) or those of `array`, and their test, correction, family and
+// smallest value (pipelines/report/significance.hpp), as JSON text.
+std::string describe_test(const std::string& report_text, const std::string& array) {
+  const report::TestDescription d =
+      report::describe_test(report::read_run_facts(parse_json_record(report_text)), array);
+  return json_text(json{{"array", d.array},
+                        {"test", d.test},
+                        {"correction", d.correction},
+                        {"family", d.family},
+                        {"p_floor", d.p_floor}});
+}
+
 std::vector<std::string> devices() {
   std::vector<std::string> lines;
   for (const auto& backend : builtin_device_backends().all())
@@ -145,4 +165,6 @@ PYBIND11_MODULE(_core, m) {
   m.def("elements", &elements);
   m.def("devices", &devices);
   m.def("check_element", &check_element, py::arg("kind"), py::arg("name"));
+  m.def("methods", &methods, py::arg("report"));
+  m.def("describe_test", &describe_test, py::arg("report"), py::arg("array"));
 }

@@ -152,4 +152,8 @@ double ModulationIndexStage::flops_per_series() const {
   return mi::alignment_work(settings_, n_pha_, n_amp_, length_);
 }
 
+double ModulationIndexStage::streamed_bytes_per_series() const {
+  return mi::alignment_streamed_bytes(n_amp_, length_);
+}
+
 }  // namespace pacflow::stages

@@ -19,6 +19,7 @@ class ModulationIndexStage final : public Stage {
   void process(Batch& batch) override;
   // One add per sample and cell (what a per-sample GPU kernel does) plus the bin evaluations.
   double flops_per_series() const override;
+  double streamed_bytes_per_series() const override;
 
   static ElementInfo info();
   static void declare(ParamBinder<ModulationIndexStage>& p);

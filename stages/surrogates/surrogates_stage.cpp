@@ -32,6 +32,17 @@ constexpr Output kStatistics[5] = {
     {"pvalues_maxstat", "family-wise: (1 + #{k: max over cells of PAC_k >= PAC}) / (n + 1)"},
 };
 
+// What one group of the trial-level test is, from the dimensions after epochs: "channel", "pair".
+std::string group_name(const std::vector<std::string>& leading_names) {
+  if (leading_names.size() < 2) return "group";
+  const auto singular = [](std::string name) {
+    if (name.ends_with('s')) name.pop_back();
+    return name;
+  };
+  return leading_names.size() > 2 ? singular(leading_names[1]) + " and " + singular(leading_names[2])
+                                  : singular(leading_names[1]);
+}
+
 const char* norm_doc(surrogates::Norm norm) {
   switch (norm) {
     case surrogates::Norm::Subtract: return "PAC - mean of the surrogates";
@@ -72,10 +83,14 @@ void SurrogatesStage::declare(ParamBinder<SurrogatesStage>& p) {
             {"none", TrialTest::None}},
            "auto",
            "trial-level test of each channel's mean over epochs against epoch permutations (trial_pac, trial_z, "
-           "trial_pvalues): maxstat (max-T over the channel's cells), maxstat_raw (TensorPAC's max of raw means), fdr or "
-           "bonferroni across the cells, uncorrected, or none; auto: maxstat when the input has four epochs or more that "
-           "do not overlap in time, else none");
-  p.add([](SurrogatesStage& s) -> std::int64_t& { return s.trials_.block; }, "trial_block", 8,
+           "trial_pvalues): maxstat (max-T over the family's cells), maxstat_raw (TensorPAC's max of raw means), fdr or "
+           "bonferroni across the family's cells, uncorrected, or none; auto: maxstat when the input has four epochs or "
+           "more that do not overlap in time, else none");
+  p.choice([](SurrogatesStage& s) -> surrogates::TrialFamily& { return s.trials_.family; }, "trial_family",
+           {{"channels", surrogates::TrialFamily::Channels}, {"cells", surrogates::TrialFamily::Cells}}, "channels",
+           "what the trial-level correction covers: channels (every channel's cells together: is there coupling "
+           "anywhere) or cells (each channel's cells apart: is there coupling in this channel)");
+  p.add(&SurrogatesStage::trial_block_, "trial_block", 8,
         "the trial-level test pairs each epoch's phase with the amplitude of an epoch of its block of this many "
         "consecutive epochs (every batch holds whole blocks)")
       .unit("epochs")
@@ -171,24 +186,50 @@ void SurrogatesStage::plan_trials(PlanContext& ctx) {
   constexpr std::int64_t kAutoEpochs = 4;
   // Epochs that are not exchangeable (overlapping windows of one recording) have no valid
   // permutation null: 50 % overlap gave 13-15 % false positives at 5 %, 75 % gave 41-43 % (issue 36).
+  // When the source names the most epochs that do not overlap, the test is made on them alone: each
+  // pairing it permutes is then of disjoint samples.
   const std::string& not_exchangeable = stream.epochs_not_exchangeable;
+  const bool subset = !not_exchangeable.empty() && epochs && !stream.exchangeable_epochs.empty();
+  const std::int64_t used = subset ? static_cast<std::int64_t>(stream.exchangeable_epochs.size()) : count;
   if (given_trials_)
     trials_.test = *given_trials_;
   else
-    trials_.test = epochs && count >= kAutoEpochs && not_exchangeable.empty() ? surrogates::TrialTest::Maxstat
-                                                                              : surrogates::TrialTest::None;
+    trials_.test = epochs && used >= kAutoEpochs && (not_exchangeable.empty() || subset)
+                       ? surrogates::TrialTest::Maxstat
+                       : surrogates::TrialTest::None;
   ctx.resolved()["trials"] = surrogates::trial_test_name(trials_.test);
   if (!not_exchangeable.empty() && trials_.test == surrogates::TrialTest::None && !given_trials_ && epochs &&
       count >= kAutoEpochs)
-    ctx.warn(fmt::format("trials: no trial-level test: {}; epoch permutations would not be a valid null (use epochs "
-                         "that do not overlap, e.g. step= at least epoch=, for one)",
-                         not_exchangeable));
+    ctx.warn(fmt::format("trials: no trial-level test: {}; epoch permutations would not be a valid null{}",
+                         not_exchangeable,
+                         subset ? fmt::format(", and only {} epoch{} do not overlap (four are needed)", used,
+                                              used == 1 ? "" : "s")
+                                : " (use epochs that do not overlap, e.g. step= at least epoch=, for one)"));
   if (trials_.test == surrogates::TrialTest::None) return;
-  if (!not_exchangeable.empty())
+  if (!not_exchangeable.empty() && !subset)
     throw ParamError("trials", fmt::format("a test of the mean over epochs permutes the epochs, but {}: the permutations "
                                            "are no valid null then (false positives far above the level); use epochs "
                                            "that do not overlap (step= at least epoch=) or trials=none",
                                            not_exchangeable));
+  if (subset && used < 2)
+    throw ParamError("trials", fmt::format("{}, and only {} epoch does not overlap another: a test of the mean over "
+                                           "epochs needs two or more; use epochs that do not overlap or trials=none",
+                                           not_exchangeable, used));
+  trials_.block = trial_block_;
+  trials_.left_out_epochs.clear();
+  if (subset) {
+    for (std::int64_t e = 0, k = 0; e < count; ++e)
+      if (k < used && stream.exchangeable_epochs[static_cast<std::size_t>(k)] == e)
+        ++k;
+      else
+        trials_.left_out_epochs.push_back(e);
+    // Blocks of as many kept epochs as trial_block says.
+    trials_.block = trial_block_ * ((count + used - 1) / used);
+    ctx.warn(fmt::format("trials: the trial-level test uses the {} of {} epochs that do not overlap in time (the others "
+                         "share samples with them: {}); permuting overlapping epochs would be no valid null",
+                         used, count, not_exchangeable));
+    ctx.resolved()["trial_left_out_epochs"] = trials_.left_out_epochs;
+  }
   if (!epochs || count < 2)
     throw ParamError("trials", fmt::format("a test of the mean over epochs needs two epochs or more, but the input is "
                                            "laid out [{}] of {} series; use trials=none",
@@ -204,7 +245,13 @@ void SurrogatesStage::plan_trials(PlanContext& ctx) {
   trials_.seed = seed_;
   if (trials_.conditions > 1 && static_cast<std::int64_t>(stream.epoch_conditions.size()) != count)
     throw std::logic_error("the source names a condition for each epoch");
-  trials_.block = std::min(trials_.block, count);
+  trials_.block = std::min(trials_.block, count);  // trial_block_, or more with left-out epochs
+  // Few orderings (four epochs: 24): every one of them, an exact test, instead of n random draws
+  // that repeat them (and so could not reach 0.05: 0.4 % false positives with four epochs).
+  const double orderings = trial_orderings(static_cast<double>(n_perm_) + 2);
+  trials_.enumerate = trials_.conditions == 1 && trials_.excluded_series.empty() &&
+                      orderings <= static_cast<double>(n_perm_) + 1;
+  if (trials_.enumerate) trials_.n_perm = static_cast<std::int64_t>(orderings) - 1;
   series_per_epoch_ = stream.series_count() / count;
   ctx.align_batches(trials_.block * series_per_epoch_);
   state_resolution(ctx);
@@ -222,11 +269,14 @@ void SurrogatesStage::plan_trials(PlanContext& ctx) {
     per_condition.leading_names.insert(per_condition.leading_names.begin(), "conditions");
   }
   using surrogates::TrialTest;
+  const std::string over = trials_.family == surrogates::TrialFamily::Channels
+                               ? fmt::format("over every {}'s cells together", group_name(names))
+                               : fmt::format("over each {}'s cells", group_name(names));
   const std::string correction =
-      trials_.test == TrialTest::Maxstat      ? "max-T over the cells (standardised by each cell's surrogates)"
-      : trials_.test == TrialTest::MaxstatRaw ? "max statistic of the raw means over the cells (TensorPAC)"
-      : trials_.test == TrialTest::Fdr        ? "Benjamini-Hochberg FDR over the cells"
-      : trials_.test == TrialTest::Bonferroni ? "Bonferroni over the cells"
+      trials_.test == TrialTest::Maxstat      ? "max-T " + over + " (each cell standardised by its permutations)"
+      : trials_.test == TrialTest::MaxstatRaw ? "max statistic of the raw means " + over + " (TensorPAC)"
+      : trials_.test == TrialTest::Fdr        ? "Benjamini-Hochberg FDR " + over
+      : trials_.test == TrialTest::Bonferroni ? "Bonferroni " + over
                                               : "uncorrected";
   const struct {
     const char* name;
@@ -245,25 +295,40 @@ void SurrogatesStage::plan_trials(PlanContext& ctx) {
   if (trials_.conditions == 2) {
     const std::string& a = stream.condition_names[0];
     const std::string& b = stream.condition_names[1];
-    declare(surrogates::kContrastPac, fmt::format("mean over the {} epochs minus mean over the {} epochs", a, b),
+    declare(surrogates::kContrastPac,
+            fmt::format("mean over the {} epochs of their pac_z minus that over the {} epochs (each epoch's z "
+                        "against its own surrogates: a difference of power alone makes none)",
+                        a, b),
             per_group);
-    declare(surrogates::kContrastZ, "(difference - mean) / std of the differences under permuted condition labels",
-            per_group);
+    declare(surrogates::kContrastZ,
+            "(t - mean) / std of the t under permuted condition labels, t: Welch's t of the epochs' pac_z", per_group);
     declare(surrogates::kContrastPvalues,
-            "(1 + #{k: |difference_k| >= |difference|}) / (n + 1) under permuted condition labels, " + correction,
+            "(1 + #{k: |t_k| >= |t|}) / (n + 1) under permuted condition labels, t: Welch's t of the epochs' pac_z, " +
+                correction,
             per_group);
   } else if (trials_.conditions > 2) {
     ctx.warn(fmt::format("{} conditions: each is tested on its own (trial_pvalues [conditions]…); the contrast of "
                          "conditions is made for two only",
                          trials_.conditions));
   }
-  ctx.resolved()["trial_epochs"] = count;
+  ctx.resolved()["trial_family"] = surrogates::trial_family_name(trials_.family);
+  ctx.resolved()["trial_correction"] = correction;
+  ctx.resolved()["trial_epochs"] = count - static_cast<std::int64_t>(trials_.left_out_epochs.size());
   ctx.resolved()["trial_block"] = trials_.block;
-  ctx.resolved()["trial_null"] = fmt::format(
-      "epoch permutations: epoch e's phase with the amplitude of epoch perm_k(e) of its block of {} (and condition)",
-      trials_.block);
+  ctx.resolved()["trial_null"] =
+      trials_.enumerate
+          ? fmt::format("every ordering of the epochs within their blocks of {} ({} besides the observed one): "
+                        "epoch e's phase with the amplitude of epoch perm(e) of its block",
+                        trials_.block, trials_.n_perm)
+          : fmt::format("epoch permutations: epoch e's phase with the amplitude of epoch perm_k(e) of its block of {} "
+                        "(and condition)",
+                        trials_.block);
+  ctx.resolved()["trial_permutations"] = trials_.n_perm;
   if (trials_.conditions > 1) ctx.resolved()["trial_conditions"] = stream.condition_names;
+  if (trials_.conditions == 2) ctx.resolved()["contrast_statistic"] = "welch_t_of_pac_z";
   ctx.publish(kTrialTest, surrogates::trial_test_name(trials_.test));
+  ctx.publish(kTrialEpochs, count - static_cast<std::int64_t>(trials_.left_out_epochs.size()));
+  ctx.publish(kTrialPermutations, trials_.n_perm);
 }
 
 // The smallest p-value each test can give, stated in result.json (p_floor, trial_p_floor), and a
@@ -271,24 +336,50 @@ void SurrogatesStage::plan_trials(PlanContext& ctx) {
 // conditions) of m! orderings, and a p-value (1 + count) / (n + 1) counts every drawn copy of the
 // observed ordering, so it stays above about 1 / orderings; Bonferroni and FDR multiply the smallest
 // by the family's size (issue 36: Bonferroni over 25 cells with n = 200 can never reject).
-void SurrogatesStage::state_resolution(PlanContext& ctx) const {
-  constexpr double kAlpha = 0.05;
-  const double draws = static_cast<double>(n_perm_) + 1;
+// The orderings of the epochs within their blocks and conditions (a product of factorials), counted
+// up to `cap`.
+double SurrogatesStage::trial_orderings(double cap) const {
   const auto& labels = trials_.epoch_conditions;  // empty: every epoch in condition 0
   double orderings = 1;
-  for (std::int64_t first = 0; first < trials_.epochs && orderings < draws; first += trials_.block) {
+  for (std::int64_t first = 0; first < trials_.epochs && orderings < cap; first += trials_.block) {
     std::vector<std::int64_t> in_condition(static_cast<std::size_t>(trials_.conditions), 0);
     for (std::int64_t e = first; e < std::min(first + trials_.block, trials_.epochs); ++e)
-      ++in_condition[static_cast<std::size_t>(labels.empty() ? 0 : labels[static_cast<std::size_t>(e)])];
+      if (!std::binary_search(trials_.left_out_epochs.begin(), trials_.left_out_epochs.end(), e))
+        ++in_condition[static_cast<std::size_t>(labels.empty() ? 0 : labels[static_cast<std::size_t>(e)])];
     for (std::int64_t m : in_condition)
       for (std::int64_t i = 2; i <= m; ++i) orderings *= static_cast<double>(i);
   }
+  return orderings;
+}
+
+void SurrogatesStage::state_resolution(PlanContext& ctx) const {
+  constexpr double kAlpha = 0.05;
+  const double draws = static_cast<double>(trials_.n_perm) + 1;
+  const double orderings = trial_orderings(draws);
   using surrogates::TrialTest;
   const double floor = std::max(1 / draws, 1 / orderings);
-  const auto cells = static_cast<double>(n_pha_ * n_amp_);
+  const auto cells = static_cast<double>(n_pha_ * n_amp_) *
+                     (trials_.family == surrogates::TrialFamily::Channels ? static_cast<double>(trials_.groups) : 1.0);
   const bool times_family = trials_.test == TrialTest::Bonferroni || trials_.test == TrialTest::Fdr;
   const double corrected = times_family ? std::min(1.0, floor * cells) : floor;
   ctx.resolved()["trial_p_floor"] = corrected;
+  if (trials_.conditions == 2) {
+    // The contrast permutes the condition labels of the epochs taking part: C(E, a) labellings,
+    // half of them mirror images when the conditions are the same size (|t| is the same).
+    double sizes[2] = {0, 0};
+    for (std::int64_t e = 0; e < trials_.epochs; ++e)
+      if (!std::binary_search(trials_.left_out_epochs.begin(), trials_.left_out_epochs.end(), e))
+        ++sizes[trials_.epoch_conditions[static_cast<std::size_t>(e)] == 0 ? 0 : 1];
+    const double labellings =
+        std::exp(std::lgamma(sizes[0] + sizes[1] + 1) - std::lgamma(sizes[0] + 1) - std::lgamma(sizes[1] + 1));
+    const double contrast_floor = std::max(1 / draws, (sizes[0] == sizes[1] ? 2 : 1) / labellings);
+    const double contrast_corrected = times_family ? std::min(1.0, contrast_floor * cells) : contrast_floor;
+    ctx.resolved()["contrast_p_floor"] = contrast_corrected;
+    if (contrast_corrected > kAlpha)
+      ctx.warn(fmt::format("trials: the contrast of the two conditions ({:g} and {:g} epochs) can give no p-value below "
+                           "{:.3g}, above 0.05: no cell can differ significantly; use more epochs{}",
+                           sizes[0], sizes[1], contrast_corrected, times_family ? " or trials=maxstat" : ""));
+  }
   constexpr double kEnough = 20;
   if (orderings < kEnough) {
     ctx.warn(fmt::format("trials: the epochs have only {:g} orderings within their blocks{}, so no trial-level p-value "
@@ -299,8 +390,8 @@ void SurrogatesStage::state_resolution(PlanContext& ctx) const {
     ctx.warn(fmt::format("trials={}: the smallest p-value it can give is {:.3g}{}, above 0.05: no cell can be "
                          "significant at 0.05; {}",
                          surrogates::trial_test_name(trials_.test), corrected,
-                         times_family ? fmt::format(" (1/{:g} times the {:g} cells)", 1 / floor, cells) : "",
-                         1 / floor < draws ? "use more epochs or a larger trial_block"
+                         times_family ? fmt::format(" (1/{:g} times the family's {:g} cells)", 1 / floor, cells) : "",
+                         trials_.enumerate || 1 / floor < draws ? "use more epochs or a larger trial_block"
                          : times_family    ? fmt::format("use n={} or more, or trials=maxstat (max-T: its floor is "
                                                          "1/(n + 1) whatever the cells)",
                                                          enough_n)
@@ -490,11 +581,14 @@ void SurrogatesStage::trial_pairings(const mi::BatchInputs& in, std::int64_t fir
   const std::int64_t last = std::min(first + trials_.block, trials_.epochs);
   const std::int64_t phase_series = pairs_.phase_series(r), amplitude_series = pairs_.amplitude_series(r);
   const std::int64_t aligned[1] = {0};
+  const auto& left_out = trials_.left_out_epochs;  // never paired: their pairings stay NaN, unevaluated
+  const auto is_left_out = [&left_out](std::int64_t e) { return std::binary_search(left_out.begin(), left_out.end(), e); };
+  const bool row_left_out = is_left_out(epoch);
   for (std::int64_t f = first; f < first + trials_.block; ++f) {
     double* to = out + static_cast<std::size_t>(f - first) * cells;
     if (f == epoch)
       std::copy_n(observed, cells, to);
-    else if (f < last)
+    else if (f < last && !row_left_out && !is_left_out(f))
       method_->evaluate(in.pair(phase_series, amplitude_series + (f - epoch) * series_per_epoch_), aligned, to);
     else
       std::fill_n(to, cells, std::numeric_limits<double>::quiet_NaN());
@@ -507,10 +601,17 @@ double SurrogatesStage::host_workspace_bytes(int threads) const {
   if (trials_.test == surrogates::TrialTest::None) return threads * row;
   const auto groups = static_cast<double>(trials_.groups);
   const double sums = static_cast<double>(trials_.conditions) * groups * row;
-  const double observed = trials_.conditions == 2  // each epoch's measure, for the contrast
-                              ? static_cast<double>(trials_.epochs * n_pha_ * n_amp_) * groups * sizeof(double)
-                              : 0.0;
-  return threads * row + sums + observed;
+  // Two conditions: each epoch's z, and the contrast's differences of a family's groups.
+  const double observed =
+      trials_.conditions == 2 ? static_cast<double>(trials_.epochs * n_pha_ * n_amp_) * groups * sizeof(double) : 0.0;
+  const double differences =
+      trials_.conditions == 2 ? (trials_.family == surrogates::TrialFamily::Channels ? groups : 1.0) * row : 0.0;
+  return threads * row + sums + observed + differences;
+}
+
+double SurrogatesStage::streamed_bytes_per_series() const {
+  const std::int64_t pairings = trials_.test == surrogates::TrialTest::None ? 0 : trials_.block - 1;
+  return static_cast<double>(n_perm_ + 1 + pairings) * mi::alignment_streamed_bytes(n_amp_, length_);
 }
 
 double SurrogatesStage::flops_per_series() const {

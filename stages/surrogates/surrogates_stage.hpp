@@ -27,6 +27,7 @@ class SurrogatesStage final : public Stage {
   void process(Batch& batch) override;
   // As mi, once per alignment (observed + n_perm).
   double flops_per_series() const override;
+  double streamed_bytes_per_series() const override;
   // Each thread's values of every alignment for the row it evaluates.
   double host_workspace_bytes(int threads) const override;
   // The trial-level statistics, unless trials=none (or auto with fewer than two epochs).
@@ -52,6 +53,7 @@ class SurrogatesStage final : public Stage {
                   const std::stop_token& stop) const;
   void write_statistics(const double* values, std::vector<float*>& out, std::int64_t row) const;
   void state_resolution(PlanContext& ctx) const;
+  double trial_orderings(double cap) const;
   // The trial-level test's pairings of row r (of a batch whose first row is first_row): [block][cells].
   void trial_pairings(const mi::BatchInputs& in, std::int64_t first_row, std::int64_t r, const double* observed,
                       double* out) const;
@@ -80,6 +82,7 @@ class SurrogatesStage final : public Stage {
   mi::MethodSettings settings_;
   std::optional<surrogates::TrialTest> given_trials_;  // empty: trials=auto
   surrogates::TrialLayout trials_;  // trials_.test None: no trial-level statistics
+  std::int64_t trial_block_ = 8;
   std::int64_t series_per_epoch_ = 0;
 };
 

@@ -258,14 +258,17 @@ TEST(Surrogates, WarnsWhenTheSourceSaysShiftsKeepTheCoupling) {
 }
 
 // Epochs the source knows are not exchangeable (overlapping windows of one recording) get no
-// permutation test: none by default, with a warning saying why; refused when asked for (issue 36).
+// permutation test over them all: when the source names the epochs that do not overlap, the test
+// is made on those, saying so; else none by default, with a warning saying why, and refused when
+// asked for (issue 36).
 TEST(Surrogates, EpochsThatAreNotExchangeableGetNoPermutationTestAndSaySo) {
-  const auto plan = [](std::string why, json trials) {
+  const auto plan = [](std::string why, json trials, std::vector<std::int64_t> usable = {}) {
     StreamInfo stream = testing::fixture_stream("small");
     stream.leading_dims = {stream.series_count(), 1};  // its six series as six epochs of one channel
     stream.leading_names = {"epochs", "channels"};
     stream.labels.clear();
     stream.epochs_not_exchangeable = std::move(why);
+    stream.exchangeable_epochs = std::move(usable);
     testing::StageHarness h(std::move(stream));
     json params{{"n", 20}};
     if (!trials.is_null()) params["trials"] = trials;
@@ -287,6 +290,19 @@ TEST(Surrogates, EpochsThatAreNotExchangeableGetNoPermutationTestAndSaySo) {
     EXPECT_EQ(e.param(), "trials");
     EXPECT_NE(std::string(e.what()).find("use epochs that do not overlap"), std::string::npos) << e.what();
   }
+  // Six epochs, of which 0, 2 and 4 do not overlap: too few for trials=auto, enough when asked for.
+  const auto [few_warnings, few] = plan("5 pairs of consecutive epochs overlap in time", nullptr, {0, 2, 4});
+  EXPECT_EQ(few["trials"], "none");
+  EXPECT_NE(few_warnings.back().find("only 3 epochs do not overlap (four are needed)"), std::string::npos)
+      << few_warnings.back();
+  const auto [subset_warnings, subset] = plan("5 pairs of consecutive epochs overlap in time", "maxstat", {0, 2, 4});
+  EXPECT_EQ(subset["trial_epochs"], 3);
+  EXPECT_EQ(subset["trial_left_out_epochs"], json::array({1, 3, 5}));
+  const bool said = std::any_of(subset_warnings.begin(), subset_warnings.end(), [](const std::string& w) {
+    return w.find("trials: the trial-level test uses the 3 of 6 epochs that do not overlap in time") !=
+           std::string::npos;
+  });
+  EXPECT_TRUE(said) << ::testing::PrintToString(subset_warnings);
 }
 
 // The smallest p-value of every test is stated, and a correction that cannot reach 0.05 with the
@@ -309,13 +325,18 @@ TEST(Surrogates, StatesTheSmallestPValueAndWarnsWhenTheCorrectionCannotReachFive
   EXPECT_DOUBLE_EQ(bonferroni["p_floor"].get<double>(), 1.0 / 201);
   EXPECT_DOUBLE_EQ(bonferroni["trial_p_floor"].get<double>(), 25.0 / 201);
   EXPECT_TRUE(has(bonferroni_warnings, "trials=bonferroni: the smallest p-value it can give is 0.124 (1/201 times the "
-                                       "25 cells), above 0.05: no cell can be significant at 0.05; use n=499 or more"))
+                                       "family's 25 cells), above 0.05: no cell can be significant at 0.05; use n=499 or more"))
       << ::testing::PrintToString(bonferroni_warnings);
   const auto [enough_warnings, enough] = plan(499, "bonferroni");
   EXPECT_FALSE(has(enough_warnings, "smallest p-value")) << ::testing::PrintToString(enough_warnings);
   const auto [maxstat_warnings, maxstat] = plan(200, "maxstat");
   EXPECT_DOUBLE_EQ(maxstat["trial_p_floor"].get<double>(), 1.0 / 201);
   EXPECT_FALSE(has(maxstat_warnings, "smallest p-value"));
+  // Six epochs have 720 orderings: with n = 719 or more the test takes every one of them, exactly.
+  const auto [all_warnings, all] = plan(1000, "maxstat");
+  EXPECT_EQ(all["trial_permutations"], 719);
+  EXPECT_DOUBLE_EQ(all["trial_p_floor"].get<double>(), 1.0 / 720);
+  EXPECT_NE(all["trial_null"].get<std::string>().find("every ordering"), std::string::npos) << all["trial_null"];
   const auto [few_warnings, few] = plan(9, "maxstat");
   EXPECT_DOUBLE_EQ(few["trial_p_floor"].get<double>(), 0.1);
   EXPECT_TRUE(has(few_warnings, "trials=maxstat: the smallest p-value it can give is 0.1, above 0.05: no cell can be "

@@ -17,13 +17,21 @@
 
 namespace pacflow::surrogates {
 
-// How the p-value of the trial mean is corrected across a channel's cells (band pairs). Maxstat is
-// the max-T procedure: each cell's mean standardised by its own surrogate means (its z), against
-// the largest such z of each surrogate over the cells, so cells whose measure is biased upward
+// How the p-value of the trial mean is corrected across a family's cells (band pairs of one channel,
+// or of every channel: TrialFamily). Maxstat is the max-T procedure: each cell's mean standardised
+// by its own permutations (its z), against the largest such z of each permutation over the
+// family's cells, so cells whose measure is biased upward
 // (wide bands, short series) do not drown the others. MaxstatRaw takes the maximum of the raw
 // means instead, as TensorPAC's infer_pvalues(mcp="maxstat") does.
 enum class TrialTest { None, Uncorrected, Maxstat, MaxstatRaw, Fdr, Bonferroni };
 const char* trial_test_name(TrialTest test);
+
+// Which p-values one correction covers. Channels (the default): every group's cells together (the
+// channels', pairs' or segments' of a condition), for "is there coupling anywhere"; the epoch and
+// label permutations are the same for every group, so max-T over them all keeps the family-wise
+// error whatever the groups' correlation. Cells: each group's cells apart (one family per channel).
+enum class TrialFamily { Channels, Cells };
+const char* trial_family_name(TrialFamily family);
 
 struct TrialLayout {
   RowLayout rows;           // of the measure's rows (one per series, or per pair of a group)
@@ -37,13 +45,24 @@ struct TrialLayout {
   std::vector<std::int64_t> epoch_conditions;  // per epoch (empty: all in condition 0)
   std::uint64_t seed = 42;                     // of the epoch and condition-label permutations
   std::int64_t block = 8;                      // epochs per block (the last block may be shorter)
+  TrialFamily family = TrialFamily::Channels;
+  // Every ordering of the epochs within their blocks instead of n_perm random ones (then n_perm is
+  // their number less the observed one): an exact test when they are few (four epochs: 24). One
+  // condition, no excluded series (left-out epochs are fine).
+  bool enumerate = false;
+  // Epochs the test leaves out (ascending): those that overlap in time with the ones it keeps
+  // (StreamInfo::exchangeable_epochs), so that every pairing it permutes is of disjoint samples.
+  std::vector<std::int64_t> left_out_epochs;
 };
 
 // The summary tensors, float32 [conditions (when several)][groups][n_pha][n_amp], and with two
-// conditions the contrast's [groups][n_pha][n_amp].
+// conditions the contrast's [groups][n_pha][n_amp]. The contrast compares each epoch's z against
+// its own surrogates (the batch's pac_z), not its measure, so a condition whose amplitude has more
+// power (which moves the measure's null level) does not make a contrast by itself (issue 36).
 // Kept per measure row: [block][n_pha][n_amp] float64, the measure of the row's phase with the
 // amplitude of its group in each epoch of its block (NaN past a short last block).
 inline constexpr const char* kTrialPairingsTensor = "trial_pairings";
+inline constexpr const char* kEpochZ = "pac_z";  // read per row, with two conditions
 inline constexpr const char* kTrialPac = "trial_pac";
 inline constexpr const char* kTrialZ = "trial_z";
 inline constexpr const char* kTrialPvalues = "trial_pvalues";
@@ -60,21 +79,28 @@ class TrialStatistics final : public RunSummary {
   json checkpoint() override;
 
  private:
+  bool left_out(std::int64_t epoch) const;
   bool excluded_row(std::int64_t row) const;
   std::int64_t condition_of(std::int64_t epoch) const;
   // Adds the observed and permuted pairings of one group in the block of epochs [first, last);
   // throws RunCancelled soon after `stop` is requested.
   void add_block(const double* pairings, std::int64_t first_row, std::int64_t group, std::int64_t first,
                  std::int64_t last, const std::stop_token& stop);
-  void contrast(std::int64_t group, std::vector<double>& differences, float* d, float* z, float* p) const;
+  // Welch's t of the conditions' mean z of one group, [n_perm + 1][cells] (observed first), and the
+  // observed difference of those means [cells].
+  void contrast(std::int64_t group, double* statistics, double* difference, const std::stop_token& stop) const;
+  // The groups tested together (one family each).
+  std::vector<std::vector<std::int64_t>> families() const;
 
   TrialLayout layout_;
   std::int64_t row_values_ = 0;       // (n_perm + 1) · cells: the observed mean's sums, then each permutation's
   std::vector<double> sums_;          // [conditions][groups][n_perm + 1][cells]
   std::vector<std::int64_t> counts_;  // epochs summed per condition and group
-  std::vector<double> observed_;      // two conditions: [epochs][groups][cells], the measure of each epoch
+  std::vector<double> observed_;      // two conditions: [epochs][groups][cells], each epoch's z
   std::int64_t rows_seen_ = 0;
   std::vector<std::int64_t> excluded_groups_;  // row groups (rows.group series each) holding an excluded series
+  std::vector<std::uint64_t> orderings_before_;  // enumerate: the orderings of the blocks before each block
+  std::vector<std::uint64_t> block_orderings_;   // and of each block (m!)
   std::filesystem::path dir_;                  // checkpointed runs: sums-0.bin and sums-1.bin in turn
   int last_file_ = 1;
 };

@@ -13,6 +13,7 @@
 #include <cmath>
 #include <numeric>
 #include <random>
+#include <tuple>
 
 #include "engine/api/errors.hpp"
 #include "stages/surrogates/surrogate_math.hpp"
@@ -43,16 +44,31 @@ std::vector<double> make_pairings() {
   return v;
 }
 
-TrialLayout layout(TrialTest test, std::vector<std::int64_t> excluded = {}) {
-  return {RowLayout{}, kEpochs, kChannels, kPerm, {kPha, kAmp}, test, std::move(excluded), 1, {}, 42, kBlock};
+// One family per channel unless asked: the reference below tests each channel's cells.
+TrialLayout layout(TrialTest test, std::vector<std::int64_t> excluded = {}, TrialFamily family = TrialFamily::Cells) {
+  return {RowLayout{}, kEpochs, kChannels, kPerm, {kPha, kAmp}, test, std::move(excluded), 1, {}, 42, kBlock, family, false, {}};
 }
 
-void add_batch(TrialStatistics& stats, const std::vector<double>& values, std::int64_t first, std::int64_t count) {
+// Each series' z (pac_z, which the contrast reads): here its own pairing, unless `z` is given.
+std::vector<double> own_pairings(const std::vector<double>& values) {
+  std::vector<double> z;
+  for (std::int64_t s = 0; s < kEpochs * kChannels; ++s)
+    for (std::int64_t q = 0; q < kCells; ++q)
+      z.push_back(values[static_cast<std::size_t>(s * kRow + (s / kChannels % kBlock) * kCells + q)]);
+  return z;
+}
+
+void add_batch(TrialStatistics& stats, const std::vector<double>& values, std::int64_t first, std::int64_t count,
+               const std::vector<double>& z = {}) {
   Batch batch;
   batch.first_series = first;
   batch.series_count = count;
   auto t = batch.emplace(kTrialPairingsTensor, {kBlock, kPha, kAmp}, DType::Float64).values<double>();
   std::copy_n(values.begin() + first * kRow, count * kRow, t.begin());
+  const auto zs = z.empty() ? own_pairings(values) : z;
+  auto zt = batch.emplace(kEpochZ, {kPha, kAmp}, DType::Float32).values<float>();
+  std::transform(zs.begin() + first * kCells, zs.begin() + (first + count) * kCells, zt.begin(),
+                 [](double v) { return static_cast<float>(v); });
   stats.add(batch);
 }
 
@@ -77,11 +93,28 @@ struct Reference {
   std::vector<double> mean, z, p, pmax, pmax_t;  // [channel][cell]
 };
 
+// Max-T's statistic: each arrangement k standardised by the mean and std over all of them.
+std::vector<std::vector<double>> standardised(const std::vector<std::vector<double>>& m) {
+  const auto draws = static_cast<double>(m.size());
+  std::vector<double> all_mu(kCells, 0.0), all_sd(kCells, 0.0);
+  for (const auto& row : m)
+    for (std::int64_t q = 0; q < kCells; ++q) all_mu[q] += row[q] / draws;
+  for (const auto& row : m)
+    for (std::int64_t q = 0; q < kCells; ++q) all_sd[q] += (row[q] - all_mu[q]) * (row[q] - all_mu[q]) / draws;
+  auto t = m;
+  for (auto& row : t)
+    for (std::int64_t q = 0; q < kCells; ++q) row[q] = (row[q] - all_mu[q]) / std::sqrt(all_sd[q]);
+  return t;
+}
+
 // The definition, directly: m[0] the mean of each epoch's own pairing over the included epochs,
 // m[k] the mean of each epoch's pairing with epoch perm_k(e) of its block (permutations keyed by
 // (seed, block, condition)); population std of the permuted means.
-Reference reference(const std::vector<double>& v, const std::vector<std::int64_t>& excluded = {}) {
+// With `every_channel`, max-T's maximum of each arrangement is taken over every channel's cells.
+Reference reference(const std::vector<double>& v, const std::vector<std::int64_t>& excluded = {},
+                    bool every_channel = false) {
   Reference r;
+  std::vector<std::vector<std::vector<double>>> means;  // [channel][k][cell]
   const auto pairing = [&](std::int64_t e, std::int64_t c, std::int64_t f, std::int64_t q) {
     return v[static_cast<std::size_t>((e * kChannels + c) * kRow + (f % kBlock) * kCells + q)];
   };
@@ -105,27 +138,33 @@ Reference reference(const std::vector<double>& v, const std::vector<std::int64_t
     }
     for (auto& row : m)
       for (auto& x : row) x /= static_cast<double>(n);
-    std::vector<double> max_k(kPerm + 1, -1e300), max_t(kPerm + 1, -1e300);
-    for (std::int64_t k = 1; k <= kPerm; ++k)
-      for (std::int64_t q = 0; q < kCells; ++q) max_k[k] = std::max(max_k[k], m[k][q]);
-    // Max-T standardises by the mean and std over all kPerm + 1 arrangements, the observed included.
-    std::vector<double> all_mu(kCells, 0.0), all_sd(kCells, 0.0);
-    for (std::int64_t k = 0; k <= kPerm; ++k)
-      for (std::int64_t q = 0; q < kCells; ++q) all_mu[q] += m[k][q] / (kPerm + 1);
-    for (std::int64_t k = 0; k <= kPerm; ++k)
-      for (std::int64_t q = 0; q < kCells; ++q) all_sd[q] += (m[k][q] - all_mu[q]) * (m[k][q] - all_mu[q]) / (kPerm + 1);
-    for (std::int64_t k = 1; k <= kPerm; ++k)
-      for (std::int64_t q = 0; q < kCells; ++q)
-        max_t[k] = std::max(max_t[k], (m[k][q] - all_mu[q]) / std::sqrt(all_sd[q]));
+    means.push_back(std::move(m));
+  }
+  // The maxima of each arrangement over a family: the channel's cells, or every channel's.
+  std::vector<std::vector<double>> max_k(kChannels, std::vector<double>(kPerm + 1, -1e300)), max_t = max_k;
+  for (std::int64_t c = 0; c < kChannels; ++c) {
+    const auto t = standardised(means[c]);
+    for (std::int64_t into = 0; into < kChannels; ++into) {
+      if (into != c && !every_channel) continue;
+      for (std::int64_t k = 1; k <= kPerm; ++k)
+        for (std::int64_t q = 0; q < kCells; ++q) {
+          max_k[into][k] = std::max(max_k[into][k], means[c][k][q]);
+          max_t[into][k] = std::max(max_t[into][k], t[k][q]);
+        }
+    }
+  }
+  for (std::int64_t c = 0; c < kChannels; ++c) {
+    const auto& m = means[c];
+    const auto t = standardised(m);
     for (std::int64_t q = 0; q < kCells; ++q) {
       double sum = 0, sq = 0;
       std::int64_t above = 0, above_max = 0, above_t = 0;
-      const double z0 = (m[0][q] - all_mu[q]) / std::sqrt(all_sd[q]);
+      const double z0 = t[0][q];
       for (std::int64_t k = 1; k <= kPerm; ++k) {
         sum += m[k][q];
         above += m[k][q] >= m[0][q];
-        above_max += max_k[k] >= m[0][q];
-        above_t += max_t[k] >= z0;
+        above_max += max_k[c][k] >= m[0][q];
+        above_t += max_t[c][k] >= z0;
       }
       const double mean_k = sum / kPerm;
       for (std::int64_t k = 1; k <= kPerm; ++k) sq += (m[k][q] - mean_k) * (m[k][q] - mean_k);
@@ -155,6 +194,28 @@ TEST(TrialStatistics, MeanZAndMaxTPEqualTheDefinition) {
   expect_near_all(got, n, want.z, 1e-5, "trial_z");
   expect_near_all(got, 2 * n, want.pmax_t, 1e-7, "trial_pvalues");
   EXPECT_LT(got[2 * n + 4], 0.05f) << "the coupled cell beats the permutations' largest z";
+}
+
+// The default family: max-T's maximum over every channel's cells, so one p-value answers "is there
+// coupling anywhere"; the means and z are the same as per channel.
+TEST(TrialStatistics, FamilyOfEveryChannelTakesMaxTOverAllTheirCells) {
+  const auto values = make_pairings();
+  TrialStatistics stats(layout(TrialTest::Maxstat, {}, TrialFamily::Channels));
+  const auto got = run(stats, values, kBlockSeries);
+  const Reference want = reference(values, {}, true);
+  const std::size_t n = kChannels * kCells;
+  expect_near_all(got, 0, want.mean, 1e-6, "trial_pac");
+  expect_near_all(got, n, want.z, 1e-5, "trial_z");
+  expect_near_all(got, 2 * n, want.pmax_t, 1e-7, "trial_pvalues");
+  const Reference per_channel = reference(values);
+  for (std::size_t i = 0; i < n; ++i) EXPECT_GE(want.pmax_t[i], per_channel.pmax_t[i]) << "a larger family: larger p";
+  TrialStatistics raw(layout(TrialTest::MaxstatRaw, {}, TrialFamily::Channels));
+  expect_near_all(run(raw, values, kBlockSeries), 2 * n, want.pmax, 1e-7, "maxstat_raw");
+  // Bonferroni over the whole family multiplies by every channel's cells.
+  TrialStatistics bonferroni(layout(TrialTest::Bonferroni, {}, TrialFamily::Channels));
+  std::vector<double> bonf;
+  for (double p : want.p) bonf.push_back(std::min(1.0, p * kCells * kChannels));
+  expect_near_all(run(bonferroni, values, kBlockSeries), 2 * n, bonf, 1e-6, "bonferroni");
 }
 
 TEST(TrialStatistics, RawMaxStatisticIsTensorPacsMaxOverTheRawMeans) {
@@ -225,14 +286,15 @@ TEST(TrialStatistics, ABatchThatSplitsABlockIsALogicError) {
 }
 
 // With no coupling, every epoch's own pairing is one more draw like its pairings with the other
-// epochs of its block: the permutation test is exact, so max-T rejects in about 5 % of the groups.
+// epochs of its block: the permutation test is exact, so max-T over each group's cells rejects in
+// about 5 % of the groups.
 TEST(TrialStatistics, MaxTHoldsItsFamilyWiseErrorOnDataWithNoCoupling) {
   constexpr std::int64_t kGroups = 400, kE = 8, kB = 4, kN = 99, kC = 6;
   std::mt19937_64 rng(11);
   std::gamma_distribution<double> skewed(2.0, 0.5);  // a measure's skewed null distribution
   std::vector<double> v(static_cast<std::size_t>(kE * kGroups * kB * kC));
   for (auto& x : v) x = skewed(rng);
-  TrialLayout null{RowLayout{}, kE, kGroups, kN, {2, 3}, TrialTest::Maxstat, {}, 1, {}, 42, kB};
+  TrialLayout null{RowLayout{}, kE, kGroups, kN, {2, 3}, TrialTest::Maxstat, {}, 1, {}, 42, kB, TrialFamily::Cells, false, {}};
   TrialStatistics stats(null);
   Batch batch;
   batch.first_series = 0;
@@ -250,6 +312,39 @@ TEST(TrialStatistics, MaxTHoldsItsFamilyWiseErrorOnDataWithNoCoupling) {
   RecordProperty("rejected", static_cast<int>(rejected));
   EXPECT_GE(rejected, 8);
   EXPECT_LE(rejected, 36);
+}
+
+// Many null datasets of ten channels each: with the family of every channel, max-T rejects anywhere
+// in about 5 % of the datasets; with one family per channel, in about 1 - 0.95^10 = 40 %.
+TEST(TrialStatistics, FamilyOfEveryChannelHoldsItsErrorAcrossTheChannels) {
+  constexpr std::int64_t kDatasets = 300, kGroups = 10, kE = 8, kB = 4, kN = 99, kC = 6;
+  std::mt19937_64 rng(13);
+  std::gamma_distribution<double> skewed(2.0, 0.5);
+  std::int64_t anywhere[2] = {0, 0};  // datasets with a rejection: family of channels, of cells
+  for (std::int64_t d = 0; d < kDatasets; ++d) {
+    std::vector<double> v(static_cast<std::size_t>(kE * kGroups * kB * kC));
+    for (auto& x : v) x = skewed(rng);
+    for (TrialFamily family : {TrialFamily::Channels, TrialFamily::Cells}) {
+      TrialStatistics stats({RowLayout{}, kE, kGroups, kN, {2, 3}, TrialTest::Maxstat, {}, 1, {},
+                             static_cast<std::uint64_t>(d), kB, family, false, {}});
+      Batch batch;
+      batch.first_series = 0;
+      batch.series_count = kE * kGroups;
+      auto t = batch.emplace(kTrialPairingsTensor, {kB, 2, 3}, DType::Float64).values<double>();
+      std::copy(v.begin(), v.end(), t.begin());
+      stats.add(batch);
+      Batch out;
+      stats.finish(out);
+      const auto p = out.at(kTrialPvalues).values<float>();
+      anywhere[family == TrialFamily::Cells] += std::any_of(p.begin(), p.end(), [](float x) { return x <= 0.05f; });
+    }
+  }
+  RecordProperty("channels_family_rejections", static_cast<int>(anywhere[0]));
+  RecordProperty("cells_family_rejections", static_cast<int>(anywhere[1]));
+  // 5 % of 300 is 15 (a binomial's 99.9 % range about 4 to 29); 40 % is 120.
+  EXPECT_GE(anywhere[0], 4);
+  EXPECT_LE(anywhere[0], 29);
+  EXPECT_GE(anywhere[1], 80);
 }
 
 TEST(TrialStatistics, ExcludedSeriesStayOutOfTheMeans) {
@@ -316,14 +411,32 @@ TEST(TrialStatistics, TwoConditionsAreTestedEachAndTheirDifferenceByPermutedLabe
   const auto observed = [&](std::int64_t e, std::int64_t c, std::int64_t q) { return values[own(e, c, q)]; };
   EXPECT_NEAR(out.at(kTrialPac).values<float>()[static_cast<std::size_t>((kChannels + 2) * kCells + 5)],
               (observed(1, 2, 5) + observed(3, 2, 5) + observed(5, 2, 5) + observed(7, 2, 5)) / 4, 1e-6);
+  // The contrast is of the epochs' z (here: their own pairings, as add_batch gives them).
+  const auto net = [&](std::int64_t e, std::int64_t c, std::int64_t q) { return observed(e, c, q); };
   const auto difference = [&](std::int64_t c, std::int64_t q, const std::vector<std::int64_t>& of) {
     double sum[2] = {0, 0};
     std::int64_t n[2] = {0, 0};
     for (std::int64_t e = 0; e < kEpochs; ++e) {
-      sum[of[static_cast<std::size_t>(e)]] += observed(e, c, q);
+      if (std::isnan(net(e, c, q))) continue;
+      sum[of[static_cast<std::size_t>(e)]] += net(e, c, q);
       ++n[of[static_cast<std::size_t>(e)]];
     }
     return sum[0] / static_cast<double>(n[0]) - sum[1] / static_cast<double>(n[1]);
+  };
+  // The test's statistic: Welch's t of the epochs' z, mean difference over its standard error.
+  const auto welch = [&](std::int64_t c, std::int64_t q, const std::vector<std::int64_t>& of) {
+    std::vector<double> in[2];
+    for (std::int64_t e = 0; e < kEpochs; ++e)
+      if (!std::isnan(net(e, c, q))) in[of[static_cast<std::size_t>(e)]].push_back(net(e, c, q));
+    double mean[2], variance[2];
+    for (int l = 0; l < 2; ++l) {
+      mean[l] = std::accumulate(in[l].begin(), in[l].end(), 0.0) / static_cast<double>(in[l].size());
+      double sq = 0;
+      for (double x : in[l]) sq += (x - mean[l]) * (x - mean[l]);
+      variance[l] = sq / static_cast<double>(in[l].size() - 1);
+    }
+    return (mean[0] - mean[1]) /
+           std::sqrt(variance[0] / static_cast<double>(in[0].size()) + variance[1] / static_cast<double>(in[1].size()));
   };
   std::vector<std::vector<std::int64_t>> permuted;
   for (std::int64_t k = 0; k < kPerm; ++k) {
@@ -337,17 +450,164 @@ TEST(TrialStatistics, TwoConditionsAreTestedEachAndTheirDifferenceByPermutedLabe
   const auto p = out.at(kContrastPvalues).values<float>();
   for (std::int64_t c = 0; c < kChannels; ++c)
     for (std::int64_t q = 0; q < kCells; ++q) {
-      const double want = difference(c, q, labels);
+      const double want = difference(c, q, labels), t = welch(c, q, labels);
       std::int64_t above = 0;
-      for (const auto& relabelled : permuted) above += std::abs(difference(c, q, relabelled)) >= std::abs(want);
+      for (const auto& relabelled : permuted) above += std::abs(welch(c, q, relabelled)) >= std::abs(t) * (1 - 1e-12);
       const auto i = static_cast<std::size_t>(c * kCells + q);
       EXPECT_NEAR(d[i], want, 1e-6) << "channel " << c << " cell " << q;
       EXPECT_FLOAT_EQ(p[i], static_cast<float>((1.0 + static_cast<double>(above)) / (kPerm + 1)))
           << "channel " << c << " cell " << q;
     }
   // Nine epochs have 126 labellings with five in condition 0: the planted difference is the largest
-  // of them, so only labellings equal to the observed one (1 in 126) reach it.
+  // of them, so only labellings equal to the observed one reach it.
   EXPECT_LT(p[static_cast<std::size_t>(kCells + 2)], 0.1f);
+}
+
+// A condition whose amplitude has more power moves every pairing with its epochs' amplitudes, the
+// observed and the permuted ones (the measure's null level, issue 36): the contrast reads each
+// epoch's z against its own surrogates, not the pairings, so it does not change by a bit, where
+// the conditions' raw means differ by all of it (the simulation in inference_simulation_test.cpp
+// shows the z-based contrast holding its level under such a power difference).
+TEST(TrialStatistics, TheContrastReadsEachEpochsZNotItsPairings) {
+  const std::vector<std::int64_t> labels{0, 1, 0, 1, 0, 1, 0, 1, 0};
+  const auto z = own_pairings(make_pairings());  // each epoch's z: the same with or without the power
+  const auto contrast = [&](double power) {
+    auto values = make_pairings();
+    for (std::int64_t e = 0; e < kEpochs; ++e)
+      for (std::int64_t c = 0; c < kChannels; ++c)
+        for (std::int64_t f = e / kBlock * kBlock; f < std::min(e / kBlock * kBlock + kBlock, kEpochs); ++f)
+          if (labels[static_cast<std::size_t>(f)] == 1)  // condition 1's amplitude
+            for (std::int64_t q = 0; q < kCells; ++q)
+              values[static_cast<std::size_t>((e * kChannels + c) * kRow + (f % kBlock) * kCells + q)] += power;
+    TrialLayout two = layout(TrialTest::Maxstat, {}, TrialFamily::Channels);
+    two.conditions = 2;
+    two.epoch_conditions = labels;
+    TrialStatistics stats(two);
+    for (std::int64_t first = 0; first < kEpochs * kChannels; first += kBlockSeries)
+      add_batch(stats, values, first, std::min(kBlockSeries, kEpochs * kChannels - first), z);
+    Batch out;
+    stats.finish(out);
+    const auto d = out.at(kContrastPac).values<float>();
+    const auto p = out.at(kContrastPvalues).values<float>();
+    const auto raw = out.at(kTrialPac).values<float>();  // [conditions][channels][cells]
+    return std::tuple{std::vector<float>(d.begin(), d.end()), std::vector<float>(p.begin(), p.end()),
+                      raw[0] - raw[static_cast<std::size_t>(kChannels * kCells)]};
+  };
+  const auto [d0, p0, raw0] = contrast(0.0);
+  const auto [d1, p1, raw1] = contrast(0.8);
+  EXPECT_NEAR(raw0 - raw1, 0.8, 1e-5) << "the raw means differ by the power";
+  for (std::size_t i = 0; i < d0.size(); ++i) {
+    EXPECT_EQ(d1[i], d0[i]) << "cell " << i;
+    EXPECT_EQ(p1[i], p0[i]) << "cell " << i;
+  }
+}
+
+// The trial_pvalues of `layout` over `pairings` ([epoch][group][partner in block][cells]) in one batch.
+std::vector<float> whole_run(const TrialLayout& layout, const std::vector<double>& pairings) {
+  TrialStatistics stats(layout);
+  Batch batch;
+  batch.first_series = 0;
+  batch.series_count = layout.epochs * layout.groups;
+  auto t = batch.emplace(kTrialPairingsTensor, {layout.block, layout.cells[0], layout.cells[1]}, DType::Float64)
+               .values<double>();
+  std::copy(pairings.begin(), pairings.end(), t.begin());
+  stats.add(batch);
+  Batch out;
+  stats.finish(out);
+  const auto p = out.at(kTrialPvalues).values<float>();
+  return {p.begin(), p.end()};
+}
+
+// Four epochs have 24 orderings: the test takes the 23 besides the observed one, each once (random
+// draws repeat them, so that p could not reach 0.05), and p = #{orderings at least as large} / 24.
+TEST(TrialStatistics, FewEpochsAreTestedAgainstEveryOrderingOnce) {
+  constexpr std::int64_t kE = 4, kG = 2, kC = 6;
+  std::mt19937_64 rng(5);
+  std::normal_distribution<double> noise(1.0, 0.2);
+  std::vector<double> v(static_cast<std::size_t>(kE * kG * kE * kC));  // [epoch][group][partner][cell]
+  for (auto& x : v) x = noise(rng);
+  const auto p = whole_run({RowLayout{}, kE, kG, 23, {2, 3}, TrialTest::Uncorrected, {}, 1, {}, 42, kE,
+                            TrialFamily::Cells, true, {}},
+                           v);
+  for (std::int64_t g = 0; g < kG; ++g)
+    for (std::int64_t q = 0; q < kC; ++q) {
+      const auto mean = [&](const std::vector<std::int64_t>& perm) {
+        double sum = 0;
+        for (std::int64_t e = 0; e < kE; ++e)
+          sum += v[static_cast<std::size_t>(((e * kG + g) * kE + perm[static_cast<std::size_t>(e)]) * kC + q)];
+        return sum / kE;
+      };
+      std::vector<std::int64_t> perm{0, 1, 2, 3};
+      const double observed = mean(perm);
+      int at_least = 0;
+      do at_least += mean(perm) >= observed;  // the observed ordering counts itself
+      while (std::next_permutation(perm.begin(), perm.end()));
+      EXPECT_FLOAT_EQ(p[static_cast<std::size_t>(g * kC + q)], static_cast<float>(at_least / 24.0))
+          << "group " << g << ", cell " << q;
+    }
+  EXPECT_THROW(TrialStatistics({RowLayout{}, kE, kG, 199, {2, 3}, TrialTest::Uncorrected, {}, 1, {}, 42, kE,
+                                TrialFamily::Cells, true, {}}),
+               std::logic_error)
+      << "n_perm + 1 must be the orderings";
+}
+
+// Five epochs in blocks of three ({0, 1, 2} and {3, 4}): 3! · 2! = 12 orderings, each block's
+// ordering one digit of a mixed-radix count, the 11 besides the observed one taken once each.
+TEST(TrialStatistics, EveryOrderingOfSeveralBlocksIsTakenOnce) {
+  constexpr std::int64_t kE = 5, kG = 1, kB = 3, kC = 2;
+  std::mt19937_64 rng(9);
+  std::normal_distribution<double> noise(1.0, 0.2);
+  std::vector<double> v(static_cast<std::size_t>(kE * kG * kB * kC));  // [epoch][group][partner in block][cell]
+  for (auto& x : v) x = noise(rng);
+  const auto p = whole_run({RowLayout{}, kE, kG, 11, {1, 2}, TrialTest::Uncorrected, {}, 1, {}, 42, kB,
+                            TrialFamily::Cells, true, {}},
+                           v);
+  for (std::int64_t q = 0; q < kC; ++q) {
+    const auto pairing = [&](std::int64_t e, std::int64_t f) {
+      return v[static_cast<std::size_t>((e * kB + f % kB) * kC + q)];
+    };
+    std::vector<std::int64_t> first{0, 1, 2}, second{3, 4};
+    const auto mean = [&] {
+      double sum = 0;
+      for (std::int64_t i = 0; i < 3; ++i) sum += pairing(i, first[static_cast<std::size_t>(i)]);
+      for (std::int64_t i = 0; i < 2; ++i) sum += pairing(3 + i, second[static_cast<std::size_t>(i)]);
+      return sum / kE;
+    };
+    const double observed = mean();
+    int at_least = 0, orderings = 0;
+    do {
+      do {
+        at_least += mean() >= observed;
+        ++orderings;
+      } while (std::next_permutation(second.begin(), second.end()));
+    } while (std::next_permutation(first.begin(), first.end()));
+    ASSERT_EQ(orderings, 12);
+    EXPECT_FLOAT_EQ(p[static_cast<std::size_t>(q)], static_cast<float>(at_least / 12.0)) << "cell " << q;
+  }
+}
+
+// Left-out epochs (overlapping ones) take no part: the means and permutations are of the others,
+// and an enumerated test counts only their orderings.
+TEST(TrialStatistics, LeftOutEpochsTakeNoPart) {
+  const auto values = make_pairings();
+  TrialLayout kept = layout(TrialTest::Uncorrected);
+  kept.left_out_epochs = {1, 3, 5, 7};
+  TrialStatistics stats(kept);
+  const auto got = run(stats, values, kBlockSeries);
+  // The mean of each channel's cell over epochs 0, 2, 4, 6 and 8, from the pairings directly.
+  for (std::int64_t c = 0; c < kChannels; ++c)
+    for (std::int64_t q = 0; q < kCells; ++q) {
+      double sum = 0;
+      for (std::int64_t e : {0, 2, 4, 6, 8})
+        sum += values[static_cast<std::size_t>((e * kChannels + c) * kRow + (e % kBlock) * kCells + q)];
+      EXPECT_NEAR(got[static_cast<std::size_t>(c * kCells + q)], sum / 5, 1e-6) << "channel " << c << ", cell " << q;
+    }
+  // Blocks {0, 2} and {4, 6} of two kept epochs, {8} of one: 2 · 2 = 4 orderings, enumerated.
+  kept.n_perm = 3;
+  kept.enumerate = true;
+  EXPECT_NO_THROW(TrialStatistics{kept});
+  kept.n_perm = 23;
+  EXPECT_THROW(TrialStatistics{kept}, std::logic_error) << "4 orderings, not 24";
 }
 
 TEST(TrialStatistics, UnknownTestIsRefusedNamingTheChoices) {

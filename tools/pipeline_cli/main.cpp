@@ -25,6 +25,7 @@
 #include "stages/builtin.hpp"
 #include "stages/common/lanes.hpp"
 #include "tools/pipeline_cli/interrupts.hpp"
+#include "tools/pipeline_cli/methods_command.hpp"
 #include "tools/pipeline_cli/ranks.hpp"
 #include "tools/pipeline_cli/shards.hpp"
 
@@ -619,6 +620,15 @@ int main(int argc, char** argv) {
                      "print the checked plan as JSON (every element's resolved parameters, tensors, memory and "
                      "time estimates with each stage's flops), for scripts");
 
+  std::string methods_target, methods_out;
+  auto* methods = app.add_subcommand(
+      "methods", "print the methods paragraph of a finished run, with its references: the data, filters, measure, "
+                 "surrogates, trial-level test, correction and family, and pacflow's version");
+  methods->add_option("OUT", methods_target, "the run's output folder (with result.json), its result.json, or the "
+                                             "hdf5 sink's .h5 file")
+      ->required();
+  methods->add_option("--out", methods_out, "write the paragraph to this file (atomically) instead of stdout");
+
   std::string stage_name;
   auto* stages_cmd = app.add_subcommand("stages", "list every source, stage and sink with its parameters");
   stages_cmd->add_option("name", stage_name, "show only the elements of this name (e.g. bandpass, npy)");
@@ -639,6 +649,7 @@ int main(int argc, char** argv) {
     if (graph->parsed()) return graph_command(args, graph_output, batch, in_flight);
     if (devices->parsed()) return devices_command();
     if (stages_cmd->parsed()) return stages_command(stage_name);
+    if (methods->parsed()) return cli::methods_command(methods_target, methods_out);
     return kBadInput;
   } catch (const std::exception& e) {  // bad input anywhere in its chain (caused_by_input) exits 2
     fmt::print(stderr, "error: {}\n", e.what());

@@ -19,9 +19,10 @@ from .comodulogram import comodulogram
 from .dataset import Dataset
 from .pipeline import Pipeline, run
 from .result import Result
+from .significance import Significance
 
 __version__: str = _core.version()
-__all__ = ["Dataset", "Pipeline", "Result", "comodulogram", "devices", "elements", "run", "__version__"]
+__all__ = ["Dataset", "Pipeline", "Result", "Significance", "comodulogram", "devices", "elements", "run", "__version__"]
 
 
 def elements() -> dict[str, Any]:

@@ -24,25 +24,53 @@ def rows_needed(rows: int, alpha: float) -> int:
     return 0
 
 
+_CELLS = ("phase_bands", "amplitude_bands")
+
+
 def _cells(array: np.ndarray, dims: tuple[str, ...]) -> np.ndarray:
     """The array as [rows][n_pha][n_amp], whatever leads."""
-    if dims[-2:] != ("phase_bands", "amplitude_bands"):
+    if dims[-2:] != _CELLS:
         raise ValueError(f"cannot draw an array of dimensions {dims} as a comodulogram")
     return array.reshape(-1, array.shape[-2], array.shape[-1])
 
 
+def _per_channel(array: np.ndarray, dims: tuple[str, ...]) -> Optional[np.ndarray]:
+    """The array as [channels][rows][n_pha][n_amp]: its channel (or channel pair) axis first, every
+    other leading axis (epochs, segments, conditions) as rows; None when it has no such axis."""
+    if dims[-2:] != _CELLS:
+        return None
+    axis = next((i for i, d in enumerate(dims[:-2]) if d in ("channels", "pairs")), None)
+    if axis is None:
+        return None
+    moved = np.moveaxis(array, axis, 0)
+    return moved.reshape(moved.shape[0], -1, moved.shape[-2], moved.shape[-1])
+
+
+def _default_name(result: "Result") -> str:
+    """The statistic whose p-values Result.significant() tests: trial_z beside trial_pvalues (the test of
+    each channel's mean over epochs), else pac_z beside pvalues_maxstat, else the measure."""
+    if "trial_z" in result.arrays and "trial_pvalues" in result.arrays:
+        return "trial_z"
+    return "pac_z" if "pac_z" in result.arrays else "pac"
+
+
 def _significant(result: "Result", alpha: float) -> tuple[Optional[np.ndarray], str]:
-    """The cells significant in each channel, [channels][n_pha][n_amp], and what that means: from
-    trial_pvalues (the test of the mean over epochs) when the run has it, else from pvalues_maxstat
-    below alpha in enough epochs (a binomial test at alpha, as the png sink outlines them)."""
-    cells = ("phase_bands", "amplitude_bands")
-    if "trial_pvalues" in result.arrays and result.dims["trial_pvalues"] == ("channels", *cells):
-        return result["trial_pvalues"] < alpha, f"outlined: p of the mean over epochs < {alpha:g}"
-    if "pvalues_maxstat" in result.arrays and result.dims["pvalues_maxstat"] == ("epochs", "channels", *cells):
-        p = result["pvalues_maxstat"]
-        return ((p < alpha).sum(axis=0) >= rows_needed(p.shape[0], alpha),
-                f"outlined: corrected p < {alpha:g} in enough epochs")
-    return None, ""
+    """The cells significant in each channel, [channels][n_pha][n_amp], and what that means: the
+    p-values Result.significant() reports (trial_pvalues when the run has them, else
+    pvalues_maxstat) below alpha, in enough of a channel's rows (epochs, segments, conditions) when
+    it has several: a binomial test at alpha, as the png sink outlines them."""
+    try:
+        significance = result.significant(alpha)
+    except ValueError:  # no p-values: no outlines
+        return None, ""
+    per = _per_channel(significance.mask, significance.dims)
+    if per is None:
+        return None, ""
+    rows = per.shape[1]
+    needed = rows_needed(rows, alpha)
+    others = " × ".join(d for d in significance.dims[:-2] if d not in ("channels", "pairs"))
+    where = "" if rows == 1 else f" in at least {needed} of {rows} {others}"
+    return per.sum(axis=1) >= needed, f"outlined: {significance.array} < {alpha:g}{where}"
 
 
 def plot_comodulogram(result: "Result", name: Optional[str] = None, *, per_channel: bool = False,
@@ -54,13 +82,16 @@ def plot_comodulogram(result: "Result", name: Optional[str] = None, *, per_chann
     result : Result
         A run with ``pac`` (and, with surrogates, ``pac_z``).
     name : str, optional
-        The array to draw; default ``pac_z`` when present, else ``pac``.
+        The array to draw; default the statistic of the p-values that outline the cells: ``trial_z``
+        (each channel's mean over epochs against epoch permutations) when the run made the
+        trial-level test, else ``pac_z`` when present, else ``pac``.
     per_channel : bool
         One panel per channel (or channel pair) instead of the mean over them.
     alpha : float
-        Cells significant at this level are outlined: ``trial_pvalues < alpha`` (the test of the mean
-        over epochs) when the run has it, else ``pvalues_maxstat < alpha`` in enough epochs; in the
-        mean panel, in enough channels (a binomial test at ``alpha``, as the png sink draws them).
+        Cells significant at this level are outlined, by :meth:`Result.significant`: ``trial_pvalues <
+        alpha`` (the test of the mean over epochs) when the run has it, else ``pvalues_maxstat < alpha``
+        in enough epochs; in the mean panel, in enough channels (a binomial test at ``alpha``, as the
+        png sink draws them).
     ax : matplotlib Axes, optional
         Where to draw the mean (``per_channel=False``).
     **kwargs
@@ -73,17 +104,16 @@ def plot_comodulogram(result: "Result", name: Optional[str] = None, *, per_chann
     import matplotlib.pyplot as plt
     from matplotlib.patches import Rectangle
 
-    name = name or ("pac_z" if "pac_z" in result.arrays else "pac")
+    name = name or _default_name(result)
     array, dims = result[name], result.dims[name]
     x_edges = _edges(result.pha_bands, result.f_pha)
     y_edges = _edges(result.amp_bands, result.f_amp)
-    channel_axis = 1 if dims[:2] in (("epochs", "channels"), ("epochs", "pairs")) else None
-    if channel_axis is not None:
-        per = np.moveaxis(array, channel_axis, 0)
-        values = per.reshape(per.shape[0], -1, per.shape[-2], per.shape[-1]).mean(axis=1)  # [channels][pha][amp]
+    per = _per_channel(array, dims)
+    if per is not None:
+        values = per.mean(axis=1)  # [channels][pha][amp]
     else:
         values = _cells(array, dims).mean(axis=0, keepdims=True)
-    significant, subtitle = _significant(result, alpha) if channel_axis is not None else (None, "")
+    significant, subtitle = _significant(result, alpha) if per is not None else (None, "")
     labels = result.channels or [f"channel {i}" for i in range(len(values))]
 
     if per_channel:

@@ -5,7 +5,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
+import json
+
 import numpy as np
+
+from . import _core
+from .significance import Significance, significant
 
 
 @dataclass(frozen=True)
@@ -101,6 +106,37 @@ class Result:
         """The channels' names when the input has them."""
         labels = self.report.get("input", {}).get("channel_labels")
         return list(labels) if labels else None
+
+    def methods(self) -> str:
+        """The methods paragraph of this run, with its references, as ``pipeline_cli methods`` prints it.
+
+        Returns
+        -------
+        str
+            One paragraph (the data, filters, analytic signal, measure, surrogates, trial-level test
+            with its correction and family, the p-values to report, pacflow's version and commit), a
+            blank line, ``References`` and one ``- `` line per cited work (Markdown).
+        """
+        return _core.methods(json.dumps(self.report))
+
+    def significant(self, alpha: float = 0.05, test: Optional[str] = None) -> Significance:
+        """The cells significant at `alpha`: ``trial_pvalues < alpha`` when the run made the trial-level
+        test, else ``pvalues_maxstat < alpha`` (per series), else ``erpac_pvalues < alpha``.
+
+        Parameters
+        ----------
+        alpha : float
+            The significance level, in (0, 1).
+        test : str, optional
+            Another p-value array of the run (``contrast_pvalues``, ``pvalues_maxstat``, ``pvalues``, …).
+
+        Returns
+        -------
+        Significance
+            ``.mask`` (bool, the dimensions ``.dims`` of ``.pvalues``), and ``.array``, ``.test``,
+            ``.correction``, ``.family``, ``.alpha``, ``.p_floor``: what a paper states with it.
+        """
+        return significant(self, alpha, test)
 
     def plot(self, name: Optional[str] = None, *, per_channel: bool = False, alpha: float = 0.05, ax: Any = None,
              **kwargs: Any) -> Any:

@@ -8,6 +8,7 @@
 #include <map>
 
 #include "engine/api/errors.hpp"
+#include "stages/io/common/epoch_overlap.hpp"
 #include "stages/io/common/file_sha256.hpp"
 #include "stages/io/common/padding.hpp"
 #include "stages/io/edf/channel_selection.hpp"
@@ -374,25 +375,12 @@ void EdfSource::describe_conditions(StreamInfo& info) const {
 }
 
 // Epochs cut from one recording may share samples (step < epoch, event windows closer than their
-// length): said in result.json and to the trial-level test, whose epoch permutations need epochs
-// that do not (StreamInfo::epochs_not_exchangeable).
+// length): said in result.json and to the trial-level test (stages/io/common/epoch_overlap.hpp).
 void EdfSource::describe_overlap(double fs, StreamInfo& info) const {
-  std::vector<std::int64_t> starts = epochs_.starts;
-  std::sort(starts.begin(), starts.end());
-  std::int64_t overlapping = 0, first_at = -1;
-  for (std::size_t i = 1; i < starts.size(); ++i)
-    if (starts[i] - starts[i - 1] < epochs_.length) {
-      if (overlapping++ == 0) first_at = starts[i - 1];
-    }
-  info.description["epoching"]["overlapping_pairs"] = overlapping;
-  if (overlapping == 0) return;
-  info.epochs_not_exchangeable = fmt::format(
-      "{} pair{} of consecutive epochs overlap in time (the first at {:g} s; epochs of {:g} s{}), so an epoch's phase "
-      "paired with a neighbour's amplitude shares samples with its own",
-      overlapping, overlapping == 1 ? "" : "s", static_cast<double>(first_at) / fs,
-      static_cast<double>(epochs_.length) / fs,
-      step_ ? fmt::format(" every {:g} s", static_cast<double>(starts.size() > 1 ? starts[1] - starts[0] : 0) / fs)
-            : std::string(" around events closer than that"));
+  const auto& starts = epochs_.starts;
+  std::optional<std::int64_t> step;
+  if (step_ && starts.size() > 1) step = starts[1] - starts[0];
+  describe_epoch_overlap(starts, epochs_.length, fs, step, info);
 }
 
 void EdfSource::read(std::int64_t first, std::int64_t count, float* dst) {

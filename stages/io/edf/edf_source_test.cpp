@@ -155,6 +155,9 @@ TEST(EdfSource, CutsFixedWindowsWithAStep) {
                                              "epochs of 2 s every 1 s)"),
               std::string::npos)
         << s.epochs_not_exchangeable;
+    // The most of them no two of which overlap, among which epochs may be permuted: every second.
+    EXPECT_EQ(s.exchangeable_epochs, (std::vector<std::int64_t>{0, 2, 4, 6, 8}));
+    EXPECT_EQ(s.description["epoching"]["non_overlapping_epochs"], 5);
   }  // EDFlib opens a file once at a time
 
   const StreamInfo t = make_source(path, {{"epoch", "3s"}})->open({});

@@ -6,6 +6,7 @@
 
 #include "engine/api/errors.hpp"
 #include "stages/io/common/epoch_runs.hpp"
+#include "stages/io/common/epoch_overlap.hpp"
 #include "stages/io/common/file_sha256.hpp"
 #include "stages/io/common/finite_samples.hpp"
 #include "stages/io/common/padding.hpp"
@@ -44,6 +45,7 @@ void Hdf5Source::declare(ParamBinder<Hdf5Source>& p) {
               "context at each end of every series, held in the dataset (epochs cut with margins): filtered with "
               "the series, then cropped after the hilbert stage, so later stages see the window between");
   declare_nan_policy(p, &Hdf5Source::nan_policy_);
+  declare_epoch_step(p, &Hdf5Source::epoch_step_);
 }
 
 ElementInfo Hdf5Source::info() {
@@ -143,6 +145,7 @@ StreamInfo Hdf5Source::open(const std::stop_token& stop) {
   info.description["fs"] = info.sample_rate;
   info.pad = pad_samples(pad_, info.sample_rate, length_);
   if (info.pad > 0) info.description["pad_samples"] = info.pad;
+  describe_array_epoch_step(epoch_step_, layout_.find('E') != std::string::npos, info);
   const auto labels = channel_labels(dataset_.get());
   if (!labels.empty()) {
     info.labels = {{}, labels};

@@ -43,6 +43,7 @@ class Hdf5Source final : public Source {
   std::string layout_;  // the file's axes in order, e.g. "ECT"
   std::optional<double> fs_;
   std::optional<Duration> pad_;
+  std::optional<Duration> epoch_step_;  // the epochs cut from one recording this far apart
   std::string fs_attribute_;
   std::string labels_attribute_;
   NanPolicy nan_policy_ = NanPolicy::Reject;

@@ -160,6 +160,26 @@ TEST(NpySource, PadNamesContextHeldInTheSeries) {
             std::string::npos);
 }
 
+// An array of epochs cut from one recording says so with epoch_step=: those closer than their
+// length overlap, which the trial-level test must know (issue 36); without epochs, refused.
+TEST(NpySource, EpochStepDeclaresEpochsThatOverlap) {
+  const auto x = (testing::data_dir() / "small" / "x.npy").string();  // [2][3][1024] at 256 Hz: 4 s epochs
+  const StreamInfo half = make_source({{"path", x}, {"fs", 256}, {"layout", "ECT"}, {"epoch_step", "2s"}}).open({});
+  EXPECT_EQ(half.description["epoching"]["overlapping_pairs"], 1);
+  EXPECT_NE(half.epochs_not_exchangeable.find("1 pair of consecutive epochs overlap in time (the first at 0 s; epochs "
+                                              "of 4 s every 2 s)"),
+            std::string::npos)
+      << half.epochs_not_exchangeable;
+  EXPECT_EQ(half.exchangeable_epochs, (std::vector<std::int64_t>{0}));
+  const StreamInfo apart = make_source({{"path", x}, {"fs", 256}, {"layout", "ECT"}, {"epoch_step", "4s"}}).open({});
+  EXPECT_TRUE(apart.epochs_not_exchangeable.empty());
+  EXPECT_EQ(apart.description["epoching"]["overlapping_pairs"], 0);
+  EXPECT_NE(refusal({{"path", x}, {"fs", 256}, {"layout", "CST"}, {"epoch_step", "2s"}}).find("no epochs axis"),
+            std::string::npos);
+  EXPECT_NE(refusal({{"path", x}, {"fs", 256}, {"layout", "ECT"}, {"epoch_step", "1ms"}}).find("whole number of samples"),
+            std::string::npos);
+}
+
 // tests/data/npz/ holds archives NumPy wrote (make_npz.py there): x is small/x.npy's six series as
 // TensorPAC's (n_epochs, n_times), in float64, beside two other arrays.
 TEST(Npz, StoredAndDeflatedMembersGiveTheArrayNumPyWrote) {

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "engine/api/errors.hpp"
+#include "stages/io/common/epoch_overlap.hpp"
 #include "stages/io/common/file_sha256.hpp"
 #include "stages/io/common/finite_samples.hpp"
 #include "stages/io/common/padding.hpp"
@@ -22,6 +23,7 @@ void NpySource::declare(ParamBinder<NpySource>& p) {
               "context at each end of every series, held in the array (epochs cut with margins): filtered with the "
               "series, then cropped after the hilbert stage, so later stages see the window between");
   declare_nan_policy(p, &NpySource::nan_policy_);
+  declare_epoch_step(p, &NpySource::epoch_step_);
 }
 
 ElementInfo NpySource::info() {
@@ -91,6 +93,7 @@ StreamInfo NpySource::open(const std::stop_token& stop) {
   info.pad = pad_samples(pad_, fs_, info.series_length);
   info.sample_rate = fs_;
   if (info.pad > 0) info.description["pad_samples"] = info.pad;
+  describe_array_epoch_step(epoch_step_, layout_.axes().find('E') != std::string::npos, info);
   info.description["file_shape"] = s;
   info.description["layout"] = layout_.axes();
   info.description["dtype"] = dtype_name(header.dtype);

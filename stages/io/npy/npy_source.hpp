@@ -39,6 +39,7 @@ class NpySource final : public Source {
   std::optional<std::string> layout_given_;  // layout= as written
   std::optional<ArrayLayout> given_layout_;
   std::optional<Duration> pad_;
+  std::optional<Duration> epoch_step_;  // the epochs cut from one recording this far apart
   ArrayLayout layout_;
   std::unique_ptr<NpyValues> values_;
   NanPolicy nan_policy_ = NanPolicy::Reject;

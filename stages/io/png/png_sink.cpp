@@ -25,7 +25,8 @@ double log_gamma(double x) {
 }
 
 constexpr const char* kSignificance = "pvalues_maxstat";
-constexpr const char* kTrialSignificance = "trial_pvalues";  // [channels or pairs][segments…][cells]
+constexpr const char* kTrialSignificance = "trial_pvalues";  // [conditions…][channels or pairs][segments…][cells]
+constexpr const char* kTrialZ = "trial_z";                   // the same test's z-score, same rows
 constexpr double kNan = std::numeric_limits<double>::quiet_NaN();
 constexpr std::size_t kErpacColumns = 120;  // time columns at most: 3 pixels each in a 360-pixel panel
 }  // namespace
@@ -139,13 +140,37 @@ void PngSink::plan(const PlanContext& ctx) {
   const std::string* trial_correction = ctx.find(kTrialTest);
   trial_correction_ = trial_correction ? *trial_correction : std::string();
   trial_hits_.assign(trial_test_ ? sum_.size() : 0, 0);
+  trial_rows_ = inner_;
+  colour_trial_ = ctx.provides(kTrialZ);
+  if (colour_trial_) ctx.require(kTrialZ, "png");
+  trial_sum_.assign(colour_trial_ ? sum_.size() : 0, 0.0);
+  trial_count_.assign(trial_sum_.size(), 0);
   needed_ = epochs_needed(epochs_ * inner_, alpha_);
   const std::vector<std::int64_t>* shifts = ctx.find(kSurrogateShifts);
   surrogates_ = shifts ? shifts->size() : 0;
+  const std::int64_t* trial_epochs = ctx.find(kTrialEpochs);
+  const std::int64_t* trial_permutations = ctx.find(kTrialPermutations);
+  trial_epochs_ = trial_epochs ? *trial_epochs : epochs_;
+  trial_permutations_ = trial_permutations ? *trial_permutations : static_cast<std::int64_t>(surrogates_);
   const std::string* method_name = ctx.find(kMiMethodName);
   const std::string* measure = ctx.find(kMiMeasure);
-  what_ = tensor_ == "pac_z" ? "PAC z-score against surrogates" : method_name ? *method_name : "Tort modulation index";
-  colorbar_ = tensor_ == "pac_z" ? "z-score" : measure ? *measure : "MI";
+  what_ = colour_trial_ ? fmt::format("z-score of the mean over {} epochs against epoch permutations", trial_epochs_)
+          : tensor_ == "pac_z" ? "PAC z-score against surrogates"
+          : method_name        ? *method_name
+                               : "Tort modulation index";
+  colorbar_ = colour_trial_ || tensor_ == "pac_z" ? "z-score" : measure ? *measure : "MI";
+}
+
+// Drawing and encoding cost about 75 ms per million pixels here (pipelines/pac.pipe's two images,
+// 0.63 and 1.1 million pixels, add 0.13 s to its run): the single plot is 900 x 700, the grid
+// about 70 000 pixels per panel, the erpac plot like the single one.
+double PngSink::finish_seconds() const {
+  constexpr double kPerPixel = 75e-9, kSingle = 900.0 * 700.0, kPerPanel = 7e4;
+  double pixels = 0;
+  if (comodulogram_) pixels += kSingle;
+  if (comodulogram_ && grid_) pixels += kPerPanel * static_cast<double>(panels_);
+  if (erpac_) pixels += kSingle;
+  return pixels * kPerPixel;
 }
 
 std::vector<std::filesystem::path> PngSink::output_files() const {
@@ -191,15 +216,26 @@ void PngSink::consume(const Batch& batch) {
   }
 }
 
-// trial_pvalues: one row per panel and segment.
+// trial_pvalues and trial_z: one row per condition (when several), panel and segment.
 void PngSink::consume_summary(const Batch& summary) {
-  if (!trial_test_) return;
-  const auto p = summary.at(kTrialSignificance).values<float>();
   const std::size_t cells = x_centres_.size() * y_centres_.size();
-  for (std::int64_t row = 0; row < panels_ * inner_; ++row)
-    for (std::size_t k = 0; k < cells; ++k)
-      trial_hits_[static_cast<std::size_t>(row / inner_) * cells + k] +=
-          double{p[static_cast<std::size_t>(row) * cells + k]} < alpha_ ? 1 : 0;
+  if (trial_test_) {
+    const auto p = summary.at(kTrialSignificance).values<float>();
+    const auto rows = static_cast<std::int64_t>(p.size() / cells);
+    trial_rows_ = rows / panels_;
+    for (std::int64_t row = 0; row < rows; ++row)
+      for (std::size_t k = 0; k < cells; ++k)
+        trial_hits_[panel_of(row) * cells + k] += double{p[static_cast<std::size_t>(row) * cells + k]} < alpha_ ? 1 : 0;
+  }
+  if (!colour_trial_) return;
+  const auto z = summary.at(kTrialZ).values<float>();
+  for (std::int64_t row = 0; row < static_cast<std::int64_t>(z.size() / cells); ++row)
+    for (std::size_t k = 0; k < cells; ++k) {
+      const float v = z[static_cast<std::size_t>(row) * cells + k];
+      if (!std::isfinite(v)) continue;
+      trial_sum_[panel_of(row) * cells + k] += v;
+      ++trial_count_[panel_of(row) * cells + k];
+    }
 }
 
 void PngSink::resume(const std::filesystem::path& /*dir*/, const json& state, std::int64_t series_done) {
@@ -250,7 +286,7 @@ std::vector<bool> PngSink::significant_cells(std::int64_t panel) const {
   if (!significance_ && !trial_test_) return {};
   const std::size_t cells = x_centres_.size() * y_centres_.size();
   const std::vector<std::int64_t>& hits = trial_test_ ? trial_hits_ : hits_;
-  const std::int64_t needed = trial_test_ ? epochs_needed(inner_, alpha_) : needed_;
+  const std::int64_t needed = trial_test_ ? epochs_needed(trial_rows_, alpha_) : needed_;
   std::vector<bool> out(cells);
   for (std::size_t k = 0; k < cells; ++k) out[k] = hits[static_cast<std::size_t>(panel) * cells + k] >= needed;
   return out;
@@ -272,19 +308,23 @@ void PngSink::finish(const json& /*report*/, OutputSet& outputs) {
   if (erpac_) write_erpac(outputs);
   if (!comodulogram_) return;
   const std::size_t cells = x_centres_.size() * y_centres_.size();
+  // The trial-level test's z when it ran (the statistic its p-values outline), else pac_z or pac.
+  const std::vector<double>& sums = colour_trial_ ? trial_sum_ : sum_;
+  const std::vector<std::int64_t>& counts = colour_trial_ ? trial_count_ : count_;
   plot::Heatmap map;
   for (std::size_t k = 0; k < cells; ++k) {
     double sum = 0;
     std::int64_t count = 0;
     for (std::size_t c = 0; c < static_cast<std::size_t>(panels_); ++c) {
-      sum += sum_[c * cells + k];
-      count += count_[c * cells + k];
+      sum += sums[c * cells + k];
+      count += counts[c * cells + k];
     }
     map.values.push_back(count ? sum / static_cast<double>(count) : kNan);
   }
   map.x_centres = x_centres_;
   map.y_centres = y_centres_;
-  map.title = fmt::format("{}, mean over {}", what_, over_);
+  map.title = colour_trial_ ? fmt::format("{}, mean over {} {}s", what_, panels_, panel_kind_)
+                            : fmt::format("{}, mean over {}", what_, over_);
   map.x_label = "phase frequency (Hz)";
   map.y_label = "amplitude frequency (Hz)";
   map.colorbar_label = colorbar_;
@@ -296,20 +336,24 @@ void PngSink::finish(const json& /*report*/, OutputSet& outputs) {
     plot::HeatmapGrid::Panel panel{panel_labels_[static_cast<std::size_t>(c)], {}, significant_cells(c)};
     for (std::size_t k = 0; k < cells; ++k) {
       const auto at = static_cast<std::size_t>(c) * cells + k;
-      panel.values.push_back(count_[at] ? sum_[at] / static_cast<double>(count_[at]) : kNan);
+      panel.values.push_back(counts[at] ? sums[at] / static_cast<double>(counts[at]) : kNan);
     }
     grid.panels.push_back(std::move(panel));
   }
   grid.x_centres = x_centres_;
   grid.y_centres = y_centres_;
   const std::int64_t tests = epochs_ * inner_;  // one family-wise test per epoch (and segment)
-  grid.title = fmt::format("{} per {}, mean over {} epochs{}", what_, panel_kind_, epochs_,
-                           inner_ > 1 ? fmt::format(" and {} segments", inner_) : "");
+  grid.title = colour_trial_ ? fmt::format("z-score of each {}'s mean over {} epochs against epoch permutations",
+                                           panel_kind_, trial_epochs_)
+                             : fmt::format("{} per {}, mean over {} epochs{}", what_, panel_kind_, epochs_,
+                                           inner_ > 1 ? fmt::format(" and {} segments", inner_) : "");
+  const std::string trial_rows = trial_rows_ == inner_ ? "segments" : inner_ > 1 ? "conditions x segments" : "conditions";
   grid.subtitle = trial_test_
-                      ? fmt::format("outlined: p of the mean over {} epochs ({}, {} epoch permutations) < {:g}{}", epochs_,
-                                    trial_correction_, surrogates_, alpha_,
-                                    inner_ > 1 ? fmt::format(" in at least {} of {} segments", epochs_needed(inner_, alpha_), inner_)
-                                               : "")
+                      ? fmt::format("outlined: p of the mean over {} epochs ({}, {} epoch permutations) < {:g}{}",
+                                    trial_epochs_, trial_correction_, trial_permutations_, alpha_,
+                                    trial_rows_ > 1 ? fmt::format(" in at least {} of {} {}", epochs_needed(trial_rows_, alpha_),
+                                                                  trial_rows_, trial_rows)
+                                                    : "")
                   : !significance_ ? "no surrogates ran: no significance outlines"
                   : tests == 1
                       ? fmt::format("outlined: family-wise p (max over cells, {} surrogates) < {:g}", surrogates_, alpha_)

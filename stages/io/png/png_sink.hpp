@@ -8,8 +8,10 @@
 // P[Binomial(E, alpha) >= k] <= alpha: each epoch's max-statistic test has family-wise level alpha,
 // so for independent epochs the chance of outlining any cell of an uncoupled channel is at most
 // alpha (with one epoch: p < alpha). When the surrogates stage ran its trial-level test
-// (trial_pvalues: the mean over epochs, corrected across the channel's cells), cells are outlined
-// by it instead: trial p < alpha (with segments, in at least k of them, k as above).
+// (trial_pvalues: the mean over epochs, corrected across its family's cells), cells are outlined
+// by it instead: trial p < alpha (with segments or conditions, in at least k of them, k as above),
+// and the cells are coloured by the same test's z-score (trial_z: each channel's mean over epochs
+// against its epoch permutations), so colour and outline show one statistic.
 // When the erpac stage ran it also writes erpac.png beside PATH
 // (stages/io/png/erpac_plot.hpp); a pipeline with erpac and no mi gets erpac.png only.
 #include <filesystem>
@@ -24,6 +26,7 @@ class PngSink final : public Sink {
  public:
   void plan(const PlanContext& ctx) override;
   std::vector<std::filesystem::path> output_files() const override;
+  double finish_seconds() const override;
   std::string describe_output(const std::filesystem::path& file) const override;
   void consume(const Batch& batch) override;
   void consume_summary(const Batch& summary) override;
@@ -71,9 +74,14 @@ class PngSink final : public Sink {
   std::string what_;                 // "PAC z-score against surrogates", or the measure's name
   std::string colorbar_;             // "z-score", or the measure ("MI", "MVL", …)
   std::size_t surrogates_ = 0;
+  std::int64_t trial_epochs_ = 0, trial_permutations_ = 0;  // of the trial-level test, when there is one
   bool trial_test_ = false;          // trial_pvalues is available: it outlines the cells
   std::string trial_correction_;     // "maxstat", "fdr", …
-  std::vector<std::int64_t> trial_hits_;  // [panel][cell]: segments whose trial-level p < alpha
+  std::vector<std::int64_t> trial_hits_;  // [panel][cell]: segments (and conditions) whose trial-level p < alpha
+  std::int64_t trial_rows_ = 1;      // trial-level rows per panel: segments × conditions
+  bool colour_trial_ = false;        // trial_z is available: it colours the cells instead of pac_z
+  std::vector<double> trial_sum_;    // [panel][cell]: trial_z over segments and conditions, finite values
+  std::vector<std::int64_t> trial_count_;
   bool comodulogram_ = true;         // pac_z or pac is there (else only erpac.png is drawn)
   bool erpac_ = false;               // the erpac stage ran
   plot::ErpacSums erpac_sums_;

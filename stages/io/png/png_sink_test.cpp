@@ -59,10 +59,12 @@ struct SinkOutput {
 
 // Feeds the sink kEpochs x kChannels series of 2 x 2 cells in two batches; p gives each series'
 // family-wise p-values.
-// `trial`, when given, is each channel's trial-level p (the surrogates stage's summary).
+// `trial`, when given, is each channel's trial-level p (the surrogates stage's summary), and
+// `trial_z` that test's z-score.
 SinkOutput run_sink(const fs::path& dir, std::vector<std::vector<std::string>> labels,
                     const std::function<float(std::int64_t, std::int64_t, std::int64_t)>& p,
-                    const std::function<float(std::int64_t, std::int64_t)>& trial = {}) {
+                    const std::function<float(std::int64_t, std::int64_t)>& trial = {},
+                    const std::function<float(std::int64_t, std::int64_t)>& trial_z = {}) {
   StreamInfo stream;
   stream.leading_dims = {kEpochs, kChannels};
   stream.leading_names = {"epochs", "channels"};
@@ -80,6 +82,11 @@ SinkOutput run_sink(const fs::path& dir, std::vector<std::vector<std::string>> l
     decl.summary = true;
     ctx.declare(decl);
     ctx.publish(kTrialTest, std::string("maxstat"));
+  }
+  if (trial_z) {
+    TensorDecl decl{"trial_z", {2, 2}, DType::Float32, true, "", RowLayout{1, 1, {kChannels}, {"channels"}}};
+    decl.summary = true;
+    ctx.declare(decl);
   }
   const auto sink = make_element<PngSink>({{"path", (dir / "comodulogram.png").string()}, {"alpha", 0.05}});
   sink->plan(ctx);
@@ -103,6 +110,11 @@ SinkOutput run_sink(const fs::path& dir, std::vector<std::vector<std::string>> l
     auto pv = summary.emplace_rows("trial_pvalues", kChannels, {2, 2}, DType::Float32).values<float>();
     for (std::int64_t c = 0; c < kChannels; ++c)
       for (std::int64_t k = 0; k < kCells; ++k) pv[static_cast<std::size_t>(c * kCells + k)] = trial(c, k);
+    if (trial_z) {
+      auto z = summary.emplace_rows("trial_z", kChannels, {2, 2}, DType::Float32).values<float>();
+      for (std::int64_t c = 0; c < kChannels; ++c)
+        for (std::int64_t k = 0; k < kCells; ++k) z[static_cast<std::size_t>(c * kCells + k)] = trial_z(c, k);
+    }
     sink->consume_summary(summary);
   }
   OutputSet outputs;
@@ -117,7 +129,8 @@ SinkOutput run_sink(const fs::path& dir, std::vector<std::vector<std::string>> l
   expected.title = expected.subtitle = "x";
   for (std::int64_t c = 0; c < kChannels; ++c) {
     plot::HeatmapGrid::Panel panel{"", {}, {}};
-    for (std::int64_t k = 0; k < kCells; ++k) panel.values.push_back((z_of(0, c, k) + z_of(1, c, k)) / 2);
+    for (std::int64_t k = 0; k < kCells; ++k)
+      panel.values.push_back(trial_z ? trial_z(c, k) : (z_of(0, c, k) + z_of(1, c, k)) / 2);
     expected.panels.push_back(panel);
   }
   return {decode(PngSink::grid_path(dir / "comodulogram.png")), plot::layout_grid(expected)};
@@ -175,6 +188,28 @@ TEST(PngSink, OutlinesByTheTrialLevelTestWhenThereIsOne) {
   for (std::int64_t c = 0; c < kChannels; ++c)
     for (std::int64_t k = 0; k < kCells; ++k)
       EXPECT_EQ(outlined(run, c, k), c == 0 && k == 1) << "channel " << c << " cell " << k;
+}
+
+// With the trial-level test, the cells are coloured by its z-score (trial_z), not by the mean of
+// the per-epoch pac_z: colour and outline show one statistic (issue 36).
+TEST(PngSink, ColoursByTheTrialLevelZWhenThereIsOne) {
+  const testing::ScratchDir dir("png_trial_z");
+  const auto trial_z = [](std::int64_t c, std::int64_t k) { return static_cast<float>((kChannels - 1 - c) * kCells + k); };
+  const auto run = run_sink(
+      dir.path(), {}, [](std::int64_t, std::int64_t, std::int64_t) { return 0.3f; },
+      [](std::int64_t c, std::int64_t k) { return c == 0 && k == 1 ? 0.004f : 0.6f; }, trial_z);
+  const double top = kChannels * kCells - 1;  // trial_z runs from 0 to 11: the colour range
+  for (std::int64_t c = 0; c < kChannels; ++c) {
+    const auto& box = run.layout.panels[static_cast<std::size_t>(c)];
+    const plot::PanelArea area{box.x0, box.y0, box.x1, box.y1, 2, 2};
+    for (std::int64_t k = 0; k < kCells; ++k) {
+      const auto ix = static_cast<std::size_t>(k / 2), iy = static_cast<std::size_t>(k % 2);
+      const int x = (area.x_edge(ix) + area.x_edge(ix + 1)) / 2, y = (area.y_edge(iy) + area.y_edge(iy + 1)) / 2;
+      const plot::Rgb expected = plot::viridis(trial_z(c, k) / top), got = run.grid.at(x, y);
+      EXPECT_TRUE(got == expected) << "channel " << c << " cell " << k;
+      EXPECT_EQ(outlined(run, c, k), c == 0 && k == 1) << "channel " << c << " cell " << k;
+    }
+  }
 }
 
 TEST(PngSink, NamesPanelsChKWhenTheSourceHasNoLabels) {

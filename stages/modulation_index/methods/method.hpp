@@ -2,12 +2,12 @@
 // The PAC measures of the `mi` stage (docs/methods.md), behind one interface used by `mi` (the
 // observed alignment) and `surrogates` (shifted or swapped alignments), so both always compute the
 // same measure with the same parameters.
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <span>
 #include <stop_token>
 #include <string>
-#include <cstdint>
 #include <vector>
 
 #include "engine/api/params.hpp"
@@ -49,6 +49,18 @@ inline double alignment_work(const MethodSettings& settings, std::int64_t n_pha,
   const bool binned = settings.kind == MethodKind::Tort || settings.kind == MethodKind::Hr;
   const std::int64_t amp_work = binned ? (n_amp + kGroup - 1) / kGroup * kCalibrated : n_amp;
   return static_cast<double>(n_pha * amp_work) * (static_cast<double>(length) + 60.0 * settings.bins);
+}
+
+// The bytes one alignment of a series reads from memory, not from cache, in the CPU kernels: none
+// while a group of amplitude bands of the series (16, the kernels' group) fits a core's cache
+// (1 MiB), else every group's amplitudes once per alignment. gPAC's 10-minute series (24 MB of
+// amplitudes) made the surrogates stage 2.6 times slower than its work at W1's rate: 201
+// alignments of 24 MB in 0.7 s per series, about 7 GB/s per thread (bench/estimate_check.sh).
+inline double alignment_streamed_bytes(std::int64_t n_amp, std::int64_t length) {
+  constexpr std::int64_t kGroup = 16;
+  constexpr double kCache = 1 << 20;
+  const double group = static_cast<double>(std::min(n_amp, kGroup) * length) * sizeof(float);
+  return group > kCache ? static_cast<double>(n_amp * length) * sizeof(float) : 0.0;
 }
 
 // One evaluation's inputs: the phases of one series, and the amplitudes (and, for plv, the
