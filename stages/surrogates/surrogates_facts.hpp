@@ -15,5 +15,7 @@ inline constexpr PlanFact<std::string> kTrialTest{"trial_test", "surrogates"};  
 // (every ordering but the observed one, when it enumerates them).
 inline constexpr PlanFact<std::int64_t> kTrialEpochs{"trial_epochs", "surrogates"};
 inline constexpr PlanFact<std::int64_t> kTrialPermutations{"trial_permutations", "surrogates"};
+// The family its correction covers: "channels" (every channel's cells together) or "cells".
+inline constexpr PlanFact<std::string> kTrialFamily{"trial_family", "surrogates"};
 
 }  // namespace pacflow::stages

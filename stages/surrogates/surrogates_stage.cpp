@@ -329,6 +329,7 @@ void SurrogatesStage::plan_trials(PlanContext& ctx) {
   ctx.publish(kTrialTest, surrogates::trial_test_name(trials_.test));
   ctx.publish(kTrialEpochs, count - static_cast<std::int64_t>(trials_.left_out_epochs.size()));
   ctx.publish(kTrialPermutations, trials_.n_perm);
+  ctx.publish(kTrialFamily, std::string(surrogates::trial_family_name(trials_.family)));
 }
 
 // The smallest p-value each test can give, stated in result.json (p_floor, trial_p_floor), and a

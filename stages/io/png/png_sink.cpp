@@ -139,6 +139,8 @@ void PngSink::plan(const PlanContext& ctx) {
   if (trial_test_) ctx.require(kTrialSignificance, "png");
   const std::string* trial_correction = ctx.find(kTrialTest);
   trial_correction_ = trial_correction ? *trial_correction : std::string();
+  if (const std::string* family = ctx.find(kTrialFamily))  // which p-values one correction covers
+    trial_correction_ += fmt::format(" over {} {}'s cells", *family == "channels" ? "every" : "each", panel_kind_);
   trial_hits_.assign(trial_test_ ? sum_.size() : 0, 0);
   trial_rows_ = inner_;
   colour_trial_ = ctx.provides(kTrialZ);
