@@ -61,6 +61,11 @@ TEST(CliMethods, WritesTheDefaultRunsMethodsParagraphWithItsReferences) {
   const auto over = run_cli("methods out/pac --out out/pac/result.json", dir.path());
   EXPECT_EQ(over.exit_code, 2) << over.err;
   EXPECT_EQ(read_file(dir / "out" / "pac" / "result.json"), report);
+  // Nor a file of the run it describes (result.json lists them).
+  const std::string array = read_file(dir / "out" / "pac" / "pac.npy");
+  const auto over_result = run_cli("methods out/pac --out out/pac/pac.npy", dir.path());
+  EXPECT_EQ(over_result.exit_code, 2) << over_result.err;
+  EXPECT_EQ(read_file(dir / "out" / "pac" / "pac.npy"), array);
 }
 
 TEST(CliMethods, ReadsTheReportAnHdf5SinkWrote) {

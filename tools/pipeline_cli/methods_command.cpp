@@ -11,13 +11,21 @@
 namespace pacflow::cli {
 
 int methods_command(const std::string& target, const std::string& out_file) {
-  const std::string text = report::methods_text(report::read_run_report(target)).markdown();
-  if (out_file.empty())
+  const json run = report::read_run_report(target);
+  const std::string text = report::methods_text(run).markdown();
+  if (out_file.empty()) {
     fmt::print("{}", text);
-  else  // as a run writes its outputs: complete or absent, never over the report it reads
-    write_outputs({{out_file, text}},
-                  {std::filesystem::is_directory(target) ? std::filesystem::path(target) / "result.json"
-                                                         : std::filesystem::path(target)});
+    return 0;
+  }
+  // As a run writes its outputs: complete or absent, never over the report it reads nor over any
+  // file of the run it describes (its result.json lists them, relative to its folder).
+  namespace fs = std::filesystem;
+  const fs::path report = fs::is_directory(target) ? fs::path(target) / "result.json" : fs::path(target);
+  std::vector<fs::path> inputs{report};
+  for (const auto& file : run.value("files", json::array()))
+    if (file.is_object() && file.contains("path") && file["path"].is_string())
+      inputs.push_back(report.parent_path() / file["path"].get<std::string>());
+  write_outputs({{out_file, text}}, inputs);
   return 0;
 }
 
