@@ -119,7 +119,13 @@ TEST(MethodsText, NamesTheFamilyTheTrialTestCorrectsOver) {
   json report = run_report(dir.path(), json::object(), {{"n", 100}, {"min_shift", "0.5s"}});
   const auto set_family = [&](const json& value) {
     for (auto& e : report["pipeline"])
-      if (e["name"] == "surrogates") e["params"]["trial_family"] = value;
+      if (e["name"] == "surrogates") {
+        if (value.is_null())
+          e["params"].erase("trial_family");
+        else
+          e["params"]["trial_family"] = value;
+      }
+    if (value.is_null()) report.erase("trial_family");
   };
   set_family("cells");  // each channel's cells apart
   const TestDescription cells = describe_test(read_run_facts(report));
