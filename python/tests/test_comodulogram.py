@@ -40,6 +40,9 @@ def test_methods_by_name_and_tensorpac_number(signals: np.ndarray) -> None:
     result = pacflow.comodulogram(signals, 256, f_pha=[[4, 8]], f_amp=[[60, 80]], n_perm=20,
                                   surrogates__min_shift="0.5s", mi__pairs="all", progress=False)
     assert result.dims["pac"][1] == "pairs" and result.pac.shape == (6, 9, 1, 1)
+    with pytest.raises(ValueError, match="gain_confound=warn"):  # an epoch's z would follow its power
+        pacflow.comodulogram(signals, 256, f_pha=[[4, 8]], f_amp=[[60, 80]], method="mvl", n_perm=20,
+                             surrogates="swap_trials", progress=False)
 
 
 def test_tensorpacs_band_forms() -> None:

@@ -206,3 +206,11 @@ def test_fit_refusals(data: np.ndarray) -> None:
         Pac(idpac=(5, 0, 0), **BANDS).fit(pha, amp, n_perm=0, sf=SF)
     with pytest.raises(ValueError, match="degrees"):
         p.fit(pha + 180.0, amp, n_perm=0, sf=SF)
+
+
+def test_swapped_trials_with_the_mvl_run_as_tensorpac_but_warn_that_they_follow_power(data: np.ndarray) -> None:
+    """The engine refuses swap_trials with mvl (an epoch's z follows its gain); the drop-in runs it
+    as TensorPAC does and passes the engine's warning on."""
+    with pytest.warns(UserWarning, match="power differences"):
+        xpac = Pac(idpac=(1, 1, 4), **BANDS).filterfit(SF, data, n_perm=20, random_state=0)
+    assert xpac.shape[-1] == data.shape[0] and np.isfinite(xpac).all()

@@ -121,6 +121,47 @@ TEST(SurrogateMethods, SwapTrialsWithOneEpochExplainsWhyItCannotWork) {
   EXPECT_THROW(h2.add("surrogates", {{"norm", "percent"}}), ParamError);
 }
 
+// swap_trials compares an epoch with other epochs' amplitudes: a measure that is invariant to the
+// amplitude's scale (tort, hr, ndpac, plv, gc) gives every epoch the same z whatever its gain, while
+// mvl grows with it, so swap_trials refuses mvl unless asked to run it with a warning.
+TEST(SurrogateMethods, SwapTrialsGivesAnEpochsZIndependentOfItsGainOrRefusesMvl) {
+  const auto x = testing::load_floats(data_dir() / "small" / "x.npy");
+  std::vector<float> louder = x;  // epoch 0 (series 0-2) 8 times louder
+  for (std::size_t i = 0; i < 3 * kT; ++i) louder[i] *= 8.0f;
+  const json swap = {{"method", "swap_trials"}, {"n", 6}, {"seed", 3}};
+  for (const std::string method : {"tort", "hr", "ndpac", "plv", "gc"}) {
+    auto plain = small_harness({{"method", method}}, swap, method == "plv");
+    auto loud = small_harness({{"method", method}}, swap, method == "plv");
+    const Batch a = plain.run(x, 0, 6), b = loud.run(louder, 0, 6);
+    const auto z = a.at("pac_z").values<float>();
+    const auto z_loud = b.at("pac_z").values<float>();
+    for (std::size_t i = 0; i < z.size(); ++i) {
+      if (!std::isfinite(z[i])) continue;
+      EXPECT_NEAR(z_loud[i], z[i], 2e-3 * std::max(1.0f, std::abs(z[i]))) << method << " " << i;
+    }
+  }
+  try {
+    small_harness({{"method", "mvl"}}, swap);
+    FAIL() << "swap_trials with mvl runs without a word";
+  } catch (const ParamError& e) {
+    EXPECT_EQ(e.param(), "method");
+    EXPECT_NE(std::string(e.what()).find("gain_confound=warn"), std::string::npos) << e.what();
+  }
+  json warned = swap;
+  warned["gain_confound"] = "warn";
+  auto plain = small_harness({{"method", "mvl"}}, warned);
+  auto loud = small_harness({{"method", "mvl"}}, warned);
+  const auto& warnings = loud.context().warnings();
+  EXPECT_TRUE(std::any_of(warnings.begin(), warnings.end(),
+                          [](const std::string& w) { return w.find("power differences") != std::string::npos; }));
+  const Batch a = plain.run(x, 0, 6), b = loud.run(louder, 0, 6);
+  const auto z = a.at("pac_z").values<float>();
+  const auto z_loud = b.at("pac_z").values<float>();
+  double rise = 0;  // the louder epoch's z over its cells, against the same epoch at its own gain
+  for (std::size_t i = 0; i < 3 * kPha * kAmp; ++i) rise += z_loud[i] - z[i];
+  EXPECT_GT(rise / (3 * kPha * kAmp), 1.0) << "mvl's z follows the epoch's gain";
+}
+
 // TensorPAC's normalisations 1–3 (and 4, the z-score), from the same surrogate mean and std.
 TEST(SurrogateMethods, NormalisationsSubtractDivideOrBoth) {
   const auto x = testing::load_floats(data_dir() / "small" / "x.npy");

@@ -90,6 +90,9 @@ void SurrogatesStage::declare(ParamBinder<SurrogatesStage>& p) {
            {{"channels", surrogates::TrialFamily::Channels}, {"cells", surrogates::TrialFamily::Cells}}, "channels",
            "what the trial-level correction covers: channels (every channel's cells together: is there coupling "
            "anywhere) or cells (each channel's cells apart: is there coupling in this channel)");
+  p.choice(&SurrogatesStage::refuse_gain_confound_, "gain_confound", {{"refuse", true}, {"warn", false}}, "refuse",
+           "swap_trials with a measure that grows with the amplitude (mvl): refuse, or run with a warning (TensorPAC "
+           "runs it); each epoch is then compared with other epochs' amplitudes, so its z and p follow its power");
   p.add(&SurrogatesStage::trial_block_, "trial_block", 8,
         "the trial-level test pairs each epoch's phase with the amplitude of an epoch of its block of this many "
         "consecutive epochs (every batch holds whole blocks)")
@@ -482,6 +485,18 @@ void SurrogatesStage::plan_swaps(PlanContext& ctx) {
                                            "the {} series left out by the source (nan_policy=skip) would enter the "
                                            "surrogates of others; use timeshift or timelag, or nan_policy=zero",
                                            stream.excluded_series.size()));
+  if (settings_.kind == mi::MethodKind::Mvl) {
+    // Under the null, an epoch's mvl is proportional to its amplitude while its surrogates take
+    // other epochs' amplitudes: per-epoch z follows the epoch's gain (r = 0.86 on white noise with
+    // gains of sd 1 in log, docs/methods.md). Tort, hr, ndpac, plv and gc do not scale with it.
+    const std::string why =
+        "swap_trials compares each epoch's mvl, which grows with the epoch's amplitude, with other epochs' "
+        "amplitudes, so its pac_z and p-values measure the epochs' power differences as much as their coupling";
+    if (refuse_gain_confound_)
+      throw ParamError("method", why + "; use method=timeshift, or a measure that does not scale with the amplitude "
+                                       "(mi method=tort, hr, ndpac, plv or gc), or gain_confound=warn to run it anyway");
+    ctx.warn(why);
+  }
   // Every epoch's amplitude must be at hand: the whole input in one batch.
   ctx.require_batch_multiple(stream.series_count());
   warn_if_whole_input_is_large(ctx, "swap_trials", n_pha_, n_amp_, length_);

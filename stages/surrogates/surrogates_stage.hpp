@@ -83,6 +83,7 @@ class SurrogatesStage final : public Stage {
   std::optional<surrogates::TrialTest> given_trials_;  // empty: trials=auto
   surrogates::TrialLayout trials_;  // trials_.test None: no trial-level statistics
   std::int64_t trial_block_ = 8;
+  bool refuse_gain_confound_ = true;  // swap_trials with mvl
   std::int64_t series_per_epoch_ = 0;
 };
 

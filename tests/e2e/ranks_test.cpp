@@ -176,7 +176,7 @@ const Elements kPairsPipeline = {
     {ElementKind::Stage, "bandpass", {{"pha", "4:8:2"}, {"amp", "60:90:2"}}, {}, {}},
     {ElementKind::Stage, "hilbert", json::object(), {}, {}},
     {ElementKind::Stage, "mi", {{"pairs", "all"}, {"method", "mvl"}}, {}, {}},
-    {ElementKind::Stage, "surrogates", {{"n", 20}, {"method", "swap_trials"}}, {}, {}},
+    {ElementKind::Stage, "surrogates", {{"n", 20}, {"method", "swap_trials"}, {"gain_confound", "warn"}}, {}, {}},
     {ElementKind::Sink, "npy", {{"dir", "x"}}, {}, {}},
 };
 

@@ -320,9 +320,15 @@ class Pac:
                        **({"pairs": [[0, 1]]} if cross else {}))
         if surrogate:
             seed = int(np.random.randint(0, 10000)) if random_state is None else int(random_state)
+            # TensorPAC runs swapped trials with the MVL, whose value grows with each epoch's amplitude;
+            # the engine refuses that pairing unless told to run it, and then warns (docs/methods.md).
+            confound = {"gain_confound": "warn"} if surrogate == 1 and _METHODS[measure] == "mvl" else {}
             pipeline.stage("surrogates", n=n_surrogates, seed=seed, method=_SURROGATES[surrogate],
-                           norm=_NORMS.get(norm, "z"), trials="none", outputs="values")
+                           norm=_NORMS.get(norm, "z"), trials="none", outputs="values", **confound)
         result = self._result = pipeline.run(progress=False)
+        for message in result.warnings:
+            if "power differences" in message:
+                warnings.warn(f"pacflow.tensorpac: {message}", stacklevel=3)
         self._pac = _tensorpac_layout(result["pac"])
         self._surrogates, self._pvalues = None, None
         if not surrogate:
