@@ -7,7 +7,7 @@
 #include "engine/api/json_text.hpp"
 #include "engine/devices/backends.hpp"
 #include "engine/io/provenance.hpp"
-#include "pipelines/dataset_run.hpp"
+#include "pipelines/app/runners.hpp"
 #include "pipelines/report/methods_text.hpp"
 #include "pipelines/report/significance.hpp"
 #include "python/bindings/errors.hpp"
@@ -31,10 +31,7 @@ std::shared_ptr<const stages::HostArray> input_of(const py::object& input, const
 
 // A dataset (pipelines/dataset_run.hpp): every recording's run, each one's report and arrays kept;
 // returns (the dataset's report as JSON text, None, [(id, report, result arrays, coordinates)…]).
-py::tuple run_dataset_request(json request, const Registry& registry, RunOptions options, const py::object& progress) {
-  if (options.trace) throw InputError("trace: a dataset runs once per recording; trace one recording's pipeline");
-  request["arrays"] = false;  // each recording's run hands its arrays over itself
-  const Pipeline pipeline = request_pipeline(request, registry);
+py::tuple run_dataset_job(const app::Job& job, RunOptions options, const py::object& progress) {
   struct Recording {
     std::string id;
     json report;
@@ -43,10 +40,10 @@ py::tuple run_dataset_request(json request, const Registry& registry, RunOptions
   std::vector<Recording> recordings;  // filled on the worker thread, read once it has ended
   const json report = run_while_python_waits(
       [&](const RunOptions& o) {
-        return run_dataset(pipeline, o,
-                           [&](const std::string& id, const json& r, const std::shared_ptr<stages::ResultArrays>& a) {
-                             recordings.push_back({id, r, a});
-                           });
+        return app::run_here(job, o,
+                             [&](const std::string& id, const json& r, const std::shared_ptr<stages::ResultArrays>& a) {
+                               recordings.push_back({id, r, a});
+                             });
       },
       std::move(options), progress);
   py::list out;
@@ -57,22 +54,67 @@ py::tuple run_dataset_request(json request, const Registry& registry, RunOptions
   return py::make_tuple(json_text(report, -1), py::none(), out);
 }
 
+// The request's job; a stream's results go to the `arrays` sink when the request asks for them (a
+// dataset's recordings hand their arrays over themselves).
+app::Job request_job_of(const json& request, const Registry& registry) {
+  json without_arrays = request;
+  without_arrays["arrays"] = false;
+  app::Job job(request_pipeline(without_arrays, registry));
+  if (!job.is_dataset() && request.value("arrays", true)) job.pipeline().sink("arrays");
+  return job;
+}
+
 // Runs the request; returns (report as JSON text, result arrays, coordinates), or for a dataset what
-// run_dataset_request returns.
+// run_dataset_job returns.
 py::tuple run(const std::string& request_text, const py::object& input, const std::string& input_name,
               const py::object& progress, const std::vector<std::string>& command) {
   const json request = json::parse(request_text);
   auto results = std::make_shared<stages::ResultArrays>();
   const Registry registry = request_registry(input_of(input, input_name), results);
-  const Pipeline pipeline = request_pipeline(request, registry);
+  const app::Job job = request_job_of(request, registry);
   RunOptions options = request_options(request);
   options.provenance = collect_provenance(command, simd::simd_width());
-  TraceRecorder trace;
-  if (!options.trace_file.empty()) options.trace = &trace;
-  if (is_dataset(pipeline)) return run_dataset_request(request, registry, std::move(options), progress);
-  const json report = run_while_python_waits(pipeline, std::move(options), progress);
+  if (job.is_dataset()) return run_dataset_job(job, std::move(options), progress);
+  const json report = run_while_python_waits([&](const RunOptions& o) { return app::run_here(job, o); },
+                                             std::move(options), progress);
   const py::tuple arrays = result_tuples(std::move(*results));
   return py::make_tuple(json_text(report, -1), arrays[0], arrays[1]);
+}
+
+// Share `shard` ("i/N") of the request's .pipe file into the request's `out` folder, as `pipeline_cli
+// run --shard i/N --out DIR` (pipelines/app/runners.hpp); returns the shard's report as JSON text.
+std::string shard(const std::string& request_text, const std::string& shard_text, const py::object& progress,
+                  const std::vector<std::string>& command) {
+  const json request = json::parse(request_text);
+  const app::JobSpec spec = request_job(request);
+  const app::ShardSpec share = app::ShardSpec::parse(shard_text);
+  RunOptions options = request_options(request);
+  options.provenance = collect_provenance(command, simd::simd_width());
+  const json report = run_while_python_waits(
+      [&](const RunOptions& o) { return app::run_shard(spec, share, o, stages::builtin_registry()).report; },
+      std::move(options), progress);
+  return json_text(report, -1);
+}
+
+// Every shard's batches through the pipeline's summaries and sinks into `out`, as `pipeline_cli merge`;
+// returns the merged run's report as JSON text.
+std::string merge(const std::string& out, const std::vector<std::string>& dirs, const py::object& progress,
+                  const std::vector<std::string>& command) {
+  RunOptions options;
+  options.provenance = collect_provenance(command, simd::simd_width());
+  const json report = run_while_python_waits(
+      [&](const RunOptions& o) {
+        return app::merge_shards({dirs.begin(), dirs.end()}, out, o, stages::builtin_registry()).report;
+      },
+      std::move(options), progress);
+  return json_text(report, -1);
+}
+
+// One `NAME.key=value` override read with the CLI's grammar (`[a,b]` a list, `"a b"` a string):
+// (element, key, value as JSON text).
+py::tuple parse_set(const std::string& text) {
+  const SetOverride o = parse_set_override(text);
+  return py::make_tuple(o.element, o.key, json_text(o.value, -1));
 }
 
 // The checked plan as JSON text (what `pipeline_cli validate` prints from).
@@ -160,6 +202,9 @@ PYBIND11_MODULE(_core, m) {
   m.def("build", &pacflow::build_describe, "the build: commit, compiler, CUDA");
   m.def("run", &run, py::arg("request"), py::arg("input"), py::arg("input_name"), py::arg("progress"),
         py::arg("command"));
+  m.def("shard", &shard, py::arg("request"), py::arg("shard"), py::arg("progress"), py::arg("command"));
+  m.def("merge", &merge, py::arg("out"), py::arg("shards"), py::arg("progress"), py::arg("command"));
+  m.def("parse_set", &parse_set, py::arg("text"));
   m.def("validate", &validate, py::arg("request"), py::arg("input"), py::arg("input_name"));
   m.def("graph", &graph, py::arg("request"), py::arg("input"), py::arg("input_name"));
   m.def("elements", &elements);

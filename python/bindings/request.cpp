@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-#include "pipelines/pipe_format.hpp"
+#include "pipelines/app/job_spec.hpp"
 #include "stages/builtin.hpp"
 #include "stages/io/memory/memory_source.hpp"
 
@@ -32,42 +32,36 @@ Registry request_registry(std::shared_ptr<const stages::HostArray> input,
   return registry;
 }
 
+app::JobSpec request_job(const json& request) {
+  app::JobSpec spec;
+  spec.pipe_file = text_or_empty(request, "pipe");
+  for (const json& s : request.value("set", json::array()))
+    spec.typed_sets.push_back({s.at(0).get<std::string>(), s.at(1).get<std::string>(), s.at(2)});
+  spec.out_dir = text_or_empty(request, "out");
+  spec.devices = text_or_empty(request, "devices");
+  spec.fallback = text_or_empty(request, "fallback");
+  spec.vram = text_or_empty(request, "vram");
+  spec.batch = request.value("batch_size", std::int64_t{0});
+  spec.in_flight = request.value("in_flight", 0);
+  spec.checkpoint = text_or_empty(request, "checkpoint");
+  spec.clean = request.value("clean", false);
+  spec.max_memory = text_or_empty(request, "max_memory");
+  spec.trace = text_or_empty(request, "trace");
+  return spec;
+}
+
 Pipeline request_pipeline(const json& request, const Registry& registry) {
   Pipeline pipeline(registry);
-  const std::string pipe = text_or_empty(request, "pipe");
-  if (!pipe.empty()) load_pipe_file(pipe, pipeline);
   for (const json& e : request.value("elements", json::array()))
     pipeline.add({kind_of(e.at("kind").get<std::string>()), e.at("name").get<std::string>(),
                   e.value("params", json::object()), {}, {}});
-  if (pipeline.elements().empty())
-    throw InputError(pipe.empty() ? "the pipeline has no elements; start it with .source(...)"
-                                  : pipe + ": no pipeline elements; expected lines such as \"source synthetic\"");
-  for (const json& s : request.value("set", json::array()))
-    pipeline.set(s.at(0).get<std::string>(), s.at(1).get<std::string>(), s.at(2), SourceLocation{"set", 0, 0});
-  // As the CLI's --out: the file's sinks write into this folder instead.
-  if (const std::string out = text_or_empty(request, "out"); !out.empty()) pipeline.redirect_outputs(out);
+  app::build_pipeline(request_job(request), pipeline);
   if (request.value("arrays", true)) pipeline.sink("arrays");
-  if (const std::string devices = text_or_empty(request, "devices"); !devices.empty()) pipeline.devices(devices, true);
-  if (const std::string fallback = text_or_empty(request, "fallback"); !fallback.empty()) pipeline.fallback(fallback);
-  if (const std::string vram = text_or_empty(request, "vram"); !vram.empty()) pipeline.vram(vram);
   return pipeline;
 }
 
 RunOptions request_options(const json& request) {
-  RunOptions options;
-  options.batch_size = request.value("batch_size", std::int64_t{0});
-  options.max_in_flight = request.value("in_flight", 0);
-  options.checkpoint = text_or_empty(request, "checkpoint");
-  options.clean = request.value("clean", false);
-  if (const std::string max_memory = text_or_empty(request, "max_memory"); !max_memory.empty()) {
-    try {
-      options.max_memory = parse_memory_budget("max_memory", max_memory, /*require_unit=*/true);
-    } catch (const ParamError& e) {
-      throw InputError(fmt::format("max_memory: {}", e.bare_message()));
-    }
-  }
-  options.trace_file = text_or_empty(request, "trace");
-  return options;
+  return app::run_options(request_job(request), app::OptionSpelling::Python);
 }
 
 }  // namespace pacflow::python

@@ -23,11 +23,6 @@ struct Shared {
 
 }  // namespace
 
-json run_while_python_waits(const Pipeline& pipeline, RunOptions options, const py::object& progress) {
-  return run_while_python_waits([&pipeline](const RunOptions& o) { return pipeline.run(o); }, std::move(options),
-                                progress);
-}
-
 json run_while_python_waits(const std::function<json(const RunOptions&)>& run, RunOptions options,
                             const py::object& progress) {
   Shared shared;

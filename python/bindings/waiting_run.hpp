@@ -12,10 +12,8 @@
 namespace pacflow::python {
 
 // `progress` is None or called as progress(batches_done, batches_total, elapsed_s) with the GIL held.
+// `run` is called on the worker thread with `options`, their stop token and progress hook set.
 // Returns the run's report; throws what the run threw, or the KeyboardInterrupt.
-json run_while_python_waits(const Pipeline& pipeline, RunOptions options, const pybind11::object& progress);
-// The same for any run (a dataset's): `run` is called on the worker thread with `options`, their
-// stop token and progress hook set.
 json run_while_python_waits(const std::function<json(const RunOptions&)>& run, RunOptions options,
                             const pybind11::object& progress);
 

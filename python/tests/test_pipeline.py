@@ -140,6 +140,46 @@ def test_python_m_pacflow_runs_a_pipe_file(source_dir: Path, tmp_path: Path) -> 
     assert bad.returncode == 2 and "no such file" in bad.stderr
 
 
+def test_set_values_read_as_the_cli_reads_them(source_dir: Path, tmp_path: Path) -> None:
+    assert pacflow.parse_set("bandpass.pha=[[4,8],[8,12]]") == ("bandpass.pha", [[4, 8], [8, 12]])
+    assert pacflow.parse_set("mi.outputs=[distributions,preferred_phase]") == (
+        "mi.outputs", ["distributions", "preferred_phase"])  # a list, as in pipeline_cli, not a string
+    assert pacflow.parse_set('sink.title="a=b c"') == ("sink.title", "a=b c")
+    with pytest.raises(ValueError, match='--set "surrogates": '):
+        pacflow.parse_set("surrogates")
+    ok = subprocess.run([sys.executable, "-m", "pacflow", "run", str(source_dir / "pipelines/pac.pipe"), "--out",
+                         str(tmp_path), "--set", "surrogates.n=20", "--set", "bandpass.amp=[[60,80],[80,100]]", "-q"],
+                        capture_output=True, text=True)
+    assert ok.returncode == 0, ok.stderr
+    assert np.load(tmp_path / "pac_z.npy").shape[-1] == 2
+    bad = subprocess.run([sys.executable, "-m", "pacflow", "run", str(source_dir / "pipelines/pac.pipe"), "--set",
+                          "surrogates"], capture_output=True, text=True)
+    assert bad.returncode == 2 and "expected NAME.key=value" in bad.stderr, bad.stderr
+
+
+def test_shards_from_python_merge_into_the_single_runs_files(cli: str, source_dir: Path, tmp_path: Path) -> None:
+    pipe = source_dir / "pipelines/pac.pipe"
+    sets = {"surrogates.n": 20, "surrogates.trials": "none"}  # no trial-level test: batches of 16 series
+    subprocess.run([cli, "run", str(pipe), "--out", str(tmp_path / "one"), "-q", "--batch", "16",
+                    "--set", "surrogates.n=20", "--set", "surrogates.trials=none"], check=True)
+    shards = [tmp_path / f"shard{i}" for i in range(3)]
+    for i, folder in enumerate(shards):
+        pacflow.run_shard(pipe, f"{i}/3", folder, set=sets, batch_size=16, progress=False)
+    merged = pacflow.merge(tmp_path / "merged", list(reversed(shards)), progress=False)
+    single = json.loads((tmp_path / "one" / "result.json").read_text())
+    assert merged["run"]["batches"] == single["run"]["batches"] == 8
+    for name, array in npy_arrays(tmp_path / "one").items():
+        assert_bitwise(np.load(tmp_path / "merged" / f"{name}.npy"), array, name)
+    # The CLI merges Python's shards alike, and refuses a set with one missing, naming it.
+    subprocess.run([cli, "merge", str(tmp_path / "by_cli"), *map(str, shards), "-q"], check=True)
+    assert_bitwise(np.load(tmp_path / "by_cli" / "pac_z.npy"), np.load(tmp_path / "one" / "pac_z.npy"), "pac_z")
+    with pytest.raises(ValueError, match="shard 1/3 is missing"):
+        pacflow.merge(tmp_path / "partial", [shards[0], shards[2]], progress=False)
+    assert not (tmp_path / "partial").exists()
+    with pytest.raises(ValueError, match="--out"):
+        pacflow.run_shard(pipe, "0/3", "", progress=False)
+
+
 def test_elements_and_devices() -> None:
     listing = pacflow.elements()
     names = {(e["kind"], e["name"]) for e in listing["elements"]}

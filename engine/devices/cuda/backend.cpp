@@ -1,5 +1,7 @@
 // The cuda backend: what libpacflow_cuda.so gives the engine (engine/devices/gpu_backend.hpp) through its
-// two entry points at the end of this file.
+// entry points (stages/cuda_plugin.cpp).
+#include "engine/devices/cuda/backend.hpp"
+
 #include <cstdlib>
 #include <fmt/format.h>
 
@@ -8,7 +10,6 @@
 #include "engine/devices/cuda/kernel.hpp"
 #include "engine/devices/cuda/pinned_host.hpp"
 #include "engine/devices/cuda/runtime.hpp"
-#include "stages/cuda_kernels.hpp"
 
 namespace pacflow::cuda {
 
@@ -46,7 +47,8 @@ class CudaRun final : public GpuRun {
 
 class CudaBackend final : public GpuBackend {
  public:
-  CudaBackend() : kernels_(stages::cuda_kernels()), availability_(find_devices()) {}
+  explicit CudaBackend(std::map<std::string, KernelFactory> kernels)
+      : kernels_(std::move(kernels)), availability_(find_devices()) {}
 
   GpuAvailability availability() const override { return availability_; }
 
@@ -81,13 +83,8 @@ class CudaBackend final : public GpuBackend {
 
 }  // namespace
 
-}  // namespace pacflow::cuda
+std::unique_ptr<GpuBackend> make_cuda_backend(std::map<std::string, KernelFactory> kernels) {
+  return std::make_unique<CudaBackend>(std::move(kernels));
+}
 
-// The plugin's entry points (engine/devices/gpu_plugin.cpp looks them up by name).
-extern "C" {
-__attribute__((visibility("default"))) int pacflow_gpu_backend_abi() { return pacflow::kGpuBackendAbi; }
-__attribute__((visibility("default"))) const char* pacflow_gpu_backend_version() { return PACFLOW_VERSION; }
-__attribute__((visibility("default"))) void pacflow_make_gpu_backend(std::unique_ptr<pacflow::GpuBackend>* out) {
-  *out = std::make_unique<pacflow::cuda::CudaBackend>();
-}
-}
+}  // namespace pacflow::cuda

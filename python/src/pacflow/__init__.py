@@ -17,12 +17,13 @@ from typing import Any
 from . import _core
 from .comodulogram import comodulogram
 from .dataset import Dataset
-from .pipeline import Pipeline, run
+from .pipeline import Pipeline, merge, parse_set, run, run_shard
 from .result import Result
 from .significance import Significance
 
 __version__: str = _core.version()
-__all__ = ["Dataset", "Pipeline", "Result", "Significance", "comodulogram", "devices", "elements", "run", "__version__"]
+__all__ = ["Dataset", "Pipeline", "Result", "Significance", "comodulogram", "devices", "elements", "merge", "parse_set",
+           "run", "run_shard", "__version__"]
 
 
 def elements() -> dict[str, Any]:

@@ -10,7 +10,7 @@ import sys
 from typing import Optional, Sequence
 
 from . import __version__, devices
-from .pipeline import run
+from .pipeline import parse_set, run
 
 OK, FAILED, BAD_INPUT, INTERRUPTED = 0, 1, 2, 130
 
@@ -22,8 +22,7 @@ def _parser() -> argparse.ArgumentParser:
     r = commands.add_parser("run", help="run a pipeline file")
     r.add_argument("file", help="the .pipe file")
     r.add_argument("--set", action="append", default=[], metavar="NAME.key=value",
-                   help="override or add a parameter (repeatable); the value is read as JSON when it parses, "
-                        "else as text")
+                   help="override or add a parameter (repeatable), read as pipeline_cli reads it")
     r.add_argument("--out", help="write every sink's output into this directory")
     r.add_argument("--devices", help="device pool for stages without on= (cpu, cpu:*, cuda:0, sim:0-7)")
     r.add_argument("--fallback", choices=["none", "cpu"], help="cpu: run GPU stages on the CPU when no GPU is visible")
@@ -39,29 +38,14 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _set_value(text: str) -> object:
-    import json
-
-    try:
-        return json.loads(text)
-    except ValueError:
-        return text
-
-
 def main(argv: Optional[Sequence[str]] = None) -> int:
     """The command line; returns the exit code."""
     args = _parser().parse_args(argv)
     if args.command == "devices":
         print("\n".join(devices()))
         return OK
-    sets = {}
-    for item in args.set:
-        name, eq, value = item.partition("=")
-        if not eq:
-            print(f"error: --set {item!r}: expected NAME.key=value", file=sys.stderr)
-            return BAD_INPUT
-        sets[name] = _set_value(value)
     try:
+        sets = dict(parse_set(item) for item in args.set)  # pipeline_cli's grammar: [a,b] is a list
         result = run(args.file, set=sets, out=args.out, devices=args.devices, fallback=args.fallback, vram=args.vram,
                      batch_size=args.batch, in_flight=args.in_flight, checkpoint=args.checkpoint, trace=args.trace,
                      max_memory=args.max_memory, clean=args.clean, progress=not args.quiet)

@@ -6,7 +6,7 @@ import json
 import os
 import sys
 from pathlib import Path
-from typing import Any, Callable, Mapping, Optional, Union
+from typing import Any, Callable, Mapping, Optional, Sequence, Union
 
 import numpy as np
 
@@ -193,13 +193,8 @@ class Pipeline:
 
 
 def _run(request: dict[str, Any], input: Optional[np.ndarray], progress: Progress) -> Union[Result, Dataset]:
-    callback = progress_callback(progress)
-    try:
-        report, arrays, coordinates = _core.run(_dumps(request), input, "the array", callback,
-                                                ["python", *sys.argv[:1], "pacflow.run"])
-    finally:
-        if isinstance(callback, ProgressBar):
-            callback.close()
+    report, arrays, coordinates = _waiting(
+        lambda callback: _core.run(_dumps(request), input, "the array", callback, _command("pacflow.run")), progress)
     if arrays is None:  # a dataset: `coordinates` holds each recording's results
         return dataset_of(report, coordinates, _result)
     return _result(report, arrays, coordinates)
@@ -226,6 +221,14 @@ def run(pipe: Union[str, os.PathLike], *, set: Optional[Mapping[str, Any]] = Non
     out, devices, fallback, vram, batch_size, in_flight, checkpoint, trace, max_memory, clean, progress
         As for :meth:`Pipeline.run`.
     """
+    request = {"pipe": os.fspath(Path(pipe)), "set": _overrides(set), "out": out, "devices": devices,
+               "fallback": fallback, "vram": vram, "batch_size": batch_size, "in_flight": in_flight,
+               "checkpoint": checkpoint, "trace": trace, "max_memory": max_memory, "clean": clean, "arrays": True}
+    return _run(request, None, progress)
+
+
+def _overrides(set: Optional[Mapping[str, Any]]) -> list[list[Any]]:
+    """``{"surrogates.n": 1000}`` as the request's ``[element, key, value]`` triples."""
     sets = []
     for name, value in (set or {}).items():
         if not isinstance(name, str):
@@ -234,7 +237,91 @@ def run(pipe: Union[str, os.PathLike], *, set: Optional[Mapping[str, Any]] = Non
         if not dot or not element or not key:
             raise ValueError(f"set: {name!r} is not NAME.key (e.g. 'surrogates.n')")
         sets.append([element, key, value])
-    request = {"pipe": os.fspath(Path(pipe)), "set": sets, "out": out, "devices": devices, "fallback": fallback,
-               "vram": vram, "batch_size": batch_size, "in_flight": in_flight, "checkpoint": checkpoint,
-               "trace": trace, "max_memory": max_memory, "clean": clean, "arrays": True}
-    return _run(request, None, progress)
+    return sets
+
+
+def parse_set(text: str) -> tuple[str, Any]:
+    """One ``NAME.key=value`` override read as ``pipeline_cli run --set`` reads it.
+
+    The value follows the ``.pipe`` grammar: ``[a,b]`` is a list, ``"a b"`` a string, ``12`` a number.
+
+    Returns
+    -------
+    name : str
+        ``"NAME.key"``, a key of :func:`run`'s ``set``.
+    value : object
+        The value, as the engine reads it.
+    """
+    element, key, value = _core.parse_set(text)
+    return f"{element}.{key}", json.loads(value)
+
+
+def run_shard(pipe: Union[str, os.PathLike], shard: str, out: Union[str, os.PathLike], *,
+              set: Optional[Mapping[str, Any]] = None, devices: Optional[str] = None, fallback: Optional[str] = None,
+              vram: Optional[str] = None, batch_size: int = 0, in_flight: int = 0, max_memory: Optional[str] = None,
+              progress: Progress = None) -> dict[str, Any]:
+    """Compute one share of a ``.pipe`` file's run, as ``pipeline_cli run --shard i/N --out DIR``.
+
+    Share ``i`` of ``N`` is the run's batches ``i, i + N, …`` (a dataset's recordings ``i, i + N, …``),
+    written into ``out`` with what identifies the run; :func:`merge` assembles the shards into the
+    files one run writes. A job array runs one share per task.
+
+    Parameters
+    ----------
+    pipe : path
+        The ``.pipe`` file.
+    shard : str
+        ``"i/N"``, ``0 <= i < N``.
+    out : path
+        The shard's folder (created and locked; an earlier shard there is replaced when this one is done).
+    set, devices, fallback, vram, batch_size, in_flight, max_memory, progress
+        As for :func:`run`; every shard of a run must be given the same.
+
+    Returns
+    -------
+    dict
+        The shard's report.
+    """
+    request = {"pipe": os.fspath(Path(pipe)), "set": _overrides(set), "out": os.fspath(out), "devices": devices,
+               "fallback": fallback, "vram": vram, "batch_size": batch_size, "in_flight": in_flight,
+               "max_memory": max_memory, "arrays": False}
+    report = _waiting(lambda callback: _core.shard(_dumps(request), shard, callback, _command("pacflow.run_shard")),
+                      progress)
+    return dict(json.loads(report))
+
+
+def merge(out: Union[str, os.PathLike], shards: Sequence[Union[str, os.PathLike]], *,
+          progress: Progress = None) -> dict[str, Any]:
+    """Assemble one run's outputs from its shards, as ``pipeline_cli merge OUT SHARD…``.
+
+    Parameters
+    ----------
+    out : path
+        Where the run's outputs go (every sink's files, as ``run(..., out=...)``).
+    shards : sequence of path
+        The shards' folders, every ``i`` of ``N`` once.
+
+    Returns
+    -------
+    dict
+        The merged run's report (its result.json). A shard missing, damaged or of another run raises
+        ValueError naming it, and leaves ``out`` as it was.
+    """
+    folders = [os.fspath(s) for s in shards]
+    report = _waiting(lambda callback: _core.merge(os.fspath(out), folders, callback, _command("pacflow.merge")),
+                      progress)
+    return dict(json.loads(report))
+
+
+def _command(name: str) -> list[str]:
+    return ["python", *sys.argv[:1], name]
+
+
+def _waiting(call: Any, progress: Progress) -> Any:
+    """Runs ``call(callback)`` with the progress callback, closing a progress bar afterwards."""
+    callback = progress_callback(progress)
+    try:
+        return call(callback)
+    finally:
+        if isinstance(callback, ProgressBar):
+            callback.close()

@@ -1,4 +1,4 @@
-#include "tools/pipeline_cli/shards.hpp"
+#include "pipelines/app/shards.hpp"
 
 #include <algorithm>
 #include <cerrno>
@@ -16,7 +16,7 @@
 #include "engine/plan/output_checks.hpp"
 #include "engine/run/batch_wire.hpp"
 
-namespace pacflow::cli {
+namespace pacflow::app {
 
 namespace fs = std::filesystem;
 
@@ -29,22 +29,6 @@ constexpr int kShardFormat = 2;  // 2: sealed by a checksum, with batches.bin's 
 constexpr std::size_t kMaxRecordBytes = std::size_t{256} << 20;
 // Each batch in batches.bin: its length, then its bytes.
 using BatchLength = std::uint64_t;
-
-json recipe_json(const ShardRecipe& r) {
-  return {{"pipe_file", r.pipe_file.string()}, {"sets", r.sets}, {"devices", r.devices},
-          {"fallback", r.fallback},          {"vram", r.vram}, {"batch", r.batch}};
-}
-
-ShardRecipe recipe_of(const json& j) {
-  ShardRecipe r;
-  r.pipe_file = j.at("pipe_file").get<std::string>();
-  r.sets = j.at("sets").get<std::vector<std::string>>();
-  r.devices = j.at("devices").get<std::string>();
-  r.fallback = j.at("fallback").get<std::string>();
-  r.vram = j.at("vram").get<std::string>();
-  r.batch = j.at("batch").get<std::int64_t>();
-  return r;
-}
 
 // What makes the shards' batches: the plan without its sinks, which only the merge runs (into its
 // own folder).
@@ -186,7 +170,7 @@ void ShardWriter::add_to(OutputSet& outputs) {
                               {"batches_bytes", bytes_},
                               {"batches_checksum", checksum_.hex()},
                               {"files", files},
-                              {"recipe", recipe_json(recipe_)},
+                              {"recipe", job_record(recipe_)},
                               {"plan", plan_}});
   outputs.add_content(dir_ / kManifest, record.dump(2) + "\n");
 }
@@ -235,7 +219,7 @@ ShardReader::ShardReader(const std::vector<fs::path>& dirs, const std::stop_toke
     if (!record.contains("recipe") || !record["recipe"].is_object() || !record.contains("plan"))
       throw damaged("no recipe or plan");
     try {
-      recipe_of(record["recipe"]);
+      job_from_record(record["recipe"]);
     } catch (const json::exception& e) {
       throw damaged(e.what());
     }
@@ -273,7 +257,7 @@ ShardReader::ShardReader(const std::vector<fs::path>& dirs, const std::stop_toke
       throw InputError(fmt::format("{}: damaged: its size or checksum is not what {} records; run the shard again",
                                    path.string(), (shard.dir / kManifest).string()));
   }
-  recipe_ = recipe_of(shards_.front().record["recipe"]);  // `first` was moved with its shard
+  recipe_ = job_from_record(shards_.front().record["recipe"]);  // `first` was moved with its shard
 }
 
 ShardReader::~ShardReader() = default;
@@ -340,4 +324,4 @@ void add_checked_copies(const ShardReader& shards, int index, const fs::path& to
   }
 }
 
-}  // namespace pacflow::cli
+}  // namespace pacflow::app

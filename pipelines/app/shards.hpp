@@ -23,8 +23,9 @@
 #include "engine/io/output_folders.hpp"
 #include "engine/io/output_set.hpp"
 #include "engine/io/unique_fd.hpp"
+#include "pipelines/app/job_spec.hpp"
 
-namespace pacflow::cli {
+namespace pacflow::app {
 
 // "i/N" as given to --shard; throws InputError for anything else (0 <= i < N).
 struct ShardSpec {
@@ -33,13 +34,9 @@ struct ShardSpec {
   static ShardSpec parse(const std::string& text);
 };
 
-// How the shard's run was made: enough for `merge` to make the same pipeline again.
-struct ShardRecipe {
-  std::filesystem::path pipe_file;  // absolute
-  std::vector<std::string> sets;
-  std::string devices, fallback, vram;
-  std::int64_t batch = 0;
-};
+// How the shard's run was made: enough for `merge` to make the same pipeline again (its file's path
+// absolute, its overrides, placement and batch size; job_record keeps them).
+using ShardRecipe = JobSpec;
 
 // A file a shard wrote besides its batches (a dataset's recording's), as its record lists it.
 struct ShardFile {
@@ -119,4 +116,4 @@ class ShardReader final : public RankLink {
 void add_checked_copies(const ShardReader& shards, int index, const std::filesystem::path& to, OutputSet& outputs,
                         const std::stop_token& stop);
 
-}  // namespace pacflow::cli
+}  // namespace pacflow::app

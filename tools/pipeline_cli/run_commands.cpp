@@ -1,0 +1,217 @@
+#include "tools/pipeline_cli/run_commands.hpp"
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <fmt/format.h>
+
+#include "engine/io/provenance.hpp"
+#include "pipelines/app/runners.hpp"
+#include "stages/builtin.hpp"
+#include "stages/common/lanes.hpp"
+#include "tools/pipeline_cli/exit_codes.hpp"
+#include "tools/pipeline_cli/interrupts.hpp"
+#include "tools/pipeline_cli/progress_line.hpp"
+#include "tools/pipeline_cli/ranks.hpp"
+#include "tools/pipeline_cli/warnings.hpp"
+
+namespace pacflow::cli {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
+
+// The options every run shares with the spec's: the stop, provenance.
+RunOptions cli_run_options(const app::JobSpec& spec, const InterruptWatch& interrupts,
+                           const std::vector<std::string>& command_line) {
+  RunOptions options = app::run_options(spec);
+  options.stop = interrupts.token();
+  options.provenance = collect_provenance(command_line, simd::simd_width());
+  return options;
+}
+
+// What the user hears when a signal stopped the run; returns the exit code.
+int interrupted(const InterruptWatch& interrupts, const RunCancelled& stop, const std::string& checkpoint) {
+  const int signal = interrupts.signal();
+  const std::string what = fmt::format("pacflow: interrupted by {} after {} batch{}", signal_name(signal),
+                                       stop.batches_delivered(), stop.batches_delivered() == 1 ? "" : "es");
+  if (checkpoint.empty())
+    fmt::print(stderr, "{}; no output written (files of earlier runs are as they were)\n", what);
+  else
+    fmt::print(stderr, "{}; the checkpoint in {} keeps the finished batches: run the same command again to resume\n",
+               what, checkpoint);
+  return signal ? interrupted_exit_code(signal) : kRunFailed;
+}
+
+// A dataset stopped: nothing of it was committed.
+int dataset_interrupted(const InterruptWatch& interrupts, bool root) {
+  const int signal = interrupts.signal();
+  if (root)
+    fmt::print(stderr, "pacflow: interrupted by {}; no output written: a dataset's files are committed together "
+                       "when every recording is done (files of earlier runs are as they were)\n",
+               signal_name(signal));
+  return signal ? interrupted_exit_code(signal) : kRunFailed;
+}
+
+// A run's failure in a job of several ranks (mpirun, srun): rank 0 reports every error; another rank
+// only its run's own (an error in planning, every rank meets alike), named by its rank. The whole job
+// then ends with the exit code the error has alone, since the other ranks may be waiting for this one.
+[[noreturn]] void fail_job(Ranks& ranks, const std::exception& error) {
+  const int rank = ranks.link().rank();
+  if (rank == 0 || dynamic_cast<const StageError*>(&error))
+    fmt::print(stderr, "error: rank {}: {}\n", rank, error.what());
+  std::fflush(stderr);
+  const int code = caused_by_input(error) ? kBadInput : kRunFailed;
+  ranks.abort_job(code);
+  std::_Exit(code);  // not reached: abort_job ends the job
+}
+
+std::string over_ranks(Ranks* ranks) {
+  return ranks ? fmt::format(" over {} ranks", ranks->link().size()) : std::string();
+}
+
+// A dataset here: the pipeline once per recording, a line per recording (rank 0's own).
+int run_dataset_here(const app::Job& job, RunOptions& options, bool quiet, const InterruptWatch& interrupts,
+                     Ranks* ranks) {
+  const bool root = !ranks || ranks->link().rank() == 0;
+  options.on_progress = nullptr;
+  const auto start = Clock::now();
+  auto last = start;
+  const auto each = [&](const std::string& id, const json& r, const std::shared_ptr<stages::ResultArrays>&) {
+    if (root && !quiet)
+      fmt::print("pacflow: recording {}: {} series in {:.3f} s\n", id, r["run"]["series"].get<std::int64_t>(),
+                 seconds_since(last));
+    std::fflush(stdout);
+    last = Clock::now();
+  };
+  json report;
+  try {
+    report = app::run_here(job, options, each);
+  } catch (const RunCancelled&) {
+    return dataset_interrupted(interrupts, root);
+  } catch (const RecordingFailed& e) {
+    // A recording's failure is its rank's alone: that rank says it (fail_job then ends the job).
+    if (!root) fmt::print(stderr, "error: rank {}: {}\n", ranks->link().rank(), e.what());
+    if (!ranks)  // one transaction: say so, as the interrupted run does
+      std::throw_with_nested(RecordingFailed(fmt::format(
+          "{}\nno output written: a dataset's files are committed together when every recording is done (files of "
+          "earlier runs are as they were)",
+          e.what())));
+    throw;
+  }
+  if (root) print_warnings(report);
+  if (!root || quiet) return kOk;
+  fmt::print("pacflow: dataset {}: {} recordings in {:.3f} s{}; each one's results in a folder named after it{}\n",
+             report["dataset"].get<std::string>(), report["recordings"].size(), seconds_since(start), over_ranks(ranks),
+             report.contains("stacked") ? fmt::format(", all stacked in {}", report["stacked"].get<std::string>())
+                                        : std::string());
+  return kOk;
+}
+
+// The run of one process: alone, or rank k of a job (rank 0 alone prints and writes).
+int run_here(const app::JobSpec& spec, bool quiet, const std::vector<std::string>& command_line,
+             const InterruptWatch& interrupts, Ranks* ranks) {
+  const bool root = !ranks || ranks->link().rank() == 0;
+  const app::Job job = app::load_job(spec, stages::builtin_registry());
+  RunOptions options = cli_run_options(spec, interrupts, command_line);
+  if (ranks) options.ranks = &ranks->link();
+  ProgressLine progress;
+  if (!quiet && root) options.on_progress = [&progress](const Progress& p) { progress(p); };
+  if (job.is_dataset()) return run_dataset_here(job, options, quiet, interrupts, ranks);
+  const auto start = Clock::now();
+  json report;
+  try {
+    report = app::run_here(job, options);
+  } catch (const RunCancelled& stop) {
+    progress.done();
+    if (!root) return interrupts.signal() ? interrupted_exit_code(interrupts.signal()) : kRunFailed;
+    return interrupted(interrupts, stop, spec.checkpoint);
+  } catch (...) {
+    progress.done();
+    throw;
+  }
+  progress.done();
+  if (!root) return kOk;  // rank 0 reports for the job
+  print_warnings(report);
+  if (quiet) return kOk;
+  const auto batches = report["run"]["batches"].get<std::int64_t>();
+  fmt::print("pacflow: {} series in {} batch{}{}, {:.3f} s; wrote {}\n", report["run"]["series"].get<std::int64_t>(),
+             batches, batches == 1 ? "" : "es", over_ranks(ranks), seconds_since(start),
+             fmt::join(app::output_locations(job.pipeline()), ", "));
+  if (report["run"].contains("checkpoint") && report["run"]["checkpoint"]["resumed_at_series"].get<std::int64_t>() > 0)
+    fmt::print("pacflow: resumed from the checkpoint in {} at series {}\n", spec.checkpoint,
+               report["run"]["checkpoint"]["resumed_at_series"].get<std::int64_t>());
+  return kOk;
+}
+
+// `run --shard i/N --out DIR`: share i of the run's batches, written into DIR for `merge`.
+int shard_command(const app::JobSpec& spec, const RunFlags& flags, const std::vector<std::string>& command_line) {
+  const InterruptWatch interrupts;
+  const app::ShardSpec shard = app::ShardSpec::parse(flags.shard);
+  if (launched_processes() > 1)
+    throw InputError("--shard runs one share in one process; start it without mpirun or srun (or use the ranks "
+                     "mpirun gives, without --shard)");
+  app::ShardRun run;
+  try {
+    run = app::run_shard(spec, shard, cli_run_options(spec, interrupts, command_line), stages::builtin_registry());
+  } catch (const RunCancelled& stop) {
+    return interrupted(interrupts, stop, "");
+  }
+  print_warnings(run.report);
+  if (flags.quiet) return kOk;
+  if (run.dataset) {
+    fmt::print("pacflow: shard {}/{}: {} of the dataset's recordings in {}; then: pipeline_cli merge OUT {} …\n",
+               shard.index, shard.count, run.report["recordings"].size(), spec.out_dir, spec.out_dir);
+  } else {
+    const auto batches = run.report["run"]["batches"].get<std::int64_t>();
+    fmt::print("pacflow: shard {}/{}: batches {}, {} + {}, … of {} in {}; then: pipeline_cli merge OUT {} …\n",
+               shard.index, shard.count, shard.index, shard.index, shard.count, batches, spec.out_dir, spec.out_dir);
+  }
+  return kOk;
+}
+
+}  // namespace
+
+int run_command(const app::JobSpec& spec, const RunFlags& flags, const std::vector<std::string>& command_line) {
+  if (flags.sharded) return shard_command(spec, flags, command_line);
+  const InterruptWatch interrupts;                   // first: before any thread starts
+  const std::unique_ptr<Ranks> ranks = start_ranks();  // after: MPI's threads inherit the blocked signals
+  if (!ranks) return run_here(spec, flags.quiet, command_line, interrupts, nullptr);
+  try {
+    const int code = run_here(spec, flags.quiet, command_line, interrupts, ranks.get());
+    if (code != kOk) ranks->abort_job(code);  // interrupted: the other ranks stop with it
+    return code;
+  } catch (const std::exception& e) {
+    fail_job(*ranks, e);
+  }
+}
+
+int merge_command(const std::string& out, const std::vector<std::string>& shard_dirs, bool quiet,
+                  const std::vector<std::string>& command_line) {
+  const InterruptWatch interrupts;
+  RunOptions options;
+  options.stop = interrupts.token();
+  options.provenance = collect_provenance(command_line, simd::simd_width());
+  app::MergeRun merged;
+  try {
+    merged = app::merge_shards({shard_dirs.begin(), shard_dirs.end()}, out, options, stages::builtin_registry());
+  } catch (const RunCancelled& stop) {
+    return interrupted(interrupts, stop, "");
+  }
+  print_warnings(merged.report);
+  if (quiet) return kOk;
+  const json& report = merged.report;
+  if (merged.dataset)
+    fmt::print("pacflow: merged {} shards of dataset {}: {} recordings' folders into {}{}\n", merged.shards,
+               report["dataset"].get<std::string>(), report["recordings"].size(), out,
+               report.contains("stacked") ? fmt::format(", stacked in {}", report["stacked"].get<std::string>())
+                                          : std::string());
+  else
+    fmt::print("pacflow: merged {} shards, {} batches; wrote {}\n", merged.shards,
+               report["run"]["batches"].get<std::int64_t>(), fmt::join(merged.outputs, ", "));
+  return kOk;
+}
+
+}  // namespace pacflow::cli
