@@ -12,6 +12,7 @@
 #include "engine/io/output_folders.hpp"
 #include "engine/io/output_set.hpp"
 #include "engine/plan/output_checks.hpp"
+#include "pipelines/group/group_summary.hpp"
 #include "pipelines/manifest_table.hpp"
 #include "stages/io/hdf5/stacked_results.hpp"
 #include "stages/io/memory/memory_sink.hpp"
@@ -220,6 +221,67 @@ fs::path stacked_path_of(const Pipeline& pipeline) {
   return !stacked ? default_stacked_path(pipeline) : *stacked == "none" ? fs::path() : fs::path(*stacked);
 }
 
+// The manifest's group test settings (its parameters, defaults filled); nullopt for group=none.
+std::optional<group::Settings> group_settings(const Pipeline& pipeline) {
+  const ElementSpec& manifest = pipeline.elements().front();
+  const ElementInfo* info = pipeline.registry().find(ElementKind::Source, manifest.name);
+  if (!info) throw std::logic_error("the manifest source is not registered");
+  const Params params(manifest.params, info->params);
+  if (params.string("group") == "none") return std::nullopt;
+  group::Settings s;
+  s.flips = params.integer("group_n");
+  s.seed = static_cast<std::uint64_t>(params.integer("group_seed"));
+  s.cluster_p = params.number("group_cluster_p");
+  return s;
+}
+
+// Every recording's value of the group test's statistic, kept as the collector stacks them.
+class GroupValues {
+ public:
+  GroupValues(std::optional<group::Settings> settings, std::size_t recordings)
+      : settings_(settings), values_(recordings) {}
+  void add(std::size_t i, const stages::ResultArrays& results) {
+    if (!settings_) return;
+    for (const stages::ResultArray& a : results.arrays) {
+      if (a.name != group::kGroupStatistic) continue;
+      if (i == 0) {
+        shape_.assign(a.shape.begin(), a.shape.end());
+        dims_ = a.dims;
+      }
+      values_[i].assign(a.values.begin(), a.values.end());
+    }
+  }
+  // The tests, into the stacked file and the report; nothing when the recordings have no trial_rank_z
+  // (the report says so) or there is one recording.
+  void finish(stages::StackedResults& stacked, json& report) const {
+    if (!settings_) return;
+    if (values_.size() < 2) {
+      report["group"] = {{"skipped", "one recording: a group test needs at least two"}};
+      return;
+    }
+    std::vector<double> all;
+    for (const auto& v : values_) {
+      if (v.empty()) {
+        report["group"] = {{"skipped", "the recordings have no trial_rank_z (the trial-level test is off: surrogates "
+                                       "trials=none, or fewer than four epochs)"}};
+        return;
+      }
+      all.insert(all.end(), v.begin(), v.end());
+    }
+    const group::GroupOutcome outcome =
+        group::group_tests(all, static_cast<std::int64_t>(values_.size()), shape_, dims_, *settings_);
+    for (const group::GroupArray& a : outcome.arrays) stacked.add_summary(a.name, a.shape, a.dims, a.doc, a.values);
+    report["group"] = outcome.report;
+    for (const auto& w : outcome.warnings) report["warnings"].push_back(w);
+  }
+
+ private:
+  std::optional<group::Settings> settings_;
+  std::vector<std::vector<double>> values_;  // [recording][cells]
+  std::vector<std::size_t> shape_;
+  std::vector<std::string> dims_;
+};
+
 class DatasetRun {
  public:
   DatasetRun(const Pipeline& pipeline, const RunOptions& options, RecordingResults on_recording,
@@ -229,7 +291,8 @@ class DatasetRun {
         on_recording_(std::move(on_recording)),
         before_commit_(std::move(before_commit)),
         table_(table_of(pipeline)),
-        plan_(dataset_plan(pipeline, table_)) {
+        plan_(dataset_plan(pipeline, table_)),
+        group_(group_settings(pipeline), table_.recordings.size()) {
     stacked_path_ = stacked_path_of(pipeline);
     if (RankLink* link = options.ranks) {
       rank_ = link->rank();
@@ -267,6 +330,7 @@ class DatasetRun {
     warnings.insert(warnings.end(), warnings_.begin(), warnings_.end());
     json report{{"dataset", table_.file.string()}, {"recordings", recordings}, {"warnings", warnings}};
     if (collects_ && stacked_) {
+      group_.finish(*stacked_, report);
       stacked_->finish(stacked_attributes(plan_, first_facts_), outputs());
       report["stacked"] = stacked_path_.string();
     }
@@ -350,6 +414,7 @@ class DatasetRun {
     }
     try {
       stacked_->add(i, results);
+      group_.add(i, results);
     } catch (const InputError& e) {
       const ManifestRecording& row = table_.recordings[i];
       std::throw_with_nested(RecordingFailed(
@@ -363,6 +428,7 @@ class DatasetRun {
   BeforeCommit before_commit_;
   ManifestTable table_;
   json plan_;  // what every rank agrees on (dataset_plan)
+  GroupValues group_;
   fs::path stacked_path_;
   int rank_ = 0, ranks_ = 1;
   bool collects_ = true, computes_ = true;

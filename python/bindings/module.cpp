@@ -2,12 +2,14 @@
 // pipeline a request describes, runs it while Python waits (Ctrl-C stops it) and hands the results
 // over as NumPy arrays; everything else is the engine's, exactly as pipeline_cli runs it.
 #include <pybind11/pybind11.h>
+#include <pybind11/numpy.h>
 #include <pybind11/stl.h>
 
 #include "engine/api/json_text.hpp"
 #include "engine/devices/backends.hpp"
 #include "engine/io/provenance.hpp"
 #include "pipelines/app/runners.hpp"
+#include "pipelines/group/group_summary.hpp"
 #include "pipelines/report/methods_text.hpp"
 #include "pipelines/report/significance.hpp"
 #include "python/bindings/errors.hpp"
@@ -110,6 +112,30 @@ std::string merge(const std::string& out, const std::vector<std::string>& dirs, 
   return json_text(report, -1);
 }
 
+// The group-level test of `values` ([subjects][...], float64, C order) whose axes after the first are
+// `dims` (pipelines/group/group_summary.hpp): (report as JSON text, warnings, [(name, values, shape,
+// dims, doc)…]).
+py::tuple group_test(const py::array_t<double, py::array::c_style | py::array::forcecast>& values,
+                     const std::vector<std::string>& dims, std::int64_t flips, std::uint64_t seed, double cluster_p) {
+  if (values.ndim() < 3 || static_cast<std::size_t>(values.ndim() - 1) != dims.size())
+    throw InputError("group: the values need a subjects axis, then the statistic's axes (the last two the bands)");
+  const std::vector<std::size_t> shape(values.shape() + 1, values.shape() + values.ndim());
+  const std::vector<double> all(values.data(), values.data() + values.size());
+  group::Settings settings;
+  settings.flips = flips;
+  settings.seed = seed;
+  settings.cluster_p = cluster_p;
+  group::GroupOutcome outcome;
+  {
+    const py::gil_scoped_release released;
+    outcome = group::group_tests(all, static_cast<std::int64_t>(values.shape(0)), shape, dims, settings);
+  }
+  py::list arrays;
+  for (const auto& a : outcome.arrays)
+    arrays.append(py::make_tuple(a.name, py::array_t<double>(a.shape, a.values.data()), a.dims, a.doc));
+  return py::make_tuple(json_text(outcome.report, -1), outcome.warnings, arrays);
+}
+
 // One `NAME.key=value` override read with the CLI's grammar (`[a,b]` a list, `"a b"` a string):
 // (element, key, value as JSON text).
 py::tuple parse_set(const std::string& text) {
@@ -205,6 +231,8 @@ PYBIND11_MODULE(_core, m) {
   m.def("shard", &shard, py::arg("request"), py::arg("shard"), py::arg("progress"), py::arg("command"));
   m.def("merge", &merge, py::arg("out"), py::arg("shards"), py::arg("progress"), py::arg("command"));
   m.def("parse_set", &parse_set, py::arg("text"));
+  m.def("group_test", &group_test, py::arg("values"), py::arg("dims"), py::arg("flips"), py::arg("seed"),
+        py::arg("cluster_p"));
   m.def("validate", &validate, py::arg("request"), py::arg("input"), py::arg("input_name"));
   m.def("graph", &graph, py::arg("request"), py::arg("input"), py::arg("input_name"));
   m.def("elements", &elements);

@@ -73,6 +73,52 @@ def test_an_mne_epochs_object(signals: np.ndarray) -> None:
     assert continuous.report["input"]["layout"] == "CT" and continuous.pac.shape == (1, 3, 1, 1)
 
 
+def test_conditions_from_labels_and_from_mne_event_ids() -> None:
+    mne = pytest.importorskip("mne")
+    from conftest import coupled
+
+    x = coupled(epochs=12, seed=4).astype(np.float64)
+    labels = ["go", "nogo"] * 6
+    bands = {"f_pha": [[4, 8]], "f_amp": [[60, 80]], "n_perm": 40, "surrogates__min_shift": "0.5s",
+             "surrogates__trials": "maxstat", "progress": False}
+    by_labels = pacflow.comodulogram(x, 256, conditions=labels, **bands)
+    assert by_labels.dims["trial_pvalues"][0] == "conditions" and by_labels.trial_pvalues.shape == (2, 3, 1, 1)
+    assert "contrast_pvalues" in by_labels and by_labels.contrast_z.shape == (3, 1, 1)
+    assert by_labels.report["input"]["conditions"][1] == {"name": "nogo", "epochs": 6, "first_epoch": 1}
+    # The same epochs as MNE epochs with their event_id: the same numbers, bit for bit.
+    info = mne.create_info(["Fz", "Cz", "Pz"], 256.0, "eeg")
+    events = np.column_stack([np.arange(12) * 1024, np.zeros(12, int), np.tile([1, 2], 6)])
+    epochs = mne.EpochsArray(x, info, events=events, event_id={"go": 1, "nogo": 2}, verbose=False)
+    by_events = pacflow.comodulogram(epochs, conditions=True, **bands)
+    assert by_events.contrast_z.tobytes() == by_labels.contrast_z.tobytes()
+    assert by_events.trial_z.tobytes() == by_labels.trial_z.tobytes()
+    # A chosen order (the contrast is the first minus the second), and one condition's epochs alone.
+    reversed_order = pacflow.comodulogram(epochs, conditions=["nogo", "go"], **bands)
+    np.testing.assert_allclose(reversed_order.contrast_z, -by_labels.contrast_z, rtol=1e-5, atol=1e-6)
+    only_go = pacflow.comodulogram(epochs, conditions=["go"], **bands)
+    assert only_go.pac.shape[0] == 6 and "contrast_pvalues" not in only_go
+    with pytest.raises(ValueError, match="'stop' not in the epochs' event_id"):
+        pacflow.comodulogram(epochs, conditions=["go", "stop"], **bands)
+    with pytest.raises(ValueError, match="2 labels for 12 epochs"):
+        pacflow.comodulogram(x, 256, conditions=["go", "nogo"], **bands)
+
+
+def test_bad_annotations_of_a_raw_recording_are_not_read_silently() -> None:
+    mne = pytest.importorskip("mne")
+    from conftest import coupled
+
+    info = mne.create_info(["Fz", "Cz", "Pz"], 256.0, "eeg")
+    raw = mne.io.RawArray(np.concatenate(list(coupled().astype(np.float64)), axis=-1), info, verbose=False)
+    raw.set_annotations(mne.Annotations(onset=[2.0], duration=[1.5], description=["BAD_muscle"]))
+    bands = {"f_pha": [[4, 8]], "f_amp": [[60, 80]], "n_perm": 0, "progress": False}
+    with pytest.raises(ValueError, match="1 BAD annotation \\(1.5 s\\).*reject_by_annotation=True"):
+        pacflow.comodulogram(raw, **bands)
+    assert pacflow.comodulogram(raw, reject_by_annotation=False, **bands).pac.shape == (1, 3, 1, 1)
+    epochs = mne.make_fixed_length_epochs(raw, duration=4, reject_by_annotation=True, preload=True, verbose=False)
+    assert len(epochs) == 5  # 24 s in 4 s epochs, the one that meets the BAD stretch left out
+    assert pacflow.comodulogram(epochs, **bands).pac.shape == (5, 3, 1, 1)
+
+
 def test_plot_draws_the_comodulogram_in_hz_with_significant_cells_outlined() -> None:
     x = coupled(epochs=12, channels=2, n_times=2048)
     result = pacflow.comodulogram(x, 256, f_pha="4:12:4", f_amp="60:100:4", n_perm=100, progress=False)

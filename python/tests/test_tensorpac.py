@@ -198,8 +198,8 @@ def test_fit_refusals(data: np.ndarray) -> None:
     p = Pac(idpac=(1, 0, 0), **BANDS)
     pha = np.zeros((len(p.xvec), 2, 256))
     amp = np.ones((len(p.yvec), 2, 256))
-    with pytest.raises(ValueError, match="sample rate"):
-        p.fit(pha, amp, n_perm=0)
+    with pytest.raises(ValueError, match="sample rate"):  # pacflow's min_shift rule is a period of a band
+        Pac(idpac=(2, 2, 4), **BANDS).fit(pha, amp, n_perm=10, min_shift=None)
     with pytest.raises(ValueError, match="bands"):
         p.fit(pha[:2], amp, n_perm=0, sf=SF)
     with pytest.raises(ValueError, match="PLV"):

@@ -288,6 +288,9 @@ void SurrogatesStage::plan_trials(PlanContext& ctx) {
       {surrogates::kTrialPac, "mean over epochs of the measure"},
       {surrogates::kTrialZ, "(mean - mean of the surrogate means) / std of the surrogate means"},
       {surrogates::kTrialPvalues, "(1 + #{k: mean_k >= mean}) / (n + 1) of the mean over epochs, " + correction},
+      {surrogates::kTrialRankZ, "-Phi^-1 of the mean's mid-rank among its permutations, (#{k: mean_k > mean} + "
+                                "(#{k: mean_k = mean} + 1) / 2) / (n + 1), uncorrected: symmetric around 0 without "
+                                "coupling (a group test's subject value)"},
   };
   const auto declare = [&](const char* name, const std::string& doc, const RowLayout& rows_of) {
     TensorDecl decl = over_cells({name, {n_pha_, n_amp_}, DType::Float32, true, doc, rows_of});

@@ -1,5 +1,6 @@
 #include "stages/surrogates/trial_statistics.hpp"
 
+#include <boost/math/special_functions/erf.hpp>
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -134,6 +135,25 @@ void test_cells(const Values& at, std::int64_t n, std::int64_t cells, TrialTest 
     erpac::correct(raw, test == TrialTest::Fdr ? erpac::Correction::Fdr : erpac::Correction::Bonferroni);
   if (test != TrialTest::Maxstat && test != TrialTest::MaxstatRaw)
     std::transform(raw.begin(), raw.end(), p, [](double v) { return static_cast<float>(v); });
+}
+
+// The observed value's mid-rank among all n + 1 arrangements, as a standard-normal quantile:
+// -Phi^-1((#{k: v_k > v_0} + (#{k: v_k = v_0} + 1) / 2) / (n + 1)). With no coupling the observed
+// arrangement is one of n + 1 exchangeable ones, so this takes the n + 1 values symmetric around 0
+// alike: the subject-level value a group test's sign flips need (pipelines/group/), where the
+// standardised mean (trial_z) is skewed by the measure's own skew.
+template <class Values>
+double rank_z(const Values& at, std::int64_t n, std::int64_t column) {
+  const double observed = at(0, column);
+  if (std::isnan(observed)) return std::numeric_limits<double>::quiet_NaN();
+  double above = 0, tied = 0;
+  for (std::int64_t k = 1; k <= n; ++k) {
+    const double v = at(k, column);
+    above += v > observed ? 1 : 0;
+    tied += v == observed ? 1 : 0;
+  }
+  const double mid = (above + (tied + 1) / 2) / static_cast<double>(n + 1);
+  return std::sqrt(2.0) * boost::math::erfc_inv(2 * mid);
 }
 
 }  // namespace
@@ -329,6 +349,7 @@ void TrialStatistics::finish(Batch& out) {
   float* pac = emplace(kTrialPac, slots);
   float* z = emplace(kTrialZ, slots);
   float* p = emplace(kTrialPvalues, slots);
+  float* ranked = emplace(kTrialRankZ, slots);
   FamilyColumns family;
   for (std::int64_t condition = 0; condition < layout_.conditions; ++condition)
     for (const auto& groups : families()) {
@@ -351,6 +372,7 @@ void TrialStatistics::finish(Batch& out) {
           pac[at] = static_cast<float>(mean(0, column));
           p[at] = family.p[static_cast<std::size_t>(column)];
           z[at] = family.z[static_cast<std::size_t>(column)];
+          ranked[at] = static_cast<float>(rank_z(mean, layout_.n_perm, column));
         }
     }
   if (observed_.empty()) return;

@@ -66,6 +66,7 @@ inline constexpr const char* kEpochZ = "pac_z";  // read per row, with two condi
 inline constexpr const char* kTrialPac = "trial_pac";
 inline constexpr const char* kTrialZ = "trial_z";
 inline constexpr const char* kTrialPvalues = "trial_pvalues";
+inline constexpr const char* kTrialRankZ = "trial_rank_z";
 inline constexpr const char* kContrastPac = "contrast_pac";
 inline constexpr const char* kContrastZ = "contrast_z";
 inline constexpr const char* kContrastPvalues = "contrast_pvalues";

@@ -117,7 +117,7 @@ TEST(CliCheckpoint, KilledAndInterruptedRunResumesToTheUninterruptedRunsBytes) {
   auto want = folder_contents(dir / "reference");
   got.erase("result.json");  // timings and the checkpoint's note differ
   want.erase("result.json");
-  ASSERT_EQ(got.size(), 11u);  // 6 arrays per series, 3 of the trial-level test (resumed from its sums), 2 images
+  ASSERT_EQ(got.size(), 12u);  // 6 arrays per series, 4 of the trial-level test (resumed from its sums), 2 images
   for (const auto& [name, bytes] : want) EXPECT_TRUE(got[name] == bytes) << name << " differs from the uninterrupted run";
   EXPECT_FALSE(fs::exists(dir / "ck"));
 }

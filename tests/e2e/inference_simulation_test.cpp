@@ -25,6 +25,7 @@
 #include <string>
 
 #include "engine/api/pipeline.hpp"
+#include "pipelines/dataset_run.hpp"
 #include "stages/builtin.hpp"
 #include "stages/io/edf/edf_writer.hpp"
 #include "tests/support/cli_runner.hpp"
@@ -275,6 +276,38 @@ TEST_F(InferenceSimulation, EvokedResponseOfVariableSize) {
   RecordProperty("kept_series_fwer", fmt::format("{:.1f} %", share(series_hits[0], series)));
   RecordProperty("removed_series_fwer", fmt::format("{:.1f} %", share(series_hits[1], series)));
   expect_nominal(hits[1], families, "evoked response of variable size, removed by stage evoked, cells");
+}
+
+// The group level (issue 38): studies of ten null subjects (each eight epochs of white noise on
+// eight channels), run as a dataset; the group test of their trial_z (one-sided, every channel's cells
+// one family: max-T, and cluster mass) must reject at 5 % of studies.
+TEST_F(InferenceSimulation, GroupTestOfNullSubjects) {
+  constexpr int kSubjects = 10;
+  std::int64_t max_t_hits = 0, cluster_hits = 0;
+  for (std::int64_t study = 0; study < datasets(); ++study) {
+    std::string table = "id\tpath\tepoch\n";
+    for (int s = 0; s < kSubjects; ++s) {
+      const std::string id = fmt::format("sub-{:02}", s);
+      recording(dir_ / (id + ".edf"), 9000 + static_cast<std::uint64_t>(study * kSubjects + s), 8 * kEpochSeconds,
+                false);
+      table += fmt::format("{}\t{}.edf\t4s\n", id, id);
+    }
+    dir_.write("subjects.tsv", table);
+    Pipeline p(stages::builtin_registry());
+    p.source("manifest", {{"path", (dir_ / "subjects.tsv").string()}, {"group_seed", study}});
+    p.stage("bandpass", {{"pha", "4:12:3"}, {"amp", "50:90:3"}});
+    p.stage("hilbert");
+    p.stage("mi");
+    p.stage("surrogates", {{"n", 100}, {"min_shift", "0.5s"}, {"seed", study}});
+    p.sink("npy", {{"dir", (dir_ / "out").string()}});
+    const json report = run_dataset(p, RunOptions{});
+    const json& group = report.at("group").at("group");
+    ASSERT_TRUE(group.at("exact").get<bool>()) << "2^10 flips, every one";
+    max_t_hits += group.at("significant_cells_maxstat").get<std::int64_t>() > 0;
+    cluster_hits += group.at("significant_cells_cluster").get<std::int64_t>() > 0;
+  }
+  expect_nominal(max_t_hits, datasets(), "group: 10 null subjects, one-sided max-T over 8 channels x 9 cells");
+  expect_nominal(cluster_hits, datasets(), "group: 10 null subjects, cluster mass over 8 channels x 9 cells");
 }
 
 }  // namespace

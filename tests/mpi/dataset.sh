@@ -60,8 +60,17 @@ with h5py.File(f"{out}/recordings.h5", "r") as f:
         for i, id in enumerate(ids):
             assert np.array_equal(f[name][i], np.load(f"{out}/{id}/{name}.npy")), (name, id)
     assert list(f.attrs["pha_centres_hz"]) == [4.0, 8.0, 12.0]
+    # The group test across the recordings (subjects) of their trial_rank_z: t as the one-sample t.
+    z = f["trial_rank_z"][()].astype(np.float64)
+    t = z.mean(0) / (z.std(0, ddof=1) / np.sqrt(len(ids)))
+    assert list(f["group_t"].attrs["dims"]) == ["channels", "phase_bands", "amplitude_bands"]
+    assert np.allclose(f["group_t"][()], t, rtol=1e-5), (f["group_t"][()], t)
+    for name in ("group_dz", "group_dz_low", "group_dz_high", "group_pvalues", "group_cluster_pvalues",
+                 "group_clusters"):
+        assert f[name].shape == t.shape, name
+    assert (f["group_pvalues"][()] >= 1 / 8).all()  # three subjects: 8 sign flips
 PY
-echo "3 recordings: each one's files as a run of it alone writes them; recordings.h5 stacks them"
+echo "3 recordings: each one's files as a run of it alone writes them; recordings.h5 stacks them, with the group test"
 
 if [[ -n $mpirun ]]; then
   for n in 2 3; do

@@ -1,5 +1,6 @@
 #include "tools/pipeline_cli/run_commands.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -72,6 +73,23 @@ std::string over_ranks(Ranks* ranks) {
   return ranks ? fmt::format(" over {} ranks", ranks->link().size()) : std::string();
 }
 
+// The group test's outcome (pipelines/group/group_summary.hpp), a line per test.
+void print_group(const json& report) {
+  if (!report.contains("group") || !report["group"].contains("group")) return;
+  for (const char* test : {"group", "group_contrast"}) {
+    if (!report["group"].contains(test)) continue;
+    const json& g = report["group"][test];
+    double best = 1;
+    for (const auto& c : g["clusters"]) best = std::min(best, c["p"].get<double>());
+    fmt::print("pacflow: {}: {} subjects, {} sign flips{}: {} cells below 0.05 by max-T, {} in clusters below 0.05 "
+               "(smallest cluster p {:.3g}); the arrays {}_* in the stacked file\n",
+               test == std::string("group") ? "group test" : "group contrast", g["subjects"].get<std::int64_t>(),
+               g["flips"].get<std::int64_t>(), g["exact"].get<bool>() ? " (every one)" : "",
+               g["significant_cells_maxstat"].get<std::int64_t>(), g["significant_cells_cluster"].get<std::int64_t>(),
+               best, test);
+  }
+}
+
 // A dataset here: the pipeline once per recording, a line per recording (rank 0's own).
 int run_dataset_here(const app::Job& job, RunOptions& options, bool quiet, const InterruptWatch& interrupts,
                      Ranks* ranks) {
@@ -107,6 +125,7 @@ int run_dataset_here(const app::Job& job, RunOptions& options, bool quiet, const
              report["dataset"].get<std::string>(), report["recordings"].size(), seconds_since(start), over_ranks(ranks),
              report.contains("stacked") ? fmt::format(", all stacked in {}", report["stacked"].get<std::string>())
                                         : std::string());
+  print_group(report);
   return kOk;
 }
 

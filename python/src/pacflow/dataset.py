@@ -8,6 +8,7 @@ from typing import Any, Optional
 
 import numpy as np
 
+from .group import GroupResult, group_test
 from .result import Result
 
 
@@ -70,6 +71,38 @@ class Dataset(Mapping[str, Result]):
             raise ValueError(f"{name}: the recordings' arrays differ in shape ({sorted(shapes)}); "
                              "take them one by one: dataset[recording]")
         return np.stack(arrays)
+
+    def group(self, *, n_flips: Optional[int] = None, seed: Optional[int] = None,
+              cluster_p: Optional[float] = None) -> GroupResult:
+        """The group-level test of the recordings (subjects): what the dataset run wrote into its
+        stacked file, computed again from every recording's ``trial_rank_z``.
+
+        Parameters
+        ----------
+        n_flips, seed, cluster_p : optional
+            As the manifest's ``group_n``, ``group_seed`` and ``group_cluster_p`` (by default the
+            run's own, so the arrays equal the stacked file's).
+
+        Returns
+        -------
+        GroupResult
+            The one-sample test (``group_*``) and, with two conditions, the paired contrast
+            (``group_contrast_*``).
+
+        Raises
+        ------
+        ValueError
+            When the recordings have no ``trial_rank_z`` (the trial-level test was off) or differ in shape.
+        """
+        first = next(iter(self._recordings.values()), None)
+        if first is None or "trial_rank_z" not in first:
+            raise ValueError("the recordings have no trial_rank_z: the group test needs the trial-level test "
+                             "(surrogates trials=auto with four epochs or more)")
+        ran = self.report.get("group", {}).get("settings", {})  # the manifest's group_* as the run read them
+        return group_test(self.stack("trial_rank_z"), first.dims["trial_rank_z"],
+                          n_flips=int(ran.get("group_n", 10000)) if n_flips is None else n_flips,
+                          seed=int(ran.get("group_seed", 42)) if seed is None else seed,
+                          cluster_p=float(ran.get("group_cluster_p", 0.05)) if cluster_p is None else cluster_p)
 
     def __repr__(self) -> str:
         return f"Dataset({len(self)} recordings: {', '.join(self._recordings)})"

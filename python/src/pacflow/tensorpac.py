@@ -1,36 +1,49 @@
-"""A drop-in for TensorPAC 0.6's ``Pac``: change ``from tensorpac import Pac`` to
-``from pacflow.tensorpac import Pac`` and the script runs on pacflow's engine.
+"""A drop-in for TensorPAC 0.6.5's public API: change ``from tensorpac import Pac`` (or
+``from tensorpac.utils import ...``, ``from tensorpac.signals import ...``) to
+``from pacflow.tensorpac import ...`` and the script runs on pacflow's engine.
 
-The interface is TensorPAC's: the constructor (``idpac``, ``f_pha``, ``f_amp`` in every form
-``tensorpac.utils.pac_vec`` takes, ``dcomplex="hilbert"``, ``cycle``, ``n_bins``), :meth:`Pac.filter`,
-:meth:`Pac.filterfit`, :meth:`Pac.infer_pvalues`, and ``pac``, ``surrogates``, ``pvalues`` in TensorPAC's
-layouts: ``(n_amp, n_pha, n_epochs)``, ``(n_perm, n_amp, n_pha, n_epochs)``, ``(n_amp, n_pha)``.
+- :class:`Pac`: the constructor (``idpac``, ``f_pha``, ``f_amp`` in every form :func:`pac_vec` takes,
+  ``dcomplex="hilbert"``, ``cycle``, ``n_bins``), :meth:`Pac.filter`, :meth:`Pac.fit`,
+  :meth:`Pac.filterfit`, :meth:`Pac.infer_pvalues`, ``pac``, ``surrogates``, ``pvalues`` in TensorPAC's
+  layouts ``(n_amp, n_pha, n_epochs)``, ``(n_perm, n_amp, n_pha, n_epochs)``, ``(n_amp, n_pha)``, and
+  the plots ``comodulogram``, ``triplot``, ``polar``, ``pacplot``, ``savefig``, ``show``.
+- :class:`EventRelatedPac` (the ``erpac`` stage), :class:`PreferredPhase` (``mi
+  outputs=preferred_phase,distributions``).
+- :class:`BinAmplitude`, :class:`ITC`, :class:`PSD`, :class:`PeakLockedTF`, :func:`pac_vec`,
+  :func:`pac_trivec` (``tensorpac.utils``), :func:`pac_signals_tort`, :func:`pac_signals_wavelet`
+  (``tensorpac.signals``, the same draws for the same ``rnd_state``).
 
-Differences by design (docs/methods.md; the first call of a method that has one warns once):
+Differences by design (docs/methods.md, docs/python.md; the first call that meets one warns once):
 
-- ``idpac[0] = 2, 3`` (Tort's MI, heights ratio): phase bins are counted per series (Tort's reference
-  code, TensorPAC's numba path) where TensorPAC's tensor path pools the counts over bands and epochs:
-  pacflow's value is TensorPAC's for one series at a time.
+- ``idpac[0] = 2, 3`` (Tort's MI, heights ratio) and the preferred phase: phase bins are counted per
+  series (Tort's reference code, TensorPAC's numba path) where TensorPAC's tensor path pools the
+  counts over bands and epochs: pacflow's value is TensorPAC's for one series at a time.
 - ``idpac[0] = 5`` (PLV): the amplitude envelope's phase is taken in the phase band (Penny et al.
   2008), where TensorPAC takes the phase of the unfiltered envelope.
 - ``idpac[0] = 6`` (Gaussian copula): tied values share their ranks' mean quantile.
+- ERPAC with several phase bands: each band's own circular-linear correlation (Voytek et al. 2013, as
+  TensorPAC documents it), where TensorPAC's ``erpac`` mixes the bands' sines and cosines.
 - Surrogates come from pacflow's counter-based generator keyed by ``random_state`` (the same seed
-  gives the same surrogates on any machine, device or batch size, not TensorPAC's), and keep the
-  shift at least one period of the lowest phase band from the observed alignment.
+  gives the same surrogates on any machine, device or batch size, not TensorPAC's). Their shifts
+  follow TensorPAC's rule by default: anywhere in [1, T) samples (``min_shift=1``).
+- A band whose high edge passes Nyquist is filtered up to just below it, with a warning (TensorPAC
+  designs its filter past Nyquist without one).
 
-``Pac.fit`` takes phases and amplitudes filtered elsewhere (the ``given_bands`` stage in place of
-``bandpass`` and ``hilbert``), except for PLV, whose envelope phase needs pacflow's filters;
-``dcomplex="wavelet"`` is not available (pacflow's analytic signal is the Hilbert transform's). ``EventRelatedPac`` and ``PreferredPhase`` are
-TensorPAC's other classes; pacflow's ``erpac`` stage and ``mi outputs=preferred_phase`` compute them.
+Not built: ``dcomplex="wavelet"`` (refused with the reason) and the Gaussian-copula ERPAC
+(``EventRelatedPac.fit(method="gc")``, refused).
 """
 
 from __future__ import annotations
 
 import warnings
-from typing import Any, Optional, Sequence, Union
+from typing import Any, Callable, Optional, Sequence, Union
 
 import numpy as np
 
+from ._tensorpac_base import _PacObject, _warned, epochs_by_times, pac_vec, warn_once  # noqa: F401 (_warned)
+from ._tensorpac_plot import _PacPlots, _Plots
+from ._tensorpac_utils import (ITC, PSD, BinAmplitude, PeakLockedTF, pac_signals_tort, pac_signals_wavelet,
+                               pac_trivec)
 from .pipeline import Pipeline
 from .result import Result
 
@@ -54,38 +67,25 @@ _DIFFERENCES = {
        "the unfiltered envelope (docs/methods.md)",
     6: "Gaussian copula PAC: tied values share their ranks' mean quantile in pacflow (docs/methods.md)",
 }
-_warned: set[int] = set()  # the methods whose difference was announced (once per process)
-
-_PRESETS = {"lres": 10, "mres": 30, "hres": 50, "demon": 70, "hulk": 100}
-
-
-def pac_vec(f_pha: Any = "mres", f_amp: Any = "mres") -> tuple[np.ndarray, np.ndarray]:
-    """Phase and amplitude bands, ``(n, 2)`` each, from TensorPAC's forms (``tensorpac.utils.pac_vec``):
-    presets ``"lres"``, ``"mres"``, ``"hres"``, ``"demon"``, ``"hulk"`` (centres from 2 to 20 Hz, half
-    width f/4, and from 60 to 160 Hz, half width f/8); ``[lo, hi]``; ``[[lo, hi], ...]`` or its
-    transpose; ``(start, stop, width, step)``; three edges or more (consecutive bands)."""
-    return _bands(f_pha, (2.0, 20.0, 4.0)), _bands(f_amp, (60.0, 160.0, 8.0))
+_TRIALS = ("none", "auto", "maxstat", "maxstat_raw", "fdr", "bonferroni", "uncorrected")
+MinShift = Union[int, str, None]
 
 
-def _bands(f: Any, preset: tuple[float, float, float]) -> np.ndarray:
-    if isinstance(f, str):
-        if f not in _PRESETS:
-            raise ValueError(f"unknown preset {f!r}; use one of {', '.join(_PRESETS)}")
-        centres = np.linspace(preset[0], preset[1], _PRESETS[f])
-        return np.c_[centres - centres / preset[2], centres + centres / preset[2]]
-    a = np.atleast_2d(np.asarray(f, dtype=np.float64))
-    if a.size == 1:
-        raise ValueError("The length of f should at least be 2.")
-    if 2 in a.shape:
-        return a if a.shape[1] == 2 else a.T
-    if np.squeeze(a).shape == (4,):
-        start, stop, width, step = np.squeeze(a)
-        return np.c_[np.arange(start, stop - width, step), np.arange(start + width, stop, step)]
-    edges = np.sort(a.reshape(-1))
-    return np.c_[edges[:-1], edges[1:]]
+def _min_shift_param(min_shift: MinShift) -> Optional[str]:
+    """The surrogates stage's ``min_shift``: an int is samples, a string a duration ("1smp", "0.5s"),
+    None pacflow's rule (a period of the lowest phase band, at most T/4)."""
+    if min_shift is None:
+        return None
+    if isinstance(min_shift, (int, np.integer)) and not isinstance(min_shift, bool):
+        if min_shift < 1:
+            raise ValueError(f"min_shift={min_shift}: the smallest shift is at least 1 sample")
+        return f"{int(min_shift)}smp"
+    if isinstance(min_shift, str):
+        return min_shift
+    raise TypeError(f"min_shift={min_shift!r}: give samples (int), a duration ('0.5s', '100ms', '1smp') or None")
 
 
-class Pac:
+class Pac(_PacObject, _PacPlots):
     """Phase-amplitude coupling with TensorPAC's interface, computed by pacflow.
 
     Parameters
@@ -112,23 +112,13 @@ class Pac:
     def __init__(self, idpac: Sequence[int] = (1, 2, 3), f_pha: Any = (2, 4), f_amp: Any = (60, 200),
                  dcomplex: str = "hilbert", cycle: Sequence[int] = (3, 6), width: int = 7, n_bins: int = 18,
                  verbose: Any = None) -> None:
-        if dcomplex != "hilbert":
-            raise ValueError(f"dcomplex={dcomplex!r}: pacflow computes the analytic signal with the Hilbert "
-                             "transform only (dcomplex='hilbert')")
-        cycle = tuple(cycle)
-        if len(cycle) != 2 or not all(isinstance(c, (int, np.integer)) for c in cycle):
-            raise ValueError("Cycle must be a tuple of two integers.")
-        self._f_pha, self._f_amp = pac_vec(f_pha, f_amp)
-        self._cycle = (int(cycle[0]), int(cycle[1]))
-        self._dcomplex = dcomplex
-        self._width = int(width)
+        super().__init__(f_pha=f_pha, f_amp=f_amp, dcomplex=dcomplex, cycle=cycle, width=width)
         self.n_bins = int(n_bins)
         self.idpac = idpac
         self._pac: Optional[np.ndarray] = None
         self._surrogates: Optional[np.ndarray] = None
         self._pvalues: Optional[np.ndarray] = None
         self._result: Optional[Result] = None
-        self._sf: Optional[float] = None  # of the last filter or filterfit, for fit
 
     # TensorPAC's attributes.
     @property
@@ -145,6 +135,10 @@ class Pac:
             raise ValueError(f"idpac={tuple(int(v) for v in idpac)}: measure 1-6, surrogates 0-3, normalisation 0-4")
         if idpac[0] == 4:  # ndPAC is thresholded at its own level: no surrogates, as TensorPAC
             idpac = np.array([4, 0, 0])
+        if idpac[0] == 1 and idpac[1] == 0 and idpac[2] == 0:
+            warnings.warn("MVL is amplitude dependent which means that if the amplitude increases, MVL also "
+                          "increases. You should select a normalization method for correcting this limitation "
+                          "(e.g idpac=(1, 2, 4))", stacklevel=3)
         if idpac[2] != 0 and idpac[1] == 0:
             warnings.warn("If you want to normalize the estimated PAC, you should select a surrogate method (second "
                           "digit of `idpac`). Normalization ignored.", stacklevel=3)
@@ -153,41 +147,6 @@ class Pac:
         self.method = _METHOD_NAMES[int(idpac[0])]
         self.str_surro = _SURROGATE_NAMES[int(idpac[1])]
         self.str_norm = _NORM_NAMES[int(idpac[2])]
-
-    def __str__(self) -> str:
-        return self.method
-
-    @property
-    def f_pha(self) -> np.ndarray:
-        """Phase bands, (n_pha, 2) Hz."""
-        return self._f_pha
-
-    @property
-    def f_amp(self) -> np.ndarray:
-        """Amplitude bands, (n_amp, 2) Hz."""
-        return self._f_amp
-
-    @property
-    def xvec(self) -> np.ndarray:
-        """Phase band centres, Hz."""
-        return self._f_pha.mean(1)
-
-    @property
-    def yvec(self) -> np.ndarray:
-        """Amplitude band centres, Hz."""
-        return self._f_amp.mean(1)
-
-    @property
-    def cycle(self) -> tuple[int, int]:
-        return self._cycle
-
-    @property
-    def dcomplex(self) -> str:
-        return self._dcomplex
-
-    @property
-    def width(self) -> int:
-        return self._width
 
     @property
     def pac(self) -> Optional[np.ndarray]:
@@ -210,29 +169,10 @@ class Pac:
         return self._result
 
     # TensorPAC's methods.
-    def filter(self, sf: float, x: Any, ftype: str = "phase", keepfilt: bool = False, edges: Optional[int] = None,
-               n_jobs: int = -1) -> np.ndarray:
-        """Phases (``ftype="phase"``) or amplitudes (``"amplitude"``) in each band, (n_freqs, n_epochs, n_times);
-        with ``keepfilt=True`` the band-passed signals instead. `edges` samples at each end are filtered
-        with the data, then dropped. `n_jobs` is accepted for compatibility (the engine uses every core)."""
-        if ftype not in ("phase", "amplitude"):
-            raise ValueError("ftype must either be 'phase' or 'amplitude.'")
-        self._sf = float(sf)
-        x = _epochs_by_times(x)
-        key = "pha" if ftype == "phase" else "amp"
-        pipeline = self._filter_pipeline(sf, x, edges, filtered=keepfilt)
-        if keepfilt:
-            result = pipeline.run(progress=False)
-            filtered = result[f"filtered_{key}"][:, 0]  # (epochs, bands, padded times)
-            if edges:
-                filtered = filtered[..., edges:-edges]
-            return filtered.transpose(1, 0, 2)
-        result = pipeline.stage("hilbert", outputs="phase" if ftype == "phase" else "amplitude").run(progress=False)
-        return result["phase" if ftype == "phase" else "amplitude"][:, 0].transpose(1, 0, 2)
-
     def filterfit(self, sf: float, x_pha: Any, x_amp: Any = None, n_perm: Optional[int] = 200, p: float = 0.05,
                   mcp: str = "maxstat", edges: Optional[int] = None, n_jobs: int = -1,
-                  random_state: Optional[int] = None, verbose: Any = None) -> np.ndarray:
+                  random_state: Optional[int] = None, verbose: Any = None, *, min_shift: MinShift = 1,
+                  trials: str = "none") -> np.ndarray:
         """Filter, then compute PAC (normalised by the surrogates as ``idpac`` says), (n_amp, n_pha, n_epochs).
 
         Parameters
@@ -251,12 +191,21 @@ class Pac:
             Accepted for compatibility (the engine uses every core).
         random_state : int, optional
             Seed of the surrogates (drawn at random when None, as TensorPAC).
+        min_shift : int, str or None, keyword-only
+            pacflow: the surrogates' smallest circular shift (``idpac[1]`` 2 and 3). The default, 1 sample,
+            is TensorPAC's rule (a cut anywhere in [1, T)); a duration (``"0.5s"``) or None (pacflow's
+            default: one period of the lowest phase band, at most T/4) keeps shifts that leave part of
+            the coupling in place out.
+        trials : str, keyword-only
+            pacflow: the engine's trial-level test of the mean over epochs against epoch permutations
+            (``"auto"``, ``"maxstat"``, ``"maxstat_raw"``, ``"fdr"``, ``"bonferroni"``, ``"uncorrected"``;
+            the surrogates stage's ``trials=``), read from ``p.result["trial_pvalues"]``; ``"none"`` (the
+            default) makes none, as TensorPAC.
         """
-        self._sf = float(sf)
-        x_pha = _epochs_by_times(x_pha)
+        x_pha = epochs_by_times(x_pha)
         cross = x_amp is not None and x_amp is not x_pha
         if cross:
-            x_amp = _epochs_by_times(x_amp)
+            x_amp = epochs_by_times(x_amp)
             if x_amp.shape != x_pha.shape:
                 raise ValueError("Inputs `x_pha` and `x_amp` must have the same shape.")
             x = np.stack([x_pha, x_amp], axis=1)  # the phase of channel 0 with the amplitude of channel 1
@@ -265,11 +214,11 @@ class Pac:
         pipeline = self._filter_pipeline(sf, x, edges, filtered=False).stage("hilbert")
         if int(self._idpac[0]) == 5:
             pipeline.stage("envelope_phase")
-        return self._measure(pipeline, cross, n_perm, p, mcp, random_state)
+        return self._measure(pipeline, cross, n_perm, p, mcp, random_state, min_shift, trials)
 
     def fit(self, pha: Any, amp: Any, n_perm: Optional[int] = 200, p: float = 0.05, mcp: str = "maxstat",
             n_jobs: int = -1, random_state: Optional[int] = None, verbose: Any = None, *,
-            sf: Optional[float] = None) -> np.ndarray:
+            sf: Optional[float] = None, min_shift: MinShift = 1, trials: str = "none") -> np.ndarray:
         """PAC of phases and amplitudes filtered elsewhere (or by :meth:`filter`), as :meth:`filterfit`.
 
         Parameters
@@ -278,53 +227,53 @@ class Pac:
             Phases in radians, (n_pha, n_epochs, n_times): one row per band of `f_pha`.
         amp : array_like
             Amplitudes, (n_amp, n_epochs, n_times): one row per band of `f_amp`.
-        n_perm, p, mcp, n_jobs, random_state
+        n_perm, p, mcp, n_jobs, random_state, min_shift, trials
             As for :meth:`filterfit`.
-        sf : float, optional
-            Sample rate (the surrogates' smallest shift is a period of the lowest phase band); by default
-            the last :meth:`filter` or :meth:`filterfit` call's.
+        sf : float, optional, keyword-only
+            Sample rate; needed only when `min_shift` is a duration in seconds or None (pacflow's rule,
+            a period of the lowest phase band). By default the last :meth:`filter` or :meth:`filterfit`
+            call's.
         """
-        sf = sf if sf is not None else getattr(self, "_sf", None)
-        if sf is None:
-            raise ValueError("fit needs the sample rate: call filter(sf, ...) first, or pass sf=")
+        sf = sf if sf is not None else self._sf
+        shift = _min_shift_param(min_shift)
+        if sf is None and (shift is None or not shift.endswith("smp")):
+            raise ValueError(f"fit with min_shift={min_shift!r} needs the sample rate: call filter(sf, ...) first, "
+                             "or pass sf=")
         if int(self._idpac[0]) == 5:
             raise ValueError("idpac[0] = 5 (PLV) filters each amplitude envelope with the phase bands' filters, "
                              "which fit does not have: use filterfit")
-        pha, amp = np.asarray(pha), np.asarray(amp)
-        if pha.ndim != 3 or amp.ndim != 3 or pha.shape[1:] != amp.shape[1:]:
-            raise ValueError("`pha` and `amp` should have shapes (n_pha, n_epochs, n_times) and (n_amp, n_epochs, "
-                             f"n_times), not {pha.shape} and {amp.shape}")
-        if (len(pha), len(amp)) != (len(self._f_pha), len(self._f_amp)):
-            raise ValueError(f"`pha` has {len(pha)} bands and `amp` {len(amp)}; this Pac's f_pha has "
-                             f"{len(self._f_pha)} and f_amp {len(self._f_amp)}")
-        # Each epoch's rows, phases then amplitudes, one series per epoch (the given_bands stage's input).
-        rows = np.concatenate([pha, amp], axis=0).transpose(1, 0, 2)
-        x = np.ascontiguousarray(rows, dtype=np.float64 if rows.dtype == np.float64 else np.float32)
-        pipeline = Pipeline().source(x.reshape(x.shape[0], -1), fs=float(sf), layout="ET") \
-            .stage("given_bands", pha=self._f_pha.tolist(), amp=self._f_amp.tolist())
-        return self._measure(pipeline, False, n_perm, p, mcp, random_state)
+        return self._measure(self._given_pipeline(pha, amp, sf), False, n_perm, p, mcp, random_state, min_shift,
+                             trials)
 
     def _measure(self, pipeline: Pipeline, cross: bool, n_perm: Optional[int], p: float, mcp: str,
-                 random_state: Optional[int]) -> np.ndarray:
+                 random_state: Optional[int], min_shift: MinShift, trials: str) -> np.ndarray:
         """Adds mi (and surrogates) to `pipeline`, runs it, keeps pac, surrogates and pvalues, and returns
         the PAC normalised as ``idpac`` says."""
         measure, surrogate, norm = (int(v) for v in self._idpac)
         n_surrogates = int(n_perm) if isinstance(n_perm, (int, np.integer)) else 0
+        if trials not in _TRIALS:
+            raise ValueError(f"trials={trials!r}: use one of {', '.join(_TRIALS)}")
         if n_surrogates <= 0 or surrogate == 0:
             surrogate, norm = 0, 0
             self._idpac = np.array([measure, 0, 0])
-        if measure in _DIFFERENCES and measure not in _warned:
-            _warned.add(measure)
-            warnings.warn(f"pacflow.tensorpac: {_DIFFERENCES[measure]}", stacklevel=3)
+        if measure in _DIFFERENCES:
+            warn_once(measure, _DIFFERENCES[measure], stacklevel=3)
         pipeline.stage("mi", method=_METHODS[measure], bins=self.n_bins, ndpac_p=p,
                        **({"pairs": [[0, 1]]} if cross else {}))
         if surrogate:
             seed = int(np.random.randint(0, 10000)) if random_state is None else int(random_state)
+            options: dict[str, Any] = {}
             # TensorPAC runs swapped trials with the MVL, whose value grows with each epoch's amplitude;
             # the engine refuses that pairing unless told to run it, and then warns (docs/methods.md).
-            confound = {"gain_confound": "warn"} if surrogate == 1 and _METHODS[measure] == "mvl" else {}
+            if surrogate == 1 and _METHODS[measure] == "mvl":
+                options["gain_confound"] = "warn"
+            shift = _min_shift_param(min_shift)
+            if surrogate in (2, 3) and shift is not None:
+                options["min_shift"] = shift
             pipeline.stage("surrogates", n=n_surrogates, seed=seed, method=_SURROGATES[surrogate],
-                           norm=_NORMS.get(norm, "z"), trials="none", outputs="values", **confound)
+                           norm=_NORMS.get(norm, "z"), trials=trials, outputs="values", **options)
+        elif trials != "none":
+            raise ValueError(f"trials={trials!r} needs surrogates: idpac[1] > 0 and n_perm > 0")
         result = self._result = pipeline.run(progress=False)
         for message in result.warnings:
             if "power differences" in message:
@@ -343,8 +292,21 @@ class Pac:
         """p-values of the mean over epochs against the mean over epochs of each surrogate, TensorPAC's
         convention: ``maxstat`` compares each cell with the largest mean surrogate over every cell; ``fdr``
         and ``bonferroni`` (MNE's corrections) correct the cells' own. p is ``count / n_perm``, at least
-        ``1 / n_perm``, and p-values not below `p` are set to 1. (pacflow's own trial-level test,
-        ``result.trial_pvalues``, uses epoch permutations instead: docs/methods.md.)"""
+        ``1 / n_perm``, and p-values not below `p` are set to 1. (pacflow's own trial-level test is the
+        ``trials=`` argument of :meth:`filterfit`: docs/methods.md.)
+
+        Parameters
+        ----------
+        p : float
+            The significance level.
+        mcp : {"maxstat", "fdr", "bonferroni"}
+            The multiple-comparison correction.
+
+        Returns
+        -------
+        numpy.ndarray
+            (n_amp, n_pha).
+        """
         if self._pac is None or self._surrogates is None:
             raise ValueError("no surrogates: run filterfit with n_perm > 0 and a surrogate method first")
         effect = self._pac.mean(2).astype(np.float64)
@@ -369,24 +331,268 @@ class Pac:
         self._pvalues = pvalues
         return pvalues
 
-    def _filter_pipeline(self, sf: float, x: np.ndarray, edges: Optional[int], filtered: bool) -> Pipeline:
-        source: dict[str, Any] = {"fs": float(sf), "layout": "ECT" if x.ndim == 3 else "ET"}
-        if edges:
-            source["pad"] = f"{int(edges)}smp"
-        bandpass: dict[str, Any] = {"pha": self._f_pha.tolist(), "amp": self._f_amp.tolist(),
-                                    "pha_cycles": self._cycle[0], "amp_cycles": self._cycle[1]}
-        if filtered:
-            bandpass["outputs"] = "filtered"
-        return Pipeline().source(x, **source).stage("bandpass", **bandpass)
+
+class EventRelatedPac(_PacObject, _Plots):
+    """Event-related PAC (Voytek et al. 2013) with TensorPAC's interface: the circular-linear correlation
+    across epochs between phase and amplitude, at every time point, computed by the ``erpac`` stage.
+
+    Parameters
+    ----------
+    f_pha, f_amp : str, list, tuple or array_like
+        The bands, in any form of :func:`pac_vec`.
+    dcomplex : {"hilbert"}
+        The analytic signal: pacflow's Hilbert transform.
+    cycle : tuple of 2 int
+        Filter cycles of the phase and amplitude bands.
+    width : int
+        Morlet width (unused with the Hilbert transform).
+    verbose : optional
+        Accepted for compatibility.
+    """
+
+    def __init__(self, f_pha: Any = (2, 4), f_amp: Any = (60, 200), dcomplex: str = "hilbert",
+                 cycle: Sequence[int] = (3, 6), width: int = 7, verbose: Any = None) -> None:
+        super().__init__(f_pha=f_pha, f_amp=f_amp, dcomplex=dcomplex, cycle=cycle, width=width)
+        self.method = "Event Related PAC"
+        self._erpac: Optional[np.ndarray] = None
+        self._pvalues: Optional[np.ndarray] = None
+        self._surrogates: Optional[np.ndarray] = None
+        self._result: Optional[Result] = None
+        self._rerun: Optional[Callable[[str], Result]] = None  # the last run, with another correction
+
+    def fit(self, pha: Any, amp: Any, method: str = "circular", smooth: Optional[int] = None, n_jobs: int = -1,
+            n_perm: Optional[int] = None, p: float = 0.05, mcp: str = "fdr", verbose: Any = None, *,
+            sf: Optional[float] = None) -> np.ndarray:
+        """ERPAC of phases and amplitudes filtered elsewhere (or by :meth:`filter`).
+
+        Parameters
+        ----------
+        pha : array_like
+            Phases in radians, (n_pha, n_epochs, n_times).
+        amp : array_like
+            Amplitudes, (n_amp, n_epochs, n_times).
+        method : {"circular"}
+            Voytek et al. 2013's circular-linear correlation; TensorPAC's Gaussian-copula ERPAC
+            (``"gc"``) is not built in pacflow and is refused.
+        smooth, n_perm
+            Parameters of the Gaussian-copula ERPAC only (accepted, unused).
+        n_jobs : int
+            Accepted for compatibility.
+        p : float
+            Level given to the correction (it does not change the corrected p-values).
+        mcp : {"fdr", "bonferroni"}
+            Correction of the p-values over every (amplitude band, phase band, time) cell.
+        sf : float, optional, keyword-only
+            The bands' sample rate (by default the last :meth:`filter`'s); ERPAC does not depend on it.
+
+        Returns
+        -------
+        numpy.ndarray
+            The ERPAC, (n_amp, n_pha, n_times).
+        """
+        self._check(method, mcp)
+        pha, amp = np.asarray(pha), np.asarray(amp)
+        sf = sf if sf is not None else self._sf
+
+        def run(correction: str) -> Result:
+            return self._given_pipeline(pha, amp, sf).stage("erpac", mcp=correction).run(progress=False)
+
+        return self._run(run, len(pha), mcp)
+
+    def filterfit(self, sf: float, x_pha: Any, x_amp: Any = None, method: str = "circular",
+                  smooth: Optional[int] = None, n_perm: Optional[int] = None, p: float = 0.05, mcp: str = "fdr",
+                  edges: Optional[int] = None, n_jobs: int = -1, verbose: Any = None) -> np.ndarray:
+        """Filter, then compute the ERPAC, (n_amp, n_pha, n_times).
+
+        Parameters
+        ----------
+        sf : float
+            Sample rate, Hz.
+        x_pha, x_amp : array_like
+            (n_epochs, n_times): phases from `x_pha`, amplitudes from `x_amp` (default `x_pha`).
+        method, smooth, n_perm, p, mcp, n_jobs
+            As for :meth:`fit`.
+        edges : int, optional
+            Samples at each end filtered with the data, then dropped.
+        """
+        self._check(method, mcp)
+        x_pha = epochs_by_times(x_pha)
+        if x_amp is not None and x_amp is not x_pha:
+            pha = self.filter(sf, x_pha, "phase", edges=edges)
+            amp = self.filter(sf, epochs_by_times(x_amp), "amplitude", edges=edges)
+            return self.fit(pha, amp, method=method, p=p, mcp=mcp, sf=sf)
+
+        def run(correction: str) -> Result:
+            pipeline = self._filter_pipeline(sf, x_pha, edges, filtered=False)
+            return pipeline.stage("hilbert").stage("erpac", mcp=correction).run(progress=False)
+
+        return self._run(run, len(self._f_pha), mcp)
+
+    def _check(self, method: str, mcp: str) -> None:
+        if method == "gc":
+            raise ValueError("method='gc': the Gaussian-copula ERPAC is not built in pacflow (its erpac stage "
+                             "computes Voytek et al. 2013's circular-linear correlation, method='circular')")
+        if method != "circular":
+            raise ValueError(f"method={method!r}: use 'circular'")
+        if mcp not in ("fdr", "bonferroni"):
+            raise ValueError(f"mcp={mcp!r}: use 'fdr' or 'bonferroni'")
+
+    def _run(self, run: Callable[[str], Result], n_pha: int, mcp: str) -> np.ndarray:
+        if n_pha > 1:
+            warn_once("erpac", "ERPAC with several phase bands: pacflow computes each band's own circular-linear "
+                               "correlation (Voytek et al. 2013, as TensorPAC documents it); TensorPAC's erpac mixes "
+                               "the bands' sines and cosines, and equals pacflow's called one phase band at a time "
+                               "(docs/methods.md)", stacklevel=4)
+        result = run(mcp)
+        self._rerun, self._result = run, result
+        self.method = "ERPAC (Voytek et al. 2013)"
+        self._erpac = result["erpac"][0].transpose(1, 0, 2)  # (channel, pha, amp, times) -> (amp, pha, times)
+        self._pvalues = result["erpac_pvalues"][0].transpose(1, 0, 2)
+        self._surrogates = None
+        return self._erpac
+
+    def infer_pvalues(self, p: float = 0.05, mcp: str = "fdr") -> np.ndarray:
+        """The ERPAC's p-values corrected by `mcp` over every cell (the engine's erpac stage, run again
+        with this correction on the last input).
+
+        Parameters
+        ----------
+        p : float
+            Level given to the correction (it does not change the corrected p-values).
+        mcp : {"fdr", "bonferroni"}
+            The correction.
+
+        Returns
+        -------
+        numpy.ndarray
+            (n_amp, n_pha, n_times).
+        """
+        if self._rerun is None:
+            raise ValueError("You should compute ERPAC first. Use the `fit` method")
+        self._check("circular", mcp)
+        self._pvalues = self._rerun(mcp)["erpac_pvalues"][0].transpose(1, 0, 2)
+        return self._pvalues
+
+    @property
+    def erpac(self) -> Optional[np.ndarray]:
+        """The ERPAC of the last fit, (n_amp, n_pha, n_times)."""
+        return self._erpac
+
+    @property
+    def pvalues(self) -> Optional[np.ndarray]:
+        """Its corrected p-values, (n_amp, n_pha, n_times)."""
+        return self._pvalues
+
+    @property
+    def surrogates(self) -> Optional[np.ndarray]:
+        """Surrogates of the Gaussian-copula ERPAC (not built: None)."""
+        return self._surrogates
+
+    @property
+    def result(self) -> Optional[Result]:
+        """pacflow's own :class:`~pacflow.Result` of the last run."""
+        return self._result
 
 
-def _epochs_by_times(x: Any) -> np.ndarray:
-    x = np.asarray(x)
-    if x.ndim == 1:
-        x = x[np.newaxis, :]
-    if x.ndim != 2:
-        raise ValueError(f"x should be a 2d array like (n_epochs, n_times), not of shape {x.shape}")
-    return x
+class PreferredPhase(_PacObject, _PacPlots):
+    """The preferred phase (the phase bin where the mean amplitude is largest) with TensorPAC's interface,
+    from the ``mi`` stage's ``outputs=preferred_phase,distributions``.
+
+    Parameters
+    ----------
+    f_pha, f_amp : str, list, tuple or array_like
+        The bands, in any form of :func:`pac_vec`.
+    dcomplex : {"hilbert"}
+        The analytic signal: pacflow's Hilbert transform.
+    cycle : tuple of 2 int
+        Filter cycles of the phase and amplitude bands.
+    width : int
+        Morlet width (unused with the Hilbert transform).
+    verbose : optional
+        Accepted for compatibility.
+    """
+
+    def __init__(self, f_pha: Any = (2, 4), f_amp: Any = (60, 200), dcomplex: str = "hilbert",
+                 cycle: Sequence[int] = (3, 6), width: int = 7, verbose: Any = None) -> None:
+        super().__init__(f_pha=f_pha, f_amp=f_amp, dcomplex=dcomplex, cycle=cycle, width=width)
+        self.method = "Preferred-Phase (PP)"
+        self._result: Optional[Result] = None
+
+    def fit(self, pha: Any, amp: Any, n_bins: int = 72, *,
+            sf: Optional[float] = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The amplitude's distribution over phase bins and the preferred phase, from phases and
+        amplitudes filtered elsewhere (or by :meth:`filter`).
+
+        Parameters
+        ----------
+        pha : array_like
+            Phases in radians, (n_pha, n_epochs, n_times).
+        amp : array_like
+            Amplitudes, (n_amp, n_epochs, n_times).
+        n_bins : int
+            Phase bins over (-pi, pi].
+        sf : float, optional, keyword-only
+            The bands' sample rate (by default the last :meth:`filter`'s); nothing here depends on it.
+
+        Returns
+        -------
+        binned_amp : numpy.ndarray
+            Each series' mean amplitude in each phase bin over the sum of those means (Tort's ``P(j)``),
+            (n_bins, n_amp, n_pha, n_epochs).
+        pp : numpy.ndarray
+            The centre of the bin with the largest mean amplitude, radians, (n_amp, n_pha, n_epochs).
+        polarvec : numpy.ndarray
+            ``linspace(-pi, pi, n_bins)``, the angles of :meth:`polar`.
+        """
+        return self._distribution(self._given_pipeline(pha, amp, sf), int(n_bins), False)
+
+    def filterfit(self, sf: float, x_pha: Any, x_amp: Any = None, edges: Optional[int] = None, n_bins: int = 12,
+                  verbose: Any = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Filter, then :meth:`fit` (TensorPAC's default here is 12 bins, 72 in ``fit``).
+
+        Parameters
+        ----------
+        sf : float
+            Sample rate, Hz.
+        x_pha, x_amp : array_like
+            (n_epochs, n_times): phases from `x_pha`, amplitudes from `x_amp` (default `x_pha`).
+        edges : int, optional
+            Samples at each end filtered with the data, then dropped.
+        n_bins : int
+            Phase bins.
+
+        Returns
+        -------
+        binned_amp, pp, polarvec : numpy.ndarray
+            As :meth:`fit`.
+        """
+        x_pha = epochs_by_times(x_pha)
+        cross = x_amp is not None and x_amp is not x_pha
+        if cross:
+            x_amp = epochs_by_times(x_amp)
+            if x_amp.shape != x_pha.shape:
+                raise ValueError("Inputs `x_pha` and `x_amp` must have the same shape.")
+            x = np.stack([x_pha, x_amp], axis=1)
+        else:
+            x = x_pha[:, None]
+        pipeline = self._filter_pipeline(sf, x, edges, filtered=False).stage("hilbert")
+        return self._distribution(pipeline, int(n_bins), cross)
+
+    def _distribution(self, pipeline: Pipeline, n_bins: int,
+                      cross: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        warn_once("preferred_phase", "preferred phase: pacflow bins each series' amplitude by that series' own phase-"
+                                     "bin counts (Tort's definition); TensorPAC's tensor path divides by the counts "
+                                     "pooled over bands and epochs (docs/methods.md)", stacklevel=4)
+        pipeline.stage("mi", method="tort", bins=n_bins, outputs="preferred_phase,distributions",
+                       **({"pairs": [[0, 1]]} if cross else {}))
+        result = self._result = pipeline.run(progress=False)
+        binned = result["amplitude_distribution"][:, 0].transpose(3, 2, 1, 0)  # (bins, amp, pha, epochs)
+        return binned, _tensorpac_layout(result["preferred_phase"]), np.linspace(-np.pi, np.pi, n_bins)
+
+    @property
+    def result(self) -> Optional[Result]:
+        """pacflow's own :class:`~pacflow.Result` of the last run."""
+        return self._result
 
 
 def _tensorpac_layout(array: np.ndarray) -> np.ndarray:
@@ -394,4 +600,5 @@ def _tensorpac_layout(array: np.ndarray) -> np.ndarray:
     return array[:, 0].transpose(2, 1, 0)
 
 
-__all__ = ["Pac", "pac_vec"]
+__all__ = ["BinAmplitude", "EventRelatedPac", "ITC", "PSD", "Pac", "PeakLockedTF", "PreferredPhase", "pac_signals_tort",
+           "pac_signals_wavelet", "pac_trivec", "pac_vec"]

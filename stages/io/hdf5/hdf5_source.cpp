@@ -1,5 +1,7 @@
 #include "stages/io/hdf5/hdf5_source.hpp"
 
+#include "stages/io/common/array_conditions.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <fmt/format.h>
@@ -46,6 +48,7 @@ void Hdf5Source::declare(ParamBinder<Hdf5Source>& p) {
               "the series, then cropped after the hilbert stage, so later stages see the window between");
   declare_nan_policy(p, &Hdf5Source::nan_policy_);
   declare_epoch_step(p, &Hdf5Source::epoch_step_);
+  declare_array_conditions(p, &Hdf5Source::conditions_, &Hdf5Source::condition_names_);
 }
 
 ElementInfo Hdf5Source::info() {
@@ -146,6 +149,7 @@ StreamInfo Hdf5Source::open(const std::stop_token& stop) {
   info.pad = pad_samples(pad_, info.sample_rate, length_);
   if (info.pad > 0) info.description["pad_samples"] = info.pad;
   describe_array_epoch_step(epoch_step_, layout_.find('E') != std::string::npos, info);
+  describe_array_conditions(conditions_, condition_names_, info);
   const auto labels = channel_labels(dataset_.get());
   if (!labels.empty()) {
     info.labels = {{}, labels};

@@ -44,6 +44,7 @@ class Hdf5Source final : public Source {
   std::optional<double> fs_;
   std::optional<Duration> pad_;
   std::optional<Duration> epoch_step_;  // the epochs cut from one recording this far apart
+  std::optional<json> conditions_, condition_names_;  // each epoch's condition, their order
   std::string fs_attribute_;
   std::string labels_attribute_;
   NanPolicy nan_policy_ = NanPolicy::Reject;

@@ -78,6 +78,20 @@ void StackedResults::add(std::size_t index, const ResultArrays& results) {
   added_[index] = true;
 }
 
+void StackedResults::add_summary(const std::string& name, const std::vector<std::size_t>& shape,
+                                 const std::vector<std::string>& dims, const std::string& doc,
+                                 const std::vector<double>& values) {
+  const hdf5::QuietErrors quiet;
+  const std::string where = fmt::format("{}:/{}", path_.string(), name);
+  const std::vector<hsize_t> extent(shape.begin(), shape.end());
+  const hdf5::Id dataset = hdf5::create_dataset(file_.get(), name, H5T_IEEE_F32LE, extent, where);
+  const std::vector<float> single(values.begin(), values.end());
+  hdf5::check(H5Dwrite(dataset.get(), H5T_NATIVE_FLOAT, H5S_ALL, H5S_ALL, H5P_DEFAULT, single.data()), where,
+              "cannot write (disk full?)");
+  hdf5::write_attribute(dataset.get(), "dims", dims, where);
+  hdf5::write_attribute(dataset.get(), "doc", doc, where);
+}
+
 void StackedResults::finish(const nlohmann::json& attributes, OutputSet& outputs) {
   const hdf5::QuietErrors quiet;
   if (const auto missing = std::find(added_.begin(), added_.end(), false); missing != added_.end())

@@ -30,6 +30,10 @@ class StackedResults {
   // Recording `index`'s arrays. Throws InputError naming the recording and the array when they are
   // not those of the first recording (another shape: other epochs, channels or bands).
   void add(std::size_t index, const ResultArrays& results);
+  // A result of the whole dataset (a group test's, pipelines/group/): a float32 dataset /`name` of
+  // `shape`, its axes named `dims`, described by `doc`; written now.
+  void add_summary(const std::string& name, const std::vector<std::size_t>& shape, const std::vector<std::string>& dims,
+                   const std::string& doc, const std::vector<double>& values);
   // Every recording added: writes `attributes` on the root, closes the file and hands it to `outputs`.
   void finish(const nlohmann::json& attributes, OutputSet& outputs);
 

@@ -16,6 +16,19 @@ void ManifestSource::declare(ParamBinder<ManifestSource>& p) {
   p.optional(&ManifestSource::stacked_, "stacked",
              "the HDF5 file with every recording's results stacked along a first dimension, recordings; default "
              "recordings.h5 in the folder of the first sink's outputs; none: not written");
+  p.choice(&ManifestSource::group_, "group", {{"auto", true}, {"none", false}}, "auto",
+           "the group-level test across recordings (subjects) of their trial_rank_z, by sign flips (docs/methods.md): "
+           "auto (when the recordings have trial_rank_z of one shape, into the stacked file and the report) or none");
+  p.add(&ManifestSource::group_flips_, "group_n", 10000,
+        "sign flips of the group test: all 2^subjects when not more than this, else this many drawn")
+      .unit("permutations")
+      .range(1, 10000000);
+  p.add(&ManifestSource::group_seed_, "group_seed", 42, "key of the group test's counter-based sign flips")
+      .at_least(0);
+  p.add(&ManifestSource::group_cluster_p_, "group_cluster_p", 0.05,
+        "the group test's cluster-forming threshold, as a p-value of Student's t with subjects - 1 degrees of "
+        "freedom (two-sided tests halve it on each side)")
+      .range(1e-6, 0.5);
 }
 
 ElementInfo ManifestSource::info() {

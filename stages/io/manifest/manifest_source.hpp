@@ -29,6 +29,11 @@ class ManifestSource final : public Source {
   std::filesystem::path path_;
   std::optional<std::string> reader_;
   std::optional<std::string> stacked_;
+  // The group-level test (pipelines/group/), read by the dataset run from the element's parameters.
+  bool group_ = true;
+  std::int64_t group_flips_ = 10000;
+  std::int64_t group_seed_ = 42;
+  double group_cluster_p_ = 0.05;
 };
 
 }  // namespace pacflow::stages

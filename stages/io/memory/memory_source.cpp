@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "engine/api/errors.hpp"
+#include "stages/io/common/array_conditions.hpp"
 #include "stages/io/common/file_sha256.hpp"
 #include "stages/io/common/padding.hpp"
 
@@ -20,6 +21,7 @@ void MemorySource::declare(ParamBinder<MemorySource>& p) {
   p.optional(&MemorySource::channel_names_, "channel_names",
              "a name for each channel, in order (e.g. MNE's ch_names), shown in result.json and the png sink's panels");
   declare_nan_policy(p, &MemorySource::nan_policy_);
+  declare_array_conditions(p, &MemorySource::conditions_, &MemorySource::condition_names_);
 }
 
 std::vector<std::string> MemorySource::channel_names(std::int64_t channels) const {
@@ -69,6 +71,7 @@ StreamInfo MemorySource::open(const std::stop_token& stop) {
     info.labels = {{}, names};
     info.description["channel_labels"] = names;
   }
+  describe_array_conditions(conditions_, condition_names_, info);
   samples_.scan(
       info, layout_.channels(), layout_.segments(),
       [this](std::int64_t first, std::int64_t count, std::int64_t offset, std::int64_t samples, float* dst) {

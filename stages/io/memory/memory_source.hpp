@@ -37,6 +37,7 @@ class MemorySource final : public Source {
   std::string layout_given_;
   std::optional<Duration> pad_;
   std::optional<json> channel_names_;  // unset: unnamed
+  std::optional<json> conditions_, condition_names_;  // each epoch's condition, their order
   ArrayLayout layout_;
   std::unique_ptr<HostArrayValues> values_;
   NanPolicy nan_policy_ = NanPolicy::Reject;

@@ -1,5 +1,7 @@
 #include "stages/io/npy/npy_source.hpp"
 
+#include "stages/io/common/array_conditions.hpp"
+
 #include <fmt/format.h>
 
 #include "engine/api/errors.hpp"
@@ -24,6 +26,7 @@ void NpySource::declare(ParamBinder<NpySource>& p) {
               "series, then cropped after the hilbert stage, so later stages see the window between");
   declare_nan_policy(p, &NpySource::nan_policy_);
   declare_epoch_step(p, &NpySource::epoch_step_);
+  declare_array_conditions(p, &NpySource::conditions_, &NpySource::condition_names_);
 }
 
 ElementInfo NpySource::info() {
@@ -94,6 +97,7 @@ StreamInfo NpySource::open(const std::stop_token& stop) {
   info.sample_rate = fs_;
   if (info.pad > 0) info.description["pad_samples"] = info.pad;
   describe_array_epoch_step(epoch_step_, layout_.axes().find('E') != std::string::npos, info);
+  describe_array_conditions(conditions_, condition_names_, info);
   info.description["file_shape"] = s;
   info.description["layout"] = layout_.axes();
   info.description["dtype"] = dtype_name(header.dtype);

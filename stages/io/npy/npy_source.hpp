@@ -40,6 +40,7 @@ class NpySource final : public Source {
   std::optional<ArrayLayout> given_layout_;
   std::optional<Duration> pad_;
   std::optional<Duration> epoch_step_;  // the epochs cut from one recording this far apart
+  std::optional<json> conditions_, condition_names_;  // each epoch's condition, their order
   ArrayLayout layout_;
   std::unique_ptr<NpyValues> values_;
   NanPolicy nan_policy_ = NanPolicy::Reject;

@@ -1,0 +1,104 @@
+#include "pipelines/group/group_summary.hpp"
+
+#include <cmath>
+#include <fmt/format.h>
+#include <stdexcept>
+
+namespace pacflow::group {
+
+namespace {
+
+constexpr double kAlpha = 0.05;
+
+std::int64_t product(const std::vector<std::size_t>& shape, std::size_t from, std::size_t to) {
+  std::int64_t p = 1;
+  for (std::size_t i = from; i < to; ++i) p *= static_cast<std::int64_t>(shape[i]);
+  return p;
+}
+
+std::int64_t significant(const std::vector<double>& p) {
+  std::int64_t n = 0;
+  for (double v : p) n += v <= kAlpha;
+  return n;
+}
+
+// One test's arrays, named `prefix`_…, and its report.
+void add_test(GroupOutcome& out, const std::string& prefix, const std::string& what, const Result& r,
+              const std::vector<std::size_t>& shape, const std::vector<std::string>& dims, const Settings& s) {
+  const auto add = [&](const std::string& name, const std::string& doc, std::vector<double> values) {
+    out.arrays.push_back({prefix + name, shape, dims, doc, std::move(values)});
+  };
+  add("_t", "t of the subjects' values (mean / (sd / sqrt(subjects)))", r.t);
+  add("_dz", "Cohen's d_z: mean / sd of the subjects' values", r.dz);
+  add("_dz_low", fmt::format("d_z's {:g} % confidence interval, low end (noncentral t)", 100 * s.confidence), r.dz_low);
+  add("_dz_high", fmt::format("d_z's {:g} % confidence interval, high end (noncentral t)", 100 * s.confidence),
+      r.dz_high);
+  add("_pvalues", "max-T over the family's cells, against sign flips of whole subjects", r.p_maxt);
+  add("_cluster_pvalues", "p of the cell's cluster (cluster mass against sign flips); 1 outside clusters",
+      r.p_cluster);
+  std::vector<double> ids(r.cluster_of.begin(), r.cluster_of.end());
+  add("_clusters", "the cell's cluster (an index into the report's clusters), -1 outside clusters", std::move(ids));
+  nlohmann::json clusters = nlohmann::json::array();
+  for (const Cluster& c : r.clusters)
+    clusters.push_back({{"map", c.map}, {"cells", c.cells}, {"mass", c.mass}, {"p", c.p}});
+  out.report[prefix] = {{"test", what},
+                        {"tail", s.tail == Tail::Greater ? "greater" : "two-sided"},
+                        {"subjects", r.subjects},
+                        {"flips", r.flips},
+                        {"exact", r.exact},
+                        {"p_floor", r.p_floor},
+                        {"cluster_threshold_t", r.threshold},
+                        {"cluster_p", s.cluster_p},
+                        {"clusters", clusters},
+                        {"significant_cells_maxstat", significant(r.p_maxt)},
+                        {"significant_cells_cluster", significant(r.p_cluster)},
+                        {"left_out_cells", r.left_out_cells}};
+  if (r.p_floor > kAlpha) {
+    std::int64_t enough = r.subjects;  // the fewest subjects whose flips reach alpha
+    while ((s.tail == Tail::TwoSided ? 2.0 : 1.0) / std::ldexp(1.0, static_cast<int>(enough)) > kAlpha) ++enough;
+    out.warnings.push_back(fmt::format(
+        "group: {} subjects have {} sign flips, so no {} p-value is below {:.3g}; {} subjects or more can reach {:g}",
+        r.subjects, r.flips, prefix, r.p_floor, enough, kAlpha));
+  }
+  if (r.left_out_cells > 0)
+    out.warnings.push_back(fmt::format("group: {} of {} cells left out of {}: a subject has no value there (NaN)",
+                                       r.left_out_cells, r.t.size(), prefix));
+}
+
+}  // namespace
+
+GroupOutcome group_tests(const std::vector<double>& values, std::int64_t subjects, const std::vector<std::size_t>& shape,
+                         const std::vector<std::string>& dims, const Settings& settings) {
+  if (shape.size() < 2 || dims.size() != shape.size())
+    throw std::invalid_argument("group: the statistic needs phase and amplitude band axes");
+  GroupOutcome out;
+  out.report = {{"statistic", kGroupStatistic},
+                {"settings",
+                 {{"group_n", settings.flips}, {"group_seed", settings.seed}, {"group_cluster_p", settings.cluster_p}}}};
+  const std::size_t axes = shape.size();
+  const Layout all{product(shape, 0, axes - 2), static_cast<std::int64_t>(shape[axes - 2]),
+                   static_cast<std::int64_t>(shape[axes - 1])};
+  Settings one_sided = settings;
+  one_sided.tail = Tail::Greater;
+  add_test(out, "group", "one-sample: the subjects' trial_rank_z above 0 (coupling beyond each subject's own null)",
+           sign_flip_test(values, subjects, all, one_sided), shape, dims, one_sided);
+  // Two conditions: their paired difference, per channel and cell.
+  if (dims.front() != "conditions" || shape.front() != 2) return out;
+  const std::int64_t half = all.cells() / 2;
+  std::vector<double> differences(static_cast<std::size_t>(subjects * half));
+  for (std::int64_t s = 0; s < subjects; ++s)
+    for (std::int64_t c = 0; c < half; ++c) {
+      const double* subject = values.data() + s * all.cells();
+      differences[static_cast<std::size_t>(s * half + c)] = subject[c] - subject[half + c];
+    }
+  Settings two_sided = settings;
+  two_sided.tail = Tail::TwoSided;
+  const std::vector<std::size_t> contrast_shape(shape.begin() + 1, shape.end());
+  const std::vector<std::string> contrast_dims(dims.begin() + 1, dims.end());
+  add_test(out, "group_contrast", "paired: the first condition's trial_rank_z minus the second's, two-sided",
+           sign_flip_test(differences, subjects, {all.maps / 2, all.rows, all.cols}, two_sided), contrast_shape,
+           contrast_dims, two_sided);
+  return out;
+}
+
+}  // namespace pacflow::group

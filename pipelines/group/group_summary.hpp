@@ -1,0 +1,44 @@
+#pragma once
+// A dataset's group-level test (issue 38; docs/methods.md, "Group level"): every recording a subject,
+// the rank of its mean coupling over epochs among its own epoch permutations, as a normal quantile
+// (trial_rank_z, symmetric around 0 without coupling, as sign flips need), the
+// subject's value per channel and cell, tested across subjects by sign flips (sign_flips.hpp):
+//   coupling  one-sample, one-sided: is coupling above each subject's own null, anywhere (every
+//             condition's and channel's cells one family);
+//   contrast  with two conditions, paired and two-sided: the difference of the conditions' trial_rank_z
+//             (each against its own null, so a power difference alone makes none).
+// Written into the stacked file (group_* and group_contrast_* arrays, dims as trial_rank_z's) and the
+// dataset's report (`group`).
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "pipelines/group/sign_flips.hpp"
+
+namespace pacflow::group {
+
+// One group array: its values (C order), shape and axis names.
+struct GroupArray {
+  std::string name;
+  std::vector<std::size_t> shape;
+  std::vector<std::string> dims;
+  std::string doc;
+  std::vector<double> values;
+};
+
+struct GroupOutcome {
+  std::vector<GroupArray> arrays;
+  nlohmann::json report;               // the tests, their flips, clusters and counts
+  std::vector<std::string> warnings;   // e.g. too few subjects for any p below 0.05
+};
+
+// The subjects' values: `values` [subjects][cells] of one array whose axes are `dims` (the subject's
+// own, without `recordings`; the last two the phase and amplitude bands) and `shape`.
+GroupOutcome group_tests(const std::vector<double>& values, std::int64_t subjects, const std::vector<std::size_t>& shape,
+                         const std::vector<std::string>& dims, const Settings& settings);
+
+// The statistic the dataset tests across subjects.
+inline constexpr const char* kGroupStatistic = "trial_rank_z";
+
+}  // namespace pacflow::group
