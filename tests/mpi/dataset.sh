@@ -16,15 +16,16 @@ mkdir raw
 # [epochs][channels][samples] float32 noise with 6 Hz phase driving 80 Hz amplitude.
 "$python" - <<'PY'
 import numpy as np
-def recording(path, channels, samples, fs, seed):
+def recording(path, channels, samples, fs, seed, epochs=4):
     rng = np.random.default_rng(seed)
     t = np.arange(samples) / fs
-    x = rng.standard_normal((4, channels, samples)) + (1 + np.sin(2 * np.pi * 6 * t)) * np.sin(2 * np.pi * 80 * t)
+    x = rng.standard_normal((epochs, channels, samples)) + (1 + np.sin(2 * np.pi * 6 * t)) * np.sin(2 * np.pi * 80 * t)
     np.save(path, x.astype(np.float32))
 recording("raw/sub-01.npy", 3, 2048, 512, 1)
 recording("raw/sub-02.npy", 3, 3072, 512, 2)
 recording("raw/sub-03.npy", 3, 4000, 1000, 3)
 recording("raw/sub-04.npy", 2, 2048, 512, 4)  # two channels: not stackable with the others
+recording("raw/sub-05.npy", 3, 2048, 512, 5, epochs=6)  # more epochs: per-epoch arrays kept per recording
 PY
 printf '# id\tpath\tfs\nid\tpath\tfs\nsub-01\traw/sub-01.npy\t512\nsub-02\traw/sub-02.npy\t512\n\nsub-03\traw/sub-03.npy\t1000\n' > subjects.tsv
 stages='stage bandpass pha=4:12:3 amp=60:100:3
@@ -110,3 +111,25 @@ refused 'cannot stack recording sub-04 with sub-01: pac has shape [4, 2, 3, 3] a
   "$cli" run -q bad.pipe --out bad
 [[ ! -e bad ]] || { echo "a dataset is one transaction: an unstackable recording writes nothing" >&2; exit 1; }
 echo "bad tables, a missing file and unstackable recordings refused with exit code 2"
+
+# Recordings with different numbers of epochs: what is per channel and cell is stacked, each
+# per-epoch array kept per recording (a group of datasets named by id).
+printf 'id\tpath\tfs\nsub-01\traw/sub-01.npy\t512\nsub-05\traw/sub-05.npy\t512\n' > ragged.tsv
+sed 's/subjects.tsv/ragged.tsv/' ds.pipe > ragged.pipe
+"$cli" run -q ragged.pipe --out ragged
+"$python" - ragged <<'PY'
+import sys
+import h5py, numpy as np
+out = sys.argv[1]
+with h5py.File(f"{out}/recordings.h5", "r") as f:
+    assert "pac" in f.attrs["ragged_arrays"] and isinstance(f["pac"], h5py.Group), dict(f.attrs)
+    assert "different numbers of epochs" in f["pac"].attrs["ragged"]
+    for id, epochs in (("sub-01", 4), ("sub-05", 6)):
+        assert f["pac"][id].shape == (epochs, 3, 3, 3)
+        assert list(f["pac"][id].attrs["dims"]) == ["epochs", "channels", "phase_bands", "amplitude_bands"]
+        assert np.array_equal(f["pac"][id][()], np.load(f"{out}/{id}/pac.npy"))
+    assert f["trial_pac"].shape == (2, 3, 3, 3)  # per channel and cell: stacked
+    assert np.array_equal(f["trial_pac"][1], np.load(f"{out}/sub-05/trial_pac.npy"))
+    assert f["group_t"].shape == (3, 3, 3)
+PY
+echo "recordings with 4 and 6 epochs: per-epoch arrays per recording, the rest stacked, the group test made"

@@ -6,6 +6,13 @@
 // caller adds (the manifest, the bands) as attributes of the root. Recordings are written one at a
 // time, in any order, so no more than one recording's results are held; the file is complete under
 // a temporary name until finish() hands it to an OutputSet.
+//
+// Recordings of a study differ in their numbers of epochs (issue 38): an array whose first axis is
+// `epochs` is kept aside (in a scratch file beside the temporary one) and, at finish(), stacked when
+// every recording has as many epochs, else written per recording: a group /<name> holding a dataset
+// /<name>/<id> of each recording's own shape (its `dims` without "recordings"), the group's attribute
+// `ragged` saying why, and the root's `ragged_arrays` naming them. Arrays of every other shape (per
+// channel, condition and cell) must agree and are stacked as they come.
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -28,7 +35,7 @@ class StackedResults {
   StackedResults& operator=(const StackedResults&) = delete;
 
   // Recording `index`'s arrays. Throws InputError naming the recording and the array when they are
-  // not those of the first recording (another shape: other epochs, channels or bands).
+  // not those of the first recording (other channels, conditions or bands; epochs may differ).
   void add(std::size_t index, const ResultArrays& results);
   // A result of the whole dataset (a group test's, pipelines/group/): a float32 dataset /`name` of
   // `shape`, its axes named `dims`, described by `doc`; written now.
@@ -40,15 +47,21 @@ class StackedResults {
  private:
   struct Stack {
     std::string name;
-    Shape shape;  // one recording's
-    hdf5::Id dataset;
+    Shape shape;  // the first recording's
+    std::vector<std::string> dims;  // without "recordings"
+    std::string doc;
+    hdf5::Id dataset;                 // stacked as they come (not per_epoch)
+    bool per_epoch = false;           // first axis "epochs": kept aside until finish()
+    std::vector<std::int64_t> epochs;  // per recording, when per_epoch
   };
+  void add_stacked(Stack& stack, std::size_t index, const ResultArray& array);
+  void finish_per_epoch(Stack& stack, std::vector<std::string>& ragged);
 
-  std::filesystem::path path_, temp_;
+  std::filesystem::path path_, temp_, scratch_path_;
   std::vector<std::string> ids_;
   std::vector<Stack> stacks_;
   std::vector<bool> added_;
-  hdf5::Id file_;
+  hdf5::Id file_, scratch_;
 };
 
 }  // namespace pacflow::stages
