@@ -135,3 +135,32 @@ def test_a_dataset_of_subjects_gets_its_group_test(tmp_path: Path) -> None:
     assert p[0].min() <= 1 / 64 + 1e-12  # the coupled channel, at the floor of 2^6 flips
     assert p[1].min() > 0.05  # the other is noise
     assert (tmp_path / "out" / "recordings.h5").exists()
+
+
+def test_a_study_of_mne_epochs_in_two_conditions_with_unequal_epoch_counts() -> None:
+    mne = pytest.importorskip("mne")
+    rng = np.random.default_rng(21)
+    info = mne.create_info(["Fz", "Cz"], 256.0, "eeg")
+    subjects = {}
+    for k, epochs in enumerate((8, 10, 9, 12, 8, 11)):
+        x = coupled(rng, epochs, 2, 1024, 256.0, 0.6).astype(np.float64)
+        codes = np.tile([1, 2], epochs)[:epochs]
+        x[codes == 2, 0] = rng.standard_normal((int((codes == 2).sum()), 1024))  # "nogo": no coupling
+        events = np.column_stack([np.arange(epochs) * 1024, np.zeros(epochs, int), codes])
+        subjects[f"sub-{k}"] = mne.EpochsArray(x, info, events=events, event_id={"go": 1, "nogo": 2}, verbose=False)
+    result = pacflow.study(subjects, conditions=True, f_pha="5:7:2", f_amp="60:100:3", n_perm=100,
+                           surrogates__min_shift="0.5s")
+    assert list(result.results) == [f"sub-{k}" for k in range(6)]
+    assert result.results["sub-3"].pac.shape[0] == 12  # each subject its own epochs
+    group = result.group
+    assert group.dims["group_t"] == ("conditions", "channels", "phase_bands", "amplitude_bands")
+    assert group.dims["group_contrast_t"] == ("channels", "phase_bands", "amplitude_bands")
+    # go couples on Fz; nogo does not: the contrast finds it at the floor of 2^6 flips, two-sided.
+    assert group["group_contrast_pvalues"][0].min() <= 2 / 64 + 1e-12
+    assert group["group_pvalues"][0, 0].min() <= 1 / 64 + 1e-12 and group["group_pvalues"][1, 0].min() > 0.05
+    assert np.isfinite(group["group_dz"]).any()
+    stacked = np.stack([r["trial_rank_z"] for r in result.results.values()])
+    again = group_test(stacked, group.dims["group_t"])
+    np.testing.assert_array_equal(again["group_cluster_pvalues"], group["group_cluster_pvalues"])
+    with pytest.raises(ValueError, match="at least 2 subjects"):
+        pacflow.study({"sub-0": subjects["sub-0"]})

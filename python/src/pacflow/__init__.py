@@ -20,10 +20,11 @@ from .dataset import Dataset
 from .pipeline import Pipeline, merge, parse_set, run, run_shard
 from .result import Result
 from .significance import Significance
+from .study import Study, study
 
 __version__: str = _core.version()
-__all__ = ["Dataset", "Pipeline", "Result", "Significance", "comodulogram", "devices", "elements", "merge", "parse_set",
-           "run", "run_shard", "__version__"]
+__all__ = ["Dataset", "Pipeline", "Result", "Significance", "Study", "comodulogram", "devices", "elements", "merge",
+           "parse_set", "run", "run_shard", "study", "__version__"]
 
 
 def elements() -> dict[str, Any]:
