@@ -21,7 +21,7 @@ constexpr double kNan = std::numeric_limits<double>::quiet_NaN();
 // One flip: which subjects' maps change sign.
 class Flips {
  public:
-  Flips(std::int64_t subjects, const Settings& s) : subjects_(subjects), key_(rng::key(s.seed, 0x67726f7570ULL)) {
+  Flips(std::int64_t subjects, const Settings& s) : key_(rng::key(s.seed, 0x67726f7570ULL)) {
     exact_ = subjects < 62 && (std::int64_t{1} << subjects) <= s.flips;
     count_ = exact_ ? std::int64_t{1} << subjects : s.flips + 1;  // drawn ones after the observed (k = 0)
   }
@@ -36,7 +36,6 @@ class Flips {
   }
 
  private:
-  std::int64_t subjects_;
   std::uint64_t key_;
   bool exact_ = false;
   std::int64_t count_ = 0;
