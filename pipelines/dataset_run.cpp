@@ -58,6 +58,15 @@ json shared_facts(const json& report) {
     const bool shared = key == "version" || key.ends_with("_hz") || key.starts_with("mi_") || key == "trial_test";
     if (shared && !value.is_object()) facts[key] = value;
   }
+  // What the stacked arrays' channel and condition axes hold (the first recording's; stack() checks
+  // the others against them).
+  const json input = report.value("input", json::object());
+  if (input.contains("channel_labels")) facts["channel_names"] = input["channel_labels"];
+  if (input.contains("conditions")) {
+    json names = json::array();
+    for (const auto& c : input["conditions"]) names.push_back(c.at("name"));
+    if (names.size() > 1) facts["condition_names"] = names;
+  }
   return facts;
 }
 
@@ -412,11 +421,23 @@ class DatasetRun {
       for (const auto& r : table_.recordings) ids.push_back(r.id);
       stacked_.emplace(stacked_path_, std::move(ids), results);
     }
+    // Stacked by position: other channel names are said (montages may name one electrode otherwise).
+    const ManifestRecording& row = table_.recordings[i];
+    if (i > 0 && facts.value("channel_names", json()) != first_facts_.value("channel_names", json()))
+      warnings_.push_back(fmt::format("recording {}'s channels {} are not {}'s {}: the stacked file holds them by "
+                                      "position, under the first recording's names",
+                                      row.id, facts.value("channel_names", json::array()).dump(),
+                                      table_.recordings[0].id, first_facts_.value("channel_names", json::array()).dump()));
     try {
+      // Conditions in another order would be mixed by position: refused.
+      if (i > 0 && facts.value("condition_names", json()) != first_facts_.value("condition_names", json()))
+        throw InputError(fmt::format("its conditions {} are not {}'s {}: stacked, they would be mixed; give every "
+                                     "recording the same conditions, in one order",
+                                     facts.value("condition_names", json::array()).dump(), table_.recordings[0].id,
+                                     first_facts_.value("condition_names", json::array()).dump()));
       stacked_->add(i, results);
       group_.add(i, results);
     } catch (const InputError& e) {
-      const ManifestRecording& row = table_.recordings[i];
       std::throw_with_nested(RecordingFailed(
           fmt::format("{}:{}: recording {}: {}", table_.file.string(), row.line, row.id, e.bare_message())));
     }

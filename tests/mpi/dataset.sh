@@ -133,3 +133,19 @@ with h5py.File(f"{out}/recordings.h5", "r") as f:
     assert f["group_t"].shape == (3, 3, 3)
 PY
 echo "recordings with 4 and 6 epochs: per-epoch arrays per recording, the rest stacked, the group test made"
+
+# Each epoch's condition from the table (the array sources' conditions=): the stacked file names the
+# conditions; a recording whose conditions come in another order is refused (stacked by position).
+printf 'id\tpath\tfs\tconditions\nsub-01\traw/sub-01.npy\t512\t[a,b,a,b]\nsub-05\traw/sub-05.npy\t512\t[a,b,b,a,a,b]\n' > labelled.tsv
+sed 's/subjects.tsv/labelled.tsv/' ds.pipe > labelled.pipe
+"$cli" run -q labelled.pipe --out labelled
+"$python" - labelled <<'PY'
+import sys
+import h5py
+with h5py.File(f"{sys.argv[1]}/recordings.h5", "r") as f:
+    assert list(f.attrs["condition_names"]) == ["a", "b"], dict(f.attrs)
+PY
+printf 'id\tpath\tfs\tconditions\nsub-01\traw/sub-01.npy\t512\t[a,b,a,b]\nsub-05\traw/sub-05.npy\t512\t[b,a,b,a,a,b]\n' > bad.tsv
+refused 'recording sub-05: its conditions ["b","a"] are not sub-01'"'"'s ["a","b"]' "$cli" run -q bad.pipe --out bad
+[[ ! -e bad ]] || { echo "conditions in another order must write nothing" >&2; exit 1; }
+echo "conditions from the table: named in the stacked file; another order refused"
