@@ -11,6 +11,8 @@ pkg_check_modules(XXHASH REQUIRED IMPORTED_TARGET libxxhash)
 find_path(STB_INCLUDE_DIR stb_image_write.h PATH_SUFFIXES stb REQUIRED)
 # HDF5 C library (serial build: Debian's hdf5.pc is an alternative pointing at hdf5-serial.pc).
 pkg_search_module(HDF5 REQUIRED IMPORTED_TARGET hdf5 hdf5-serial)
+# Its high-level library beside it (same package): dimension scales (stages/io/hdf5/dimension_scales.hpp).
+find_library(HDF5_HL_LIBRARY NAMES hdf5_hl hdf5_serial_hl HINTS ${HDF5_LIBRARY_DIRS} REQUIRED)
 # minizip (zlib's contrib): NumPy's .npz archives; it gives the offset of a member's data, so stored
 # members are memory-mapped like .npy files.
 pkg_check_modules(MINIZIP REQUIRED IMPORTED_TARGET minizip)

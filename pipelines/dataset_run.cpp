@@ -8,12 +8,16 @@
 
 #include "engine/api/errors.hpp"
 #include "engine/api/rank_link.hpp"
+#include "engine/io/checksum.hpp"
 #include "engine/io/input_file.hpp"
 #include "engine/io/output_folders.hpp"
 #include "engine/io/output_set.hpp"
 #include "engine/plan/output_checks.hpp"
+#include "pipelines/dataset_checkpoint.hpp"
+#include "pipelines/dataset_table.hpp"
 #include "pipelines/group/group_summary.hpp"
 #include "pipelines/manifest_table.hpp"
+#include "stages/io/common/file_sha256.hpp"
 #include "stages/io/hdf5/stacked_results.hpp"
 #include "stages/io/memory/memory_sink.hpp"
 
@@ -44,7 +48,8 @@ fs::path default_stacked_path(const Pipeline& pipeline) {
 std::optional<std::string> text_param(const ElementSpec& manifest, const char* key) {
   const auto it = manifest.params.find(key);
   if (it == manifest.params.end() || it->is_null()) return std::nullopt;
-  if (!it->is_string()) throw InputError(fmt::format("manifest: {}= takes a name or a path", key), manifest.where);
+  if (!it->is_string())
+    throw InputError(fmt::format("{}: {}= takes a name or a path", manifest.name, key), manifest.where);
   return it->get<std::string>();
 }
 
@@ -111,11 +116,21 @@ std::pair<stages::ResultArrays, json> results_of(const Batch& batch) {
   return {std::move(results), meta.at("facts")};
 }
 
+// Whether the files a kept recording read besides its own (a BrainVision header's data and markers,
+// as its report lists them with their SHA-256) are as they were: otherwise it runs again.
+bool companions_unchanged(const json& report, const std::stop_token& stop) {
+  for (const auto& f : report.value("input", json::object()).value("other_files", json::array())) {
+    try {
+      if (stages::sha256_file(f.at("path").get<std::string>(), stop) != f.at("sha256").get<std::string>()) return false;
+    } catch (const InputError&) {  // gone or unreadable: the run says so
+      return false;
+    }
+  }
+  return true;
+}
+
 ManifestTable table_of(const Pipeline& pipeline) {
-  const ElementSpec& manifest = pipeline.elements().front();
-  const std::optional<std::string> path = text_param(manifest, "path");
-  if (!path) throw InputError("manifest: path= names the dataset's table", manifest.where);
-  return read_manifest(*path, text_param(manifest, "reader"), pipeline.registry());
+  return read_dataset_table(pipeline.elements().front(), pipeline.registry());
 }
 
 // Every file the table names exists and is a regular file before any recording runs: a typo in row
@@ -123,7 +138,7 @@ ManifestTable table_of(const Pipeline& pipeline) {
 void check_inputs(const ManifestTable& table) {
   for (const auto& r : table.recordings) {
     const fs::path file = r.params.at("path").get<std::string>();
-    const std::string where = fmt::format("{}:{}: recording {}", table.file.string(), r.line, r.id);
+    const std::string where = fmt::format("{}: recording {}", origin_of(table, r), r.id);
     try {
       require_regular_file(file);  // "is a named pipe (FIFO)", "is a directory", "no such file"
     } catch (const MissingFileError& e) {
@@ -139,8 +154,9 @@ void check_inputs(const ManifestTable& table) {
 std::vector<ElementSpec> recording_elements(const Pipeline& pipeline, const ManifestTable& table,
                                             const ManifestRecording& row) {
   std::vector<ElementSpec> elements = pipeline.elements();
-  elements.front() =
-      ElementSpec{ElementKind::Source, row.reader, row.params, SourceLocation{table.file.string(), row.line, 1}, {}};
+  const SourceLocation where =
+      row.line > 0 ? SourceLocation{table.file.string(), row.line, 1} : SourceLocation{origin_of(table, row)};
+  elements.front() = ElementSpec{ElementKind::Source, row.reader, row.params, where, {}};
   nest_outputs(elements, pipeline.registry(), row.id);
   return elements;
 }
@@ -157,15 +173,17 @@ json dataset_plan(const Pipeline& pipeline, const ManifestTable& table) {
   }
   for (const auto& e : pipeline.elements())
     elements.push_back({{"kind", kind_name(e.kind)}, {"name", e.name}, {"params", e.params}});
-  elements[0]["params"]["path"] = absolute(table.file.string());
-  return {{"version", engine_version()}, {"input", {{"manifest", absolute(table.file.string())}, {"rows", rows}}},
+  elements[0]["params"][table_param(table)] = absolute(table.file.string());
+  return {{"version", engine_version()}, {"input", {{table.kind, absolute(table.file.string())}, {"rows", rows}}},
           {"pipeline", elements}};
 }
 
 // What the stacked file says of the dataset: the table and its rows (as the plan has them, the same
 // whatever the process or folder it runs from), and the facts every recording shares (the first's).
 json stacked_attributes(const json& plan, const json& facts) {
-  json attributes{{"manifest", plan["input"]["manifest"]}, {"manifest_rows", plan["input"]["rows"].dump()}};
+  json attributes{{"manifest_rows", plan["input"]["rows"].dump()}};
+  for (const auto& [key, value] : plan["input"].items())  // the table (manifest) or the BIDS folder (bids)
+    if (key != "rows") attributes[key] = value;
   attributes.update(facts);
   return attributes;
 }
@@ -177,7 +195,7 @@ constexpr const char* kRecordingArrays = "dataset_recording_arrays";
 // "source \"manifest\", parameter \"stacked\": MESSAGE", located at stacked= (or the manifest).
 InputError stacked_error(const ElementSpec& manifest, const std::string& message) {
   const auto it = manifest.param_where.find("stacked");
-  return InputError(fmt::format("source \"manifest\", parameter \"stacked\": {}", message),
+  return InputError(fmt::format("source \"{}\", parameter \"stacked\": {}", manifest.name, message),
                     it != manifest.param_where.end() ? it->second : manifest.where);
 }
 
@@ -215,7 +233,7 @@ void check_stacked_path(const Pipeline& pipeline, const ManifestTable& table, co
       throw InputError(fmt::format("id \"{}\" names the folder of the recording's results, where the stacked file "
                                    "{} goes; rename the recording or give the manifest another stacked=",
                                    row.id, stacked.string()),
-                       SourceLocation{table.file.string(), row.line, 1});
+                       SourceLocation{origin_of(table, row)});
     for (const fs::path& folder : recording_pipeline(pipeline, table, row, pipeline.registry()).output_folders())
       if (lies_inside(stacked, folder))
         throw stacked_error(manifest, fmt::format("{} lies in {}, the folder of recording {}'s results; put the "
@@ -303,6 +321,7 @@ class DatasetRun {
         plan_(dataset_plan(pipeline, table_)),
         group_(group_settings(pipeline), table_.recordings.size()) {
     stacked_path_ = stacked_path_of(pipeline);
+    for (const auto& w : table_.warnings) warnings_.push_back(w);  // the dataset's, as read
     if (RankLink* link = options.ranks) {
       rank_ = link->rank();
       ranks_ = link->size();
@@ -311,6 +330,12 @@ class DatasetRun {
     }
     if (computes_) check_inputs(table_);
     check_stacked_path(pipeline_, table_, stacked_path_);
+    if (!options.checkpoint.empty()) {
+      if (options.ranks)
+        throw InputError("--checkpoint: a dataset over ranks or shards keeps no checkpoint; run it in one process "
+                         "with --checkpoint, or as shards (--shard i/N), running a failed shard again alone");
+      checkpoint_.emplace(options.checkpoint, plan_);
+    }
     hold_folders();
     if (options.ranks) options.ranks->begin(plan_, 0);
   }
@@ -344,9 +369,12 @@ class DatasetRun {
       report["stacked"] = stacked_path_.string();
     }
     if (before_commit_) before_commit_(report, outputs());
+    if (checkpoint_)
+      report["checkpoint"] = {{"dir", checkpoint_->dir().string()}, {"recordings_resumed", resumed_}};
     if (!options_.commit_into) {
       own_outputs_.commit(options_.stop);
       for (const auto& w : own_outputs_.warnings()) report["warnings"].push_back(w);
+      if (checkpoint_) checkpoint_->discard();  // every file in place: nothing left to resume
     }
     folders_.keep_created();
     return report;
@@ -384,9 +412,20 @@ class DatasetRun {
     auto results = std::make_shared<stages::ResultArrays>();
     Registry registry = pipeline_.registry();
     registry.add(stages::MemorySink::info(results, kRecordingArrays));
+    std::string input_checksum;
+    if (checkpoint_) {
+      input_checksum = checksum_of_file(row.params.at("path").get<std::string>(), options_.stop);
+      if (row.params.contains("events_file"))  // a BIDS recording's events.tsv: where its epochs are
+        input_checksum += " " + checksum_of_file(row.params["events_file"].get<std::string>(), options_.stop);
+      if (auto kept = checkpoint_->find(row.id, input_checksum); kept && companions_unchanged(kept->report, options_.stop))
+        return resume_recording(i, *kept, recordings);
+    }
+    const std::size_t files_before = outputs().size();
     RunOptions options = options_;
     options.ranks = nullptr;  // a recording runs whole, in this process
     options.commit_into = &outputs();
+    options.checkpoint.clear();  // the dataset's: kept per recording, below
+    options.on_progress = dataset_progress(i);
     const auto start = std::chrono::steady_clock::now();
     json report;
     try {
@@ -399,16 +438,62 @@ class DatasetRun {
       std::throw_with_nested(RecordingFailed(fmt::format("recording {}: {}", row.id, e.what())));
     } catch (const std::exception& e) {
       std::throw_with_nested(
-          RecordingFailed(fmt::format("{}:{}: recording {}: {}", table_.file.string(), row.line, row.id, e.what())));
+          RecordingFailed(fmt::format("{}: recording {}: {}", origin_of(table_, row), row.id, e.what())));
     }
     recordings.push_back({{"id", row.id},
                           {"rank", rank_},
                           {"series", report["run"]["series"]},
                           {"wall_s", std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count()}});
-    for (const auto& w : report.value("warnings", json::array()))  // said once, not once per recording
-      if (std::find(warnings_.begin(), warnings_.end(), w) == warnings_.end()) warnings_.push_back(w);
+    note_warnings(report);
     if (on_recording_) on_recording_(row.id, report, results);
-    return {results, shared_facts(report)};
+    json facts = shared_facts(report);
+    if (checkpoint_) {
+      auto files = outputs().files();
+      files.erase(files.begin(), files.begin() + static_cast<std::ptrdiff_t>(files_before));
+      checkpoint_->keep(row.id, input_checksum, report, batch_of(static_cast<std::int64_t>(i), *results, facts), files);
+    }
+    return {results, std::move(facts)};
+  }
+
+  // Recording i as the checkpoint kept it: its files (copied from the checkpoint at the commit, so a
+  // run killed meanwhile still resumes), arrays and report, as if it had just run.
+  std::pair<std::shared_ptr<stages::ResultArrays>, json> resume_recording(std::size_t i, DatasetCheckpoint::Recording& kept,
+                                                                          json& recordings) {
+    const ManifestRecording& row = table_.recordings[i];
+    for (const auto& [stored, target] : kept.files) outputs().add(stored, target, /*keep=*/true);
+    auto [arrays, facts] = results_of(kept.arrays);
+    auto results = std::make_shared<stages::ResultArrays>(std::move(arrays));
+    recordings.push_back({{"id", row.id}, {"rank", rank_}, {"series", kept.report["run"]["series"]}, {"wall_s", 0.0},
+                          {"from_checkpoint", true}});
+    ++resumed_;
+    note_warnings(kept.report);
+    if (on_recording_) on_recording_(row.id, kept.report, results);
+    return {results, facts};
+  }
+
+  // A recording's warnings, said once, not once per recording.
+  void note_warnings(const json& report) {
+    for (const auto& w : report.value("warnings", json::array()))
+      if (std::find(warnings_.begin(), warnings_.end(), w) == warnings_.end()) warnings_.push_back(w);
+  }
+
+  // Recording i's progress as the whole dataset's: which of this process's recordings it is, and the
+  // time since the dataset started.
+  std::function<void(const Progress&)> dataset_progress(std::size_t i) const {
+    if (!options_.on_progress) return {};
+    std::int64_t mine = 0, before = 0;
+    for (std::size_t k = 0; k < table_.recordings.size(); ++k) {
+      if (computes_ && owner_of(k) != rank_) continue;
+      before += k < i ? 1 : 0;
+      ++mine;
+    }
+    return [this, before, mine](const Progress& p) {
+      Progress whole = p;
+      whole.recording = before;
+      whole.recordings = mine;
+      whole.elapsed_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
+      options_.on_progress(whole);
+    };
   }
 
   // The collector: recording i's arrays into the stacked file (made with the first recording's).
@@ -439,7 +524,7 @@ class DatasetRun {
       group_.add(i, results);
     } catch (const InputError& e) {
       std::throw_with_nested(RecordingFailed(
-          fmt::format("{}:{}: recording {}: {}", table_.file.string(), row.line, row.id, e.bare_message())));
+          fmt::format("{}: recording {}: {}", origin_of(table_, row), row.id, e.bare_message())));
     }
   }
 
@@ -458,19 +543,20 @@ class DatasetRun {
   OutputSet own_outputs_;  // every file of the dataset, committed together (unless commit_into)
   json warnings_ = json::array();
   std::optional<stages::StackedResults> stacked_;
+  std::optional<DatasetCheckpoint> checkpoint_;  // --checkpoint: the recordings done, kept
+  std::int64_t resumed_ = 0;                     // recordings taken from it
+  std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now();
 };
 
 }  // namespace
 
 bool is_dataset(const Pipeline& pipeline) {
   const auto& elements = pipeline.elements();
-  return !elements.empty() && elements.front().kind == ElementKind::Source && elements.front().name == "manifest";
+  return !elements.empty() && elements.front().kind == ElementKind::Source && is_dataset_source(elements.front().name);
 }
 
 json run_dataset(const Pipeline& pipeline, const RunOptions& options, const RecordingResults& on_recording,
                  const BeforeCommit& before_commit) {
-  if (!options.checkpoint.empty())
-    throw InputError("--checkpoint: a dataset's recordings each run whole; run the dataset again to redo it");
   return DatasetRun(pipeline, options, on_recording, before_commit).run();
 }
 
@@ -488,9 +574,11 @@ json validate_dataset(const Pipeline& pipeline, const RunOptions& options) {
       std::throw_with_nested(InputError(fmt::format("recording {}: {}", row.id, e.what())));
     }
     seconds += plan["run_time_estimate"]["seconds"].get<double>();
-    recordings.push_back({{"id", row.id}, {"line", row.line}, {"plan", std::move(plan)}});
+    recordings.push_back(
+        {{"id", row.id}, {"line", row.line}, {"origin", origin_of(table, row)}, {"plan", std::move(plan)}});
   }
   return {{"dataset", table.file.string()},
+          {"warnings", table.warnings},
           {"recordings", std::move(recordings)},
           {"run_time_estimate", {{"seconds", seconds}}}};
 }

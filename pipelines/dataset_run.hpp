@@ -40,8 +40,10 @@ bool is_dataset(const Pipeline& pipeline);
 // Runs the dataset. Throws InputError naming the table's line for a bad row, and a recording's
 // failure nested in an error naming the recording (RecordingFailed). Returns the dataset's report:
 // every recording (id, the rank that ran it, its series and time), the stacked file and warnings.
-// `options` apply to every recording's run (its progress reports too); a checkpoint is refused (a
-// dataset run again runs every recording again).
+// `options` apply to every recording's run; progress reports count the whole dataset (Progress::
+// recording). With options.checkpoint (one process only) each recording's run is kept in that folder
+// as it finishes, and a dataset run again takes the recordings kept there instead of running them
+// (pipelines/dataset_checkpoint.hpp); the folder goes once the dataset's files are committed.
 //
 // A dataset is one transaction: every recording's files and the stacked file are moved into place
 // together once all are complete (RunOptions::commit_into: into the caller's set, which commits

@@ -43,6 +43,7 @@ std::string reader_by_extension(const fs::path& path) {
   std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
   if (ext == ".npy" || ext == ".npz") return "npy";
   if (ext == ".edf" || ext == ".bdf") return "edf";
+  if (ext == ".vhdr") return "brainvision";
   if (ext == ".h5" || ext == ".hdf5") return "hdf5";
   return "";
 }
@@ -80,7 +81,7 @@ class TableReader {
       throw InputError(fmt::format("cannot read the dataset's table: {}", e.bare_message()));
     }
     if (text.starts_with("\xEF\xBB\xBF")) text.erase(0, 3);  // the byte-order mark spreadsheets write
-    ManifestTable table{file_, {}};
+    ManifestTable table{file_, {}, "manifest", {}};
     std::istringstream in(text);
     std::string line;
     for (int number = 1; std::getline(in, line); ++number) {
@@ -140,13 +141,14 @@ class TableReader {
     if (row.reader.empty()) row.reader = reader_by_extension(file);
     if (row.reader.empty())
       throw InputError(fmt::format("{}: no reader for this kind of file; name its source in a reader column or with "
-                                   "the manifest's reader= (npy, edf, hdf5)",
+                                   "the manifest's reader= (npy, edf, brainvision, hdf5)",
                                    path),
                        at(number, column("path")));
     const ElementInfo* info = registry_.find(ElementKind::Source, row.reader);
     if (!info || row.reader == "manifest" || !has_param(*info, "path"))
-      throw InputError(fmt::format("reader \"{}\" is not a source that reads a file (npy, edf, hdf5)", row.reader),
-                       at(number, column("reader") < header_.size() ? column("reader") : column("path")));
+      throw InputError(
+          fmt::format("reader \"{}\" is not a source that reads a file (npy, edf, brainvision, hdf5)", row.reader),
+          at(number, column("reader") < header_.size() ? column("reader") : column("path")));
     row.params["path"] = file.string();
     for (std::size_t c = 0; c < cells.size(); ++c) {
       const std::string& key = header_[c];
@@ -177,6 +179,11 @@ class TableReader {
 
 ManifestTable read_manifest(const fs::path& file, const std::optional<std::string>& reader, const Registry& registry) {
   return TableReader(file, reader, registry).read();
+}
+
+std::string origin_of(const ManifestTable& table, const ManifestRecording& row) {
+  if (row.line > 0) return fmt::format("{}:{}", table.file.string(), row.line);
+  return row.params.at("path").get<std::string>();
 }
 
 }  // namespace pacflow

@@ -62,6 +62,7 @@ TEST_F(ManifestTableTest, RowsGetTheirReaderTypedParametersAndPathsBesideTheTabl
   EXPECT_EQ(table.recordings[2].reader, "npy");  // named in its row
   EXPECT_EQ(table.recordings[2].params["fs"], 1000.5);
   EXPECT_EQ(read("id\tpath\nx\tx.dat\n", "hdf5").recordings[0].reader, "hdf5");  // the manifest's reader=
+  EXPECT_EQ(read("id\tpath\nx\tx.vhdr\n").recordings[0].reader, "brainvision");    // a BrainVision header
 }
 
 TEST_F(ManifestTableTest, MalformedTablesAreRefusedAtTheirLineAndColumn) {
@@ -81,7 +82,7 @@ TEST_F(ManifestTableTest, MalformedTablesAreRefusedAtTheirLineAndColumn) {
   EXPECT_EQ(error_of("id\tpath\na\t\n"), file + ":2:2: recording a has no path");
   EXPECT_NE(error_of("id\tpath\na\ta.wav\n").find(":2:2: a.wav: no reader for this kind of file"), std::string::npos);
   EXPECT_EQ(error_of("id\tpath\treader\na\ta.npy\tsynthetic\n"),
-            file + ":2:3: reader \"synthetic\" is not a source that reads a file (npy, edf, hdf5)");
+            file + ":2:3: reader \"synthetic\" is not a source that reads a file (npy, edf, brainvision, hdf5)");
   EXPECT_EQ(error_of("id\tpath\tcolour\na\ta.npy\tblue\n"),
             file + ":2:3: column \"colour\" is not a parameter of the npy source");
   EXPECT_NE(error_of("id\tpath\tfs\na\ta.npy\t[1, 2\n").find(":2:3"), std::string::npos);

@@ -54,6 +54,16 @@ struct Progress {
   std::int64_t batches_done = 0;
   std::int64_t batches_total = 0;
   double elapsed_s = 0;
+  // A dataset (pipelines/dataset_run.hpp) runs its recordings one after another, each with its own
+  // batches: `recording` is the one running (from 0) of the `recordings` this process runs, and
+  // elapsed_s counts from the dataset's start.
+  std::int64_t recording = 0;
+  std::int64_t recordings = 1;
+  // The share of the whole run done, 0 to 1: the recordings finished and this one's batches.
+  double fraction() const {
+    const double within = batches_total > 0 ? static_cast<double>(batches_done) / static_cast<double>(batches_total) : 0.0;
+    return (static_cast<double>(recording) + within) / static_cast<double>(recordings);
+  }
 };
 
 class DeviceBackends;

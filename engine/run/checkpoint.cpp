@@ -20,8 +20,9 @@ constexpr int kFormat = 2;  // 2: sealed by a checksum (engine/io/checksum.hpp)
 // A record holds the plan and each sink's small state (the png sink's sums): far below this.
 constexpr std::size_t kMaxRecordBytes = std::size_t{256} << 20;
 
-// "at /pipeline/3/params/n: 200 in the checkpoint, 100 now": the first place the plans differ.
-std::string first_difference(const json& recorded, const json& now) {
+}  // namespace
+
+std::string first_plan_difference(const json& recorded, const json& now) {
   const json patch = json::diff(recorded, now);
   if (patch.empty()) return "";
   const json::json_pointer at(patch[0].at("path").get<std::string>());
@@ -29,33 +30,37 @@ std::string first_difference(const json& recorded, const json& now) {
   return fmt::format("at {}: {} in the checkpoint, {} now", at.to_string(), value(recorded), value(now));
 }
 
-}  // namespace
-
-namespace {
-// `dir`, created if needed (its lock lives in it).
-const fs::path& created(const fs::path& dir) {
+const fs::path& created_checkpoint_root(const fs::path& dir) {
   std::error_code ec;
   fs::create_directories(dir, ec);
   if (ec) throw_output_error(dir, ec.value(), "--checkpoint: cannot create the folder");
   return dir;
 }
-}  // namespace
 
 // The marker in each sink folder a checkpoint made: only folders holding it are ever used or removed.
 constexpr const char* kSinkMarker = ".pacflow-checkpoint";
 
-namespace {
-// Whether `dir` is a folder (not a link to one) holding the marker (a plain file) a checkpoint puts there.
 bool made_by_checkpoint(const fs::path& dir) {
   struct stat st {};
   if (::lstat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) return false;
   return ::lstat((dir / kSinkMarker).c_str(), &st) == 0 && S_ISREG(st.st_mode);
 }
-}  // namespace
+
+void make_checkpoint_folder(const fs::path& dir, const fs::path& checkpoint_dir) {
+  std::error_code ec;
+  if (fs::exists(fs::symlink_status(dir, ec)))
+    throw InputError(fmt::format("--checkpoint {}: {} is not a folder this checkpoint made ({}); move it away, or "
+                                 "choose another --checkpoint folder",
+                                 checkpoint_dir.string(), dir.string(),
+                                 fs::is_symlink(fs::symlink_status(dir, ec)) ? "a symbolic link"
+                                                                            : "no " + std::string(kSinkMarker) + " in it"));
+  if (::mkdir(dir.c_str(), 0755) != 0) throw_output_error(dir, errno, "--checkpoint: cannot create the folder");
+  write_file_atomically(dir / kSinkMarker, "a pacflow checkpoint's folder: removed with the checkpoint\n");
+}
 
 Checkpoint::Checkpoint(fs::path dir, json plan, std::int64_t series, const std::vector<std::string>& sinks)
     : dir_(std::move(dir)),
-      lock_(created(dir_), ".lock", "using this checkpoint; wait for it to end, or choose another --checkpoint folder"),
+      lock_(created_checkpoint_root(dir_), ".lock", "using this checkpoint; wait for it to end, or choose another --checkpoint folder"),
       plan_(json::parse(json_text(plan))), series_(series), sink_states_(sinks.size()) {
   for (std::size_t k = 0; k < sinks.size(); ++k) sink_dirs_.push_back(dir_ / fmt::format("sink-{}-{}", k, sinks[k]));
   remove_stale_temporaries(dir_);  // a record being replaced when the run was killed
@@ -66,18 +71,11 @@ Checkpoint::Checkpoint(fs::path dir, json plan, std::int64_t series, const std::
   // user's folder of the same name) is refused and left alone, never written through or removed.
   for (const auto& d : sink_dirs_) {
     if (made_by_checkpoint(d)) continue;
-    if (fs::exists(fs::symlink_status(d, ec)))
-      throw InputError(fmt::format("--checkpoint {}: {} is not a folder this checkpoint made ({}); move it away, or "
-                                   "choose another --checkpoint folder",
-                                   dir_.string(), d.string(),
-                                   fs::is_symlink(fs::symlink_status(d, ec)) ? "a symbolic link"
-                                                                              : "no " + std::string(kSinkMarker) + " in it"));
-    if (resuming && series_done_ > 0)
+    if (resuming && series_done_ > 0 && !fs::exists(fs::symlink_status(d, ec)))
       throw InputError(fmt::format("--checkpoint {}: {} records {} series done, but {} is gone; remove the folder to "
                                    "start afresh",
                                    dir_.string(), manifest_path().string(), series_done_, d.string()));
-    if (::mkdir(d.c_str(), 0755) != 0) throw_output_error(d, errno, "--checkpoint: cannot create the sink's folder");
-    write_file_atomically(d / kSinkMarker, "a pacflow checkpoint's sink folder: removed with the checkpoint\n");
+    make_checkpoint_folder(d, dir_);
   }
 }
 
@@ -96,7 +94,7 @@ void Checkpoint::read_manifest(std::size_t sinks) {
       throw InputError(fmt::format("{}: a damaged or edited checkpoint record (its checksum does not match its "
                                    "contents); remove the folder to start afresh",
                                    where));
-    if (const std::string diff = first_difference(manifest.at("plan"), plan_); !diff.empty())
+    if (const std::string diff = first_plan_difference(manifest.at("plan"), plan_); !diff.empty())
       throw InputError(fmt::format("--checkpoint {}: it was made by another pipeline or input ({}); remove the "
                                    "folder, or choose another, to start afresh",
                                    dir_.string(), diff));

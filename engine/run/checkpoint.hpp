@@ -24,6 +24,20 @@ namespace pacflow {
 
 using json = nlohmann::json;
 
+// "at /pipeline/3/params/n: 200 in the checkpoint, 100 now": the first place two plans differ; ""
+// when they are the same.
+std::string first_plan_difference(const json& recorded, const json& now);
+
+// `dir`, created if needed (a checkpoint's lock lives in it). Throws an output error naming it.
+const std::filesystem::path& created_checkpoint_root(const std::filesystem::path& dir);
+
+// A folder a checkpoint made inside its own (a sink's, a dataset's recording's) holds a marker file;
+// only such folders are ever used or removed, never a link or the user's folder of the same name.
+bool made_by_checkpoint(const std::filesystem::path& dir);
+// Makes `dir` such a folder. Throws InputError when something else is there (naming it and
+// `checkpoint_dir`), and an output error when it cannot be made.
+void make_checkpoint_folder(const std::filesystem::path& dir, const std::filesystem::path& checkpoint_dir);
+
 class Checkpoint {
  public:
   // Opens (creating it if needed) the checkpoint in `dir` for a run of `plan` (what must not change

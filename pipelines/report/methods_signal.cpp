@@ -76,7 +76,8 @@ std::string data_sentences(const RunFacts& f) {
         hz_range(in.f_pha.value_or(0), in.f_pha.value_or(0)), in.model);
   } else {
     const std::string file = std::filesystem::path(in.path).filename().string();
-    const std::string from = in.source == "edf"     ? fmt::format(" from the {} recording {}", in.format, file)
+    const bool recording = in.source == "edf" || in.source == "brainvision";
+    const std::string from = recording              ? fmt::format(" from the {} recording {}", in.format, file)
                              : in.source == "array" ? std::string(" from an array in memory")
                              : file.empty()         ? std::string()
                                                     : fmt::format(" from {}", file);

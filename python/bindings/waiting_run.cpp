@@ -21,6 +21,17 @@ struct Shared {
   std::optional<Progress> latest;  // not yet handed to Python
 };
 
+// Hands `p` to Python's callable as (done, total, elapsed_s): a run's batches, or for a dataset
+// (several recordings, each with its own batches) the whole dataset's share done in thousandths.
+void report_progress(const py::object& progress, const Progress& p) {
+  if (p.recordings > 1) {
+    constexpr std::int64_t kWhole = 1000;
+    progress(static_cast<std::int64_t>(p.fraction() * kWhole + 0.5), kWhole, p.elapsed_s);
+  } else {
+    progress(p.batches_done, p.batches_total, p.elapsed_s);
+  }
+}
+
 }  // namespace
 
 json run_while_python_waits(const std::function<json(const RunOptions&)>& run, RunOptions options,
@@ -61,7 +72,7 @@ json run_while_python_waits(const std::function<json(const RunOptions&)>& run, R
           worker.request_stop();
         } else if (p && !progress.is_none()) {
           try {
-            progress(p->batches_done, p->batches_total, p->elapsed_s);
+            report_progress(progress, *p);
           } catch (py::error_already_set& e) {  // a failing progress callback stops the run and is raised
             interrupt.emplace(std::move(e));
             worker.request_stop();
@@ -76,7 +87,7 @@ json run_while_python_waits(const std::function<json(const RunOptions&)>& run, R
   // The last progress the run reported (a run shorter than one wait reports only this one): handed
   // over too, so the callable always hears of the end, and what it raises is raised.
   if (shared.latest && !progress.is_none())
-    progress(shared.latest->batches_done, shared.latest->batches_total, shared.latest->elapsed_s);
+    report_progress(progress, *shared.latest);
   return report;
 }
 

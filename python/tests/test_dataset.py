@@ -55,3 +55,13 @@ def test_a_bad_table_raises_naming_its_line(dataset: Path) -> None:
     (dataset / "table.tsv").write_text("id\tpath\tfs\nrec-a\tmissing.npy\t512\n")
     with pytest.raises(FileNotFoundError, match="recording rec-a"):
         pacflow.run(dataset / "dataset.pipe", out=dataset / "out", progress=False)
+
+
+def test_progress_counts_the_whole_dataset(dataset: Path) -> None:
+    calls: list[tuple[int, int, float]] = []
+    pacflow.run(dataset / "dataset.pipe", out=dataset / "out", batch_size=2, progress=lambda *a: calls.append(a))
+    assert calls, "no progress reported"
+    assert all(total == 1000 for _, total, _ in calls)  # thousandths of the whole dataset
+    done = [d for d, _, _ in calls]
+    assert done == sorted(done) and done[-1] == 1000, done
+    assert [e for _, _, e in calls] == sorted(e for _, _, e in calls)  # from the dataset's start

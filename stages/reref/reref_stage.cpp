@@ -4,7 +4,7 @@
 #include <fmt/ranges.h>
 
 #include "engine/api/errors.hpp"
-#include "stages/io/edf/channel_selection.hpp"
+#include "stages/io/common/channel_selection.hpp"
 
 namespace pacflow::stages {
 

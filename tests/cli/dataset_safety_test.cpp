@@ -230,6 +230,56 @@ TEST(DatasetSafety, AReRunThatFailsAtARecordingLeavesEveryFileOfTheEarlierRunAsI
   EXPECT_EQ(without_lock(tree(dir / "out")), before);
 }
 
+TEST(DatasetCheckpoint, ARecordingThatFailsLeavesTheOthersKeptAndTheReRunTakesThemGivingTheSameBytes) {
+  const ScratchDir dir("ds_checkpoint");
+  write_dataset(dir);
+  ASSERT_EQ(run_cli("run ds.pipe -q --out whole", dir.path()).exit_code, 0);
+  const auto uninterrupted = tree(dir / "whole");
+
+  dir.write("raw/sub-03.npy", "not an npy file");  // the last row fails once two are done
+  CliResult r = run_cli("run ds.pipe --checkpoint ck", dir.path());
+  ASSERT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_TRUE(contains(r.err, "recording sub-03")) << r.err;
+  EXPECT_TRUE(contains(r.err, "the checkpoint in ck keeps the recordings that finished")) << r.err;
+  EXPECT_FALSE(fs::exists(dir / "out")) << "a dataset is one transaction";
+  for (const char* id : {"sub-01", "sub-02"})
+    EXPECT_TRUE(fs::is_regular_file(dir / "ck" / (std::string("recording-") + id) / "recording.json")) << id;
+  EXPECT_FALSE(fs::exists(dir / "ck" / "recording-sub-03" / "recording.json"));
+
+  // A damaged kept file: that recording runs again, the other is taken.
+  const fs::path kept = dir / "ck" / "recording-sub-02" / "file-0";
+  std::string bytes = read_file(kept);
+  bytes[bytes.size() / 2] ^= 0x20;
+  dir.write(fs::relative(kept, dir.path()).string(), bytes);
+  write_recording(dir / "raw" / "sub-03.npy", 2, 1024, 3);
+  r = run_cli("run ds.pipe --checkpoint ck", dir.path());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(contains(r.out, "1 recordings taken from the checkpoint in ck")) << r.out;
+  EXPECT_FALSE(fs::exists(dir / "ck")) << "the checkpoint goes once the dataset is committed";
+  auto resumed = tree(dir / "out");
+  EXPECT_EQ(without_lock(resumed).size(), without_lock(uninterrupted).size());
+  for (const auto& [name, content] : uninterrupted) {
+    if (fs::path(name).filename() == "result.json" || fs::path(name).filename() == kOutputLock) continue;
+    EXPECT_EQ(resumed[name], content) << name << " differs from the uninterrupted run's";
+  }
+}
+
+TEST(DatasetCheckpoint, ACheckpointOfAnotherPipelineOrOverShardsIsRefused) {
+  const ScratchDir dir("ds_checkpoint_other");
+  write_dataset(dir);
+  dir.write("raw/sub-03.npy", "not an npy file");
+  ASSERT_EQ(run_cli("run ds.pipe -q --checkpoint ck", dir.path()).exit_code, 2);
+  const auto kept = tree(dir / "ck");
+  CliResult r = run_cli("run ds.pipe -q --checkpoint ck --set surrogates.n=30", dir.path());
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_TRUE(contains(r.err, "it was made by another dataset or pipeline")) << r.err;
+  EXPECT_TRUE(contains(r.err, "30")) << r.err;
+  EXPECT_EQ(without_lock(tree(dir / "ck")), without_lock(kept));
+  r = run_cli("run ds.pipe -q --checkpoint ck --shard 0/2 --out s0", dir.path());
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_TRUE(contains(r.err, "--checkpoint")) << r.err;
+}
+
 // --- shards and merge ---
 
 TEST(ShardSafety, AShardsFolderIsCheckedAndLockedLikeAnyOutputFolder) {

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <string_view>
 
 namespace pacflow::fuzz {
 
@@ -27,6 +28,12 @@ Outcome pipe_format(Input data);
 Outcome npy_reader(Input data);
 // An EDF/BDF file: the header check, EDFlib's open (with annotations) and a few samples per signal.
 Outcome edf_reader(Input data);
+// A BrainVision recording: the input is the header (.vhdr), then kBrainVisionSeparator and the
+// marker file (.vmrk), then the separator again and the data file, written as rec.vhdr, rec.vmrk and
+// rec.eeg in one folder (the seeds' header names them); opened with its markers, a few samples read
+// per channel.
+inline constexpr std::string_view kBrainVisionSeparator = "\n#8<#\n";
+Outcome brainvision_reader(Input data);
 // An HDF5 file built from a recipe in the input (dataset shape and type, layout=, fs and channel-name
 // attributes of any type or shape, samples, nan_policy), opened and read by the hdf5 source.
 Outcome hdf5_metadata(Input data);

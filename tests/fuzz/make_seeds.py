@@ -160,8 +160,54 @@ def hdf5_seeds():
           recipe(3, [1, 3, 8], F32LE, 0, "ECT", fs=100.0, policy=2, samples=wave[:8] + [math.nan] * 8 + wave[8:16]))
 
 
+# ---- brainvision_reader: header, marker file and data joined by the entry's separator
+BV_SEPARATOR = b"\n#8<#\n"  # tests/fuzz/entry_points.hpp: kBrainVisionSeparator
+
+
+def vhdr(channels, fmt="INT_16", orientation="MULTIPLEXED", interval="4000", codepage="UTF-8", extra=""):
+    """channels: list of (name, resolution, unit) as written."""
+    text = ("Brain Vision Data Exchange Header File Version 1.0\r\n; pacflow fuzz seed\r\n\r\n"
+            "[Common Infos]\r\nCodepage=%s\r\nDataFile=rec.eeg\r\nMarkerFile=rec.vmrk\r\nDataFormat=BINARY\r\n"
+            "DataOrientation=%s\r\nNumberOfChannels=%d\r\nSamplingInterval=%s\r\n%s\r\n"
+            "[Binary Infos]\r\nBinaryFormat=%s\r\n\r\n[Channel Infos]\r\n"
+            % (codepage, orientation, len(channels), interval, extra, fmt))
+    text += "".join("Ch%d=%s,,%s,%s\r\n" % (i + 1, n, r, u) for i, (n, r, u) in enumerate(channels))
+    return text + "\r\n[Comment]\r\nfree text [Common Infos]\r\n"
+
+
+def vmrk(markers):
+    """markers: list of (type, description, position, size)."""
+    text = ("Brain Vision Data Exchange Marker File, Version 1.0\r\n\r\n[Common Infos]\r\nCodepage=UTF-8\r\n"
+            "DataFile=rec.eeg\r\n\r\n[Marker Infos]\r\n")
+    return text + "".join("Mk%d=%s,%s,%d,%d,0\r\n" % (i + 1, t, d, p, n) for i, (t, d, p, n) in enumerate(markers))
+
+
+def brainvision(header, markers, data, codec="utf-8"):
+    return header.encode(codec) + BV_SEPARATOR + markers.encode(codec) + BV_SEPARATOR + data
+
+
+def brainvision_seeds():
+    wave = [int(3000 * math.sin(i / 2)) for i in range(32)]
+    stim = [("New Segment", "", 1, 1), ("Stimulus", "S  1", 5, 1), ("Stimulus", "S  2", 12, 1)]
+    write("brainvision_reader", "int16_multiplexed",
+          brainvision(vhdr([("Fz", "0.1", "µV"), ("C3\\1A2", "", "")]), vmrk(stim), struct.pack("<32h", *wave)))
+    write("brainvision_reader", "float32_vectorized_ansi",
+          brainvision(vhdr([("Fz", "1", "µV"), ("Cz", "1", "µV")], "IEEE_FLOAT_32", "VECTORIZED", "1953.125", "ANSI",
+                           "DataPoints=16\r\n"),
+                      vmrk(stim + [("Bad Interval", "Bad Min-Max", 3, 4)]),
+                      struct.pack("<32f", *[v / 7 for v in wave]), codec="latin-1"))
+    write("brainvision_reader", "int32_comment_bad",
+          brainvision(vhdr([("A1", "0.5", "nV")], "INT_32"), vmrk(stim + [("Comment", "BAD_eye", 20, 1)]),
+                      struct.pack("<32i", *[v * 1000 for v in wave])))
+    write("brainvision_reader", "ascii_refused",
+          brainvision(vhdr([("Fz", "1", "µV")]).replace("DataFormat=BINARY", "DataFormat=ASCII"), vmrk(stim),
+                      b"1.0\n2.0\n"))
+    write("brainvision_reader", "partial_sample",
+          brainvision(vhdr([("Fz", "1", "µV"), ("Cz", "1", "µV")]), vmrk(stim), struct.pack("<31h", *wave[:31])))
+
+
 if __name__ == "__main__":
-    for target in ("pipe_format", "npy_reader", "edf_reader", "hdf5_metadata"):
+    for target in ("pipe_format", "npy_reader", "edf_reader", "hdf5_metadata", "brainvision_reader"):
         shutil.rmtree(ROOT / target / "seeds", ignore_errors=True)
         (ROOT / target / "seeds").mkdir(parents=True)
         (ROOT / target / "regressions").mkdir(exist_ok=True)
@@ -169,3 +215,4 @@ if __name__ == "__main__":
     npy_seeds()
     edf_seeds()
     hdf5_seeds()
+    brainvision_seeds()

@@ -64,7 +64,8 @@ TEST_P(FuzzCorpus, EverySeedAndRegressionIsAcceptedOrRefusedWithOneClearError) {
 
 INSTANTIATE_TEST_SUITE_P(Targets, FuzzCorpus,
                          ::testing::Values(Target{"pipe_format", pipe_format}, Target{"npy_reader", npy_reader},
-                                           Target{"edf_reader", edf_reader}, Target{"hdf5_metadata", hdf5_metadata}),
+                                           Target{"edf_reader", edf_reader}, Target{"hdf5_metadata", hdf5_metadata},
+                                           Target{"brainvision_reader", brainvision_reader}),
                          [](const auto& test) { return std::string(test.param.name); });
 
 }  // namespace

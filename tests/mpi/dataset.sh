@@ -70,6 +70,11 @@ with h5py.File(f"{out}/recordings.h5", "r") as f:
                  "group_clusters"):
         assert f[name].shape == t.shape, name
     assert (f["group_pvalues"][()] >= 1 / 8).all()  # three subjects: 8 sign flips
+    # Labelled axes as HDF5 dimension scales (netCDF-4, xarray): the ids, the band centres.
+    assert [d.label for d in f["pac"].dims] == ["recordings", "", "", "phase_bands", "amplitude_bands"]
+    assert list(f["pac"].dims[0][0].asstr()[()]) == ids
+    assert list(f["pac_z"].dims[3][0][()]) == [4.0, 8.0, 12.0] and f["pac"].dims[3][0].attrs["unit"] == "Hz"
+    assert [d.label for d in f["group_t"].dims] == ["", "phase_bands", "amplitude_bands"]
 PY
 echo "3 recordings: each one's files as a run of it alone writes them; recordings.h5 stacks them, with the group test"
 
@@ -131,6 +136,8 @@ with h5py.File(f"{out}/recordings.h5", "r") as f:
     assert f["trial_pac"].shape == (2, 3, 3, 3)  # per channel and cell: stacked
     assert np.array_equal(f["trial_pac"][1], np.load(f"{out}/sub-05/trial_pac.npy"))
     assert f["group_t"].shape == (3, 3, 3)
+    assert f["pac"]["sub-05"].dims[2].label == "phase_bands"
+    assert list(f["pac"]["sub-05"].dims[2][0][()]) == [4.0, 8.0, 12.0]
 PY
 echo "recordings with 4 and 6 epochs: per-epoch arrays per recording, the rest stacked, the group test made"
 
@@ -144,6 +151,9 @@ import sys
 import h5py
 with h5py.File(f"{sys.argv[1]}/recordings.h5", "r") as f:
     assert list(f.attrs["condition_names"]) == ["a", "b"], dict(f.attrs)
+    conditions = [k for k, d in enumerate(f["trial_pvalues"].attrs["dims"]) if d == "conditions"]
+    assert conditions and f["trial_pvalues"].dims[conditions[0]].label == "conditions"
+    assert list(f["trial_pvalues"].dims[conditions[0]][0].asstr()[()]) == ["a", "b"]
 PY
 printf 'id\tpath\tfs\tconditions\nsub-01\traw/sub-01.npy\t512\t[a,b,a,b]\nsub-05\traw/sub-05.npy\t512\t[b,a,b,a,a,b]\n' > bad.tsv
 refused 'recording sub-05: its conditions ["b","a"] are not sub-01'"'"'s ["a","b"]' "$cli" run -q bad.pipe --out bad

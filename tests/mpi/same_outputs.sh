@@ -26,7 +26,8 @@ def walk(group, into):
         into[(group.name, "attr", key)] = repr(value)
     for key, item in group.items():
         if isinstance(item, h5py.Dataset):
-            into[(item.name, "data")] = (item.dtype.str, item.shape, item[()].tobytes())
+            data = item[()]  # text (a dimension scale's labels) by value: object arrays hold pointers
+            into[(item.name, "data")] = (item.dtype.str, item.shape, data.tolist() if data.dtype == object else data.tobytes())
         elif key not in volatile:
             walk(item, into)
     return into

@@ -48,6 +48,7 @@ void print_rank_needs(const json& plan, int ranks) {
 // largest, and about the time of its share.
 void print_dataset_plan(const json& dataset, int ranks) {
   const json& recordings = dataset["recordings"];
+  print_warnings(dataset);  // about the dataset as read (a BIDS subject not listed, …)
   double most_memory = 0;
   std::vector<double> rank_seconds(static_cast<std::size_t>(std::max(ranks, 1)), 0.0);
   for (std::size_t i = 0; i < recordings.size(); ++i) {
@@ -57,8 +58,8 @@ void print_dataset_plan(const json& dataset, int ranks) {
     const double seconds = plan["run_time_estimate"]["seconds"].get<double>();
     most_memory = std::max(most_memory, memory);
     rank_seconds[i % rank_seconds.size()] += seconds;
-    fmt::print("  {} ({}:{}): input shape {} at {} Hz; at most {}, about {}\n", recordings[i]["id"].get<std::string>(),
-               dataset["dataset"].get<std::string>(), recordings[i]["line"].get<int>(), json_text(plan["input"]["shape"]),
+    fmt::print("  {} ({}): input shape {} at {} Hz; at most {}, about {}\n", recordings[i]["id"].get<std::string>(),
+               recordings[i]["origin"].get<std::string>(), json_text(plan["input"]["shape"]),
                plan["input"].value("sample_rate_hz", 0.0), detail::bytes_text(memory), duration_text(seconds));
   }
   fmt::print("{}: ok: a dataset of {} recordings; at most {} of host memory (the largest recording's)\n",

@@ -3,6 +3,7 @@
 // on a terminal, a line a second otherwise.
 #include <cstdio>
 #include <fmt/format.h>
+#include <string>
 #include <unistd.h>
 
 #include "engine/api/pipeline.hpp"
@@ -14,26 +15,29 @@ class ProgressLine {
   void operator()(const Progress& p) {
     if (p.elapsed_s < 1.0) return;
     const bool tty = ::isatty(STDERR_FILENO) != 0;
-    if (!tty && p.elapsed_s - last_printed_ < 1.0 && p.batches_done != p.batches_total) return;
+    const bool last = p.batches_done == p.batches_total && p.recording + 1 == p.recordings;
+    if (!tty && p.elapsed_s - last_printed_ < 1.0 && !last) return;
     last_printed_ = p.elapsed_s;
-    const double eta = p.batches_done ? p.elapsed_s * static_cast<double>(p.batches_total - p.batches_done) /
-                                            static_cast<double>(p.batches_done)
-                                      : 0.0;
-    fmt::print(stderr, "{}pacflow: batch {}/{} ({:.0f}%), {:.1f} s elapsed, ~{:.1f} s left{}", tty ? "\r" : "",
-               p.batches_done, p.batches_total,
-               100.0 * static_cast<double>(p.batches_done) / static_cast<double>(p.batches_total), p.elapsed_s, eta,
-               tty ? "" : "\n");
-    printed_ = true;
+    const double done = p.fraction();
+    const double eta = done > 0 ? p.elapsed_s * (1.0 - done) / done : 0.0;
+    // A dataset: which recording, and the share of the whole dataset (its time left from that).
+    const std::string recording =
+        p.recordings > 1 ? fmt::format("recording {}/{}, ", p.recording + 1, p.recordings) : std::string();
+    fmt::print(stderr, "{}pacflow: {}batch {}/{} ({:.0f}%{}), {:.1f} s elapsed, ~{:.1f} s left{}", tty ? "\r" : "",
+               recording, p.batches_done, p.batches_total, 100.0 * done, p.recordings > 1 ? " of the dataset" : "",
+               p.elapsed_s, eta, tty ? "" : "\n");
+    open_line_ = tty;
     std::fflush(stderr);
   }
-  // Ends the line on a terminal once the run is over.
-  void done() const {
-    if (printed_ && ::isatty(STDERR_FILENO)) fmt::print(stderr, "\n");
+  // Ends the line on a terminal: once the run is over, or before another line is printed.
+  void done() {
+    if (open_line_) fmt::print(stderr, "\n");
+    open_line_ = false;
   }
 
  private:
   double last_printed_ = 0;
-  bool printed_ = false;
+  bool open_line_ = false;  // a line rewritten in place, not ended yet
 };
 
 }  // namespace pacflow::cli

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <fmt/format.h>
 
 #include "engine/io/provenance.hpp"
@@ -47,12 +48,20 @@ int interrupted(const InterruptWatch& interrupts, const RunCancelled& stop, cons
 }
 
 // A dataset stopped: nothing of it was committed.
-int dataset_interrupted(const InterruptWatch& interrupts, bool root) {
+// What a dataset's checkpoint keeps, for the message of a dataset that did not finish.
+std::string kept_recordings(const std::filesystem::path& checkpoint) {
+  if (checkpoint.empty()) return "";
+  return fmt::format("; the checkpoint in {} keeps the recordings that finished: run the same command again to run "
+                     "only the others",
+                     checkpoint.string());
+}
+
+int dataset_interrupted(const InterruptWatch& interrupts, bool root, const std::filesystem::path& checkpoint) {
   const int signal = interrupts.signal();
   if (root)
     fmt::print(stderr, "pacflow: interrupted by {}; no output written: a dataset's files are committed together "
-                       "when every recording is done (files of earlier runs are as they were)\n",
-               signal_name(signal));
+                       "when every recording is done (files of earlier runs are as they were){}\n",
+               signal_name(signal), kept_recordings(checkpoint));
   return signal ? interrupted_exit_code(signal) : kRunFailed;
 }
 
@@ -90,14 +99,15 @@ void print_group(const json& report) {
   }
 }
 
-// A dataset here: the pipeline once per recording, a line per recording (rank 0's own).
+// A dataset here: the pipeline once per recording, a line per recording (rank 0's own), the
+// progress line counting the whole dataset.
 int run_dataset_here(const app::Job& job, RunOptions& options, bool quiet, const InterruptWatch& interrupts,
-                     Ranks* ranks) {
+                     Ranks* ranks, ProgressLine& progress) {
   const bool root = !ranks || ranks->link().rank() == 0;
-  options.on_progress = nullptr;
   const auto start = Clock::now();
   auto last = start;
   const auto each = [&](const std::string& id, const json& r, const std::shared_ptr<stages::ResultArrays>&) {
+    progress.done();
     if (root && !quiet)
       fmt::print("pacflow: recording {}: {} series in {:.3f} s\n", id, r["run"]["series"].get<std::int64_t>(),
                  seconds_since(last));
@@ -108,15 +118,17 @@ int run_dataset_here(const app::Job& job, RunOptions& options, bool quiet, const
   try {
     report = app::run_here(job, options, each);
   } catch (const RunCancelled&) {
-    return dataset_interrupted(interrupts, root);
+    progress.done();
+    return dataset_interrupted(interrupts, root, options.checkpoint);
   } catch (const RecordingFailed& e) {
+    progress.done();
     // A recording's failure is its rank's alone: that rank says it (fail_job then ends the job).
     if (!root) fmt::print(stderr, "error: rank {}: {}\n", ranks->link().rank(), e.what());
     if (!ranks)  // one transaction: say so, as the interrupted run does
       std::throw_with_nested(RecordingFailed(fmt::format(
           "{}\nno output written: a dataset's files are committed together when every recording is done (files of "
-          "earlier runs are as they were)",
-          e.what())));
+          "earlier runs are as they were){}",
+          e.what(), kept_recordings(options.checkpoint))));
     throw;
   }
   if (root) print_warnings(report);
@@ -125,6 +137,10 @@ int run_dataset_here(const app::Job& job, RunOptions& options, bool quiet, const
              report["dataset"].get<std::string>(), report["recordings"].size(), seconds_since(start), over_ranks(ranks),
              report.contains("stacked") ? fmt::format(", all stacked in {}", report["stacked"].get<std::string>())
                                         : std::string());
+  if (report.contains("checkpoint") && report["checkpoint"]["recordings_resumed"].get<std::int64_t>() > 0)
+    fmt::print("pacflow: {} recordings taken from the checkpoint in {}\n",
+               report["checkpoint"]["recordings_resumed"].get<std::int64_t>(),
+               report["checkpoint"]["dir"].get<std::string>());
   print_group(report);
   return kOk;
 }
@@ -138,7 +154,7 @@ int run_here(const app::JobSpec& spec, bool quiet, const std::vector<std::string
   if (ranks) options.ranks = &ranks->link();
   ProgressLine progress;
   if (!quiet && root) options.on_progress = [&progress](const Progress& p) { progress(p); };
-  if (job.is_dataset()) return run_dataset_here(job, options, quiet, interrupts, ranks);
+  if (job.is_dataset()) return run_dataset_here(job, options, quiet, interrupts, ranks, progress);
   const auto start = Clock::now();
   json report;
   try {

@@ -164,7 +164,9 @@ class Pipeline:
             As ``pipeline_cli run --checkpoint --trace --max-memory --clean``.
         progress : bool or callable, optional
             A progress bar (tqdm) for runs longer than a second (the default), ``False`` for none, or a
-            callable(batches_done, batches_total, elapsed_s).
+            callable(batches_done, batches_total, elapsed_s). For a dataset (a manifest's recordings,
+            each with its own batches) the two counts are the whole dataset's share done, in
+            thousandths (``done / 1000``).
 
         Raises
         ------

@@ -1,6 +1,7 @@
 #include "stages/io/edf/edf_file.hpp"
 
 #include <edflib.h>
+#include <memory>
 #include <fmt/format.h>
 
 #include "engine/api/errors.hpp"
@@ -62,15 +63,16 @@ EdfFile::EdfFile(std::string path, bool read_annotations) : path_(std::move(path
   const double record_s = static_cast<double>(header->datarecord_duration) / EDFLIB_TIME_DIMENSION;
   for (int s = 0; s < header->edfsignals; ++s) {
     const edf_param_struct& p = header->signalparam[s];
-    signals_.push_back({trim(p.label), trim(p.physdimension), p.smp_in_datarecord / record_s, p.smp_in_file,
-                        p.phys_min, p.phys_max, p.dig_min, p.dig_max});
+    // Physical units per digital step.
+    const double resolution = (p.phys_max - p.phys_min) / (p.dig_max - p.dig_min);
+    signals_.push_back({trim(p.label), trim(p.physdimension), p.smp_in_datarecord / record_s, p.smp_in_file, resolution});
   }
   for (long long i = 0; i < header->annotations_in_file; ++i) {
     edf_annotation_struct a{};
     if (edf_get_annotation(handle_.id, static_cast<int>(i), &a) != 0) continue;
     // EDFlib gives -10000000 (-1 s) for an annotation without a duration.
     const double duration_s = a.duration_l > 0 ? static_cast<double>(a.duration_l) / EDFLIB_TIME_DIMENSION : 0.0;
-    annotations_.push_back({static_cast<double>(a.onset) / EDFLIB_TIME_DIMENSION, duration_s, trim(a.annotation)});
+    annotations_.push_back({static_cast<double>(a.onset) / EDFLIB_TIME_DIMENSION, duration_s, trim(a.annotation), ""});
   }
 }
 

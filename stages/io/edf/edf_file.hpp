@@ -3,46 +3,29 @@
 // signals hidden), its EDF+ annotations, and physical-unit sample reads. Open failures become one
 // InputError naming the file and what is wrong with it.
 #include <cstdint>
-#include <memory>
 #include <string>
 #include <vector>
 
+#include "stages/io/common/recording_file.hpp"
+
 namespace pacflow::stages {
 
-struct EdfSignal {
-  std::string label;        // trimmed, e.g. "Fz"
-  std::string unit;         // physical dimension, e.g. "uV"
-  double sample_rate = 0;   // Hz
-  std::int64_t samples = 0; // in the whole file
-  double physical_min = 0, physical_max = 0;
-  int digital_min = 0, digital_max = 0;
-  // Physical units per digital step: the resolution of the stored values.
-  double resolution() const { return (physical_max - physical_min) / (digital_max - digital_min); }
-};
-
-struct EdfAnnotation {
-  double onset_s = 0;     // from the start of the recording
-  double duration_s = 0;  // 0 when the annotation has none (an instant)
-  std::string text;
-};
-
-class EdfFile {
+class EdfFile final : public RecordingFile {
  public:
   // Opens `path`; reads the EDF+ annotations too when asked.
   EdfFile(std::string path, bool read_annotations);
-  ~EdfFile();
-  EdfFile(const EdfFile&) = delete;
-  EdfFile& operator=(const EdfFile&) = delete;
+  ~EdfFile() override;
 
-  const std::string& path() const { return path_; }
+  const std::string& path() const override { return path_; }
   // "EDF", "EDF+", "BDF" or "BDF+".
-  const std::string& format() const { return format_; }
+  const std::string& format() const override { return format_; }
   // True for EDF+ and BDF+ (the formats that carry annotations).
   bool plus() const { return format_.back() == '+'; }
-  const std::vector<EdfSignal>& signals() const { return signals_; }
-  const std::vector<EdfAnnotation>& annotations() const { return annotations_; }
+  bool carries_annotations() const override { return plus(); }
+  const std::vector<RecordingSignal>& signals() const override { return signals_; }
+  const std::vector<RecordingAnnotation>& annotations() const override { return annotations_; }
   // Reads `count` samples of `signal` from sample `start` on, in physical units.
-  void read_physical(int signal, std::int64_t start, int count, double* dst) const;
+  void read_physical(int signal, std::int64_t start, int count, double* dst) const override;
 
  private:
   // EDFlib's handle, closed (under the table lock) when the file goes away, a throwing constructor
@@ -58,8 +41,8 @@ class EdfFile {
   std::string path_;
   Handle handle_;
   std::string format_;
-  std::vector<EdfSignal> signals_;
-  std::vector<EdfAnnotation> annotations_;
+  std::vector<RecordingSignal> signals_;
+  std::vector<RecordingAnnotation> annotations_;
 };
 
 }  // namespace pacflow::stages

@@ -1,5 +1,4 @@
 pacflow_stage_folder(ORDER 30
-  SOURCES edflib_lock.cpp edf_header_check.cpp edf_file.cpp edf_writer.cpp channel_selection.cpp epochs.cpp
-    epoch_rejection.cpp edf_source.cpp
+  SOURCES edflib_lock.cpp edf_header_check.cpp edf_file.cpp edf_writer.cpp edf_source.cpp
   ELEMENTS edf_source.hpp:EdfSource
   TESTS edf_source_test.cpp)

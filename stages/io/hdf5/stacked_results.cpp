@@ -8,6 +8,7 @@
 
 #include "engine/api/errors.hpp"
 #include "engine/io/atomic_file.hpp"
+#include "stages/io/hdf5/dimension_scales.hpp"
 #include "stages/io/hdf5/hdf5_attributes.hpp"
 #include "stages/io/hdf5/hdf5_datasets.hpp"
 
@@ -46,7 +47,7 @@ std::string scratch_name(const std::string& array, std::size_t index) { return f
 }  // namespace
 
 StackedResults::StackedResults(std::filesystem::path path, std::vector<std::string> ids, const ResultArrays& first)
-    : path_(std::move(path)), ids_(std::move(ids)), added_(ids_.size(), false) {
+    : path_(std::move(path)), ids_(std::move(ids)), coordinates_(first.coordinates), added_(ids_.size(), false) {
   const hdf5::QuietErrors quiet;
   std::error_code error;
   if (!path_.parent_path().empty()) std::filesystem::create_directories(path_.parent_path(), error);
@@ -141,6 +142,35 @@ void StackedResults::add_summary(const std::string& name, const std::vector<std:
   const std::vector<float> single(values.begin(), values.end());
   write_whole(file_.get(), name, Shape(shape.begin(), shape.end()), single.data(), dims, doc,
               fmt::format("{}:/{}", path_.string(), name));
+  summaries_.push_back(name);
+}
+
+void StackedResults::attach_scales(const nlohmann::json& attributes, const std::vector<std::string>& ragged) {
+  std::vector<hdf5::AxisScale> scales{{"recordings", "recordings", ids_, {}, "", "each recording's id"}};
+  const auto labels = [&](const char* axis, const char* attribute, const char* doc) {
+    if (attributes.contains(attribute))
+      scales.push_back({axis, axis, attributes[attribute].get<std::vector<std::string>>(), {}, "", doc});
+  };
+  const auto centres = [&](const char* axis, const char* attribute, const char* doc) {
+    if (attributes.contains(attribute))
+      scales.push_back({axis, axis, {}, attributes[attribute].get<std::vector<double>>(), "Hz", doc});
+  };
+  labels("channels", "channel_names", "each channel's name");
+  labels("conditions", "condition_names", "each condition's name");
+  centres("phase_bands", "pha_centres_hz", "each phase band's centre");
+  centres("amplitude_bands", "amp_centres_hz", "each amplitude band's centre");
+  for (const Coordinate& c : coordinates_)
+    if (c.name == "erpac_times") scales.push_back({"times", c.name, {}, {}, c.unit, c.doc});
+  std::vector<std::string> paths;
+  for (const Stack& stack : stacks_) {
+    if (std::find(ragged.begin(), ragged.end(), stack.name) == ragged.end()) {
+      paths.push_back("/" + stack.name);
+      continue;
+    }
+    for (const auto& id : ids_) paths.push_back(fmt::format("/{}/{}", stack.name, id));
+  }
+  for (const auto& name : summaries_) paths.push_back("/" + name);
+  hdf5::attach_dimension_scales(file_.get(), scales, paths, path_.string());
 }
 
 // A per-epoch array at the end: stacked when every recording has as many epochs, else one dataset
@@ -194,6 +224,7 @@ void StackedResults::finish(const nlohmann::json& attributes, OutputSet& outputs
   std::vector<std::string> ragged;
   for (Stack& stack : stacks_)
     if (stack.per_epoch) finish_per_epoch(stack, ragged);
+  attach_scales(attributes, ragged);
   hdf5::write_attribute(file_.get(), "recordings", ids_, path_.string());
   if (!ragged.empty()) hdf5::write_attribute(file_.get(), "ragged_arrays", ragged, path_.string());
   hdf5::write_attributes(file_.get(), attributes, path_.string());

@@ -13,6 +13,11 @@
 // /<name>/<id> of each recording's own shape (its `dims` without "recordings"), the group's attribute
 // `ragged` saying why, and the root's `ragged_arrays` naming them. Arrays of every other shape (per
 // channel, condition and cell) must agree and are stacked as they come.
+//
+// Every array's labelled axes are HDF5 dimension scales (stages/io/hdf5/dimension_scales.hpp):
+// /recordings (the ids), /channels and /conditions (their names, from the attributes channel_names
+// and condition_names), /phase_bands and /amplitude_bands (the centres in Hz, from pha_centres_hz and
+// amp_centres_hz) and the ERPAC times (the coordinate erpac_times), attached where `dims` names them.
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -56,10 +61,13 @@ class StackedResults {
   };
   void add_stacked(Stack& stack, std::size_t index, const ResultArray& array);
   void finish_per_epoch(Stack& stack, std::vector<std::string>& ragged);
+  void attach_scales(const nlohmann::json& attributes, const std::vector<std::string>& ragged);
 
   std::filesystem::path path_, temp_, scratch_path_;
   std::vector<std::string> ids_;
+  std::vector<Coordinate> coordinates_;
   std::vector<Stack> stacks_;
+  std::vector<std::string> summaries_;  // add_summary's datasets
   std::vector<bool> added_;
   hdf5::Id file_, scratch_;
 };

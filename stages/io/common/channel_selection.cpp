@@ -1,4 +1,4 @@
-#include "stages/io/edf/channel_selection.hpp"
+#include "stages/io/common/channel_selection.hpp"
 
 #include <algorithm>
 #include <charconv>

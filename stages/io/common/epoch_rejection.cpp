@@ -1,4 +1,4 @@
-#include "stages/io/edf/epoch_rejection.hpp"
+#include "stages/io/common/epoch_rejection.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -16,17 +16,19 @@ bool starts_without_case(const std::string& text, const std::string& prefix) {
 
 }  // namespace
 
-std::vector<EdfAnnotation> bad_annotations(const std::vector<EdfAnnotation>& annotations,
-                                           const std::vector<std::string>& prefixes) {
-  std::vector<EdfAnnotation> bad;
+std::vector<RecordingAnnotation> bad_annotations(const std::vector<RecordingAnnotation>& annotations,
+                                                 const std::vector<std::string>& prefixes) {
+  std::vector<RecordingAnnotation> bad;
   for (const auto& a : annotations)
-    if (std::any_of(prefixes.begin(), prefixes.end(), [&](const std::string& p) { return starts_without_case(a.text, p); }))
+    if (std::any_of(prefixes.begin(), prefixes.end(), [&](const std::string& p) {
+          return starts_without_case(a.text, p) || (!a.alias.empty() && starts_without_case(a.alias, p));
+        }))
       bad.push_back(a);
   return bad;
 }
 
-const EdfAnnotation* overlapping_annotation(const std::vector<EdfAnnotation>& bad, std::int64_t start,
-                                            std::int64_t length, double fs) {
+const RecordingAnnotation* overlapping_annotation(const std::vector<RecordingAnnotation>& bad, std::int64_t start,
+                                                  std::int64_t length, double fs) {
   const double begin_s = static_cast<double>(start) / fs, end_s = static_cast<double>(start + length) / fs;
   for (const auto& a : bad)
     if (a.onset_s < end_s && a.onset_s + a.duration_s > begin_s) return &a;

@@ -1,4 +1,4 @@
-#include "stages/io/edf/epochs.hpp"
+#include "stages/io/common/epochs.hpp"
 
 #include <fmt/format.h>
 

@@ -1,0 +1,256 @@
+// `source bids` as a user meets it: a small BIDS tree the test writes (EDF and BrainVision, runs and
+// sessions, channels.tsv with a bad channel, events.tsv with go/nogo trials, participants.tsv) run
+// through pipeline_cli as a dataset: the recordings found and named, the bad channel left out, the
+// epochs from events.tsv, the stacked file and the group test; the filters; and one clear message
+// with exit code 2 for each thing that is wrong.
+#include <cmath>
+#include <filesystem>
+#include <fmt/format.h>
+#include <fstream>
+#include <gtest/gtest.h>
+#include <hdf5.h>
+#include <nlohmann/json.hpp>
+#include <random>
+
+#include "stages/io/brainvision/brainvision_test_files.hpp"
+#include "stages/io/edf/edf_writer.hpp"
+#include "tests/support/cli_runner.hpp"
+
+namespace pacflow {
+namespace {
+
+using nlohmann::json;
+using testing::CliResult;
+using testing::run_cli;
+using testing::ScratchDir;
+namespace fs = std::filesystem;
+
+constexpr int kRate = 512;
+constexpr int kSeconds = 30;
+
+bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+// Channel c's signal (uV): noise, and a 6 Hz phase driving 80 Hz amplitude.
+std::vector<std::vector<double>> signals(std::size_t channels, unsigned seed) {
+  std::mt19937 random(seed);
+  std::normal_distribution<double> noise(0, 20);
+  std::vector<std::vector<double>> x(channels, std::vector<double>(kRate * kSeconds));
+  for (auto& channel : x)
+    for (std::size_t t = 0; t < channel.size(); ++t) {
+      const double s = static_cast<double>(t) / kRate;
+      channel[t] = noise(random) + 50 * (1 + std::sin(2 * M_PI * 6 * s)) * std::sin(2 * M_PI * 80 * s);
+    }
+  return x;
+}
+
+// An EDF+ recording, with a "go" annotation of its own that events.tsv does not have.
+void write_edf(const fs::path& path, const std::vector<std::string>& labels, unsigned seed) {
+  std::vector<stages::EdfSignalSpec> specs(labels.size());
+  for (std::size_t c = 0; c < labels.size(); ++c) specs[c].label = labels[c], specs[c].sample_rate = kRate;
+  const auto x = signals(labels.size(), seed);
+  stages::EdfWriter writer(path.string(), false, specs);
+  for (int r = 0; r < kSeconds; ++r) {
+    std::vector<std::vector<double>> record;
+    for (const auto& channel : x) record.emplace_back(channel.begin() + r * kRate, channel.begin() + (r + 1) * kRate);
+    writer.write_record(record);
+  }
+  writer.annotate(27.0, "go");
+  writer.close();
+}
+
+void write_brainvision(const fs::path& dir, const std::string& base, const std::vector<std::string>& labels,
+                       unsigned seed) {
+  stages::bv_test::Recording r;
+  r.sampling_interval = "1953.125";  // µs: 512 Hz
+  for (const auto& label : labels) r.channels.push_back({label, 0.1, "µV"});
+  for (const auto& channel : signals(labels.size(), seed)) {
+    r.stored.emplace_back();
+    for (const double v : channel) r.stored.back().push_back(std::round(v / 0.1));
+  }
+  stages::bv_test::write_recording(dir, base, r);
+}
+
+// Ten trials, go and nogo in turn, every 2.5 s from 1 s (the first `left_out` not listed); a row
+// without a trial type.
+std::string events_tsv(int left_out = 0) {
+  std::string text = "onset\tduration\ttrial_type\tvalue\n";
+  for (int k = left_out; k < 10; ++k)
+    text += fmt::format("{}\t0.1\t{}\t{}\n", 1 + 2.5 * k, k % 2 ? "nogo" : "go", k % 2);
+  return text + "28\tn/a\tn/a\t9\n";
+}
+
+std::string channels_tsv(const std::vector<std::string>& labels, const std::string& bad = "") {
+  std::string text = "name\ttype\tunits\tstatus\n";
+  for (const auto& l : labels) text += fmt::format("{}\tEEG\tuV\t{}\n", l, l == bad ? "bad" : "good");
+  return text;
+}
+
+// root/: sub-01 (two runs, EDF), sub-02 (a session, EDF, T7 marked bad), sub-03 (BrainVision); a rest
+// recording of sub-01, sidecars; participants.tsv listing sub-09 (no data) and not sub-08 (a folder).
+void write_bids(const ScratchDir& dir) {
+  const std::vector<std::string> three{"Fz", "Cz", "Pz"}, four{"Fz", "Cz", "T7", "Pz"};
+  const fs::path root = dir / "bids";
+  for (const auto* folder : {"sub-01/eeg", "sub-02/ses-1/eeg", "sub-03/eeg", "sub-08/eeg"})
+    fs::create_directories(root / folder);
+  dir.write("bids/dataset_description.json", R"({"Name": "test", "BIDSVersion": "1.8.0"})");
+  dir.write("bids/participants.tsv", "participant_id\tage\nsub-01\t30\nsub-02\tn/a\nsub-03\t25\nsub-09\t40\n");
+  for (int run = 1; run <= 2; ++run) {
+    const std::string base = fmt::format("sub-01/eeg/sub-01_task-gonogo_run-{}", run);
+    write_edf(root / (base + "_eeg.edf"), three, static_cast<unsigned>(run));
+    dir.write("bids/" + base + "_eeg.json", R"({"SamplingFrequency": 512})");
+    dir.write("bids/" + base + "_channels.tsv", channels_tsv(three));
+    dir.write("bids/" + base + "_events.tsv", events_tsv());
+  }
+  write_edf(root / "sub-01/eeg/sub-01_task-rest_eeg.edf", three, 7);
+  const std::string ses = "sub-02/ses-1/eeg/sub-02_ses-1_task-gonogo";
+  write_edf(root / (ses + "_eeg.edf"), four, 3);
+  dir.write("bids/" + ses + "_channels.tsv", channels_tsv(four, "T7"));
+  dir.write("bids/" + ses + "_events.tsv", events_tsv());
+  write_brainvision(root / "sub-03/eeg", "sub-03_task-gonogo_eeg", three, 4);
+  dir.write("bids/sub-03/eeg/sub-03_task-gonogo_channels.tsv", channels_tsv(three));
+  dir.write("bids/sub-03/eeg/sub-03_task-gonogo_events.tsv", events_tsv());
+}
+
+constexpr const char* kStages =
+    "stage bandpass pha=4:12:3 amp=60:100:3\nstage hilbert\nstage mi\nstage surrogates n=20 seed=3\n";
+
+void write_pipe(const ScratchDir& dir, const std::string& source_extra, const std::string& name = "bids.pipe") {
+  dir.write(name, "source bids root=bids task=gonogo events=[go, nogo] window=0s:2s" + source_extra + "\n" + kStages +
+                      "sink npy dir=out\n");
+}
+
+json result_of(const fs::path& file) {
+  std::ifstream in(file);
+  return json::parse(in);
+}
+
+// The first dimension of a dataset of the stacked file, or -1 when it has none by that name.
+long long first_dim(const fs::path& file, const char* name) {
+  const hid_t f = H5Fopen(file.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+  if (f < 0) return -1;
+  long long n = -1;
+  if (H5Lexists(f, name, H5P_DEFAULT) > 0) {
+    const hid_t d = H5Dopen2(f, name, H5P_DEFAULT), s = H5Dget_space(d);
+    hsize_t dims[8] = {};
+    if (H5Sget_simple_extent_dims(s, dims, nullptr) > 0) n = static_cast<long long>(dims[0]);
+    H5Sclose(s);
+    H5Dclose(d);
+  }
+  H5Fclose(f);
+  return n;
+}
+
+const std::vector<std::string> kIds{"sub-01_task-gonogo_run-1", "sub-01_task-gonogo_run-2", "sub-02_ses-1_task-gonogo",
+                                    "sub-03_task-gonogo"};
+
+TEST(Bids, EveryRecordingOfTheTaskRunsNamedByItsFileWithBadChannelsLeftOutAndEpochsFromEventsTsv) {
+  const ScratchDir dir("bids_dataset");
+  write_bids(dir);
+  write_pipe(dir, "");
+  const CliResult r = run_cli("run bids.pipe", dir.path());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  for (const auto& id : kIds) {
+    EXPECT_TRUE(contains(r.out, "recording " + id + ":")) << r.out;
+    const json result = result_of(dir / "out" / id / "result.json");
+    const json& input = result.at("input");
+    EXPECT_EQ(input.at("channel_labels"), (json{"Fz", "Cz", "Pz"})) << id;  // sub-02's T7 is bad
+    EXPECT_EQ(input.at("conditions")[0].at("name"), "go") << id;
+    EXPECT_EQ(input.at("conditions")[1].at("name"), "nogo") << id;
+    EXPECT_EQ(input.at("epoching").at("epochs"), 10) << id << ": the file's own go at 27 s is not an epoch";
+    EXPECT_EQ(input.at("source"), id == "sub-03_task-gonogo" ? "brainvision" : "edf");
+    EXPECT_TRUE(contains(input.at("events_file").at("path").get<std::string>(), id + "_events.tsv"));
+  }
+  EXPECT_FALSE(fs::exists(dir / "out" / "sub-01_task-rest")) << "another task";
+  const fs::path stacked = dir / "out" / "recordings.h5";
+  EXPECT_EQ(first_dim(stacked, "/pac"), 4);
+  EXPECT_GT(first_dim(stacked, "/group_t"), 0) << "the group test";
+  EXPECT_GT(first_dim(stacked, "/group_contrast_t"), 0) << "go against nogo";
+  EXPECT_TRUE(contains(r.out, "group test")) << r.out;
+  EXPECT_TRUE(contains(r.err, "participants.tsv lists sub-09")) << r.err;
+  EXPECT_TRUE(contains(r.err, "sub-08 not listed")) << r.err;
+  const CliResult methods = run_cli("methods out/sub-03_task-gonogo", dir.path());
+  EXPECT_TRUE(contains(methods.out, "from the BrainVision recording sub-03_task-gonogo_eeg.vhdr")) << methods.out;
+  const CliResult checked = run_cli("validate bids.pipe", dir.path());
+  EXPECT_EQ(checked.exit_code, 0) << checked.err;
+  EXPECT_TRUE(
+      contains(checked.out, "sub-02_ses-1_task-gonogo (bids/sub-02/ses-1/eeg/sub-02_ses-1_task-gonogo_eeg.edf)"))
+      << checked.out;
+}
+
+TEST(Bids, SubjectsAndRunsKeepOnlyTheirRecordings) {
+  const ScratchDir dir("bids_filters");
+  write_bids(dir);
+  write_pipe(dir, " subjects=[01, sub-03] stacked=none", "subjects.pipe");
+  CliResult r = run_cli("run subjects.pipe -q", dir.path());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(fs::exists(dir / "out" / kIds[0]) && fs::exists(dir / "out" / kIds[1]) &&
+              fs::exists(dir / "out" / kIds[3]));
+  EXPECT_FALSE(fs::exists(dir / "out" / kIds[2]));
+  write_pipe(dir, " runs=2 stacked=none", "runs.pipe");
+  r = run_cli("run runs.pipe -q --out only_run_2", dir.path());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::vector<std::string> found;
+  for (const auto& e : fs::directory_iterator(dir / "only_run_2")) found.push_back(e.path().filename().string());
+  EXPECT_NE(std::find(found.begin(), found.end(), kIds[1]), found.end());
+  EXPECT_EQ(std::count_if(found.begin(), found.end(), [](const std::string& f) { return f.starts_with("sub-"); }), 1);
+}
+
+TEST(Bids, ACheckpointRunsAgainTheRecordingsWhoseEventsTsvChanged) {
+  const ScratchDir dir("bids_checkpoint");
+  write_bids(dir);
+  write_pipe(dir, "");
+  const fs::path data = dir / "bids/sub-03/eeg/sub-03_task-gonogo_eeg.eeg";
+  fs::rename(data, dir / "kept.eeg");  // sub-03, the last, fails: the three before it are kept
+  CliResult r = run_cli("run bids.pipe -q --checkpoint ck", dir.path());
+  ASSERT_NE(r.exit_code, 0) << r.err;
+  fs::rename(dir / "kept.eeg", data);
+  dir.write("bids/sub-01/eeg/sub-01_task-gonogo_run-1_events.tsv", events_tsv(1));  // its first go trial gone
+  r = run_cli("run bids.pipe --checkpoint ck", dir.path());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(contains(r.out, "2 recordings taken from the checkpoint")) << r.out;
+  EXPECT_EQ(result_of(dir / "out" / kIds[0] / "result.json").at("input").at("epoching").at("epochs"), 9);
+}
+
+// The run is refused with exit code 2 and one error line containing `message`; nothing is written.
+void expect_refused(const ScratchDir& dir, const std::string& pipe, const std::string& message) {
+  const CliResult r = run_cli("run " + pipe + " -q", dir.path());
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_TRUE(contains(r.err, message)) << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << "one line: " << r.err;
+  EXPECT_FALSE(fs::exists(dir / "out" / kIds[0] / "result.json"));
+}
+
+TEST(Bids, WhatIsWrongIsRefusedInOneClearMessageWithExitCode2) {
+  const ScratchDir dir("bids_errors");
+  write_bids(dir);
+  dir.write("missing.pipe", std::string("source bids root=nowhere task=gonogo\n") + kStages + "sink npy dir=out\n");
+  expect_refused(dir, "missing.pipe", "nowhere: no such folder");
+  dir.write("task.pipe", std::string("source bids root=bids task=stroop\n") + kStages + "sink npy dir=out\n");
+  expect_refused(dir, "task.pipe", "no eeg recording of task stroop (");
+  expect_refused(dir, "task.pipe", "its eeg tasks: gonogo, rest");
+  write_pipe(dir, " subjects=[05]", "sub05.pipe");
+  // 05 is the number 5 in a .pipe file: it matches a label of that value (05, 5).
+  expect_refused(dir, "sub05.pipe",
+                 "sub05.pipe:1:66: source \"bids\", parameter \"subjects\": no recording of the task "
+                 "has sub-5; its recordings have sub-01, sub-02, sub-03");
+  write_pipe(dir, " channels=[Fz, T7]", "bad_channel.pipe");
+  expect_refused(dir, "bad_channel.pipe",
+                 "recording sub-02_ses-1_task-gonogo: channels= selects T7, which "
+                 "bids/sub-02/ses-1/eeg/sub-02_ses-1_task-gonogo_channels.tsv marks bad");
+  write_pipe(dir, "");
+  fs::create_directories(dir / "bids/sub-04/eeg");
+  dir.write("bids/sub-04/eeg/sub-04_task-gonogo_eeg.set", "EEGLAB");
+  expect_refused(dir, "bids.pipe", "sub-04_task-gonogo_eeg.set: EEGLAB .set files are not read");
+  fs::remove_all(dir / "bids/sub-04");
+  write_pipe(dir, " datatype=ieeg", "ieeg.pipe");
+  expect_refused(dir, "ieeg.pipe", "bids: no ieeg recording of task gonogo (sub-*/[ses-*/]ieeg/");
+  fs::rename(dir / "bids/sub-03/eeg/sub-03_task-gonogo_events.tsv", dir / "events.tsv");
+  expect_refused(dir, "bids.pipe",
+                 "recording sub-03_task-gonogo: events= takes its epochs from "
+                 "bids/sub-03/eeg/sub-03_task-gonogo_events.tsv, which is missing");
+  dir.write("bids/sub-03/eeg/sub-03_task-gonogo_events.tsv", "onset\tduration\n1\t0\n");
+  expect_refused(dir, "bids.pipe", "bids/sub-03/eeg/sub-03_task-gonogo_events.tsv:1: no trial_type column");
+}
+
+}  // namespace
+}  // namespace pacflow
