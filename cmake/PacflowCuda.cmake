@@ -5,7 +5,11 @@ if(NOT PACFLOW_CUDA STREQUAL "OFF")
   check_language(CUDA)
   if(CMAKE_CUDA_COMPILER)
     if(NOT DEFINED CMAKE_CUDA_ARCHITECTURES)
-      set(CMAKE_CUDA_ARCHITECTURES 80 90)
+      # Machine code for the A100 generation (sm_80, which sm_86 and sm_89 cards run too) and the
+      # H100's (sm_90), with sm_90's PTX for newer GPUs to compile at load time: three compilations
+      # of each kernel, not four (issue 41). -DCMAKE_CUDA_ARCHITECTURES=native builds for this
+      # machine's GPU alone.
+      set(CMAKE_CUDA_ARCHITECTURES 80-real 90)
     endif()
     enable_language(CUDA)
     find_package(CUDAToolkit REQUIRED)

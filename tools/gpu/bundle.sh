@@ -11,7 +11,7 @@ build=${1:-build}
 dest=${2:-.gpu-bundle}
 programs=(bin/pipeline_cli bin/gpu_bench bin/make_example_inputs tests/cuda_tests tests/stage_tests tests/pipeline_tests)
 for p in "${programs[@]}"; do
-  [[ -x $build/$p ]] || { echo "bundle.sh: $build/$p is missing: build with nvcc present first (cmake --build --preset default)" >&2; exit 2; }
+  [[ -x $build/$p ]] || { echo "bundle.sh: $build/$p is missing: build with nvcc present first (cmake --build --preset tests)" >&2; exit 2; }
 done
 rm -rf "$dest"
 mkdir -p "$dest/bin" "$dest/lib"
