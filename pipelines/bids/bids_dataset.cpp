@@ -141,7 +141,9 @@ ManifestRecording BidsReader::row_of(const BidsFile& file, const std::string& re
   const std::string& id = file.name.stem;
   ManifestRecording row{id, reader, json{{"path", file.path.string()}}, 0};
   const ElementInfo* info = registry_.find(ElementKind::Source, reader);
-  for (const auto& [key, value] : source_.params.items()) {
+  for (const auto& item : source_.params.items()) {
+    const std::string& key = item.key();
+    const json& value = item.value();
     const bool reads =
         std::any_of(info->params.begin(), info->params.end(), [&](const ParamSpec& p) { return p.name == key; });
     if (reads && key != "path" && key != "events_file" && !value.is_null()) row.params[key] = value;

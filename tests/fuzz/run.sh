@@ -14,7 +14,7 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 seconds="${1:-20}"
 shift || true
-targets=(${FUZZ_TARGETS:-pipe_format npy_reader edf_reader hdf5_metadata})
+targets=(${FUZZ_TARGETS:-pipe_format npy_reader edf_reader hdf5_metadata brainvision_reader})
 export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}"
 export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
 for target in "${targets[@]}"; do
