@@ -10,8 +10,15 @@ Id create_dataset(hid_t file, const std::string& name, hid_t type, const std::ve
                   const std::string& where) {
   const Id space =
       check(H5Screate_simple(static_cast<int>(dims.size()), dims.data(), nullptr), H5Sclose, where, "cannot make a dataspace");
-  return check(H5Dcreate2(file, name.c_str(), type, space.get(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), H5Dclose,
+  const Id creation = untimed_creation(H5P_DATASET_CREATE, where);
+  return check(H5Dcreate2(file, name.c_str(), type, space.get(), H5P_DEFAULT, creation.get(), H5P_DEFAULT), H5Dclose,
                where, "cannot create the dataset");
+}
+
+Id create_group(hid_t parent, const std::string& name, const std::string& where) {
+  const Id creation = untimed_creation(H5P_GROUP_CREATE, where);
+  return check(H5Gcreate2(parent, name.c_str(), H5P_DEFAULT, creation.get(), H5P_DEFAULT), H5Gclose, where,
+               "cannot create the group");
 }
 
 void write_coordinates(hid_t file, const std::vector<Coordinate>& coordinates, const std::string& file_name) {

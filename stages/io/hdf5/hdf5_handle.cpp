@@ -86,12 +86,19 @@ Id open_file_readonly(const std::filesystem::path& path) {
                "cannot open as an HDF5 file");
 }
 
+Id untimed_creation(hid_t cls, const std::string& where) {
+  Id list = check(H5Pcreate(cls), H5Pclose, where, "cannot make a creation property list");
+  check(H5Pset_obj_track_times(list.get(), false), where, "cannot turn off time stamps");
+  return list;
+}
+
 Id create_file(const std::filesystem::path& path) {
+  const Id creation = untimed_creation(H5P_FILE_CREATE, path.string());
   const Id access = check(H5Pcreate(H5P_FILE_ACCESS), H5Pclose, path.string(), "cannot set up file access");
   check(H5Pset_libver_bounds(access.get(), H5F_LIBVER_V18, H5F_LIBVER_LATEST), path.string(),
         "cannot select the file format");
   check(H5Pset_fclose_degree(access.get(), H5F_CLOSE_STRONG), path.string(), "cannot set the close degree");
-  return check(H5Fcreate(path.c_str(), H5F_ACC_EXCL, H5P_DEFAULT, access.get()), H5Fclose, path.string(),
+  return check(H5Fcreate(path.c_str(), H5F_ACC_EXCL, creation.get(), access.get()), H5Fclose, path.string(),
                "cannot create the output file");
 }
 

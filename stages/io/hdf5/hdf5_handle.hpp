@@ -59,8 +59,13 @@ void check(herr_t status, const std::string& where, const std::string& what);
 // Opens an existing file read-only; clear errors for a missing file or one that is not HDF5.
 Id open_file_readonly(const std::filesystem::path& path);
 // Creates a new file (failing if it exists) in the HDF5 1.8+ format, whose dense attribute storage
-// holds attributes above 64 KiB; H5Fclose on it closes every object still open in it.
+// holds attributes above 64 KiB; H5Fclose on it closes every object still open in it. Its root
+// group, like every group and dataset made with untimed_creation(), records no creation or
+// modification time: the same results give the same bytes whenever they are written.
 Id create_file(const std::filesystem::path& path);
+// A creation property list of class `cls` (H5P_DATASET_CREATE, H5P_GROUP_CREATE, H5P_FILE_CREATE)
+// whose objects record no times.
+Id untimed_creation(hid_t cls, const std::string& where);
 
 // Every dataset in the file as an absolute path ("/eeg", "/run1/lfp"), for messages.
 std::vector<std::string> dataset_paths(hid_t file);

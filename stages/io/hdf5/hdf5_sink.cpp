@@ -140,21 +140,18 @@ void Hdf5Sink::write_report(const json& given) {
   for (const auto& [key, value] : report.items()) {
     if (key == "pipeline") continue;
     if (value.is_object()) {
-      const hdf5::Id group = hdf5::check(H5Gcreate2(file_.get(), key.c_str(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
-                                         H5Gclose, where, fmt::format("cannot create group /{}", key));
+      const hdf5::Id group = hdf5::create_group(file_.get(), key, fmt::format("{}:/{}", where, key));
       hdf5::write_attributes(group.get(), value, fmt::format("{}:/{}", where, key));
     } else {
       hdf5::write_attribute(file_.get(), key, value, where);
     }
   }
-  const hdf5::Id pipeline = hdf5::check(H5Gcreate2(file_.get(), "pipeline", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
-                                        H5Gclose, where, "cannot create group /pipeline");
+  const hdf5::Id pipeline = hdf5::create_group(file_.get(), "pipeline", fmt::format("{}:/pipeline", where));
   const json& elements = report.value("pipeline", json::array());
   for (std::size_t i = 0; i < elements.size(); ++i) {
     const json& e = elements[i];
     const std::string name = fmt::format("{:02}_{}_{}", i, e.value("kind", ""), e.value("name", ""));
-    const hdf5::Id group = hdf5::check(H5Gcreate2(pipeline.get(), name.c_str(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
-                                       H5Gclose, where, fmt::format("cannot create group /pipeline/{}", name));
+    const hdf5::Id group = hdf5::create_group(pipeline.get(), name, fmt::format("{}:/pipeline/{}", where, name));
     json attributes = e.value("params", json::object());
     for (const auto& [key, value] : e.items())
       if (key != "params") attributes["element_" + key] = value;

@@ -202,9 +202,7 @@ void StackedResults::finish_per_epoch(Stack& stack, std::vector<std::string>& ra
     return;
   }
   ragged.push_back(stack.name);
-  const hdf5::Id group =
-      hdf5::check(H5Gcreate2(file_.get(), stack.name.c_str(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), H5Gclose, where,
-                  "cannot create the group");
+  const hdf5::Id group = hdf5::create_group(file_.get(), stack.name, where);
   hdf5::write_attribute(group.get(), "ragged",
                         "the recordings have different numbers of epochs: one dataset per recording, named by its id",
                         where);
