@@ -9,7 +9,8 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 build=${1:-build}
 dest=${2:-.gpu-bundle}
-programs=(bin/pipeline_cli bin/gpu_bench bin/make_example_inputs tests/cuda_tests tests/stage_tests tests/pipeline_tests)
+programs=(bin/pipeline_cli bin/gpu_bench bin/make_example_inputs tests/cuda_tests tests/stage_tests tests/engine_tests
+          tests/cli_tests)
 for p in "${programs[@]}"; do
   [[ -x $build/$p ]] || { echo "bundle.sh: $build/$p is missing: build with nvcc present first (cmake --build --preset tests)" >&2; exit 2; }
 done
@@ -30,6 +31,8 @@ done | sort -u | while read -r name path; do
   if [[ $name == libpacflow_* ]]; then strip --strip-debug -o "$dest/lib/$name" "$path"; else cp -L "$path" "$dest/lib/$name"; fi
 done
 strip --strip-debug -o "$dest/lib/libpacflow_cuda.so" "$plugin"
+# cuFFT alone under initcheck, to tell cuFFT's own reports from the stages' (check.sh's sanitize step).
+nvcc -O2 -std=c++17 -o "$dest/bin/cufft_initcheck_probe" tools/gpu/cufft_initcheck_probe.cu -lcufft
 echo "$(realpath .)" > "$dest/source_dir"
 git rev-parse --short HEAD > "$dest/commit" 2>/dev/null || echo unknown > "$dest/commit"
 du -sh "$dest"
