@@ -13,6 +13,7 @@
 #include "engine/io/output_folders.hpp"
 #include "engine/io/output_set.hpp"
 #include "engine/plan/output_checks.hpp"
+#include "pipelines/bids/bids_derivative.hpp"
 #include "pipelines/dataset_checkpoint.hpp"
 #include "pipelines/dataset_table.hpp"
 #include "pipelines/group/group_summary.hpp"
@@ -336,6 +337,7 @@ class DatasetRun {
                          "with --checkpoint, or as shards (--shard i/N), running a failed shard again alone");
       checkpoint_.emplace(options.checkpoint, plan_);
     }
+    if (collects_ && is_bids()) check_derivative_roots();
     hold_folders();
     if (options.ranks) options.ranks->begin(plan_, 0);
   }
@@ -363,6 +365,10 @@ class DatasetRun {
     json warnings = folders_.notes();
     warnings.insert(warnings.end(), warnings_.begin(), warnings_.end());
     json report{{"dataset", table_.file.string()}, {"recordings", recordings}, {"warnings", warnings}};
+    if (collects_ && is_bids()) {  // every results folder a BIDS derivative dataset
+      const std::string description = bids::derivative_description(table_, plan_);
+      for (const fs::path& root : pipeline_.output_folders()) outputs().add_content(root / "dataset_description.json", description);
+    }
     if (collects_ && stacked_) {
       group_.finish(*stacked_, report);
       stacked_->finish(stacked_attributes(plan_, first_facts_), outputs());
@@ -382,6 +388,25 @@ class DatasetRun {
 
  private:
   int owner_of(std::size_t i) const { return static_cast<int>(i % static_cast<std::size_t>(ranks_)); }
+  bool is_bids() const { return table_.kind == "bids"; }
+
+  // A BIDS dataset's results folders become derivative datasets: none may be the raw dataset itself,
+  // whose dataset_description.json the derivative's would replace.
+  void check_derivative_roots() const {
+    const fs::path raw = fs::weakly_canonical(fs::absolute(table_.file));
+    for (const fs::path& root : pipeline_.output_folders())
+      if (fs::weakly_canonical(fs::absolute(root)) == raw)
+        throw InputError(fmt::format("the results folder {} is the BIDS dataset itself; write them beside it or into "
+                                     "its derivatives folder (dir={}/derivatives/pacflow)",
+                                     root.string(), table_.file.string()));
+  }
+
+  // Recording `row`'s BIDS sidecar in each of its results folders, with its files.
+  void add_sidecars(const ManifestRecording& row) {
+    const std::string sidecar = bids::recording_sidecar(table_, row, plan_);
+    for (const fs::path& folder : recording_pipeline(pipeline_, table_, row, pipeline_.registry()).output_folders())
+      outputs().add_content(folder / bids::sidecar_name(row), sidecar);
+  }
   OutputSet& outputs() { return options_.commit_into ? *options_.commit_into : own_outputs_; }
 
   // The folders this process writes into, made and held for the whole dataset: the sinks' own
@@ -445,6 +470,7 @@ class DatasetRun {
                           {"series", report["run"]["series"]},
                           {"wall_s", std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count()}});
     note_warnings(report);
+    if (is_bids()) add_sidecars(row);
     if (on_recording_) on_recording_(row.id, report, results);
     json facts = shared_facts(report);
     if (checkpoint_) {

@@ -31,6 +31,8 @@ struct ManifestRecording {
   std::string reader;  // the source element reading it
   json params;         // the reader's parameters: path= (as the working directory sees it) and the row's
   int line = 0;        // in the table; 0 when the recording is no table's row (a file of a BIDS tree)
+  // Other files its row was made from: a BIDS recording's _events.tsv and _channels.tsv.
+  std::vector<std::filesystem::path> companions;
 };
 
 struct ManifestTable {

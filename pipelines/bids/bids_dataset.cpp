@@ -8,6 +8,7 @@
 #include "engine/api/errors.hpp"
 #include "pipelines/bids/bids_channels.hpp"
 #include "pipelines/bids/bids_filters.hpp"
+#include "pipelines/bids/bids_inheritance.hpp"
 #include "pipelines/bids/bids_participants.hpp"
 #include "pipelines/bids/bids_tree.hpp"
 #include "stages/io/common/events_tsv.hpp"
@@ -139,7 +140,7 @@ class BidsReader {
 
 ManifestRecording BidsReader::row_of(const BidsFile& file, const std::string& reader) const {
   const std::string& id = file.name.stem;
-  ManifestRecording row{id, reader, json{{"path", file.path.string()}}, 0};
+  ManifestRecording row{id, reader, json{{"path", file.path.string()}}, 0, {}};
   const ElementInfo* info = registry_.find(ElementKind::Source, reader);
   for (const auto& item : source_.params.items()) {
     const std::string& key = item.key();
@@ -148,32 +149,37 @@ ManifestRecording BidsReader::row_of(const BidsFile& file, const std::string& re
         std::any_of(info->params.begin(), info->params.end(), [&](const ParamSpec& p) { return p.name == key; });
     if (reads && key != "path" && key != "events_file" && !value.is_null()) row.params[key] = value;
   }
-  const fs::path dir = file.path.parent_path();
-  const fs::path channels_tsv = dir / (id + "_channels.tsv");
-  if (fs::exists(channels_tsv)) {
+  // Its channels.tsv and events.tsv: beside it, or higher in the tree (the inheritance principle).
+  const std::optional<fs::path> channels_tsv = applicable_file(root_, file.path, file.name, "channels", ".tsv");
+  if (channels_tsv) {
     std::optional<json> given;
     if (row.params.contains("channels")) given = row.params["channels"];
     try {
-      const std::optional<json> channels = recording_channels(given, read_bids_channels(channels_tsv));
+      const std::optional<json> channels = recording_channels(given, read_bids_channels(*channels_tsv));
       if (channels) row.params["channels"] = *channels;
     } catch (const InputError& e) {
       std::throw_with_nested(InputError(fmt::format("recording {}: {}", id, e.what())));
     }
   }
   if (row.params.contains("events")) {
-    const fs::path events_tsv = dir / (id + "_events.tsv");
-    if (!fs::exists(events_tsv))
-      throw MissingFileError(events_tsv.string(),
+    const std::optional<fs::path> events_tsv = applicable_file(root_, file.path, file.name, "events", ".tsv");
+    if (!events_tsv) {
+      const fs::path beside = file.path.parent_path() / (id + "_events.tsv");
+      throw MissingFileError(beside.string(),
                              fmt::format("recording {}: events= takes its epochs from {}, which is missing (BIDS "
-                                         "keeps a recording's events there)",
-                                         id, events_tsv.string()));
+                                         "keeps a recording's events there, or in a _events.tsv higher in the "
+                                         "tree whose entities are the recording's)",
+                                         id, beside.string()));
+    }
     try {
-      stages::read_events_tsv(events_tsv);  // read now: a bad file stops the dataset before any recording runs
+      stages::read_events_tsv(*events_tsv);  // read now: a bad file stops the dataset before any recording runs
     } catch (const InputError& e) {
       std::throw_with_nested(InputError(fmt::format("recording {}: {}", id, e.what())));
     }
-    row.params["events_file"] = events_tsv.string();
+    row.params["events_file"] = events_tsv->string();
+    row.companions.push_back(*events_tsv);
   }
+  if (channels_tsv) row.companions.push_back(*channels_tsv);
   return row;
 }
 

@@ -30,7 +30,7 @@ std::optional<std::string> BidsName::entity(std::string_view key) const {
   return std::nullopt;
 }
 
-std::optional<BidsName> parse_bids_name(const std::string& filename) {
+std::optional<BidsName> parse_entity_name(const std::string& filename) {
   const std::size_t dot = filename.find('.');
   const std::string base = filename.substr(0, dot);
   BidsName name;
@@ -38,7 +38,7 @@ std::optional<BidsName> parse_bids_name(const std::string& filename) {
   std::transform(name.extension.begin(), name.extension.end(), name.extension.begin(),
                  [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
   const std::vector<std::string> parts = split(base, '_');
-  if (parts.size() < 2 || !is_label(parts.back())) return std::nullopt;
+  if (parts.empty() || !is_label(parts.back())) return std::nullopt;
   name.suffix = parts.back();
   for (std::size_t i = 0; i + 1 < parts.size(); ++i) {
     const std::size_t dash = parts[i].find('-');
@@ -47,8 +47,13 @@ std::optional<BidsName> parse_bids_name(const std::string& filename) {
     if (!is_label(key) || !is_label(label)) return std::nullopt;
     name.entities.emplace_back(key, label);
   }
-  if (name.entities.front().first != "sub") return std::nullopt;
-  name.stem = base.substr(0, base.size() - name.suffix.size() - 1);
+  name.stem = base.size() > name.suffix.size() ? base.substr(0, base.size() - name.suffix.size() - 1) : "";
+  return name;
+}
+
+std::optional<BidsName> parse_bids_name(const std::string& filename) {
+  std::optional<BidsName> name = parse_entity_name(filename);
+  if (!name || name->entities.empty() || name->entities.front().first != "sub") return std::nullopt;
   return name;
 }
 

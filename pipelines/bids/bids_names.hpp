@@ -27,6 +27,10 @@ struct BidsName {
 // sub-<label>, an entity is not key-label (letters and digits each), or there is no suffix.
 std::optional<BidsName> parse_bids_name(const std::string& filename);
 
+// The same, without requiring sub-<label> first or any entity: the names of files that apply to
+// several recordings by the inheritance principle (task-oddball_events.tsv at the root).
+std::optional<BidsName> parse_entity_name(const std::string& filename);
+
 // Orders stems as people count: digits by their value ("run-2" before "run-10"), the rest as text.
 bool natural_less(std::string_view a, std::string_view b);
 

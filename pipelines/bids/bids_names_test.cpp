@@ -59,5 +59,21 @@ TEST(BidsFilters, LabelsAsGivenNumbersByValueAndPrefixesAllowed) {
   EXPECT_THROW(LabelFilter(json{1.5}, "runs", "run"), ParamError);
 }
 
+// Files that apply to several recordings need no subject, and may have no entity at all.
+TEST(BidsNames, InheritedFilesNeedNoSubject) {
+  const auto task = parse_entity_name("task-oddball_events.tsv");
+  ASSERT_TRUE(task);
+  EXPECT_EQ(task->entities, (std::vector<std::pair<std::string, std::string>>{{"task", "oddball"}}));
+  EXPECT_EQ(task->suffix, "events");
+  EXPECT_EQ(task->extension, ".tsv");
+  EXPECT_FALSE(parse_bids_name("task-oddball_events.tsv")) << "a recording's name starts with sub-";
+  const auto bare = parse_entity_name("channels.tsv");
+  ASSERT_TRUE(bare);
+  EXPECT_TRUE(bare->entities.empty());
+  EXPECT_EQ(bare->suffix, "channels");
+  EXPECT_FALSE(parse_entity_name("task_events.tsv")) << "an entity without its label";
+  EXPECT_FALSE(parse_entity_name(".tsv"));
+}
+
 }  // namespace
 }  // namespace pacflow::bids

@@ -1,8 +1,8 @@
 #pragma once
 // The files of a BIDS dataset's recordings: ROOT/sub-<label>/[ses-<label>/]<datatype>/ holds
 // sub-<label>[_ses-<label>]_task-<label>[_acq-…][_run-…]_<datatype>.<ext> and their companions
-// (_channels.tsv, _events.tsv, a BrainVision header's .eeg and .vmrk, sidecar .json). Only this
-// layout is read: the inheritance principle (companions higher in the tree) is not.
+// (_channels.tsv, _events.tsv, a BrainVision header's .eeg and .vmrk, sidecar .json). Companions
+// higher in the tree are found by bids_inheritance.hpp.
 #include <filesystem>
 #include <set>
 #include <string>

@@ -209,6 +209,93 @@ TEST(Bids, ACheckpointRunsAgainTheRecordingsWhoseEventsTsvChanged) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_TRUE(contains(r.out, "2 recordings taken from the checkpoint")) << r.out;
   EXPECT_EQ(result_of(dir / "out" / kIds[0] / "result.json").at("input").at("epoching").at("epochs"), 9);
+  EXPECT_TRUE(fs::exists(dir / "out" / kIds[1] / (kIds[1] + "_pac.json"))) << "a kept recording keeps its sidecar";
+}
+
+std::string file_text(const fs::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+// The results folder is a BIDS derivative dataset: its dataset_description.json, and a sidecar per
+// recording naming the raw files it came from; the same bytes from one process as from two shards
+// and their merge. The raw dataset itself is never a results folder.
+TEST(Bids, ResultsAreABidsDerivativeWithSidecarsNamingTheirSources) {
+  const ScratchDir dir("bids_derivative");
+  write_bids(dir);
+  write_pipe(dir, "");
+  ASSERT_EQ(run_cli("run bids.pipe -q", dir.path()).exit_code, 0);
+  const json description = result_of(dir / "out" / "dataset_description.json");
+  EXPECT_EQ(description.at("DatasetType"), "derivative");
+  EXPECT_EQ(description.at("BIDSVersion"), "1.10.0");
+  EXPECT_EQ(description.at("Name"), "Phase-amplitude coupling of test");
+  EXPECT_EQ(description.at("GeneratedBy")[0].at("Name"), "pacflow");
+  EXPECT_FALSE(description.at("GeneratedBy")[0].at("Version").get<std::string>().empty());
+  const std::string raw_url = "file://" + fs::weakly_canonical(dir / "bids").generic_string();
+  EXPECT_EQ(description.at("SourceDatasets")[0].at("URL"), raw_url);
+  EXPECT_EQ(description.at("DatasetLinks").at("raw"), raw_url);
+  json stages = json::array();
+  for (const auto& s : description.at("PipelineDescription").at("Stages")) stages.push_back(s.at("Name"));
+  EXPECT_EQ(stages, (json{"bandpass", "hilbert", "mi", "surrogates"}));
+
+  const json run1 = result_of(dir / "out" / kIds[0] / (kIds[0] + "_pac.json"));
+  EXPECT_EQ(run1.at("Sources"), (json{"bids:raw:sub-01/eeg/sub-01_task-gonogo_run-1_eeg.edf",
+                                      "bids:raw:sub-01/eeg/sub-01_task-gonogo_run-1_events.tsv",
+                                      "bids:raw:sub-01/eeg/sub-01_task-gonogo_run-1_channels.tsv"}));
+  EXPECT_EQ(run1.at("Reader").at("Name"), "edf");
+  EXPECT_EQ(run1.at("Reader").at("Parameters").at("events"), (json{"go", "nogo"}));
+  EXPECT_EQ(run1.at("Stages")[3].at("Parameters").at("n"), 20);
+  const json sub03 = result_of(dir / "out" / kIds[3] / (kIds[3] + "_pac.json"));
+  EXPECT_EQ(sub03.at("Sources")[0], "bids:raw:sub-03/eeg/sub-03_task-gonogo_eeg.vhdr");
+  EXPECT_EQ(sub03.at("Reader").at("Name"), "brainvision");
+
+  // Two shards and their merge write the same bytes.
+  for (const char* shard : {"0/2", "1/2"})
+    ASSERT_EQ(run_cli(fmt::format("run bids.pipe -q --shard {} --out s{}", shard, shard[0]), dir.path()).exit_code, 0);
+  const CliResult merged = run_cli("merge merged s0 s1", dir.path());
+  ASSERT_EQ(merged.exit_code, 0) << merged.err;
+  EXPECT_EQ(file_text(dir / "merged" / "dataset_description.json"), file_text(dir / "out" / "dataset_description.json"));
+  for (const auto& id : kIds)
+    EXPECT_EQ(file_text(dir / "merged" / id / (id + "_pac.json")), file_text(dir / "out" / id / (id + "_pac.json")))
+        << id;
+
+  const std::string raw_description = file_text(dir / "bids" / "dataset_description.json");
+  dir.write("into_raw.pipe", "source bids root=bids task=gonogo events=[go, nogo] window=0s:2s\n" + std::string(kStages) +
+                                 "sink npy dir=bids\n");
+  const CliResult refused = run_cli("run into_raw.pipe -q", dir.path());
+  EXPECT_EQ(refused.exit_code, 2) << refused.err;
+  EXPECT_TRUE(contains(refused.err, "is the BIDS dataset itself")) << refused.err;
+  EXPECT_EQ(file_text(dir / "bids" / "dataset_description.json"), raw_description);
+}
+
+// _events.tsv and _channels.tsv higher in the tree apply to every recording whose entities they
+// carry (BIDS' inheritance principle); the deepest one wins; two in one folder are refused.
+TEST(Bids, CompanionsHigherInTheTreeApplyByTheInheritancePrinciple) {
+  const ScratchDir dir("bids_inheritance");
+  write_bids(dir);
+  for (int run = 1; run <= 2; ++run) fs::remove(dir / fmt::format("bids/sub-01/eeg/sub-01_task-gonogo_run-{}_events.tsv", run));
+  fs::remove(dir / "bids/sub-02/ses-1/eeg/sub-02_ses-1_task-gonogo_events.tsv");
+  dir.write("bids/task-gonogo_events.tsv", events_tsv(2));  // 8 trials, for every recording without its own
+  fs::rename(dir / "bids/sub-02/ses-1/eeg/sub-02_ses-1_task-gonogo_channels.tsv",
+             dir / "bids/sub-02/sub-02_task-gonogo_channels.tsv");  // T7 bad, for every session of sub-02
+  write_pipe(dir, "");
+  const CliResult r = run_cli("run bids.pipe -q", dir.path());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  for (const auto& id : kIds) {
+    const json input = result_of(dir / "out" / id / "result.json").at("input");
+    EXPECT_EQ(input.at("epoching").at("epochs"), id == "sub-03_task-gonogo" ? 10 : 8) << id << ": its own file wins";
+    EXPECT_EQ(input.at("channel_labels"), (json{"Fz", "Cz", "Pz"})) << id;
+  }
+  EXPECT_EQ(result_of(dir / "out" / kIds[2] / (kIds[2] + "_pac.json")).at("Sources"),
+            (json{"bids:raw:sub-02/ses-1/eeg/sub-02_ses-1_task-gonogo_eeg.edf", "bids:raw:task-gonogo_events.tsv",
+                  "bids:raw:sub-02/sub-02_task-gonogo_channels.tsv"}));
+
+  dir.write("bids/sub-03/eeg/sub-03_events.tsv", events_tsv());  // applies too, beside sub-03's own
+  const CliResult refused = run_cli("run bids.pipe -q --out again", dir.path());
+  EXPECT_EQ(refused.exit_code, 2) << refused.err;
+  EXPECT_TRUE(contains(refused.err, "sub-03_events.tsv and ")) << refused.err;
+  EXPECT_TRUE(contains(refused.err, "both apply to recording sub-03_task-gonogo")) << refused.err;
+  EXPECT_FALSE(fs::exists(dir / "again"));
 }
 
 // The run is refused with exit code 2 and one error line containing `message`; nothing is written.

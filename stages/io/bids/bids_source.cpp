@@ -58,8 +58,9 @@ ElementInfo BidsSource::info() {
   ElementInfo info = element_info<BidsSource>(
       "bids",
       "a dataset in BIDS (root=DIR task=NAME): one recording per EEG or iEEG file of the task (EDF/BDF, "
-      "BrainVision), bad channels of channels.tsv left out, events from events.tsv; the pipeline runs once "
-      "per recording (results per recording, and stacked)");
+      "BrainVision), bad channels of channels.tsv left out, events from events.tsv (beside the recording or "
+      "inherited from above it); the pipeline runs once per recording (results per recording, and stacked), "
+      "and the results folder is a BIDS derivative dataset");
   add_reader_params(info);
   return info;
 }
