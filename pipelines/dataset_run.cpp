@@ -170,6 +170,7 @@ json dataset_plan(const Pipeline& pipeline, const ManifestTable& table) {
   for (const auto& r : table.recordings) {
     json params = r.params;
     params["path"] = absolute(params["path"]);
+    if (params.contains("events_file")) params["events_file"] = absolute(params["events_file"]);  // BIDS' events.tsv
     rows.push_back({{"id", r.id}, {"reader", r.reader}, {"params", params}});
   }
   for (const auto& e : pipeline.elements())

@@ -159,3 +159,72 @@ printf 'id\tpath\tfs\tconditions\nsub-01\traw/sub-01.npy\t512\t[a,b,a,b]\nsub-05
 refused 'recording sub-05: its conditions ["b","a"] are not sub-01'"'"'s ["a","b"]' "$cli" run -q bad.pipe --out bad
 [[ ! -e bad ]] || { echo "conditions in another order must write nothing" >&2; exit 1; }
 echo "conditions from the table: named in the stacked file; another order refused"
+
+# A BIDS study (issue 38): four subjects in BrainVision with go and nogo trials from each
+# _events.tsv, 10, 8, 10 and 6 of them, as one process, over 2 ranks and as 2 shards and their
+# merge: the same bytes everywhere (each recording's files, its BIDS sidecar, the derivative's
+# dataset_description.json, recordings.h5 with the group test and the go/nogo contrast).
+"$python" - <<'PY'
+import json, os
+import numpy as np
+fs, seconds = 512, 30
+t = np.arange(fs * seconds) / fs
+os.makedirs("bids")
+with open("bids/dataset_description.json", "w") as f:
+    json.dump({"Name": "go/nogo", "BIDSVersion": "1.10.0"}, f)
+for subject, trials in ((1, 10), (2, 8), (3, 10), (4, 6)):
+    folder, base = f"bids/sub-0{subject}/eeg", f"sub-0{subject}_task-gonogo_eeg"
+    os.makedirs(folder)
+    rng = np.random.default_rng(subject)
+    x = 20 * rng.standard_normal((3, t.size)) + 50 * (1 + np.sin(2 * np.pi * 6 * t)) * np.sin(2 * np.pi * 80 * t)
+    x.T.astype("<f4").tofile(f"{folder}/{base}.eeg")  # multiplexed: sample by sample
+    header = ["Brain Vision Data Exchange Header File Version 1.0", "", "[Common Infos]", "Codepage=UTF-8",
+              f"DataFile={base}.eeg", f"MarkerFile={base}.vmrk", "DataFormat=BINARY", "DataOrientation=MULTIPLEXED",
+              "NumberOfChannels=3", f"SamplingInterval={1e6 / fs}", "", "[Binary Infos]",
+              "BinaryFormat=IEEE_FLOAT_32", "", "[Channel Infos]", "Ch1=Fz,,1,µV", "Ch2=Cz,,1,µV", "Ch3=Pz,,1,µV", ""]
+    with open(f"{folder}/{base}.vhdr", "w", newline="") as f:
+        f.write("\r\n".join(header))
+    with open(f"{folder}/{base}.vmrk", "w", newline="") as f:
+        f.write("\r\n".join(["Brain Vision Data Exchange Marker File, Version 1.0", "", "[Common Infos]",
+                             "Codepage=UTF-8", f"DataFile={base}.eeg", "", "[Marker Infos]", ""]))
+    with open(f"{folder}/sub-0{subject}_task-gonogo_events.tsv", "w") as f:
+        f.write("onset\tduration\ttrial_type\n")
+        for k in range(trials):
+            f.write(f"{1 + 2.5 * k}\t0.1\t{'nogo' if k % 2 else 'go'}\n")
+PY
+printf 'source bids root=bids task=gonogo events=[go, nogo] window=0s:2s\n%s\nsink npy dir=out\n' "$stages" > study.pipe
+"$cli" run -q study.pipe --out study
+"$cli" run -q study.pipe --shard 0/2 --out study_shard0
+"$cli" run -q study.pipe --shard 1/2 --out study_shard1
+"$cli" merge study_merged study_shard0 study_shard1 > /dev/null
+copies=(study_merged)
+if [[ -n $mpirun ]]; then
+  "$mpirun" --allow-run-as-root --oversubscribe --bind-to none -n 2 "$cli" run -q study.pipe --out study_ranks2
+  copies+=(study_ranks2)
+fi
+for copy in "${copies[@]}"; do
+  for file in $(cd study && find . -type f ! -name result.json ! -name recordings.h5); do
+    cmp -s "study/$file" "$copy/$file" || { echo "$copy/$file differs from one process's" >&2; exit 1; }
+  done
+  mkdir "stacked_$copy" "stacked_single_$copy"
+  cp "$copy/recordings.h5" "stacked_$copy/" && cp study/recordings.h5 "stacked_single_$copy/"
+  bash "$here/same_outputs.sh" "stacked_single_$copy" "stacked_$copy"
+done
+"$python" - study <<'PY'
+import json, sys
+import h5py
+out = sys.argv[1]
+description = json.load(open(f"{out}/dataset_description.json"))
+assert description["DatasetType"] == "derivative" and description["GeneratedBy"][0]["Name"] == "pacflow", description
+sidecar = json.load(open(f"{out}/sub-02_task-gonogo/sub-02_task-gonogo_pac.json"))
+assert sidecar["Sources"] == ["bids:raw:sub-02/eeg/sub-02_task-gonogo_eeg.vhdr",
+                              "bids:raw:sub-02/eeg/sub-02_task-gonogo_events.tsv"], sidecar["Sources"]
+with h5py.File(f"{out}/recordings.h5", "r") as f:
+    assert list(f.attrs["recordings"]) == [f"sub-0{s}_task-gonogo" for s in (1, 2, 3, 4)]
+    assert [f["pac"][f"sub-0{s}_task-gonogo"].shape[0] for s in (1, 2, 3, 4)] == [10, 8, 10, 6]
+    for name in ("group_t", "group_dz", "group_dz_low", "group_cluster_pvalues", "group_contrast_t",
+                 "group_contrast_cluster_pvalues", "group_contrast_dz"):
+        assert name in f, name
+    assert list(f.attrs["condition_names"]) == ["go", "nogo"]
+PY
+echo "a BIDS study of 4 subjects (10, 8, 10, 6 trials): the same bytes from one process, ${copies[*]}; a BIDS derivative with the group test and the contrast"
