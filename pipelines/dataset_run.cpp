@@ -16,6 +16,7 @@
 #include "pipelines/bids/bids_derivative.hpp"
 #include "pipelines/dataset_checkpoint.hpp"
 #include "pipelines/dataset_table.hpp"
+#include "pipelines/group/group_figure.hpp"
 #include "pipelines/group/group_summary.hpp"
 #include "pipelines/manifest_table.hpp"
 #include "stages/io/common/file_sha256.hpp"
@@ -280,29 +281,31 @@ class GroupValues {
       values_[i].assign(a.values.begin(), a.values.end());
     }
   }
-  // The tests, into the stacked file and the report; nothing when the recordings have no trial_rank_z
-  // (the report says so) or there is one recording.
-  void finish(stages::StackedResults& stacked, json& report) const {
-    if (!settings_) return;
+  // The tests, into the stacked file and the report, and returned; nothing when the recordings have no
+  // trial_rank_z (the report says so) or there is one recording.
+  std::optional<group::GroupOutcome> finish(stages::StackedResults& stacked, json& report) const {
+    if (!settings_) return std::nullopt;
     if (values_.size() < 2) {
       report["group"] = {{"skipped", "one recording: a group test needs at least two"}};
-      return;
+      return std::nullopt;
     }
     std::vector<double> all;
     for (const auto& v : values_) {
       if (v.empty()) {
         report["group"] = {{"skipped", "the recordings have no trial_rank_z (the trial-level test is off: surrogates "
                                        "trials=none, or fewer than four epochs)"}};
-        return;
+        return std::nullopt;
       }
       all.insert(all.end(), v.begin(), v.end());
     }
-    const group::GroupOutcome outcome =
+    group::GroupOutcome outcome =
         group::group_tests(all, static_cast<std::int64_t>(values_.size()), shape_, dims_, *settings_);
     for (const group::GroupArray& a : outcome.arrays) stacked.add_summary(a.name, a.shape, a.dims, a.doc, a.values);
     report["group"] = outcome.report;
     for (const auto& w : outcome.warnings) report["warnings"].push_back(w);
+    return outcome;
   }
+  std::size_t subjects() const { return values_.size(); }
 
  private:
   std::optional<group::Settings> settings_;
@@ -371,7 +374,8 @@ class DatasetRun {
       for (const fs::path& root : pipeline_.output_folders()) outputs().add_content(root / "dataset_description.json", description);
     }
     if (collects_ && stacked_) {
-      group_.finish(*stacked_, report);
+      if (const std::optional<group::GroupOutcome> outcome = group_.finish(*stacked_, report))
+        add_group_figures(*outcome);
       stacked_->finish(stacked_attributes(plan_, first_facts_), outputs());
       report["stacked"] = stacked_path_.string();
     }
@@ -400,6 +404,22 @@ class DatasetRun {
         throw InputError(fmt::format("the results folder {} is the BIDS dataset itself; write them beside it or into "
                                      "its derivatives folder (dir={}/derivatives/pacflow)",
                                      root.string(), table_.file.string()));
+  }
+
+  // The group tests drawn beside the dataset's png figure (the png sink's path, not a recording's),
+  // with the sink's alpha.
+  void add_group_figures(const group::GroupOutcome& outcome) {
+    const auto numbers = [&](const char* key) { return first_facts_.value(key, json::array()).get<std::vector<double>>(); };
+    const auto names = [&](const char* key) { return first_facts_.value(key, json::array()).get<std::vector<std::string>>(); };
+    const group::FigureAxes axes{numbers("pha_centres_hz"), numbers("amp_centres_hz"), names("channel_names"),
+                                 names("condition_names")};
+    for_each_output(pipeline_.elements(), pipeline_.registry(), [&](const ElementSpec& e, const ParamSpec& spec, const fs::path& path) {
+      if (e.kind != ElementKind::Sink || e.name != "png" || spec.name != "path") return;
+      const double alpha = Params(e.params, pipeline_.registry().find(ElementKind::Sink, "png")->params).number("alpha");
+      for (group::Figure& f : group::group_figures(outcome, axes, static_cast<std::int64_t>(group_.subjects()), alpha,
+                                                   path.parent_path()))
+        outputs().add_content(f.file, f.png);
+    });
   }
 
   // Recording `row`'s BIDS sidecar in each of its results folders, with its files.

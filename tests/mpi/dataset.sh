@@ -76,7 +76,8 @@ with h5py.File(f"{out}/recordings.h5", "r") as f:
     assert list(f["pac_z"].dims[3][0][()]) == [4.0, 8.0, 12.0] and f["pac"].dims[3][0].attrs["unit"] == "Hz"
     assert [d.label for d in f["group_t"].dims] == ["", "phase_bands", "amplitude_bands"]
 PY
-echo "3 recordings: each one's files as a run of it alone writes them; recordings.h5 stacks them, with the group test"
+[[ -s single/group_t.png ]] || { echo "no group_t.png beside the dataset's comodulogram" >&2; exit 1; }
+echo "3 recordings: each one's files as a run of it alone writes them; recordings.h5 stacks them, with the group test (drawn)"
 
 if [[ -n $mpirun ]]; then
   for n in 2 3; do
@@ -192,7 +193,8 @@ for subject, trials in ((1, 10), (2, 8), (3, 10), (4, 6)):
         for k in range(trials):
             f.write(f"{1 + 2.5 * k}\t0.1\t{'nogo' if k % 2 else 'go'}\n")
 PY
-printf 'source bids root=bids task=gonogo events=[go, nogo] window=0s:2s\n%s\nsink npy dir=out\n' "$stages" > study.pipe
+printf 'source bids root=bids task=gonogo events=[go, nogo] window=0s:2s\n%s\nsink npy dir=out\nsink png path=out/comodulogram.png\n' \
+  "$stages" > study.pipe
 "$cli" run -q study.pipe --out study
 "$cli" run -q study.pipe --shard 0/2 --out study_shard0
 "$cli" run -q study.pipe --shard 1/2 --out study_shard1
@@ -226,5 +228,7 @@ with h5py.File(f"{out}/recordings.h5", "r") as f:
                  "group_contrast_cluster_pvalues", "group_contrast_dz"):
         assert name in f, name
     assert list(f.attrs["condition_names"]) == ["go", "nogo"]
+for figure in ("group_t.png", "group_contrast_t.png"):  # the group tests drawn beside the dataset's figure
+    assert open(f"{out}/{figure}", "rb").read(8) == b"\x89PNG\r\n\x1a\n", figure
 PY
 echo "a BIDS study of 4 subjects (10, 8, 10, 6 trials): the same bytes from one process, ${copies[*]}; a BIDS derivative with the group test and the contrast"

@@ -44,7 +44,8 @@ void PngSink::declare(ParamBinder<PngSink>& p) {
 ElementInfo PngSink::info() {
   return element_info<PngSink>("png",
                                "comodulogram heat map (mean over epochs and channels) and a per-channel grid, as PNGs; "
-                               "erpac.png per phase band when erpac ran");
+                               "erpac.png per phase band when erpac ran; for a dataset, group_t.png (and "
+                               "group_contrast_t.png) beside it: the group tests' t, significant clusters outlined");
 }
 
 std::filesystem::path PngSink::grid_path(const std::filesystem::path& path) {

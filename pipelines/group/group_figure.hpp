@@ -1,0 +1,30 @@
+#pragma once
+// The group tests drawn (issue 38), as the png sink draws a recording: for each test (group_t,
+// coupling above each subject's own null; group_contrast_t, the first condition against the second)
+// a grid of comodulograms of t, one panel per channel (and condition), with the cells of the clusters
+// whose p is under alpha outlined. Written beside the dataset's figure when the pipeline has a png
+// sink; the same bytes whichever process writes them.
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "pipelines/group/group_summary.hpp"
+
+namespace pacflow::group {
+
+// What the panels and axes are labelled with: the stacked file's facts.
+struct FigureAxes {
+  std::vector<double> pha_centres_hz, amp_centres_hz;
+  std::vector<std::string> channel_names, condition_names;
+};
+
+struct Figure {
+  std::filesystem::path file;  // folder / "group_t.png", folder / "group_contrast_t.png"
+  std::string png;             // its bytes
+};
+
+std::vector<Figure> group_figures(const GroupOutcome& outcome, const FigureAxes& axes, std::int64_t subjects,
+                                  double alpha, const std::filesystem::path& folder);
+
+}  // namespace pacflow::group
