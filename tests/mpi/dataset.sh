@@ -79,15 +79,19 @@ PY
 [[ -s single/group_t.png ]] || { echo "no group_t.png beside the dataset's comodulogram" >&2; exit 1; }
 echo "3 recordings: each one's files as a run of it alone writes them; recordings.h5 stacks them, with the group test (drawn)"
 
+same_as_one_process() {  # ONE COPY: every file of COPY is ONE's, byte for byte (recordings.h5 by value)
+  local one=$1 copy=$2
+  for file in $(cd "$one" && find . -type f ! -name result.json ! -name recordings.h5); do
+    cmp -s "$one/$file" "$copy/$file" || { echo "$copy/$file differs from $one/$file" >&2; exit 1; }
+  done
+  mkdir "stacked_$copy" "stacked_one_$copy"
+  cp "$copy/recordings.h5" "stacked_$copy/" && cp "$one/recordings.h5" "stacked_one_$copy/"
+  bash "$here/same_outputs.sh" "stacked_one_$copy" "stacked_$copy"
+}
 if [[ -n $mpirun ]]; then
   for n in 2 3; do
     "$mpirun" --allow-run-as-root --oversubscribe --bind-to none -n "$n" "$cli" run -q ds.pipe --out "ranks$n"
-    for file in $(cd single && find . -type f ! -name result.json ! -name recordings.h5); do
-      cmp -s "single/$file" "ranks$n/$file" || { echo "ranks$n/$file differs over $n ranks" >&2; exit 1; }
-    done
-    mkdir "stacked$n" "stacked_single$n"
-    cp "ranks$n/recordings.h5" "stacked$n/" && cp single/recordings.h5 "stacked_single$n/"
-    bash "$here/same_outputs.sh" "stacked_single$n" "stacked$n"
+    same_as_one_process single "ranks$n"
     echo "over $n ranks: every recording's files and the stacked arrays as one process writes them"
   done
 fi
@@ -204,14 +208,7 @@ if [[ -n $mpirun ]]; then
   "$mpirun" --allow-run-as-root --oversubscribe --bind-to none -n 2 "$cli" run -q study.pipe --out study_ranks2
   copies+=(study_ranks2)
 fi
-for copy in "${copies[@]}"; do
-  for file in $(cd study && find . -type f ! -name result.json ! -name recordings.h5); do
-    cmp -s "study/$file" "$copy/$file" || { echo "$copy/$file differs from one process's" >&2; exit 1; }
-  done
-  mkdir "stacked_$copy" "stacked_single_$copy"
-  cp "$copy/recordings.h5" "stacked_$copy/" && cp study/recordings.h5 "stacked_single_$copy/"
-  bash "$here/same_outputs.sh" "stacked_single_$copy" "stacked_$copy"
-done
+for copy in "${copies[@]}"; do same_as_one_process study "$copy"; done
 "$python" - study <<'PY'
 import json, sys
 import h5py
