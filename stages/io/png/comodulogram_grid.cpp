@@ -1,5 +1,6 @@
 #include "stages/io/png/comodulogram_plot.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
 
@@ -44,12 +45,15 @@ GridLayout layout_grid(const HeatmapGrid& grid, int panel_width, int panel_heigh
   GridLayout layout;
   layout.columns = static_cast<int>(std::ceil(std::sqrt(static_cast<double>(n))));
   layout.rows = (n + layout.columns - 1) / layout.columns;
-  const int y_ticks = kGap + kTick + widest(hz_labels(grid.y_centres)) + 8;
+  std::vector<std::string> y_labels;
+  for (const AxisTick& t : axis_ticks(grid.y_centres, panel_height, false)) y_labels.push_back(t.label);
+  const int y_ticks = kGap + kTick + widest(y_labels) + 8;
   const int block_width = y_ticks + panel_width + kPanelGap;
   const int block_height = kLabelBand + panel_height + kTickBand;
   const int left = 16 + kRotated + 4, top = top_margin(grid);
-  const int right = colour_bar_margin(colour_bar_labels(shared_range(grid)));
-  layout.width = left + layout.columns * block_width + right;
+  const int right = colour_bar_margin(colour_bar_ticks(shared_range(grid)));
+  // Wide enough for the subtitle, which is drawn small and never shrinks further.
+  layout.width = std::max(left + layout.columns * block_width + right, text_width(grid.subtitle, 1) + 16);
   layout.height = top + layout.rows * block_height + kRotated + 14;
   for (int i = 0; i < n; ++i) {
     const int x0 = left + (i % layout.columns) * block_width + y_ticks;
@@ -62,15 +66,17 @@ GridLayout layout_grid(const HeatmapGrid& grid, int panel_width, int panel_heigh
 Image render_grid(const HeatmapGrid& grid, int panel_width, int panel_height) {
   const GridLayout layout = layout_grid(grid, panel_width, panel_height);
   const ColourRange range = shared_range(grid);
-  const std::vector<std::string> x_labels = hz_labels(grid.x_centres), y_labels = hz_labels(grid.y_centres);
+  const std::vector<AxisTick> x_ticks = axis_ticks(grid.x_centres, panel_width, true);
+  const std::vector<AxisTick> y_ticks = axis_ticks(grid.y_centres, panel_height, false);
 
   Image img(layout.width, layout.height, kWhite);
   for (std::size_t i = 0; i < grid.panels.size(); ++i) {
     const GridLayout::Box& box = layout.panels[i];
     const PanelArea area{box.x0, box.y0, box.x1, box.y1, grid.x_centres.size(), grid.y_centres.size()};
     draw_cells(img, area, grid.panels[i].values, range, grid.panels[i].outlined);
-    draw_x_ticks(img, area, x_labels);
-    draw_y_ticks(img, area, y_labels);
+    for (const double x : grid.x_markers) draw_x_marker(img, area, grid.x_centres, x);
+    draw_x_ticks(img, area, x_ticks);
+    draw_y_ticks(img, area, y_ticks);
     const std::string& label = grid.panels[i].label;
     draw_text(img, label, box.label_x, box.label_y, Align::kCentre, Align::kStart,
               text_width(label) <= panel_width ? kScale : 1);
@@ -87,7 +93,7 @@ Image render_grid(const HeatmapGrid& grid, int panel_width, int panel_height) {
     y += kCap + 10;
   }
   if (!grid.subtitle.empty()) draw_text(img, grid.subtitle, layout.width / 2, y, Align::kCentre, Align::kStart, 1);
-  draw_colour_bar(img, grid_x1 + 28, first_y, last_y, colour_bar_labels(range), grid.colorbar_label);
+  draw_colour_bar(img, grid_x1 + 28, first_y, last_y, colour_bar_ticks(range), grid.colorbar_label);
   return img;
 }
 

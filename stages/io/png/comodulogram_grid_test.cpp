@@ -130,5 +130,26 @@ TEST(ComodulogramGrid, RejectsPanelsOfTheWrongSize) {
   EXPECT_THROW(render_grid(outlines), std::invalid_argument);
 }
 
+// A marker (ERPAC's event) is a line across every panel where its x falls between the column
+// centres (4, 6, 8 here: 5 is the edge between the first two columns); outside them none is drawn.
+TEST(ComodulogramGrid, DrawsMarkersAcrossEveryPanelAtTheirXAndNoneOutside) {
+  HeatmapGrid grid = grid_of(names(2));
+  grid.x_markers = {5.0, 100.0};
+  const Image marked = render_grid(grid);
+  grid.x_markers.clear();
+  const Image plain = render_grid(grid);
+  const GridLayout layout = layout_grid(grid);
+  for (const auto& box : layout.panels) {
+    const PanelArea area{box.x0, box.y0, box.x1, box.y1, 3, 2};
+    const int edge = area.x_edge(1), mid_y = (box.y0 + box.y1) / 2;
+    for (int y : {box.y0, mid_y, box.y1 - 1}) {
+      EXPECT_EQ(marked.at(edge, y), kMarker) << "y " << y;
+      EXPECT_EQ(marked.at(edge - 1, y), kMarker) << "y " << y;
+    }
+    EXPECT_EQ(marked.at(edge - 3, mid_y), plain.at(edge - 3, mid_y)) << "the line is " << kMarkerWidth << " pixels";
+    EXPECT_EQ(marked.at(box.x1 - 2, mid_y), plain.at(box.x1 - 2, mid_y)) << "100 lies outside: no line";
+  }
+}
+
 }  // namespace
 }  // namespace pacflow::plot

@@ -40,6 +40,7 @@ struct HeatmapGrid {
   std::string x_label;
   std::string y_label;
   std::string colorbar_label;
+  std::vector<double> x_markers;  // vertical lines across every panel at these x values (ERPAC: the event)
 };
 
 // Where render_grid puts things: panels fill `columns` x `rows` in reading order.
@@ -56,7 +57,5 @@ struct GridLayout {
 GridLayout layout_grid(const HeatmapGrid& grid, int panel_width = 180, int panel_height = 140);
 Image render_grid(const HeatmapGrid& grid, int panel_width = 180, int panel_height = 140);
 
-// Tick labels for centre frequencies in Hz ("6", "82.2", "150").
-std::vector<std::string> hz_labels(const std::vector<double>& centres);
 
 }  // namespace pacflow::plot

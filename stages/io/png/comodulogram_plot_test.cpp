@@ -1,4 +1,5 @@
 #include "stages/io/png/comodulogram_plot.hpp"
+#include "stages/io/png/heatmap_panel.hpp"
 
 #include <gtest/gtest.h>
 
@@ -247,6 +248,57 @@ TEST(WritePng, ThrowsNamingThePathAndLeavesNoTempFile) {
   fs::create_directory(dir.path / "taken.png" / "child");  // non-empty, so rename cannot replace it
   EXPECT_THROW(write_png(Image(4, 4, Rgb{0, 0, 0}), dir.path / "taken.png"), std::runtime_error);
   EXPECT_EQ(entries(dir.path), std::vector<fs::path>{"taken.png"});
+}
+
+// Axis ticks are round frequencies placed between the band centres they fall between (60, 80, 100
+// Hz on bands centred at 60, 71.1, 82.2 …), as many as fit; an axis of one band labels its centre.
+TEST(AxisTicks, RoundValuesBetweenTheCentresAsManyAsFit) {
+  std::vector<double> amp;
+  for (int k = 0; k < 10; ++k) amp.push_back(60 + 100.0 * k / 9);  // 60, 71.1, 82.2, … 160
+  const std::vector<AxisTick> y = axis_ticks(amp, 300, false);
+  std::vector<std::string> labels;
+  for (const AxisTick& t : y) labels.push_back(t.label);
+  EXPECT_EQ(labels, (std::vector<std::string>{"60", "80", "100", "120", "140", "160"}));
+  EXPECT_NEAR(y[0].position, 0.5, 1e-12);      // the first centre
+  EXPECT_NEAR(y[1].position, 2.3, 1e-9);       // 80 Hz: 1.8 bands of 11.1 Hz past the first centre
+  EXPECT_NEAR(y.back().position, 9.5, 1e-12);  // the last centre
+  EXPECT_LE(axis_ticks(amp, 60, false).size(), 2u) << "60 pixels hold two labels";
+  std::vector<std::string> x_labels;
+  for (const AxisTick& t : axis_ticks({4, 6, 8, 10, 12, 14, 16, 18, 20}, 180, true)) x_labels.push_back(t.label);
+  EXPECT_EQ(x_labels, (std::vector<std::string>{"5", "10", "15", "20"}));
+  const std::vector<AxisTick> one = axis_ticks({82.2}, 180, true);
+  ASSERT_EQ(one.size(), 1u);
+  EXPECT_EQ(one[0].label, "82.2");
+  EXPECT_EQ(one[0].position, 0.5);
+  EXPECT_TRUE(std::isnan(position_in_cells({3, 2, 1}, 2))) << "centres that do not increase";
+}
+
+// The colour bar's ticks are round numbers at their places, never the range's odd ends.
+TEST(ColourBar, TicksAreRoundValuesInsideTheRangeAtTheirPlaces) {
+  const auto labels = [](ColourRange range) {
+    std::vector<std::string> out;
+    for (const ColourBarTick& t : colour_bar_ticks(range)) out.push_back(t.label);
+    return out;
+  };
+  EXPECT_EQ(labels({0.0362, 0.347}), (std::vector<std::string>{"0.1", "0.2", "0.3"}));
+  EXPECT_EQ(labels({-3.08, 2.89}), (std::vector<std::string>{"-2", "0", "2"}));
+  EXPECT_EQ(labels({0.5, 1.5}), (std::vector<std::string>{"0.6", "0.8", "1", "1.2", "1.4"}));
+  EXPECT_EQ(labels({60, 180}), (std::vector<std::string>{"100", "150"}));
+  const std::vector<ColourBarTick> ticks = colour_bar_ticks({0.0362, 0.347});
+  EXPECT_NEAR(ticks[0].fraction, (0.1 - 0.0362) / (0.347 - 0.0362), 1e-12);
+  EXPECT_NEAR(ticks[2].fraction, (0.3 - 0.0362) / (0.347 - 0.0362), 1e-12);
+  for (const ColourRange range : {ColourRange{-1e-12, 3e-12}, ColourRange{2.0, 2.0000001}, ColourRange{-7.5, 1e6}}) {
+    const std::vector<ColourBarTick> t = colour_bar_ticks(range);
+    EXPECT_GE(t.size(), 2u);
+    EXPECT_LE(t.size(), 5u);
+    for (std::size_t k = 0; k < t.size(); ++k) {
+      EXPECT_GE(t[k].fraction, 0.0);
+      EXPECT_LE(t[k].fraction, 1.0);
+      if (k > 0) {
+        EXPECT_GT(t[k].fraction, t[k - 1].fraction);
+      }
+    }
+  }
 }
 
 }  // namespace

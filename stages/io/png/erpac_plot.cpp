@@ -68,6 +68,8 @@ HeatmapGrid erpac_grid(const ErpacSums& sums, const ErpacAxes& axes, std::int64_
       }
     grid.panels.push_back(std::move(panel));
   }
+  // The event, where the epochs hold time before it (epochs cut around events with window= from < 0).
+  if (axes.times_s.front() < 0 && axes.times_s.back() > 0) grid.x_markers = {0.0};
   grid.x_label = "time (s)";
   grid.y_label = "amplitude frequency (Hz)";
   grid.colorbar_label = "ERPAC rho";

@@ -3,7 +3,8 @@
 // colour = ρ averaged over channels (and segments), as the comodulogram averages; a cell is outlined
 // when its corrected p-value (erpac_pvalues) is below alpha in enough channels (the binomial rule the
 // comodulogram grid applies to epochs). Long epochs are shown in at most `max_columns` time columns,
-// each the mean of its samples, outlined when any of its samples is.
+// each the mean of its samples, outlined when any of its samples is. When the epochs hold time
+// before their event (t < 0), a white line marks the event (t = 0).
 #include <cstdint>
 #include <span>
 #include <vector>

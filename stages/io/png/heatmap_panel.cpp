@@ -1,6 +1,9 @@
 #include "stages/io/png/heatmap_panel.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <functional>
+#include <limits>
 
 namespace pacflow::plot {
 
@@ -29,20 +32,68 @@ void draw_cells(Image& img, const PanelArea& area, const std::vector<double>& va
   outline(img, area.x0, area.y0, area.x1, area.y1);
 }
 
-void draw_x_ticks(Image& img, const PanelArea& area, const std::vector<std::string>& labels) {
-  for (const std::size_t ix : tick_cells(area.nx, area.cell_width(), widest(labels))) {
-    const int x = (area.x_edge(ix) + area.x_edge(ix + 1)) / 2;
+double position_in_cells(const std::vector<double>& centres, double x) {
+  const std::size_t n = centres.size();
+  if (n < 2 || !std::isfinite(x) || !std::is_sorted(centres.begin(), centres.end(), std::less_equal<>()))
+    return std::numeric_limits<double>::quiet_NaN();
+  double u = 0;
+  if (x <= centres.front()) {
+    u = 0.5 - (centres.front() - x) / (centres[1] - centres.front());
+  } else if (x >= centres.back()) {
+    u = static_cast<double>(n) - 0.5 + (x - centres.back()) / (centres.back() - centres[n - 2]);
+  } else {
+    std::size_t k = 0;
+    while (centres[k + 1] < x) ++k;
+    u = static_cast<double>(k) + 0.5 + (x - centres[k]) / (centres[k + 1] - centres[k]);
+  }
+  return u >= 0 && u <= static_cast<double>(n) ? u : std::numeric_limits<double>::quiet_NaN();
+}
+
+std::vector<AxisTick> axis_ticks(const std::vector<double>& centres, double length_px, bool along_x) {
+  const auto room = [&](const std::vector<std::string>& labels) {
+    return static_cast<double>(labels.size()) * ((along_x ? widest(labels) : kCapHeight * kScale) + 8);
+  };
+  std::vector<AxisTick> ticks;
+  // Three bands or fewer are each labelled by their centre: round values between them would read as
+  // a continuous axis.
+  if (centres.size() > 3 && !std::isnan(position_in_cells(centres, centres.front()))) {
+    for (std::size_t most = 8; most >= 2 && ticks.empty(); --most) {
+      const std::vector<double> values = round_values(centres.front(), centres.back(), most);
+      const std::vector<std::string> labels = format_values(values);
+      if (values.size() < 2 || room(labels) > length_px) continue;
+      for (std::size_t k = 0; k < values.size(); ++k) ticks.push_back({position_in_cells(centres, values[k]), labels[k]});
+    }
+    if (!ticks.empty()) return ticks;
+  }
+  // The cells' own centres, on as many cells as fit.
+  const std::vector<std::string> labels = format_values(centres);
+  const double cell_px = centres.empty() ? 0 : length_px / static_cast<double>(centres.size());
+  for (const std::size_t i : tick_cells(centres.size(), cell_px, along_x ? widest(labels) : kCapHeight * kScale))
+    ticks.push_back({static_cast<double>(i) + 0.5, labels[i]});
+  return ticks;
+}
+
+void draw_x_ticks(Image& img, const PanelArea& area, const std::vector<AxisTick>& ticks) {
+  for (const AxisTick& t : ticks) {
+    const int x = area.x0 + static_cast<int>(std::lround(t.position * area.cell_width()));
     fill(img, x, area.y1 + 1, x + 1, area.y1 + 1 + kTick, kBlack);
-    draw_text(img, labels[ix], x, area.y1 + 1 + kTick + kGap, Align::kCentre, Align::kStart);
+    draw_text(img, t.label, x, area.y1 + 1 + kTick + kGap, Align::kCentre, Align::kStart);
   }
 }
 
-void draw_y_ticks(Image& img, const PanelArea& area, const std::vector<std::string>& labels) {
-  for (const std::size_t iy : tick_cells(area.ny, area.cell_height(), kCapHeight * kScale)) {
-    const int y = (area.y_edge(iy) + area.y_edge(iy + 1)) / 2;
+void draw_y_ticks(Image& img, const PanelArea& area, const std::vector<AxisTick>& ticks) {
+  for (const AxisTick& t : ticks) {  // y grows upwards: position 0 sits on the bottom edge
+    const int y = area.y1 - static_cast<int>(std::lround(t.position * area.cell_height()));
     fill(img, area.x0 - 1 - kTick, y, area.x0 - 1, y + 1, kBlack);
-    draw_text(img, labels[iy], area.x0 - 1 - kTick - kGap, y, Align::kEnd, Align::kCentre);
+    draw_text(img, t.label, area.x0 - 1 - kTick - kGap, y, Align::kEnd, Align::kCentre);
   }
+}
+
+void draw_x_marker(Image& img, const PanelArea& area, const std::vector<double>& x_centres, double x) {
+  const double u = x_centres.size() == area.nx ? position_in_cells(x_centres, x) : std::numeric_limits<double>::quiet_NaN();
+  if (std::isnan(u)) return;
+  const int px = area.x0 + static_cast<int>(std::lround(u * area.cell_width()));
+  fill(img, px - kMarkerWidth / 2, area.y0, px - kMarkerWidth / 2 + kMarkerWidth, area.y1, kMarker);
 }
 
 }  // namespace pacflow::plot

@@ -25,8 +25,33 @@ struct PanelArea {
 // values and outlined are [nx][ny] (values[ix * ny + iy]); outlined may be empty. NaN is grey.
 void draw_cells(Image& img, const PanelArea& area, const std::vector<double>& values, ColourRange range,
                 const std::vector<bool>& outlined);
-// Tick marks and labels below the panel (x) or left of it (y), at the centres of a subset of cells.
-void draw_x_ticks(Image& img, const PanelArea& area, const std::vector<std::string>& labels);
-void draw_y_ticks(Image& img, const PanelArea& area, const std::vector<std::string>& labels);
+// Where `x` lies on an axis whose cells are centred at `centres` (increasing), in cells: cell k spans
+// [k, k + 1) with its centre at k + 0.5; between two centres in proportion, and up to half a cell
+// past the first or last. NaN outside that, or when the axis has fewer than two cells or its
+// centres do not increase.
+double position_in_cells(const std::vector<double>& centres, double x);
+
+// A labelled tick of an axis: its position in cells (position_in_cells) and its text.
+struct AxisTick {
+  double position;
+  std::string label;
+};
+// Ticks at round values (1, 2 or 5 times a power of ten apart: 60, 80, 100 Hz, not the band centres
+// 60, 82.2, 104) between the first and last centres, as many as fit along `length_px` pixels when
+// each label takes its own size (`along_x`: its width, else the font's height) and a gap. An axis of
+// three cells or fewer, or whose centres do not increase, gets its centres' own labels on as many
+// cells as fit.
+std::vector<AxisTick> axis_ticks(const std::vector<double>& centres, double length_px, bool along_x);
+
+// A line marking a moment (an event at t = 0): a colour viridis never takes, across the panel.
+inline constexpr Rgb kMarker{255, 255, 255};
+inline constexpr int kMarkerWidth = 2;
+
+// A vertical line at `x` on the axis whose columns are centred at `x_centres`; none outside it.
+void draw_x_marker(Image& img, const PanelArea& area, const std::vector<double>& x_centres, double x);
+
+// Tick marks and labels below the panel (x) or left of it (y).
+void draw_x_ticks(Image& img, const PanelArea& area, const std::vector<AxisTick>& ticks);
+void draw_y_ticks(Image& img, const PanelArea& area, const std::vector<AxisTick>& ticks);
 
 }  // namespace pacflow::plot

@@ -131,6 +131,25 @@ int widest(const std::vector<std::string>& labels) {
   return w;
 }
 
+std::vector<double> round_values(double lo, double hi, std::size_t most) {
+  const double span = hi - lo;
+  if (!(std::isfinite(span) && span > 0) || most == 0) return {};
+  const auto first = [&](double step) { return std::ceil(lo / step - 1e-9); };
+  const auto count = [&](double step) { return std::floor(hi / step + 1e-9) - first(step) + 1; };
+  constexpr std::array<double, 3> kMantissas{1.0, 2.0, 5.0};
+  const int exponent = static_cast<int>(std::floor(std::log10(span))) - 1;
+  double step = 0;
+  for (int i = 0; i < 30; ++i) {
+    step = kMantissas[static_cast<std::size_t>(i % 3)] * std::pow(10.0, exponent + i / 3);
+    if (count(step) <= static_cast<double>(most)) break;
+  }
+  std::vector<double> values;
+  const auto k0 = static_cast<long long>(first(step));
+  for (long long k = k0; k < k0 + static_cast<long long>(count(step)); ++k)
+    values.push_back(k == 0 ? 0.0 : static_cast<double>(k) * step);  // an exact 0, never "-0" or "1.4e-17"
+  return values;
+}
+
 ColourRange colour_range(const std::vector<double>& values) {
   double lo = std::numeric_limits<double>::infinity();
   double hi = -lo;
@@ -145,30 +164,36 @@ ColourRange colour_range(const std::vector<double>& values) {
   return {lo, hi};
 }
 
-std::vector<std::string> colour_bar_labels(ColourRange range) {
-  std::vector<double> values;
-  for (int k = 0; k < 5; ++k) {
-    const double v = range.lo + (range.hi - range.lo) * k / 4.0;
-    values.push_back(std::fabs(v) < 1e-9 * (range.hi - range.lo) ? 0.0 : v);  // no "1.4e-17"
-  }
-  return format_values(values);
+std::vector<ColourBarTick> colour_bar_ticks(ColourRange range) {
+  std::vector<double> values = round_values(range.lo, range.hi, 5);
+  if (values.size() < 2) values = {range.lo, range.hi};
+  const std::vector<std::string> labels = format_values(values);
+  std::vector<ColourBarTick> ticks;
+  for (std::size_t k = 0; k < values.size(); ++k)
+    ticks.push_back({range.hi > range.lo ? std::clamp((values[k] - range.lo) / (range.hi - range.lo), 0.0, 1.0) : 0.5,
+                     labels[k]});
+  return ticks;
 }
 
-int colour_bar_margin(const std::vector<std::string>& labels) {
+int colour_bar_margin(const std::vector<ColourBarTick>& ticks) {
+  std::vector<std::string> labels;
+  for (const ColourBarTick& t : ticks) labels.push_back(t.label);
   return 28 + kColourBarWidth + kTick + kGap + widest(labels) + 12 + kDescent * kScale + 16;
 }
 
-void draw_colour_bar(Image& img, int x0, int y0, int y1, const std::vector<std::string>& labels,
+void draw_colour_bar(Image& img, int x0, int y0, int y1, const std::vector<ColourBarTick>& ticks,
                      const std::string& label) {
   const int x1 = x0 + kColourBarWidth;
   const int bar_h = y1 - y0;
   for (int y = y0; y < y1; ++y)
     fill(img, x0, y, x1, y + 1, viridis(static_cast<double>(y1 - 1 - y) / (bar_h - 1)));
   outline(img, x0, y0, x1, y1);
-  for (std::size_t k = 0; k < labels.size(); ++k) {
-    const int y = y1 - 1 - static_cast<int>(std::lround((bar_h - 1) * static_cast<double>(k) / 4.0));
+  std::vector<std::string> labels;
+  for (const ColourBarTick& t : ticks) {
+    const int y = y1 - 1 - static_cast<int>(std::lround((bar_h - 1) * t.fraction));
     fill(img, x1 + 1, y, x1 + 1 + kTick, y + 1, kBlack);
-    draw_text(img, labels[k], x1 + 1 + kTick + kGap, y, Align::kStart, Align::kCentre);
+    draw_text(img, t.label, x1 + 1 + kTick + kGap, y, Align::kStart, Align::kCentre);
+    labels.push_back(t.label);
   }
   draw_vertical_text(img, label, x1 + 1 + kTick + kGap + widest(labels) + 12, (y0 + y1) / 2);
 }

@@ -42,6 +42,9 @@ std::vector<std::string> format_values(const std::vector<double>& values);
 std::vector<std::size_t> tick_cells(std::size_t n, double cell_px, int label_px);
 // Widest of `labels` in pixels.
 int widest(const std::vector<std::string>& labels);
+// Multiples of the smallest step of 1, 2 or 5 times a power of ten that puts at most `most` of them
+// in [lo, hi] (an exact 0 among them); none when the range is empty or not finite.
+std::vector<double> round_values(double lo, double hi, std::size_t most);
 
 // Colour range [lo, hi] over the finite values (never empty: a constant maps mid-range).
 struct ColourRange {
@@ -49,13 +52,20 @@ struct ColourRange {
 };
 ColourRange colour_range(const std::vector<double>& values);
 
-// The colour bar's five tick labels for `range`.
-std::vector<std::string> colour_bar_labels(ColourRange range);
-// Pixels a colour bar with `labels` and its rotated label takes right of the plot.
-int colour_bar_margin(const std::vector<std::string>& labels);
+// A labelled tick of the colour bar: its height from the bar's bottom (0) to its top (1), its text.
+struct ColourBarTick {
+  double fraction;
+  std::string label;
+};
+// Round values inside `range`, 1, 2 or 5 times a power of ten apart, at most five ("0.1, 0.2, 0.3"
+// rather than "0.0362, 0.243, 0.347"), each at its place on the bar; the range's ends when fewer
+// than two round values fall inside it.
+std::vector<ColourBarTick> colour_bar_ticks(ColourRange range);
+// Pixels a colour bar with `ticks` and its rotated label takes right of the plot.
+int colour_bar_margin(const std::vector<ColourBarTick>& ticks);
 // Draws a vertical viridis bar from y0 to y1 starting at x0 (left edge), ticks, labels and the
 // rotated `label`.
-void draw_colour_bar(Image& img, int x0, int y0, int y1, const std::vector<std::string>& labels,
+void draw_colour_bar(Image& img, int x0, int y0, int y1, const std::vector<ColourBarTick>& ticks,
                      const std::string& label);
 
 }  // namespace pacflow::plot

@@ -303,6 +303,7 @@ void PngSink::write_erpac(OutputSet& outputs) const {
                                    : fmt::format("outlined: corrected p (erpac_pvalues) < {:g} in at least {} of {} "
                                                  "channels (binomial test at {:g})",
                                                  alpha_, erpac_needed_, erpac_rows_, alpha_);
+  if (!grid.x_markers.empty()) grid.subtitle += "; white line: the event, t = 0";
   const std::filesystem::path file = erpac_path(path_);
   outputs.add_content(file, plot::png_bytes(plot::render_grid(grid, 360, 180), file.string()));
 }

@@ -289,7 +289,12 @@ TEST(PngSink, DrawsErpacPerPhaseBandWithTimeAcrossAndAmplitudeUp) {
     for (std::int64_t t = 0; t < kT; ++t)
       for (std::int64_t a = 0; a < kAmp; ++a) {
         const auto ix = static_cast<std::size_t>(t), iy = static_cast<std::size_t>(a);
-        const int x = (area.x_edge(ix) + area.x_edge(ix + 1)) / 2, y = (area.y_edge(iy) + area.y_edge(iy + 1)) / 2;
+        int x = (area.x_edge(ix) + area.x_edge(ix + 1)) / 2;
+        const int y = (area.y_edge(iy) + area.y_edge(iy + 1)) / 2;
+        if (axes.times_s[ix] == 0.0) {  // the event: a white line through the sample at t = 0
+          EXPECT_EQ(image.at(x, y), plot::kMarker) << "the event line: phase " << p << " amp " << a;
+          x += plot::kMarkerWidth + 1;
+        }
         EXPECT_EQ(image.at(x, y), plot::viridis(strong(p, a, t) ? 1.0 : 0.0)) << "phase " << p << " amp " << a << " t " << t;
         EXPECT_EQ(image.at(area.x_edge(ix) + 1, y), strong(p, a, t) ? plot::kSignificant : image.at(x, y))
             << "outline: phase " << p << " amp " << a << " t " << t;
