@@ -341,7 +341,7 @@ class DatasetRun {
                          "with --checkpoint, or as shards (--shard i/N), running a failed shard again alone");
       checkpoint_.emplace(options.checkpoint, plan_);
     }
-    if (collects_ && is_bids()) check_derivative_roots();
+    if (is_bids()) check_derivative_targets();
     hold_folders();
     if (options.ranks) options.ranks->begin(plan_, 0);
   }
@@ -395,15 +395,30 @@ class DatasetRun {
   int owner_of(std::size_t i) const { return static_cast<int>(i % static_cast<std::size_t>(ranks_)); }
   bool is_bids() const { return table_.kind == "bids"; }
 
-  // A BIDS dataset's results folders become derivative datasets: none may be the raw dataset itself,
-  // whose dataset_description.json the derivative's would replace.
-  void check_derivative_roots() const {
+  // A BIDS dataset's results folders become derivative datasets. The files pacflow names there (the
+  // description, each recording's sidecar) never lead into the raw dataset: a results folder that is
+  // the dataset itself, or a symbolic link by such a name, would have one of its files replaced.
+  void check_derivative_targets() const {
     const fs::path raw = fs::weakly_canonical(fs::absolute(table_.file));
-    for (const fs::path& root : pipeline_.output_folders())
+    const auto refuse_into_raw = [&](const fs::path& target) {
+      if (lies_inside(target, raw))
+        throw InputError(fmt::format("{}: leads into the BIDS dataset {} (a symbolic link?), whose file pacflow would "
+                                     "replace; remove it, or write the results elsewhere",
+                                     target.string(), table_.file.string()));
+    };
+    for (const fs::path& root : pipeline_.output_folders()) {
       if (fs::weakly_canonical(fs::absolute(root)) == raw)
         throw InputError(fmt::format("the results folder {} is the BIDS dataset itself; write them beside it or into "
                                      "its derivatives folder (dir={}/derivatives/pacflow)",
                                      root.string(), table_.file.string()));
+      if (collects_) refuse_into_raw(root / "dataset_description.json");
+    }
+    for (std::size_t i = 0; i < table_.recordings.size(); ++i) {
+      if (computes_ && owner_of(i) != rank_) continue;  // as hold_folders: a rank writes its own recordings
+      const ManifestRecording& row = table_.recordings[i];
+      for (const fs::path& folder : recording_pipeline(pipeline_, table_, row, pipeline_.registry()).output_folders())
+        refuse_into_raw(folder / bids::sidecar_name(row));
+    }
   }
 
   // The group tests drawn beside the dataset's png figure (the png sink's path, not a recording's),

@@ -266,6 +266,19 @@ TEST(Bids, ResultsAreABidsDerivativeWithSidecarsNamingTheirSources) {
   EXPECT_EQ(refused.exit_code, 2) << refused.err;
   EXPECT_TRUE(contains(refused.err, "is the BIDS dataset itself")) << refused.err;
   EXPECT_EQ(file_text(dir / "bids" / "dataset_description.json"), raw_description);
+  // A symbolic link by a name pacflow writes, into the raw dataset: refused, never followed.
+  fs::create_directories(dir / "linked");
+  fs::create_symlink("../bids/dataset_description.json", dir / "linked" / "dataset_description.json");
+  const std::string participants = file_text(dir / "bids" / "participants.tsv");
+  fs::create_directories(dir / "linked_sidecar" / kIds[3]);
+  fs::create_symlink("../../bids/participants.tsv", dir / "linked_sidecar" / kIds[3] / (kIds[3] + "_pac.json"));
+  for (const char* out : {"linked", "linked_sidecar"}) {
+    const CliResult linked = run_cli(fmt::format("run bids.pipe -q --out {}", out), dir.path());
+    EXPECT_EQ(linked.exit_code, 2) << out << ": " << linked.err;
+    EXPECT_TRUE(contains(linked.err, "leads into the BIDS dataset")) << linked.err;
+  }
+  EXPECT_EQ(file_text(dir / "bids" / "dataset_description.json"), raw_description);
+  EXPECT_EQ(file_text(dir / "bids" / "participants.tsv"), participants);
 }
 
 // _events.tsv and _channels.tsv higher in the tree apply to every recording whose entities they
