@@ -342,6 +342,7 @@ class DatasetRun {
       checkpoint_.emplace(options.checkpoint, plan_);
     }
     if (is_bids()) check_derivative_targets();
+    check_own_targets();
     hold_folders();
     if (options.ranks) options.ranks->begin(plan_, 0);
   }
@@ -401,7 +402,8 @@ class DatasetRun {
   void check_derivative_targets() const {
     const fs::path raw = fs::weakly_canonical(fs::absolute(table_.file));
     const auto refuse_into_raw = [&](const fs::path& target) {
-      if (lies_inside(target, raw))
+      // Only a symbolic link leads such a name out of its folder (ROOT/derivatives/pacflow is fine).
+      if (lies_inside(target, raw) && !lies_inside(target, target.parent_path()))
         throw InputError(fmt::format("{}: leads into the BIDS dataset {} (a symbolic link?), whose file pacflow would "
                                      "replace; remove it, or write the results elsewhere",
                                      target.string(), table_.file.string()));
@@ -421,20 +423,57 @@ class DatasetRun {
     }
   }
 
-  // The group tests drawn beside the dataset's png figure (the png sink's path, not a recording's),
-  // with the sink's alpha.
+  // Where the group figures go: beside each png sink's dataset figure (not a recording's), with the
+  // sink's alpha.
+  std::vector<std::pair<fs::path, double>> group_figure_places() const {
+    std::vector<std::pair<fs::path, double>> places;
+    for_each_output(pipeline_.elements(), pipeline_.registry(), [&](const ElementSpec& e, const ParamSpec& spec, const fs::path& path) {
+      if (e.kind != ElementKind::Sink || e.name != "png" || spec.name != "path") return;
+      places.emplace_back(path.parent_path(),
+                          Params(e.params, pipeline_.registry().find(ElementKind::Sink, "png")->params).number("alpha"));
+    });
+    return places;
+  }
+
   void add_group_figures(const group::GroupOutcome& outcome) {
     const auto numbers = [&](const char* key) { return first_facts_.value(key, json::array()).get<std::vector<double>>(); };
     const auto names = [&](const char* key) { return first_facts_.value(key, json::array()).get<std::vector<std::string>>(); };
     const group::FigureAxes axes{numbers("pha_centres_hz"), numbers("amp_centres_hz"), names("channel_names"),
                                  names("condition_names")};
-    for_each_output(pipeline_.elements(), pipeline_.registry(), [&](const ElementSpec& e, const ParamSpec& spec, const fs::path& path) {
-      if (e.kind != ElementKind::Sink || e.name != "png" || spec.name != "path") return;
-      const double alpha = Params(e.params, pipeline_.registry().find(ElementKind::Sink, "png")->params).number("alpha");
-      for (group::Figure& f : group::group_figures(outcome, axes, static_cast<std::int64_t>(group_.subjects()), alpha,
-                                                   path.parent_path()))
+    for (const auto& [folder, alpha] : group_figure_places())
+      for (group::Figure& f : group::group_figures(outcome, axes, static_cast<std::int64_t>(group_.subjects()), alpha, folder))
         outputs().add_content(f.file, f.png);
-    });
+  }
+
+  // The files the dataset names itself (a BIDS derivative's description and sidecars, the group
+  // figures), checked as a sink's outputs are before anything runs: never a special file, a name
+  // pacflow keeps, or one of the run's inputs (the .pipe file, the table, a recording).
+  void check_own_targets() const {
+    std::vector<OutputPath> own;
+    if (collects_ && !stacked_path_.empty())
+      for (const auto& place : group_figure_places())
+        for (const std::string& name : group::group_figure_names()) own.push_back({place.first / name, "the group figures"});
+    if (is_bids()) {
+      if (collects_)
+        for (const fs::path& root : pipeline_.output_folders())
+          own.push_back({root / "dataset_description.json", "the BIDS derivative"});
+      for (std::size_t i = 0; i < table_.recordings.size(); ++i) {
+        if (computes_ && owner_of(i) != rank_) continue;
+        const ManifestRecording& row = table_.recordings[i];
+        for (const fs::path& folder : recording_pipeline(pipeline_, table_, row, pipeline_.registry()).output_folders())
+          own.push_back({folder / bids::sidecar_name(row), "the BIDS derivative"});
+      }
+    }
+    if (own.empty()) return;
+    for (const OutputPath& o : own) check_output_target(o.path);
+    std::vector<fs::path> inputs = pipeline_.input_files();
+    inputs.push_back(table_.file);
+    for (const auto& row : table_.recordings) {
+      inputs.emplace_back(row.params.at("path").get<std::string>());
+      inputs.insert(inputs.end(), row.companions.begin(), row.companions.end());
+    }
+    for (const OutputPath& o : own)
+      if (const auto clash = find_output_clash({o}, inputs)) throw InputError(clash->message);
   }
 
   // Recording `row`'s BIDS sidecar in each of its results folders, with its files.

@@ -1,5 +1,6 @@
 #include "pipelines/group/group_figure.hpp"
 
+#include <array>
 #include <fmt/format.h>
 
 #include "stages/io/png/comodulogram_plot.hpp"
@@ -42,12 +43,22 @@ std::string title_of(const std::string& prefix, std::int64_t subjects, const Fig
   return fmt::format("group t over {} subjects: {} against {} (paired)", subjects, name(0), name(1));
 }
 
+constexpr std::array<const char*, 2> kTests{"group", "group_contrast"};
+
+std::string figure_name(const std::string& prefix) { return prefix + "_t.png"; }
+
 }  // namespace
+
+std::vector<std::string> group_figure_names() {
+  std::vector<std::string> names;
+  for (const char* prefix : kTests) names.push_back(figure_name(prefix));
+  return names;
+}
 
 std::vector<Figure> group_figures(const GroupOutcome& outcome, const FigureAxes& axes, std::int64_t subjects,
                                   double alpha, const std::filesystem::path& folder) {
   std::vector<Figure> figures;
-  for (const std::string prefix : {"group", "group_contrast"}) {
+  for (const std::string prefix : kTests) {
     const GroupArray* t = find(outcome, prefix + "_t");
     const GroupArray* p = find(outcome, prefix + "_cluster_pvalues");
     if (!t || t->shape.size() < 2) continue;
@@ -71,7 +82,7 @@ std::vector<Figure> group_figures(const GroupOutcome& outcome, const FigureAxes&
         for (std::size_t c = 0; c < cells; ++c) panel.outlined.push_back(p->values[k * cells + c] < alpha);
       grid.panels.push_back(std::move(panel));
     }
-    const std::filesystem::path file = folder / (prefix + "_t.png");
+    const std::filesystem::path file = folder / figure_name(prefix);
     figures.push_back({file, plot::png_bytes(plot::render_grid(grid), file.string())});
   }
   return figures;

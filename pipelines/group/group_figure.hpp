@@ -24,6 +24,9 @@ struct Figure {
   std::string png;             // its bytes
 };
 
+// The names of the figures group_figures may write ("group_t.png", "group_contrast_t.png").
+std::vector<std::string> group_figure_names();
+
 std::vector<Figure> group_figures(const GroupOutcome& outcome, const FigureAxes& axes, std::int64_t subjects,
                                   double alpha, const std::filesystem::path& folder);
 

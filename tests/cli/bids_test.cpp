@@ -279,6 +279,24 @@ TEST(Bids, ResultsAreABidsDerivativeWithSidecarsNamingTheirSources) {
   }
   EXPECT_EQ(file_text(dir / "bids" / "dataset_description.json"), raw_description);
   EXPECT_EQ(file_text(dir / "bids" / "participants.tsv"), participants);
+  // The .pipe file itself where the description or a group figure would go: refused, kept.
+  const std::string self = "source bids root=../bids task=gonogo events=[go, nogo] window=0s:2s\n" +
+                           std::string(kStages) + "sink npy dir=.\nsink png path=comodulogram.png\n";
+  fs::create_directories(dir / "self");
+  for (const std::string name : {"dataset_description.json", "group_t.png"}) {
+    dir.write("self/" + name, self);
+    const CliResult r = run_cli("run self/" + name + " -q", dir.path());
+    EXPECT_EQ(r.exit_code, 2) << name << ": " << r.err;
+    EXPECT_TRUE(contains(r.err, "would replace the input file")) << r.err;
+    EXPECT_EQ(file_text(dir / "self" / name), self);
+    fs::remove(dir / "self" / name);
+  }
+  // The derivatives folder inside the raw dataset, where BIDS keeps derivatives, is a results folder.
+  const CliResult inside = run_cli("run bids.pipe -q --out bids/derivatives/pacflow", dir.path());
+  ASSERT_EQ(inside.exit_code, 0) << inside.err;
+  EXPECT_EQ(result_of(dir / "bids/derivatives/pacflow/dataset_description.json").at("DatasetType"), "derivative");
+  EXPECT_TRUE(fs::exists(dir / "bids/derivatives/pacflow" / kIds[0] / (kIds[0] + "_pac.json")));
+  EXPECT_EQ(file_text(dir / "bids" / "dataset_description.json"), raw_description);
 }
 
 // _events.tsv and _channels.tsv higher in the tree apply to every recording whose entities they
