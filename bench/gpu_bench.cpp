@@ -11,7 +11,7 @@
 #include <fmt/format.h>
 
 #include "bench/workloads.hpp"
-#include "engine/devices/devices.hpp"
+#include "engine/placement/devices.hpp"
 #include "engine/api/pipeline.hpp"
 #include "stages/builtin.hpp"
 

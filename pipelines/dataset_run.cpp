@@ -12,7 +12,7 @@
 #include "engine/io/input_file.hpp"
 #include "engine/io/output_folders.hpp"
 #include "engine/io/output_set.hpp"
-#include "engine/plan/output_checks.hpp"
+#include "engine/io/output_checks.hpp"
 #include "pipelines/bids/bids_derivative.hpp"
 #include "pipelines/dataset_checkpoint.hpp"
 #include "pipelines/dataset_table.hpp"

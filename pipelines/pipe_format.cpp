@@ -1,6 +1,6 @@
 #include "pipelines/pipe_format.hpp"
 
-#include "engine/devices/devices.hpp"
+#include "engine/placement/devices.hpp"
 #include "engine/io/input_file.hpp"
 #include "pipelines/relative_paths.hpp"
 

@@ -2,8 +2,6 @@
 
 #include <stdexcept>
 
-#include "engine/run/ring.hpp"
-
 namespace pacflow {
 
 Batch::Batch() = default;

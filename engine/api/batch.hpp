@@ -13,7 +13,13 @@
 
 namespace pacflow {
 
-class RingSlot;
+// A batch's hold on memory its tensors borrow from the run (a ring's slot: engine/run/ring.hpp).
+// Given back once the batch no longer needs it, or when the batch dies.
+class SlotLease {
+ public:
+  virtual ~SlotLease() = default;
+  virtual void give_back() = 0;
+};
 
 // An accelerator's hold on a batch whose tensors live in its memory (for CUDA: the device and the
 // stream the batch's work is queued on). Given up when the batch leaves the device, or dies.
@@ -24,7 +30,7 @@ class DeviceResidency {
 
 struct Batch {
   Batch();
-  ~Batch();  // gives back the ring slot it still holds
+  ~Batch();  // gives back the memory it still borrows
   Batch(Batch&&) noexcept;
   Batch& operator=(Batch&&) noexcept;
 
@@ -37,8 +43,8 @@ struct Batch {
   // tensors are released first, in the order of the stream's work).
   std::unique_ptr<DeviceResidency> residency;
   std::map<std::string, Tensor> tensors;
-  // The ring slot whose memory the crossing tensors borrow (ring.hpp); none before the first ring.
-  std::unique_ptr<RingSlot> slot;
+  // The ring slot whose memory the crossing tensors borrow; none before the first ring.
+  std::unique_ptr<SlotLease> slot;
   // The run's stop request (RunOptions::stop), set by the node that runs a stage on the batch: a
   // stage whose work on one batch can take long (thousands of surrogates) checks it every ~100 ms
   // and throws RunCancelled. A default token (a batch made outside a run) never stops.

@@ -18,13 +18,12 @@
 #include <string>
 #include <vector>
 
+#include "engine/api/compute_rates.hpp"
 #include "engine/api/errors.hpp"
-#include "engine/plan/memory_budget.hpp"
+#include "engine/api/memory_budget.hpp"
 #include "engine/api/registry.hpp"
 #include "engine/api/run_observer.hpp"
-#include "engine/plan/run_time_estimate.hpp"
-#include "engine/devices/sim/sim_device.hpp"
-#include "engine/api/trace.hpp"
+#include "engine/api/sim_model.hpp"
 
 namespace pacflow {
 
@@ -67,6 +66,7 @@ struct Progress {
 };
 
 class DeviceBackends;
+class TraceRecorder;
 class OutputSet;
 class RankLink;
 

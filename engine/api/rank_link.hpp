@@ -33,7 +33,7 @@ class RankLink {
   virtual bool collects() const { return rank() == 0; }
   // Where this process sits on its node: its rank among the node's processes of this run and their
   // number, which say which of the node's GPUs `cuda` names for it (DeviceShare,
-  // engine/devices/devices.hpp).
+  // engine/placement/devices.hpp).
   virtual int local_rank() const { return 0; }
   virtual int local_size() const { return 1; }
   // Every process's `mine` (the devices it runs on), in rank order, for the collecting process's

@@ -4,7 +4,6 @@
 #include <oneapi/tbb/task_arena.h>
 #include <set>
 
-#include "engine/io/atomic_file.hpp"
 #include "engine/api/json_text.hpp"
 
 namespace pacflow {
@@ -61,7 +60,5 @@ json TraceRecorder::to_json() const {
                       {"args", {{"batch", s->batch}, {"series", s->series}, {"device", s->device}}}});
   return {{"traceEvents", events}, {"displayTimeUnit", "ms"}};
 }
-
-void TraceRecorder::write(const std::filesystem::path& path) const { write_file_atomically(path, json_text(to_json()) + "\n"); }
 
 }  // namespace pacflow

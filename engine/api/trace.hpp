@@ -4,7 +4,6 @@
 // the time goes, and how batches overlap, can be seen rather than guessed.
 #include <chrono>
 #include <cstdint>
-#include <filesystem>
 #include <oneapi/tbb/concurrent_vector.h>
 #include <string>
 
@@ -30,8 +29,6 @@ class TraceRecorder {
   std::size_t size() const { return spans_.size(); }
   // The Chrome trace event format: {"traceEvents": [...], "displayTimeUnit": "ms"}.
   json to_json() const;
-  // Written atomically (temp file + rename).
-  void write(const std::filesystem::path& path) const;
 
  private:
   struct Span {

@@ -3,7 +3,7 @@
 #include <fmt/format.h>
 #include <stdexcept>
 
-#include "engine/devices/devices.hpp"
+#include "engine/placement/devices.hpp"
 #include "engine/devices/gpu_plugin.hpp"
 #include "engine/plan/built_pipeline.hpp"
 

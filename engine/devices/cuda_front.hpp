@@ -1,10 +1,11 @@
 #pragma once
 // The cuda backend as the engine registers it: `cuda:k`, the k-th GPU visible to the process
 // (CUDA_VISIBLE_DEVICES numbering), and `cuda` or `cuda:*` for every one (for a rank of several on a
-// node, its share: engine/devices/devices.hpp). Everything it does past
+// node, its share: engine/placement/devices.hpp). Everything it does past
 // naming devices it asks of the GPU plugin (engine/devices/gpu_plugin.hpp), loaded the first time a
 // GPU is asked for: without the plugin, the CUDA runtime or a GPU, it says which of those is missing.
-#include "engine/devices/device_backend.hpp"
+#include "engine/placement/device_backend.hpp"
+#include "engine/run/device_run.hpp"
 
 namespace pacflow {
 

@@ -19,7 +19,7 @@
 #include "engine/run/element_reporter.hpp"
 #include "engine/run/run_support.hpp"
 #include "engine/api/stage_kernel.hpp"
-#include "engine/devices/gpu_availability.hpp"
+#include "engine/placement/gpu_availability.hpp"
 
 namespace pacflow {
 

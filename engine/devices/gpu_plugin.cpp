@@ -5,6 +5,8 @@
 #include <dlfcn.h>
 #include <fmt/format.h>
 
+#include "engine/placement/devices.hpp"
+
 namespace pacflow {
 
 namespace {
@@ -56,6 +58,8 @@ const GpuPlugin& gpu_plugin() {
   static const GpuPlugin plugin = load();  // loaded once: the machine's GPUs do not change during a run
   return plugin;
 }
+
+const GpuAvailability& cuda_availability() { return gpu_plugin().availability; }
 
 std::unique_ptr<StageKernel> gpu_kernel(const ElementInfo& info, const Stage& stage, std::string& why) {
   const KernelFactory* make = nullptr;

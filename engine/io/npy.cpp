@@ -11,7 +11,7 @@
 
 #include "engine/api/errors.hpp"
 #include "engine/io/input_file.hpp"
-#include "engine/plan/output_checks.hpp"
+#include "engine/io/output_checks.hpp"
 #include "engine/io/output_set.hpp"
 
 namespace pacflow {

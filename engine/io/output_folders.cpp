@@ -6,7 +6,7 @@
 
 #include "engine/io/atomic_file.hpp"
 #include "engine/api/errors.hpp"
-#include "engine/plan/output_checks.hpp"
+#include "engine/io/output_checks.hpp"
 #include "engine/io/output_set.hpp"
 #include "engine/api/reserved_names.hpp"
 

@@ -15,7 +15,7 @@
 #include "engine/api/errors.hpp"
 #include "engine/io/input_file.hpp"
 #include "engine/api/json_text.hpp"
-#include "engine/plan/output_checks.hpp"
+#include "engine/io/output_checks.hpp"
 #include "engine/io/output_folders.hpp"
 #include "engine/api/reserved_names.hpp"
 #include "engine/io/unique_fd.hpp"

@@ -6,7 +6,7 @@
 #include <unistd.h>
 
 #include "engine/build_info.hpp"  // generated: PACFLOW_GIT_COMMIT, PACFLOW_GIT_DESCRIBE
-#include "engine/devices/devices.hpp"
+#include "engine/placement/devices.hpp"
 #include "engine/api/pipeline.hpp"
 
 namespace pacflow {

@@ -8,11 +8,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "engine/plan/built_pipeline.hpp"
 #include "engine/io/atomic_file.hpp"
 #include "engine/io/input_file.hpp"
 #include "engine/api/json_text.hpp"
-#include "engine/plan/output_checks.hpp"
+#include "engine/io/output_checks.hpp"
 #include "engine/api/reserved_names.hpp"
 
 namespace pacflow {
@@ -196,16 +195,4 @@ std::vector<std::string> remove_stale_files(const std::vector<StaleFiles>& stale
   return failures;
 }
 
-namespace detail {
-
-std::vector<RunFile> run_files(const BuiltPipeline& built, const fs::path& trace_file) {
-  std::vector<RunFile> files;
-  for (const auto& sink : built.sinks)
-    for (const fs::path& file : sink.sink->output_files())
-      files.push_back({file, sink.name, sink.sink->describe_output(file)});
-  if (!trace_file.empty()) files.push_back({trace_file, "--trace", "Chrome trace of the run (one span per element and batch)"});
-  return files;
-}
-
-}  // namespace detail
 }  // namespace pacflow

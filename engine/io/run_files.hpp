@@ -63,10 +63,4 @@ std::string stale_warning(const StaleFiles& stale, bool clean);
 // that could not be removed or was no longer the file found.
 std::vector<std::string> remove_stale_files(const std::vector<StaleFiles>& stale);
 
-namespace detail {
-struct BuiltPipeline;
-// Every file the run writes: each sink's output_files() (with its describe_output()), then the trace.
-std::vector<RunFile> run_files(const BuiltPipeline& built, const std::filesystem::path& trace_file);
-}  // namespace detail
-
 }  // namespace pacflow

@@ -1,17 +1,20 @@
 #pragma once
 // Internal: a pipeline whose elements are instantiated and planned, ready to execute.
+#include <filesystem>
 #include <map>
 #include <memory>
 #include <string>
 #include <vector>
 
-#include "engine/devices/device_backend.hpp"
-#include "engine/devices/devices.hpp"
-#include "engine/plan/branches.hpp"
-#include "engine/plan/memory_budget.hpp"
+#include "engine/api/memory_budget.hpp"
 #include "engine/api/pipeline.hpp"
-#include "engine/run/ring.hpp"
 #include "engine/api/stage_kernel.hpp"
+#include "engine/io/run_files.hpp"
+#include "engine/placement/backends.hpp"
+#include "engine/placement/device_backend.hpp"
+#include "engine/placement/devices.hpp"
+#include "engine/plan/branches.hpp"
+#include "engine/plan/slot_layout.hpp"
 
 namespace pacflow::detail {
 
@@ -112,6 +115,14 @@ std::vector<std::filesystem::path> check_outputs(const BuiltPipeline& built, con
                                                  const std::filesystem::path& trace_file,
                                                  std::vector<std::filesystem::path> inputs,
                                                  const std::filesystem::path& checkpoint_dir = {});
+
+// Rethrows the exception being handled, raised while building `spec`, as an InputError that points
+// at it (the parameter at fault, else the element).
+[[noreturn]] void rethrow_located(const ElementSpec& spec);
+
+// Every file the run writes: each sink's output_files() (with its describe_output()), then the
+// trace when `trace_file` is given; result.json's `files`.
+std::vector<RunFile> run_files(const BuiltPipeline& built, const std::filesystem::path& trace_file);
 
 // The folders the sinks' output parameters (dir=, path=) and `trace_file` name, known before the
 // pipeline is built, so a run can hold them before it opens its input. Each named file and folder

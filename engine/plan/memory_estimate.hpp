@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "engine/plan/built_pipeline.hpp"
-#include "engine/plan/memory_budget.hpp"
+#include "engine/api/memory_budget.hpp"
 
 namespace pacflow::detail {
 

@@ -9,6 +9,10 @@
 // copy), so the branches never touch one map at once. The join moves what each branch wrote into
 // the batch, and once the last branch is back drops what the group was the last to read and sends
 // the batch on. The batch's token (its place in flight, its ring slot) stays with it throughout.
+//
+// Not oneTBB's split_node and join_node (key_matching on the batch index): their ports are a tuple,
+// one per branch, fixed when the program is compiled, while a group's branch count comes from the
+// pipeline file. The fork and the join are a function_node and a multifunction_node around this.
 #include <cstddef>
 #include <cstdint>
 #include <map>

@@ -1,12 +1,13 @@
 #pragma once
 // Internal to the executor: the part of one run of each device backend its stages are placed on
-// (engine/devices/device_backend.hpp). The run graph asks the part of a stage's backend for the
+// (engine/placement/device_backend.hpp). The run graph asks the part of a stage's backend for the
 // stage's node and never looks at the kind of device.
 #include <memory>
 #include <utility>
 #include <vector>
 
-#include "engine/devices/device_backend.hpp"
+#include "engine/placement/device_backend.hpp"
+#include "engine/run/device_run.hpp"
 #include "engine/plan/built_pipeline.hpp"
 
 namespace pacflow::detail {

@@ -1,7 +1,8 @@
 // Pipeline::run: plans the run (segments, memory, checkpoint), runs its flow graph
 // (engine/run/run_graph.hpp), and reports and commits what the sinks wrote.
 //
-// Placement: each stage's node comes from the backend of its devices (engine/devices/device_backend.hpp).
+// Placement: each stage's node comes from the backend of its devices (its DeviceRun:
+// engine/run/device_run.hpp).
 // A stage on `cpu` runs in the graph's own arena, any number of batches at once. A stage on CPU
 // devices (cpu:k, one or more replicas) is a node whose concurrency is its replica count; a batch
 // arriving there leases a free replica and runs inside that device's task_arena. A stage on sim
@@ -30,7 +31,7 @@
 #include "engine/plan/memory_estimate.hpp"
 #include "engine/io/output_folders.hpp"
 #include "engine/io/output_set.hpp"
-#include "engine/devices/backends.hpp"
+#include "engine/placement/backends.hpp"
 #include "engine/run/device_runs.hpp"
 #include "engine/io/provenance.hpp"
 #include "engine/io/run_files.hpp"

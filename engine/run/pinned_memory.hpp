@@ -6,17 +6,9 @@
 #include <cstddef>
 #include <string>
 
-namespace pacflow {
+#include "engine/placement/host_allocator.hpp"
 
-// Page-locked memory from a device backend (engine/devices/gpu_backend.hpp).
-class HostAllocator {
- public:
-  virtual ~HostAllocator() = default;
-  // Null when the backend cannot give it (the caller then locks ordinary memory). Never throws.
-  virtual void* allocate(std::size_t bytes) const noexcept = 0;
-  virtual void free(void* p) const noexcept = 0;
-  virtual const char* name() const noexcept = 0;  // "cudaHostAlloc"
-};
+namespace pacflow {
 
 class PinnedBuffer {
  public:

@@ -14,38 +14,16 @@
 #include <string>
 #include <vector>
 
+#include "engine/api/batch.hpp"
+#include "engine/plan/slot_layout.hpp"
 #include "engine/run/pinned_memory.hpp"
-#include "engine/api/tensor.hpp"
 
 namespace pacflow {
-
-// What a producer does when every slot is taken.
-enum class Overflow {
-  Block,  // wait for a slot (the default): back-pressure
-  Fail,   // stop the run with an error naming the ring (for inputs that must never wait)
-  Grow,   // borrow an extra, ordinary (unlocked) slot for this batch and count it
-};
-Overflow parse_overflow(const std::string& text);  // throws std::invalid_argument
-std::string overflow_name(Overflow overflow);
-
-// One tensor's place in every slot. A tensor has one row per series, or `rows_per_group` rows per
-// `group` consecutive series (RowLayout, engine/api/stage.hpp); batches then hold whole groups.
-struct SlotTensor {
-  std::string name;
-  Shape per_row;
-  DType dtype = DType::Float32;
-  std::size_t bytes_per_row = 0;
-  std::size_t offset = 0;  // from the slot's start, for a full batch; 64-byte aligned
-  std::int64_t group = 1;
-  std::int64_t rows_per_group = 1;
-  // Rows of `series` consecutive series starting on a group boundary.
-  std::int64_t rows(std::int64_t series) const { return series / group * rows_per_group; }
-};
 
 class Ring;
 
 // A slot held by a batch. Given back by give_back(), or on destruction if the run was cancelled.
-class RingSlot {
+class RingSlot final : public SlotLease {
  public:
   RingSlot(Ring& ring, std::uint32_t index, std::uint64_t generation, std::unique_ptr<AlignedBuffer> overflow = {});
   ~RingSlot();
@@ -54,7 +32,7 @@ class RingSlot {
 
   // A tensor over this slot's memory for `t`, holding the rows of `series` series.
   Tensor lend(const SlotTensor& t, std::int64_t series, const std::string& device) const;
-  void give_back();
+  void give_back() override;
 
  private:
   Ring* ring_;
@@ -68,7 +46,7 @@ class RingSlot {
 class Ring {
  public:
   // `capacity` slots, each for `batch_series` series of `tensors`. Allocates and locks them now (with
-  // `page_locked` when given: a GPU backend's allocator, engine/run/pinned_memory.hpp).
+  // `page_locked` when given: a GPU backend's allocator, engine/placement/host_allocator.hpp).
   Ring(std::string name, std::size_t capacity, std::int64_t batch_series, std::vector<SlotTensor> tensors,
        Overflow overflow, const HostAllocator* page_locked = nullptr);
   Ring(const Ring&) = delete;
@@ -111,9 +89,5 @@ class Ring {
   std::atomic<std::size_t> in_use_{0}, high_water_{0};
   std::atomic<std::uint64_t> waits_{0}, grown_{0};
 };
-
-// Lays `tensors` out one after the other for `batch_series` series (64-byte aligned), filling
-// their offsets; returns the slot size in bytes.
-std::size_t lay_out_slot(std::vector<SlotTensor>& tensors, std::int64_t batch_series);
 
 }  // namespace pacflow

@@ -1,6 +1,7 @@
 #include "pipelines/app/runners.hpp"
 
 #include "engine/api/errors.hpp"
+#include "engine/api/trace.hpp"
 #include "engine/io/output_set.hpp"
 
 namespace pacflow::app {

@@ -13,7 +13,7 @@
 #include "engine/api/errors.hpp"
 #include "engine/api/json_text.hpp"
 #include "engine/io/atomic_file.hpp"
-#include "engine/plan/output_checks.hpp"
+#include "engine/io/output_checks.hpp"
 #include "engine/run/batch_wire.hpp"
 
 namespace pacflow::app {

@@ -8,7 +8,7 @@
 #include <gtest/gtest.h>
 #include <string>
 
-#include "engine/devices/devices.hpp"
+#include "engine/placement/devices.hpp"
 #include "stages/modulation_index/methods/method.hpp"
 #include "stages/surrogates/surrogate_math.hpp"
 #include "tests/support/fixtures.hpp"

@@ -6,7 +6,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
-#include "engine/devices/devices.hpp"
+#include "engine/placement/devices.hpp"
 
 #include "engine/io/npy.hpp"
 #include "tests/support/cli_runner.hpp"

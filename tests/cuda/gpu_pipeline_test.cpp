@@ -11,7 +11,7 @@
 #include <cuda_runtime_api.h>
 
 #include "engine/devices/cuda/kernel.hpp"
-#include "engine/devices/devices.hpp"
+#include "engine/placement/devices.hpp"
 #include "engine/io/npy.hpp"
 #include "engine/api/pipeline.hpp"
 #include "engine/api/trace.hpp"

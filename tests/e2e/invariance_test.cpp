@@ -4,7 +4,7 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
-#include "engine/devices/devices.hpp"
+#include "engine/placement/devices.hpp"
 #include "engine/io/npy.hpp"
 #include "engine/api/pipeline.hpp"
 #include "stages/builtin.hpp"

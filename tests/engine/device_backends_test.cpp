@@ -1,4 +1,4 @@
-// Device backends behind one interface (engine/devices/device_backend.hpp): the built-in cpu, sim
+// Device backends behind one interface (engine/placement/device_backend.hpp): the built-in cpu, sim
 // and cuda, and a kind of device defined here, in a test, that the engine places stages on, runs
 // and reports without knowing it: parsing its lists, its node, its part of the report, its
 // absence answered by the CPU fallback.
@@ -8,9 +8,10 @@
 
 #include "engine/api/errors.hpp"
 #include "engine/api/pipeline.hpp"
-#include "engine/devices/backends.hpp"
+#include "engine/placement/backends.hpp"
+#include "engine/run/device_run.hpp"
 #include "engine/devices/cpu/cpu_backend.hpp"
-#include "engine/devices/devices.hpp"
+#include "engine/placement/devices.hpp"
 #include "engine/devices/sim/sim_backend.hpp"
 #include "engine/plan/built_pipeline.hpp"
 #include "engine/run/element_reporter.hpp"

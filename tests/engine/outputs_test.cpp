@@ -1,4 +1,4 @@
-// The engine's output safety (engine/plan/output_checks.hpp, output_set.hpp, output_folders.hpp): what
+// The engine's output safety (engine/io/output_checks.hpp, output_set.hpp, output_folders.hpp): what
 // may be an output, how a set of outputs moves into place together, how a commit a killed process
 // left half done is completed, and how a folder is held by one run at a time.
 #include <filesystem>
@@ -13,7 +13,7 @@
 #include "engine/run/checkpoint.hpp"
 #include "engine/api/errors.hpp"
 #include "engine/api/json_text.hpp"
-#include "engine/plan/output_checks.hpp"
+#include "engine/io/output_checks.hpp"
 #include "engine/io/output_folders.hpp"
 #include "engine/io/output_set.hpp"
 #include "engine/api/reserved_names.hpp"

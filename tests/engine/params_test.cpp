@@ -90,7 +90,7 @@ TEST(Params, KeepsLargeIntegersExactAndRejectsOutOfRange) {
 }  // namespace
 }  // namespace pacflow
 
-#include "engine/plan/memory_budget.hpp"
+#include "engine/api/memory_budget.hpp"
 
 namespace pacflow {
 namespace {

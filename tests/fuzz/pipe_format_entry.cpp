@@ -3,7 +3,7 @@
 #include <vector>
 
 #include "engine/api/errors.hpp"
-#include "engine/plan/output_checks.hpp"
+#include "engine/io/output_checks.hpp"
 #include "engine/api/params.hpp"
 #include "pipelines/pipe_format.hpp"
 #include "stages/builtin.hpp"

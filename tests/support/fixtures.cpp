@@ -4,7 +4,7 @@
 #include <cmath>
 #include <fstream>
 
-#include "engine/devices/devices.hpp"
+#include "engine/placement/devices.hpp"
 #include "engine/io/npy.hpp"
 #include "stages/builtin.hpp"
 #include "engine/devices/gpu_plugin.hpp"

@@ -5,9 +5,10 @@
 #include <vector>
 
 #include "engine/api/json_text.hpp"
-#include "engine/devices/backends.hpp"
+#include "engine/placement/backends.hpp"
 #include "engine/io/output_set.hpp"
 #include "engine/plan/memory_estimate.hpp"
+#include "engine/plan/run_time_estimate.hpp"
 #include "pipelines/app/job.hpp"
 #include "stages/builtin.hpp"
 #include "stages/common/lanes.hpp"

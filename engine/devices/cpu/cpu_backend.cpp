@@ -5,7 +5,7 @@
 #include "engine/api/pipeline.hpp"
 #include "engine/devices/cpu/cpu_devices.hpp"
 #include "engine/devices/cpu/cpu_stage_node.hpp"
-#include "engine/devices/devices.hpp"
+#include "engine/placement/devices.hpp"
 
 namespace pacflow {
 

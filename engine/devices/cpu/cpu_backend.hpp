@@ -2,7 +2,8 @@
 // The cpu backend: `cpu` (the whole machine, the default oneTBB arena) and `cpu:k` (a task_arena
 // each, sharing the machine's threads evenly among those a run uses). A stage's own code runs on the
 // batch in host memory.
-#include "engine/devices/device_backend.hpp"
+#include "engine/placement/device_backend.hpp"
+#include "engine/run/device_run.hpp"
 
 namespace pacflow {
 

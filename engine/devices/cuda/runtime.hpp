@@ -19,7 +19,7 @@
 #include <vector>
 
 #include "engine/api/batch.hpp"
-#include "engine/devices/gpu_availability.hpp"
+#include "engine/placement/gpu_availability.hpp"
 #include "engine/devices/cuda/completions.hpp"
 #include "engine/devices/cuda/device_memory.hpp"
 #include "engine/devices/cuda/pinned_pool.hpp"

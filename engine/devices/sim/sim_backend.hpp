@@ -1,7 +1,8 @@
 #pragma once
 // The sim backend: `sim:k` (0 <= k < 64), modelled accelerators that do no arithmetic and take the
 // time their model (sim_device.hpp, RunOptions::sim_model) gives for each batch's copies and work.
-#include "engine/devices/device_backend.hpp"
+#include "engine/placement/device_backend.hpp"
+#include "engine/run/device_run.hpp"
 
 namespace pacflow {
 

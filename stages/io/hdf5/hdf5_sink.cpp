@@ -5,7 +5,7 @@
 #include "engine/io/atomic_file.hpp"
 #include "engine/api/errors.hpp"
 #include "engine/api/json_text.hpp"
-#include "engine/plan/output_checks.hpp"
+#include "engine/io/output_checks.hpp"
 #include "engine/io/output_set.hpp"
 #include "engine/io/run_files.hpp"
 #include "stages/io/common/epoch_runs.hpp"

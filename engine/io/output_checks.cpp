@@ -1,4 +1,4 @@
-#include "engine/plan/output_checks.hpp"
+#include "engine/io/output_checks.hpp"
 
 #include <algorithm>
 #include <cerrno>

@@ -1,37 +1,26 @@
 #pragma once
 // A kind of device stages can be placed on, behind one interface and registered by its name like an
-// element (engine/devices/backends.hpp): cpu (engine/devices/cpu), sim (engine/devices/sim) and cuda
-// (engine/devices/cuda_front.hpp, in front of the plugin the engine loads when a GPU is asked for).
+// element (engine/placement/backends.hpp): cpu (engine/devices/cpu), sim (engine/devices/sim) and
+// cuda (engine/devices/cuda_front.hpp, in front of the plugin the engine loads when a GPU is asked
+// for).
 //
 // The engine asks a stage's backend for everything that differs between kinds of device, and never
 // looks at the kind itself: which devices exist (or why none do), what `kind` and `kind:*` name,
 // where a batch's tensors are while the stage works on them, the stage's kernel for the devices,
-// page-locked memory for the rings, the node that runs the stage in one run, and the backend's part
-// of the run's report and provenance.
+// page-locked memory for the rings, its part of one run (the node that runs each stage, its lines of
+// the report: engine/run/device_run.hpp), and what the provenance says of its devices.
 #include <cstddef>
-#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
 
-#include <oneapi/tbb/flow_graph.h>
-
 #include "engine/api/json_text.hpp"
 #include "engine/api/registry.hpp"
 #include "engine/api/stage_kernel.hpp"
-#include "engine/run/pinned_memory.hpp"
-#include "engine/run/run_support.hpp"
+#include "engine/placement/host_allocator.hpp"
 
 namespace pacflow {
-
-struct RunOptions;
-
-namespace detail {
-struct BuiltPipeline;
-struct BuiltStage;
-class ElementReporter;
-}  // namespace detail
 
 // Where a batch's tensors are while a stage on the backend's devices works on them.
 enum class Residency {
@@ -49,43 +38,8 @@ enum class BareKind {
 };
 
 namespace detail {
-
-// A stage's node, whatever made it: where batches go in, and how its output is connected (make_edge
-// needs the node's concrete type: through a plain sender<> an async_node's successors would never
-// see its gateway's output).
-struct StageNode {
-  template <typename Node>
-  explicit StageNode(std::unique_ptr<Node> made)
-      : input(made.get()),
-        connect_output([n = made.get()](oneapi::tbb::flow::receiver<BatchPtr>& next) {
-          oneapi::tbb::flow::make_edge(*n, next);
-        }),
-        node(std::move(made)) {}
-
-  oneapi::tbb::flow::receiver<BatchPtr>* input;
-  std::function<void(oneapi::tbb::flow::receiver<BatchPtr>&)> connect_output;
-  std::unique_ptr<oneapi::tbb::flow::graph_node> node;
-};
-
-// A backend's part of one run, from before its first batch until after the run's graph is destroyed.
-class DeviceRun {
- public:
-  virtual ~DeviceRun() = default;
-  // The node of `stage`, placed on this backend's devices; `next` is the stage after it, if any.
-  virtual StageNode make_node(oneapi::tbb::flow::graph& graph, const BuiltStage& stage, const BuiltStage* next,
-                              const ElementReporter& reporter) = 0;
-  // Fields this backend adds to result.json's `run` (its devices' threads, memory, kernel times).
-  virtual json report() const { return json::object(); }
-};
-
-// What a backend's part of a run is made from. A failure its devices report outside the graph's
-// workers goes to `failure`, which the run rethrows.
-struct RunStart {
-  const BuiltPipeline& built;
-  const RunOptions& options;
-  FirstFailure& failure;
-};
-
+class DeviceRun;  // a backend's part of one run (engine/run/device_run.hpp)
+struct RunStart;
 }  // namespace detail
 
 class DeviceBackend {

@@ -1,12 +1,11 @@
-#include "engine/devices/devices.hpp"
+#include "engine/placement/devices.hpp"
 
 #include <algorithm>
 #include <charconv>
 #include <fmt/format.h>
 #include <oneapi/tbb/info.h>
 
-#include "engine/devices/backends.hpp"
-#include "engine/devices/gpu_plugin.hpp"
+#include "engine/placement/backends.hpp"
 
 namespace pacflow {
 
@@ -15,8 +14,6 @@ std::string DeviceRef::name() const {
 }
 
 int cpu_device_count() { return std::max(1, oneapi::tbb::info::default_concurrency()); }
-
-const GpuAvailability& cuda_availability() { return gpu_plugin().availability; }
 
 namespace {
 

@@ -1,11 +1,7 @@
-#include "engine/devices/backends.hpp"
+#include "engine/placement/backends.hpp"
 
 #include <fmt/format.h>
 #include <stdexcept>
-
-#include "engine/devices/cpu/cpu_backend.hpp"
-#include "engine/devices/cuda_front.hpp"
-#include "engine/devices/sim/sim_backend.hpp"
 
 namespace pacflow {
 
@@ -25,18 +21,5 @@ std::string DeviceBackends::kinds() const {
   for (const auto& b : backends_) out += (out.empty() ? "" : ", ") + std::string(b->kind());
   return out;
 }
-
-const DeviceBackends& builtin_device_backends() {
-  static const DeviceBackends backends = [] {
-    DeviceBackends made;
-    made.add(std::make_unique<CpuBackend>());
-    made.add(std::make_unique<SimBackend>());
-    made.add(std::make_unique<CudaFront>());
-    return made;
-  }();
-  return backends;
-}
-
-const DeviceBackend& cpu_backend() { return *builtin_device_backends().all().front(); }
 
 }  // namespace pacflow

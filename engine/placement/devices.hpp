@@ -13,14 +13,14 @@
 // - `sim:k` (0 <= k < 64) is a modelled accelerator (sim/sim_device.hpp): it does no arithmetic and
 //   takes the time its model gives for the stage's work and copies; `sim:*` is sim:0-7.
 // A stage given several devices is replicated: each batch goes to whichever replica is free.
-// Each kind is a backend (engine/devices/device_backend.hpp) that says which of its devices exist;
+// Each kind is a backend (engine/placement/device_backend.hpp) that says which of its devices exist;
 // this file only reads the lists.
 #include <cstddef>
 #include <string>
 #include <vector>
 
 #include "engine/api/errors.hpp"
-#include "engine/devices/gpu_availability.hpp"
+#include "engine/placement/gpu_availability.hpp"
 
 namespace pacflow {
 
@@ -30,7 +30,7 @@ const DeviceBackend& cpu_backend();
 const DeviceBackends& builtin_device_backends();
 
 struct DeviceRef {
-  const DeviceBackend* backend = &cpu_backend();  // its kind (engine/devices/device_backend.hpp)
+  const DeviceBackend* backend = &cpu_backend();  // its kind (engine/placement/device_backend.hpp)
   int index = -1;                                 // -1: the whole machine (`cpu`)
 
   std::string name() const;  // "cpu", "cpu:3", "sim:0", "cuda:1"
@@ -42,7 +42,8 @@ int cpu_device_count();
 
 // GPUs visible to this process: their count, and why there are none ("library not installed", "no
 // driver", "driver too old", "no GPU": engine/devices/gpu_plugin.hpp) when there are none. Asked once per
-// process; the first call loads the GPU backend's plugin.
+// process; the first call loads the GPU backend's plugin. Defined with the plugin's loader, like
+// builtin_device_backends() with the built-in backends (engine/devices/).
 const GpuAvailability& cuda_availability();
 
 // A list names devices of a kind this machine has none of (GPUs where none is visible): the

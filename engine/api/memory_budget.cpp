@@ -1,4 +1,4 @@
-#include "engine/plan/memory_budget.hpp"
+#include "engine/api/memory_budget.hpp"
 
 #include <algorithm>
 #include <cctype>

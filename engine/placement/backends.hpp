@@ -2,13 +2,13 @@
 // The device backends a process can place stages on, found by the kind device lists name. The
 // built-in set is cpu, sim and cuda (the last answers "none here, because …" until its plugin loads
 // and finds a GPU); a program may make its own set with further backends (tests do) and parse
-// device lists against it (engine/devices/devices.hpp).
+// device lists against it (engine/placement/devices.hpp).
 #include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
 
-#include "engine/devices/device_backend.hpp"
+#include "engine/placement/device_backend.hpp"
 
 namespace pacflow {
 
