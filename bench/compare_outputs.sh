@@ -36,19 +36,36 @@ if old.endswith(".json"):
     sys.exit(0 if stable(open(old).read()) == stable(open(new).read()) else 1)
 if old.endswith((".h5", ".hdf5")):
     import h5py, numpy as np
-    def value(v):
-        v = v.decode() if isinstance(v, bytes) else v
-        return v.replace(old_root, new_root) if isinstance(v, str) else np.asarray(v).tolist()
 
     def contents(path):
         # The report's copy: its run times (/run) and provenance (/provenance) differ by nature.
         out = {}
         with h5py.File(path, "r") as f:
+            def value(v):
+                # Object references (dimension scales' DIMENSION_LIST, REFERENCE_LIST) by the name of
+                # what they point at; text by value, never by the pointers h5py holds it in.
+                if isinstance(v, h5py.Reference):
+                    return f[v].name if v else None
+                if isinstance(v, (list, tuple)):
+                    return [value(x) for x in v]
+                if isinstance(v, np.void):
+                    return [value(x) for x in v.tolist()]
+                v = v.decode() if isinstance(v, bytes) else v
+                if isinstance(v, str):
+                    return v.replace(old_root, new_root)
+                if isinstance(v, np.ndarray) and v.dtype.kind in "OV":
+                    return [value(x) for x in v.tolist()]
+                return np.asarray(v).tolist()
+
             def visit(name, obj):
                 if name.split("/")[0] in ("run", "provenance"):
                     return
                 attrs = {k: stable(value(v)) if k == "result_json" else value(v) for k, v in obj.attrs.items()}
-                data = (obj.dtype.str, obj.shape, obj[()].tobytes()) if isinstance(obj, h5py.Dataset) else None
+                data = None
+                if isinstance(obj, h5py.Dataset):
+                    stored = obj[()]
+                    data = (obj.dtype.str, obj.shape,
+                            value(stored) if obj.dtype.kind in "OV" else np.asarray(stored).tobytes())
                 out[name] = (attrs, data)
             visit("/", f)
             f.visititems(visit)

@@ -13,7 +13,7 @@
 
 #include "bench/vector_add.hpp"
 #include "bench/w1_chain.hpp"
-#include "stages/modulation_index/shifted_mi.hpp"
+#include "stages/kernels/pac/shifted_mi.hpp"
 #include "stages/surrogates/surrogates_stage.hpp"
 
 namespace pacflow {

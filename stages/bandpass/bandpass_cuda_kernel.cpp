@@ -5,7 +5,7 @@
 
 #include "engine/devices/cuda/kernel.hpp"
 #include "stages/bandpass/bandpass_stage.hpp"
-#include "stages/bandpass/filtfilt_cuda.hpp"
+#include "stages/kernels/filters/filtfilt_cuda.hpp"
 #include "stages/cuda_kernels.hpp"
 
 namespace pacflow::stages {

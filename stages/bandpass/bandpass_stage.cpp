@@ -8,7 +8,7 @@
 
 #include "engine/api/errors.hpp"
 #include "stages/bandpass/bandpass_facts.hpp"
-#include "stages/bandpass/fir1.hpp"
+#include "stages/kernels/filters/fir1.hpp"
 #include "stages/common/output_names.hpp"
 #include "stages/common/sample_range.hpp"
 

@@ -7,8 +7,8 @@
 #include <oneapi/tbb/enumerable_thread_specific.h>
 
 #include "engine/api/param_binding.hpp"
-#include "stages/bandpass/bands.hpp"
-#include "stages/bandpass/filtfilt_fft.hpp"
+#include "stages/kernels/filters/bands.hpp"
+#include "stages/kernels/filters/filtfilt_fft.hpp"
 
 namespace pacflow::stages {
 

@@ -3,9 +3,9 @@
 #include <gtest/gtest.h>
 
 #include "engine/api/errors.hpp"
-#include "stages/bandpass/bands.hpp"
-#include "stages/bandpass/filtfilt_fft.hpp"
-#include "stages/bandpass/fir1.hpp"
+#include "stages/kernels/filters/bands.hpp"
+#include "stages/kernels/filters/filtfilt_fft.hpp"
+#include "stages/kernels/filters/fir1.hpp"
 #include "tests/support/fixtures.hpp"
 
 namespace pacflow {

@@ -1,6 +1,6 @@
 pacflow_stage_folder(ORDER 62
-  SOURCES bands.cpp fir1.cpp filtfilt_fft.cpp bandpass_stage.cpp
+  SOURCES bandpass_stage.cpp
   ELEMENTS bandpass_stage.hpp:BandpassStage
-  CUDA_SOURCES filtfilt_cuda.cu bandpass_cuda_kernel.cpp
+  CUDA_SOURCES bandpass_cuda_kernel.cpp
   CUDA_KERNELS bandpass:make_bandpass_cuda_kernel
   TESTS bandpass_test.cpp)

@@ -7,7 +7,7 @@
 
 #include "engine/api/errors.hpp"
 #include "stages/bandpass/bandpass_facts.hpp"
-#include "stages/bandpass/fir1.hpp"
+#include "stages/kernels/filters/fir1.hpp"
 #include "stages/hilbert/hilbert_facts.hpp"
 
 namespace pacflow::stages {

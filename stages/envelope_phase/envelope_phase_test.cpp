@@ -6,7 +6,7 @@
 #include <numbers>
 
 #include "engine/api/errors.hpp"
-#include "stages/bandpass/fir1.hpp"
+#include "stages/kernels/filters/fir1.hpp"
 #include "tests/support/fixtures.hpp"
 
 namespace pacflow {

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "engine/api/param_binding.hpp"
-#include "stages/erpac/multiple_comparisons.hpp"
+#include "stages/kernels/statistics/multiple_comparisons.hpp"
 
 namespace pacflow::stages {
 

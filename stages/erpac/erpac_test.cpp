@@ -9,7 +9,7 @@
 #include "engine/api/registry.hpp"
 #include "stages/builtin.hpp"
 #include "stages/erpac/erpac_stage.hpp"
-#include "stages/erpac/multiple_comparisons.hpp"
+#include "stages/kernels/statistics/multiple_comparisons.hpp"
 
 namespace pacflow {
 namespace {

@@ -1,4 +1,4 @@
 pacflow_stage_folder(ORDER 67
-  SOURCES erpac_stage.cpp multiple_comparisons.cpp
+  SOURCES erpac_stage.cpp
   ELEMENTS erpac_stage.hpp:ErpacStage
   TESTS erpac_test.cpp)

@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "engine/api/param_binding.hpp"
-#include "stages/bandpass/bands.hpp"
+#include "stages/kernels/filters/bands.hpp"
 
 namespace pacflow::stages {
 

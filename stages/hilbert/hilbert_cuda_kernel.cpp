@@ -3,7 +3,7 @@
 #include "engine/devices/cuda/kernel.hpp"
 #include "stages/common/cufft_plans.hpp"
 #include "stages/cuda_kernels.hpp"
-#include "stages/hilbert/analytic_signal_cuda.hpp"
+#include "stages/kernels/analytic/analytic_signal_cuda.hpp"
 #include "stages/hilbert/hilbert_stage.hpp"
 
 namespace pacflow::stages {

@@ -8,7 +8,7 @@
 #include <oneapi/tbb/enumerable_thread_specific.h>
 
 #include "engine/api/param_binding.hpp"
-#include "stages/hilbert/analytic_signal.hpp"
+#include "stages/kernels/analytic/analytic_signal.hpp"
 
 namespace pacflow::stages {
 

@@ -4,7 +4,7 @@
 
 #include "stages/common/fast_length.hpp"
 #include "stages/common/lanes.hpp"
-#include "stages/hilbert/hilbert_math.hpp"
+#include "stages/kernels/analytic/hilbert_math.hpp"
 #include "tests/support/fixtures.hpp"
 
 namespace pacflow {

@@ -1,6 +1,6 @@
 pacflow_stage_folder(ORDER 63
-  SOURCES analytic_signal.cpp hilbert_stage.cpp
+  SOURCES hilbert_stage.cpp
   ELEMENTS hilbert_stage.hpp:HilbertStage
-  CUDA_SOURCES analytic_signal_cuda.cu hilbert_cuda_kernel.cpp
+  CUDA_SOURCES hilbert_cuda_kernel.cpp
   CUDA_KERNELS hilbert:make_hilbert_cuda_kernel
   TESTS hilbert_test.cpp)

@@ -9,8 +9,8 @@
 #include <string>
 
 #include "engine/placement/devices.hpp"
-#include "stages/modulation_index/methods/method.hpp"
-#include "stages/surrogates/surrogate_math.hpp"
+#include "stages/kernels/pac/methods/method.hpp"
+#include "stages/kernels/surrogates/surrogate_math.hpp"
 #include "tests/support/fixtures.hpp"
 
 namespace pacflow {

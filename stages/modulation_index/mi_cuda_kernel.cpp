@@ -4,9 +4,9 @@
 #include "stages/common/device_constants.hpp"
 #include "stages/common/narrow_cuda.hpp"
 #include "stages/cuda_kernels.hpp"
-#include "stages/modulation_index/gpu_support.hpp"
+#include "stages/kernels/pac/gpu_support.hpp"
 #include "stages/modulation_index/mi_stage.hpp"
-#include "stages/modulation_index/shifted_mi_cuda.hpp"
+#include "stages/kernels/pac/shifted_mi_cuda.hpp"
 
 namespace pacflow::stages {
 

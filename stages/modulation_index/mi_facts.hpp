@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "engine/api/stage.hpp"
-#include "stages/modulation_index/methods/method.hpp"
+#include "stages/kernels/pac/methods/method.hpp"
 
 namespace pacflow::stages {
 

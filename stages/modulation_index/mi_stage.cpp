@@ -12,8 +12,8 @@
 #include "stages/common/cell_axes.hpp"
 #include "stages/common/output_names.hpp"
 #include "stages/modulation_index/mi_facts.hpp"
-#include "stages/modulation_index/methods/pac_math.hpp"
-#include "stages/modulation_index/methods/shifted_sums.hpp"
+#include "stages/kernels/pac/methods/pac_math.hpp"
+#include "stages/kernels/pac/methods/shifted_sums.hpp"
 
 namespace pacflow::stages {
 

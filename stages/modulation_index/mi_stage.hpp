@@ -8,8 +8,8 @@
 #include <optional>
 
 #include "engine/api/param_binding.hpp"
-#include "stages/modulation_index/methods/method.hpp"
-#include "stages/modulation_index/pairs.hpp"
+#include "stages/kernels/pac/methods/method.hpp"
+#include "stages/kernels/pac/pairs.hpp"
 
 namespace pacflow::stages {
 

@@ -6,7 +6,7 @@
 #include <numbers>
 
 #include "engine/api/errors.hpp"
-#include "stages/modulation_index/mi_math.hpp"
+#include "stages/kernels/pac/mi_math.hpp"
 #include "tests/support/fixtures.hpp"
 
 namespace pacflow {

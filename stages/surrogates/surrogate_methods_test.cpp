@@ -7,9 +7,9 @@
 #include <set>
 
 #include "engine/api/errors.hpp"
-#include "stages/modulation_index/methods/method.hpp"
-#include "stages/modulation_index/mi_math.hpp"
-#include "stages/surrogates/surrogate_math.hpp"
+#include "stages/kernels/pac/methods/method.hpp"
+#include "stages/kernels/pac/mi_math.hpp"
+#include "stages/kernels/surrogates/surrogate_math.hpp"
 #include "tests/support/fixtures.hpp"
 
 namespace pacflow {

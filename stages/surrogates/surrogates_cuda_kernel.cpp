@@ -7,9 +7,9 @@
 #include "engine/devices/cuda/kernel.hpp"
 #include "stages/common/device_constants.hpp"
 #include "stages/cuda_kernels.hpp"
-#include "stages/modulation_index/gpu_support.hpp"
-#include "stages/modulation_index/shifted_mi_cuda.hpp"
-#include "stages/surrogates/surrogate_stats_cuda.hpp"
+#include "stages/kernels/pac/gpu_support.hpp"
+#include "stages/kernels/pac/shifted_mi_cuda.hpp"
+#include "stages/kernels/surrogates/surrogate_stats_cuda.hpp"
 #include "stages/surrogates/surrogates_stage.hpp"
 
 namespace pacflow::stages {

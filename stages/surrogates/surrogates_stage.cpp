@@ -13,7 +13,7 @@
 #include "stages/common/output_names.hpp"
 #include "stages/modulation_index/mi_facts.hpp"
 #include "stages/common/whole_input.hpp"
-#include "stages/surrogates/surrogate_stats_cpu.hpp"
+#include "stages/kernels/surrogates/surrogate_stats_cpu.hpp"
 #include "stages/surrogates/surrogates_facts.hpp"
 
 namespace pacflow::stages {

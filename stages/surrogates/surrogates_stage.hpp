@@ -11,10 +11,10 @@
 #include <vector>
 
 #include "engine/api/param_binding.hpp"
-#include "stages/modulation_index/methods/method.hpp"
-#include "stages/modulation_index/pairs.hpp"
-#include "stages/surrogates/surrogate_math.hpp"
-#include "stages/surrogates/trial_statistics.hpp"
+#include "stages/kernels/pac/methods/method.hpp"
+#include "stages/kernels/pac/pairs.hpp"
+#include "stages/kernels/surrogates/surrogate_math.hpp"
+#include "stages/kernels/surrogates/trial_statistics.hpp"
 
 namespace pacflow::stages {
 

@@ -5,9 +5,9 @@
 #include <set>
 
 #include "engine/api/errors.hpp"
-#include "stages/modulation_index/mi_math.hpp"
-#include "stages/surrogates/surrogate_math.hpp"
-#include "stages/surrogates/surrogate_stats_cpu.hpp"
+#include "stages/kernels/pac/mi_math.hpp"
+#include "stages/kernels/surrogates/surrogate_math.hpp"
+#include "stages/kernels/surrogates/surrogate_stats_cpu.hpp"
 #include "stages/surrogates/surrogates_stage.hpp"
 #include "tests/support/fixtures.hpp"
 

@@ -5,7 +5,7 @@
 // the blocks are cut into batches, a checkpoint resumes them exactly, the source's excluded series
 // stay out of the means and the permutations, and on data with no coupling the family-wise error
 // of max-T is the nominal one.
-#include "stages/surrogates/trial_statistics.hpp"
+#include "stages/kernels/surrogates/trial_statistics.hpp"
 
 #include <gtest/gtest.h>
 
@@ -16,7 +16,7 @@
 #include <tuple>
 
 #include "engine/api/errors.hpp"
-#include "stages/surrogates/surrogate_math.hpp"
+#include "stages/kernels/surrogates/surrogate_math.hpp"
 #include "stages/surrogates/surrogates_stage.hpp"
 #include "tests/support/cli_runner.hpp"
 

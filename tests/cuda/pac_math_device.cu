@@ -3,8 +3,8 @@
 #include <cuda_runtime.h>
 
 #include "stages/erpac/erpac_math.hpp"
-#include "stages/modulation_index/methods/pac_math.hpp"
-#include "stages/surrogates/surrogate_math.hpp"
+#include "stages/kernels/pac/methods/pac_math.hpp"
+#include "stages/kernels/surrogates/surrogate_math.hpp"
 
 namespace pacflow::cuda_test {
 

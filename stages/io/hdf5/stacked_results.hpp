@@ -26,7 +26,7 @@
 
 #include "engine/io/output_set.hpp"
 #include "stages/io/hdf5/hdf5_handle.hpp"
-#include "stages/io/memory/memory_sink.hpp"
+#include "stages/io/common/result_arrays.hpp"
 
 namespace pacflow::stages {
 

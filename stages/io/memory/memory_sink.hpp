@@ -10,22 +10,9 @@
 
 #include "engine/api/param_binding.hpp"
 #include "engine/api/registry.hpp"
+#include "stages/io/common/result_arrays.hpp"
 
 namespace pacflow::stages {
-
-struct ResultArray {
-  std::string name;
-  Shape shape;                    // leading dims, then the per-series shape
-  std::vector<std::string> dims;  // a name per axis of shape
-  std::string doc;
-  std::vector<float> values;      // C order
-};
-
-// What a run's `arrays` sink received: complete once the run returned.
-struct ResultArrays {
-  std::vector<ResultArray> arrays;  // in the order the elements declared them
-  std::vector<Coordinate> coordinates;
-};
 
 class MemorySink final : public Sink {
  public:

@@ -13,7 +13,7 @@
 #include "engine/api/registry.hpp"
 #include "stages/io/common/finite_samples.hpp"
 #include "stages/io/memory/host_array.hpp"
-#include "stages/io/npy/array_layout.hpp"
+#include "stages/io/common/array_layout.hpp"
 
 namespace pacflow::stages {
 

@@ -8,7 +8,7 @@
 
 #include "engine/api/errors.hpp"
 #include "engine/io/npy.hpp"
-#include "stages/io/npy/array_layout.hpp"
+#include "stages/io/common/array_layout.hpp"
 #include "stages/io/npy/npy_source.hpp"
 #include "tests/support/cli_runner.hpp"
 #include "tests/support/fixtures.hpp"

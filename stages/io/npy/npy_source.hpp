@@ -12,7 +12,7 @@
 #include "engine/io/npy.hpp"
 #include "engine/api/param_binding.hpp"
 #include "stages/io/common/finite_samples.hpp"
-#include "stages/io/npy/array_layout.hpp"
+#include "stages/io/common/array_layout.hpp"
 
 namespace pacflow::stages {
 

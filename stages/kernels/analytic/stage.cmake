@@ -1,0 +1,5 @@
+# Kernels: the analytic signal by FFT (spec §4), its phase or envelope, on the CPU (FFTW) and on
+# GPUs (cuFFT), with the per-bin arithmetic both compile (hilbert_math.hpp).
+pacflow_stage_folder(
+  SOURCES analytic_signal.cpp
+  CUDA_SOURCES analytic_signal_cuda.cu)

@@ -1,0 +1,411 @@
+// The PAC measures of docs/methods.md against values computed here: closed forms for signals whose
+// sums are known exactly, and direct per-sample formulas in double (TensorPAC's definitions) for
+// arbitrary signals.
+#include <algorithm>
+#include <boost/math/special_functions/digamma.hpp>
+#include <boost/math/special_functions/erf.hpp>
+#include <cmath>
+#include <complex>
+#include <gtest/gtest.h>
+#include <numbers>
+#include <numeric>
+#include <stop_token>
+#include <vector>
+
+#include "engine/api/errors.hpp"
+#include "stages/kernels/pac/methods/method.hpp"
+#include "stages/common/lanes.hpp"
+#include "stages/kernels/pac/methods/pac_math.hpp"
+#include "stages/kernels/pac/methods/shifted_sums.hpp"
+#include "stages/kernels/pac/mi_math.hpp"
+
+namespace pacflow {
+namespace {
+
+constexpr double kPi = std::numbers::pi;
+constexpr std::int64_t kT = 1200;  // 30 cycles of 40 samples
+
+// Phase of a rhythm of `period` samples, wrapped to (−π, π].
+std::vector<float> rhythm_phase(std::int64_t length, double period, double offset = 0) {
+  std::vector<float> phase(static_cast<std::size_t>(length));
+  for (std::int64_t t = 0; t < length; ++t)
+    phase[static_cast<std::size_t>(t)] = static_cast<float>(std::remainder(2 * kPi * static_cast<double>(t) / period + offset, 2 * kPi));
+  return phase;
+}
+
+// A(t) = 1 + depth · cos(φ(t) − preferred): amplitude locked to the phase.
+std::vector<float> locked_amplitude(const std::vector<float>& phase, double depth, double preferred) {
+  std::vector<float> a(phase.size());
+  for (std::size_t t = 0; t < phase.size(); ++t) a[t] = static_cast<float>(1 + depth * std::cos(phase[t] - preferred));
+  return a;
+}
+
+// A slowly varying amplitude unrelated to the phase, deterministic.
+std::vector<float> unrelated_amplitude(std::int64_t length, double seed) {
+  std::vector<float> a(static_cast<std::size_t>(length));
+  for (std::int64_t t = 0; t < length; ++t) {
+    const double x = static_cast<double>(t);
+    a[static_cast<std::size_t>(t)] = static_cast<float>(1.5 + 0.4 * std::sin(0.0131 * x + seed) + 0.3 * std::cos(0.0377 * x * seed));
+  }
+  return a;
+}
+
+// Bands stacked [band][T].
+std::vector<float> stack(const std::vector<std::vector<float>>& bands) {
+  std::vector<float> out;
+  for (const auto& b : bands) out.insert(out.end(), b.begin(), b.end());
+  return out;
+}
+
+// Evaluates `settings` on one series for the given shifts; [shift][p][a].
+std::vector<double> evaluate(const mi::MethodSettings& settings, const std::vector<float>& phase,
+                             const std::vector<float>& amplitude, std::int64_t n_pha, std::int64_t n_amp,
+                             std::vector<std::int64_t> shifts = {0}, const float* envelope = nullptr) {
+  const auto length = static_cast<std::int64_t>(phase.size()) / n_pha;
+  const auto method = mi::make_method(settings, length);
+  std::vector<double> out(shifts.size() * static_cast<std::size_t>(n_pha * n_amp), -1.0);
+  method->evaluate({phase.data(), amplitude.data(), envelope, n_pha, n_amp, length}, shifts, out.data());
+  return out;
+}
+
+mi::MethodSettings with(mi::MethodKind kind) {
+  mi::MethodSettings s;
+  s.kind = kind;
+  return s;
+}
+
+// ---- direct per-sample definitions (double) ----
+
+std::complex<double> sum_amplitude_vector(const float* phase, const float* amplitude, std::size_t t) {
+  std::complex<double> s = 0;
+  for (std::size_t i = 0; i < t; ++i) s += static_cast<double>(amplitude[i]) * std::polar(1.0, static_cast<double>(phase[i]));
+  return s;
+}
+
+double direct_ndpac(const float* phase, const float* amplitude, std::size_t t, double p) {
+  double mean = 0;
+  for (std::size_t i = 0; i < t; ++i) mean += amplitude[i];
+  mean /= static_cast<double>(t);
+  double var = 0;
+  for (std::size_t i = 0; i < t; ++i) var += (amplitude[i] - mean) * (amplitude[i] - mean);
+  const double sd = std::sqrt(var / static_cast<double>(t - 1));
+  std::complex<double> s = 0;
+  for (std::size_t i = 0; i < t; ++i) s += (amplitude[i] - mean) / sd * std::polar(1.0, static_cast<double>(phase[i]));
+  const double xlim = static_cast<double>(t) * std::pow(boost::math::erf_inv(1 - p), 2);
+  return std::norm(s) <= 2 * xlim ? 0.0 : std::abs(s) / static_cast<double>(t);
+}
+
+// TensorPAC's _kl_hr per series then heights_ratio: p_j over occupied bins, (max − min) / max.
+double direct_hr(const float* phase, const float* amplitude, std::size_t t, int bins) {
+  std::vector<double> sums(static_cast<std::size_t>(bins), 0);
+  std::vector<int> counts(sums.size(), 0);
+  for (std::size_t i = 0; i < t; ++i) {
+    const auto j = static_cast<std::size_t>(std::clamp(
+        static_cast<int>(std::floor((static_cast<double>(phase[i]) + kPi) * bins / (2 * kPi))), 0, bins - 1));
+    sums[j] += amplitude[i];
+    ++counts[j];
+  }
+  std::vector<double> p;
+  for (std::size_t j = 0; j < sums.size(); ++j)
+    if (counts[j] > 0) p.push_back(sums[j] / counts[j]);
+  const double total = std::accumulate(p.begin(), p.end(), 0.0);
+  for (double& v : p) v /= total;
+  const double hi = *std::max_element(p.begin(), p.end()), lo = *std::min_element(p.begin(), p.end());
+  return (hi - lo) / hi;
+}
+
+// TensorPAC's copnorm (rank / (T + 1) through the normal quantile) and nd_mi_gg (covariance over
+// T − 1, Cholesky log-determinants, bits), written out for one cell.
+std::vector<double> direct_copnorm(const std::vector<double>& x) {
+  std::vector<std::size_t> order(x.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return x[a] < x[b]; });
+  std::vector<double> q(x.size());
+  for (std::size_t r = 0; r < q.size(); ++r)
+    q[r] = -std::sqrt(2.0) * boost::math::erfc_inv(2.0 * static_cast<double>(r + 1) / static_cast<double>(x.size() + 1));
+  // Ties (the periodic test signals repeat exact values) share their ranks' mean quantile.
+  std::vector<double> out(x.size());
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    double sum = 0;
+    int n = 0;
+    for (std::size_t r = 0; r < q.size(); ++r)
+      if (x[order[r]] == x[i]) sum += q[r], ++n;
+    out[i] = sum / n;
+  }
+  return out;
+}
+
+double log_det_cholesky(const std::vector<std::vector<double>>& c) {
+  const std::size_t n = c.size();
+  std::vector<std::vector<double>> l(n, std::vector<double>(n, 0));
+  double sum_log = 0;
+  for (std::size_t i = 0; i < n; ++i)
+    for (std::size_t j = 0; j <= i; ++j) {
+      double s = c[i][j];
+      for (std::size_t k = 0; k < j; ++k) s -= l[i][k] * l[j][k];
+      l[i][j] = i == j ? std::sqrt(s) : s / l[j][j];
+      if (i == j) sum_log += std::log(l[i][i]);
+    }
+  return sum_log;
+}
+
+double direct_gc(const float* phase, const float* amplitude, std::size_t t, bool bias_correct) {
+  std::vector<double> s(t), c(t), a(t);
+  for (std::size_t i = 0; i < t; ++i) {
+    s[i] = std::sin(static_cast<double>(phase[i]));
+    c[i] = std::cos(static_cast<double>(phase[i]));
+    a[i] = amplitude[i];
+  }
+  const std::vector<std::vector<double>> v = {direct_copnorm(s), direct_copnorm(c), direct_copnorm(a)};
+  std::vector<std::vector<double>> cov(3, std::vector<double>(3, 0));
+  for (std::size_t i = 0; i < 3; ++i)
+    for (std::size_t j = 0; j < 3; ++j) {
+      for (std::size_t k = 0; k < t; ++k) cov[i][j] += v[i][k] * v[j][k];
+      cov[i][j] /= static_cast<double>(t - 1);
+    }
+  double hx = log_det_cholesky({{cov[0][0], cov[0][1]}, {cov[1][0], cov[1][1]}});
+  double hy = std::log(std::sqrt(cov[2][2]));
+  double hxy = log_det_cholesky(cov);
+  if (bias_correct) {
+    const auto n = static_cast<double>(t);
+    const double psi[3] = {boost::math::digamma((n - 1) / 2) / 2, boost::math::digamma((n - 2) / 2) / 2,
+                           boost::math::digamma((n - 3) / 2) / 2};
+    const double d = (std::log(2.0) - std::log(n - 1)) / 2;
+    hx -= 2 * d + psi[0] + psi[1];
+    hy -= d + psi[0];
+    hxy -= 3 * d + psi[0] + psi[1] + psi[2];
+  }
+  return (hx + hy - hxy) / std::log(2.0);
+}
+
+// ---- closed forms ----
+
+// Over whole cycles of evenly spaced phases Σ e^{iφ} = 0 and Σ cos(φ − φ0) e^{iφ} = T/2 e^{iφ0}, so
+// the mean vector length of A = 1 + m cos(φ − φ0) is m / 2.
+TEST(Methods, MeanVectorLengthOfCosineModulatedAmplitudeIsHalfTheDepth) {
+  const auto phase = rhythm_phase(kT, 40);
+  for (double depth : {0.0, 0.3, 0.8}) {
+    const auto out = evaluate(with(mi::MethodKind::Mvl), phase, locked_amplitude(phase, depth, 1.1), 1, 1);
+    EXPECT_NEAR(out[0], depth / 2, 1e-6) << depth;
+  }
+}
+
+// z = m cos(φ − φ0) / σ with σ² = m² T / (2 (T − 1)), so |S| / T = sqrt((T − 1) / (2 T)) whatever the
+// depth; far above the p = 0.05 threshold.
+TEST(Methods, NormalisedDirectPacOfCosineModulatedAmplitudeIsClosedForm) {
+  const auto phase = rhythm_phase(kT, 40);
+  const double expected = std::sqrt(static_cast<double>(kT - 1) / (2.0 * kT));
+  for (double depth : {0.1, 0.8}) {
+    const auto out = evaluate(with(mi::MethodKind::Ndpac), phase, locked_amplitude(phase, depth, -2.0), 1, 1);
+    EXPECT_NEAR(out[0], expected, 1e-6) << depth;
+  }
+}
+
+// With ψ = φ − δ the phase difference is constant: PLV 1; with ψ of another rhythm it averages out.
+TEST(Methods, PhaseLockingValueIsOneForConstantLagAndSmallForAnotherRhythm) {
+  const auto phase = rhythm_phase(kT, 40);
+  const auto lagged = rhythm_phase(kT, 40, -0.7);
+  const auto other = rhythm_phase(kT, 40.0 / 3.0);  // 90 cycles: Σ e^{i(φ − ψ)} = 0 over 30 cycles
+  const auto amplitude = unrelated_amplitude(kT, 1);
+  const auto envelope = stack({lagged, other});  // [p = 0][a = 0, 1]
+  const auto out = evaluate(with(mi::MethodKind::Plv), phase, stack({amplitude, amplitude}), 1, 2, {0}, envelope.data());
+  EXPECT_NEAR(out[0], 1.0, 1e-6);
+  EXPECT_NEAR(out[1], 0.0, 1e-6);
+}
+
+// The heights ratio against its direct definition, and the preferred phase: the amplitude peaks at
+// φ0, the centre of bin 7, so that bin has the largest mean.
+TEST(Methods, HeightsRatioAndPreferredPhaseOfLockedAmplitude) {
+  const int bins = 12;
+  const auto phase = rhythm_phase(kT, 48);  // 4 samples per bin
+  const double centre = -kPi + 7.5 * 2 * kPi / bins;
+  const auto amplitude = locked_amplitude(phase, 0.5, centre);
+  mi::MethodSettings s = with(mi::MethodKind::Hr);
+  s.bins = bins;
+  const auto out = evaluate(s, phase, amplitude, 1, 1);
+  EXPECT_NEAR(out[0], direct_hr(phase.data(), amplitude.data(), kT, bins), 1e-12);
+  std::vector<double> sums(bins, 0);
+  std::vector<std::int64_t> counts(bins, 0);
+  for (std::size_t i = 0; i < phase.size(); ++i) {
+    sums[static_cast<std::size_t>(mi::phase_bin(phase[i], bins))] += amplitude[i];
+    ++counts[static_cast<std::size_t>(mi::phase_bin(phase[i], bins))];
+  }
+  EXPECT_NEAR(mi::preferred_phase(sums.data(), counts.data(), bins), centre, 1e-12);
+  std::vector<double> p(bins);
+  mi::amplitude_distribution(sums.data(), counts.data(), bins, p.data());
+  EXPECT_NEAR(std::accumulate(p.begin(), p.end(), 0.0), 1.0, 1e-12);
+  EXPECT_EQ(std::max_element(p.begin(), p.end()) - p.begin(), 7);
+}
+
+// ---- direct per-sample definitions on arbitrary signals, every cell and shift ----
+
+struct Signals {
+  std::vector<float> phase;      // [2][T]
+  std::vector<float> amplitude;  // [3][T]
+  std::vector<float> envelope;   // [2][3][T]
+};
+
+Signals irregular_signals(std::int64_t length) {
+  Signals s;
+  const auto p0 = rhythm_phase(length, 37.3, 0.2), p1 = rhythm_phase(length, 11.9, -1.0);
+  s.phase = stack({p0, p1});
+  s.amplitude = stack({locked_amplitude(p0, 0.4, 0.5), unrelated_amplitude(length, 2), locked_amplitude(p1, 0.1, -2)});
+  std::vector<std::vector<float>> env;
+  for (int p = 0; p < 2; ++p)
+    for (int a = 0; a < 3; ++a) env.push_back(rhythm_phase(length, p == 0 ? 37.3 : 11.9, 0.3 * a + 0.1 * p));
+  for (auto& band : env)  // jitter so nothing is exactly periodic
+    for (std::size_t t = 0; t < band.size(); ++t) band[t] = static_cast<float>(std::remainder(band[t] + 0.3 * std::sin(0.01 * static_cast<double>(t)), 2 * kPi));
+  s.envelope = stack(env);
+  return s;
+}
+
+// A circularly shifted copy of each band of `bands` ([n][T]): x((t + s) mod T).
+std::vector<float> shifted(const std::vector<float>& bands, std::int64_t length, std::int64_t s) {
+  std::vector<float> out(bands.size());
+  for (std::size_t b = 0; b < bands.size() / static_cast<std::size_t>(length); ++b)
+    for (std::int64_t t = 0; t < length; ++t)
+      out[b * static_cast<std::size_t>(length) + static_cast<std::size_t>(t)] =
+          bands[b * static_cast<std::size_t>(length) + static_cast<std::size_t>((t + s) % length)];
+  return out;
+}
+
+TEST(Methods, EveryMethodEqualsItsDirectDefinitionForEveryCellAndShift) {
+  const std::int64_t t = 1001;
+  const Signals sig = irregular_signals(t);
+  const std::vector<std::int64_t> shifts = {0, 1, 333, 1000};
+  for (mi::MethodKind kind : {mi::MethodKind::Mvl, mi::MethodKind::Ndpac, mi::MethodKind::Plv, mi::MethodKind::Hr,
+                              mi::MethodKind::Gc}) {
+    for (bool variant : {false, true}) {
+      mi::MethodSettings s = with(kind);
+      s.bins = 15;
+      s.ndpac_p = variant ? 1.0 : 0.05;
+      s.gc_unbiased = variant;
+      const auto out = evaluate(s, sig.phase, sig.amplitude, 2, 3, shifts, sig.envelope.data());
+      for (std::size_t k = 0; k < shifts.size(); ++k) {
+        const auto amp = shifted(sig.amplitude, t, shifts[k]);
+        const auto env = shifted(sig.envelope, t, shifts[k]);
+        for (std::size_t p = 0; p < 2; ++p)
+          for (std::size_t a = 0; a < 3; ++a) {
+            const float* ph = sig.phase.data() + p * t;
+            const float* am = amp.data() + a * t;
+            double expected = 0;
+            switch (kind) {
+              case mi::MethodKind::Mvl: expected = std::abs(sum_amplitude_vector(ph, am, t)) / t; break;
+              case mi::MethodKind::Ndpac: expected = direct_ndpac(ph, am, t, s.ndpac_p); break;
+              case mi::MethodKind::Hr: expected = direct_hr(ph, am, t, s.bins); break;
+              case mi::MethodKind::Gc: expected = direct_gc(ph, am, t, s.gc_unbiased); break;
+              case mi::MethodKind::Plv: {
+                std::complex<double> z = 0;
+                const float* psi = env.data() + (p * 3 + a) * t;
+                for (std::size_t i = 0; i < static_cast<std::size_t>(t); ++i) z += std::polar(1.0, static_cast<double>(ph[i]) - psi[i]);
+                expected = std::abs(z) / t;
+                break;
+              }
+              case mi::MethodKind::Tort: break;
+            }
+            EXPECT_NEAR(out[k * 6 + p * 3 + a], expected, 1e-10 + 1e-9 * std::abs(expected))
+                << mi::method_name(kind) << (variant ? " (variant)" : "") << " shift " << shifts[k] << " cell " << p
+                << "," << a;
+          }
+      }
+    }
+  }
+}
+
+// ndPAC's threshold zeroes weak coupling: |S|² <= 2 T erfinv(1 − p)², and p = 1 keeps it.
+TEST(Methods, NormalisedDirectPacZeroesValuesBelowOzkurtsThreshold) {
+  const auto phase = rhythm_phase(kT, 40);
+  std::vector<float> amplitude = unrelated_amplitude(kT, 3);
+  for (std::size_t i = 0; i < amplitude.size(); ++i) amplitude[i] += 0.002f * static_cast<float>(std::cos(phase[i]));
+  mi::MethodSettings s = with(mi::MethodKind::Ndpac);
+  const double weak = direct_ndpac(phase.data(), amplitude.data(), kT, 1.0);
+  ASSERT_GT(weak, 0);
+  ASSERT_LT(weak * weak * kT * kT, 2 * kT * std::pow(boost::math::erf_inv(0.95), 2));  // below: zeroed
+  EXPECT_EQ(evaluate(s, phase, amplitude, 1, 1)[0], 0.0);
+  s.ndpac_p = 1;
+  EXPECT_NEAR(evaluate(s, phase, amplitude, 1, 1)[0], weak, 1e-12);
+}
+
+TEST(Methods, ConstantAmplitudeGivesZeroForEveryMeasureOfCoupling) {
+  const auto phase = rhythm_phase(kT, 40);
+  const std::vector<float> flat(kT, 2.0f);
+  for (mi::MethodKind kind : {mi::MethodKind::Tort, mi::MethodKind::Ndpac, mi::MethodKind::Hr}) {
+    EXPECT_NEAR(evaluate(with(kind), phase, flat, 1, 1)[0], 0.0, 1e-12) << mi::method_name(kind);
+  }
+}
+
+TEST(Methods, UnknownMethodListsTheValidOnes) {
+  try {
+    mi::parse_method("ndPac");
+    FAIL();
+  } catch (const ParamError& e) {
+    EXPECT_EQ(e.param(), "method");
+    for (const char* name : {"tort", "mvl", "ndpac", "plv", "hr", "gc"})
+      EXPECT_NE(std::string(e.what()).find(name), std::string::npos) << e.what();
+  }
+}
+
+// The circular dot products behind mvl, ndpac, plv and gc: the direct sum for every shift, and the
+// same bits on every vector width (lengths around the 16-term blocks).
+TEST(Methods, ShiftedDotEqualsDirectSumAndIsIdenticalOnEveryVectorWidth) {
+  for (std::int64_t t : {1, 15, 16, 17, 100, 1001}) {
+    std::vector<double> u(static_cast<std::size_t>(t)), v(u.size());
+    for (std::size_t i = 0; i < u.size(); ++i) {
+      u[i] = std::sin(0.37 * static_cast<double>(i)) + 0.1;
+      v[i] = std::cos(0.11 * static_cast<double>(i * i % 97));
+    }
+    std::vector<std::int64_t> shifts = {0, t / 2, t - 1};
+    std::vector<double> out(shifts.size());
+    mi::shifted_dot(u.data(), v.data(), t, shifts, out.data());
+    for (std::size_t k = 0; k < shifts.size(); ++k) {
+      double expected = 0;
+      for (std::int64_t i = 0; i < t; ++i) expected += u[static_cast<std::size_t>(i)] * v[static_cast<std::size_t>((i + shifts[k]) % t)];
+      EXPECT_NEAR(out[k], expected, 1e-12 * static_cast<double>(t)) << t << " shift " << shifts[k];
+    }
+    for (int width : {16, 32, 64}) {
+      if (width > simd::simd_width()) continue;
+      std::vector<double> other(shifts.size());
+      mi::shifted_dot(u.data(), v.data(), t, shifts, other.data(), 1, width);
+      EXPECT_EQ(other, out) << width << "-byte vectors, length " << t;
+    }
+  }
+}
+
+TEST(Methods, GaussianCopulaMiOfIndependentGaussianMomentsIsZeroAndGrowsWithCorrelation) {
+  mi::GaussianMoments m{1, 1, 0, 1, 0, 0};
+  EXPECT_EQ(mi::gaussian_copula_mi(m, 0), 0.0);
+  m.x1y = 0.6;  // correlation 0.6 with x1 alone: I = −½ log2(1 − 0.36)
+  EXPECT_NEAR(mi::gaussian_copula_mi(m, 0), -0.5 * std::log2(1 - 0.36), 1e-15);
+}
+
+// The surrogates evaluate a million shifts of a series in one call: every method checks the run's
+// stop between shifts (issue 16) and throws RunCancelled, and a token never stopped changes no bit.
+TEST(Methods, EveryMethodThrowsRunCancelledOnceAStopIsRequestedAndGivesTheSameBitsOtherwise) {
+  const std::int64_t t = 1001;
+  const Signals sig = irregular_signals(t);
+  const std::vector<std::int64_t> shifts = {0, 1, 333, 1000, 7};
+  std::stop_source stop;
+  for (mi::MethodKind kind : {mi::MethodKind::Tort, mi::MethodKind::Mvl, mi::MethodKind::Ndpac, mi::MethodKind::Plv,
+                              mi::MethodKind::Hr, mi::MethodKind::Gc}) {
+    const mi::MethodSettings s = with(kind);
+    const auto method = mi::make_method(s, t);
+    const mi::PairView view{sig.phase.data(), sig.amplitude.data(), sig.envelope.data(), 2, 3, t};
+    std::vector<double> running(shifts.size() * 6, -1.0);
+    method->evaluate(view, shifts, running.data(), stop.get_token());
+    EXPECT_EQ(running, evaluate(s, sig.phase, sig.amplitude, 2, 3, shifts, sig.envelope.data()))
+        << mi::method_name(kind);
+  }
+  stop.request_stop();
+  for (mi::MethodKind kind : {mi::MethodKind::Tort, mi::MethodKind::Mvl, mi::MethodKind::Ndpac, mi::MethodKind::Plv,
+                              mi::MethodKind::Hr, mi::MethodKind::Gc}) {
+    std::vector<double> out(shifts.size() * 6);
+    EXPECT_THROW(mi::make_method(with(kind), t)
+                     ->evaluate({sig.phase.data(), sig.amplitude.data(), sig.envelope.data(), 2, 3, t}, shifts,
+                                out.data(), stop.get_token()),
+                 RunCancelled)
+        << mi::method_name(kind);
+  }
+}
+
+}  // namespace
+}  // namespace pacflow

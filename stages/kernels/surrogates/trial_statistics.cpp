@@ -1,0 +1,463 @@
+#include "stages/kernels/surrogates/trial_statistics.hpp"
+
+#include <boost/math/special_functions/erf.hpp>
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <limits>
+
+#include "engine/io/atomic_file.hpp"
+#include "engine/api/errors.hpp"
+#include "stages/kernels/statistics/multiple_comparisons.hpp"
+#include "stages/kernels/surrogates/surrogate_math.hpp"
+
+namespace pacflow::surrogates {
+
+const char* trial_test_name(TrialTest test) {
+  switch (test) {
+    case TrialTest::None:
+      return "none";
+    case TrialTest::Uncorrected:
+      return "uncorrected";
+    case TrialTest::Maxstat:
+      return "maxstat";
+    case TrialTest::MaxstatRaw:
+      return "maxstat_raw";
+    case TrialTest::Fdr:
+      return "fdr";
+    case TrialTest::Bonferroni:
+      return "bonferroni";
+  }
+  return "";
+}
+
+const char* trial_family_name(TrialFamily family) {
+  return family == TrialFamily::Channels ? "channels" : "cells";
+}
+
+namespace {
+
+// Ordering number `index` of m items (0 <= index < m!, the identity 0), by its factorial-base
+// digits (the Lehmer code): how the trial-level test enumerates every ordering of few epochs.
+void nth_ordering(std::uint64_t index, std::int64_t m, std::int64_t* out) {
+  std::vector<std::int64_t> left(static_cast<std::size_t>(m));
+  for (std::int64_t i = 0; i < m; ++i) left[static_cast<std::size_t>(i)] = i;
+  std::uint64_t place = 1;  // (m - 1)!
+  for (std::int64_t i = 2; i < m; ++i) place *= static_cast<std::uint64_t>(i);
+  for (std::int64_t i = 0; i < m; ++i) {
+    const std::uint64_t digit = index / place;
+    index -= digit * place;
+    out[i] = left[static_cast<std::size_t>(digit)];
+    left.erase(left.begin() + static_cast<std::ptrdiff_t>(digit));
+    if (m - 1 - i > 0) place /= static_cast<std::uint64_t>(m - 1 - i);
+  }
+}
+
+// Mean and population std per cell of values(k, c) for k in [first, n] (two passes, in double).
+template <class Values>
+void cell_moments(const Values& values, std::int64_t first, std::int64_t n, std::int64_t cells, std::vector<double>& mu,
+                  std::vector<double>& sd) {
+  const auto count = static_cast<double>(n - first + 1);
+  mu.assign(static_cast<std::size_t>(cells), 0.0);
+  sd.assign(mu.size(), 0.0);
+  for (std::int64_t k = first; k <= n; ++k)
+    for (std::int64_t c = 0; c < cells; ++c) mu[static_cast<std::size_t>(c)] += values(k, c);
+  for (auto& m : mu) m /= count;
+  for (std::int64_t k = first; k <= n; ++k)
+    for (std::int64_t c = 0; c < cells; ++c) {
+      const double d = values(k, c) - mu[static_cast<std::size_t>(c)];
+      sd[static_cast<std::size_t>(c)] += d * d;
+    }
+  for (auto& s : sd) s = std::sqrt(s / count);
+}
+
+// The p-values of the observed values(0, c) against values(1..n, c) (spec §6.4), written to p, and
+// z = (observed - mean) / population std of values(1..n, c) to z when not null. The cells c are one
+// family: one group's, or every group's of a condition side by side. One-sided (a mean over
+// epochs: large is coupled) or two-sided (a difference of conditions: compares magnitudes). Max-T
+// standardises every arrangement, the observed one included, by the mean and std over all n + 1,
+// so the observed maximum is exchangeable with the others and the family-wise error is the nominal
+// one (standardising by the surrogates alone makes each surrogate's own z a little smaller than an
+// outsider's, which the maximum over many cells turns into excess rejections). A cell with no
+// spread has z NaN; max-T leaves it out of the maxima and gives it p NaN.
+// Throws RunCancelled when `stop` was requested: called every so often in the long loops below.
+void check(const std::stop_token& stop) {
+  if (stop.stop_requested()) throw RunCancelled(-1);
+}
+
+template <class Values>
+void test_cells(const Values& at, std::int64_t n, std::int64_t cells, TrialTest test, bool two_sided, float* p,
+                float* z, const std::stop_token& stop) {
+  const auto size = [](double v, bool both) { return both ? std::abs(v) : v; };
+  std::vector<double> mu, sd, all_mu, all_sd, raw(static_cast<std::size_t>(cells));
+  cell_moments(at, 1, n, cells, mu, sd);
+  cell_moments(at, 0, n, cells, all_mu, all_sd);
+  const auto standardised = [&](std::int64_t k, std::int64_t c) {
+    const auto i = static_cast<std::size_t>(c);
+    return all_sd[i] > 0 ? (at(k, c) - all_mu[i]) / all_sd[i] : std::numeric_limits<double>::quiet_NaN();
+  };
+  // The largest statistic of each surrogate over the cells: raw values, or standardised (max-T).
+  check(stop);
+  std::vector<double> largest(static_cast<std::size_t>(n), -std::numeric_limits<double>::infinity());
+  for (std::int64_t k = 1; k <= n; ++k) {
+    check(stop);
+    double& most = largest[static_cast<std::size_t>(k - 1)];
+    for (std::int64_t c = 0; c < cells; ++c) {
+      const double v = test == TrialTest::Maxstat ? standardised(k, c) : at(k, c);
+      if (!std::isnan(v)) most = std::max(most, size(v, two_sided));
+    }
+  }
+  const auto above_largest = [&](double observed) {
+    return [&largest, observed](std::int64_t k) { return largest[static_cast<std::size_t>(k - 1)] >= observed; };
+  };
+  const auto share = [&](auto&& beats) {
+    std::int64_t count = 0;
+    for (std::int64_t k = 1; k <= n; ++k) count += beats(k) ? 1 : 0;
+    return (1.0 + static_cast<double>(count)) / static_cast<double>(n + 1);
+  };
+  for (std::int64_t c = 0; c < cells; ++c) {
+    if (c % 1024 == 0) check(stop);
+    const auto i = static_cast<std::size_t>(c);
+    const double observed = size(at(0, c), two_sided);
+    if (z) z[c] = static_cast<float>(sd[i] > 0 ? (at(0, c) - mu[i]) / sd[i] : std::numeric_limits<double>::quiet_NaN());
+    raw[i] = share([&](std::int64_t k) { return size(at(k, c), two_sided) >= observed; });
+    if (test == TrialTest::MaxstatRaw) p[c] = static_cast<float>(share(above_largest(observed)));
+    if (test == TrialTest::Maxstat) {
+      const double t = size(standardised(0, c), two_sided);
+      p[c] = std::isnan(t) ? std::numeric_limits<float>::quiet_NaN() : static_cast<float>(share(above_largest(t)));
+    }
+  }
+  if (test == TrialTest::Fdr || test == TrialTest::Bonferroni)
+    erpac::correct(raw, test == TrialTest::Fdr ? erpac::Correction::Fdr : erpac::Correction::Bonferroni);
+  if (test != TrialTest::Maxstat && test != TrialTest::MaxstatRaw)
+    std::transform(raw.begin(), raw.end(), p, [](double v) { return static_cast<float>(v); });
+}
+
+// The observed value's mid-rank among all n + 1 arrangements, as a standard-normal quantile:
+// -Phi^-1((#{k: v_k > v_0} + (#{k: v_k = v_0} + 1) / 2) / (n + 1)). With no coupling the observed
+// arrangement is one of n + 1 exchangeable ones, so this takes the n + 1 values symmetric around 0
+// alike: the subject-level value a group test's sign flips need (pipelines/group/), where the
+// standardised mean (trial_z) is skewed by the measure's own skew.
+template <class Values>
+double rank_z(const Values& at, std::int64_t n, std::int64_t column) {
+  const double observed = at(0, column);
+  if (std::isnan(observed)) return std::numeric_limits<double>::quiet_NaN();
+  double above = 0, tied = 0;
+  for (std::int64_t k = 1; k <= n; ++k) {
+    const double v = at(k, column);
+    above += v > observed ? 1 : 0;
+    tied += v == observed ? 1 : 0;
+  }
+  const double mid = (above + (tied + 1) / 2) / static_cast<double>(n + 1);
+  return std::sqrt(2.0) * boost::math::erfc_inv(2 * mid);
+}
+
+}  // namespace
+
+TrialStatistics::TrialStatistics(TrialLayout layout)
+    : layout_(std::move(layout)),
+      row_values_((layout_.n_perm + 1) * element_count(layout_.cells)),
+      sums_(static_cast<std::size_t>(layout_.conditions * layout_.groups * row_values_), 0.0),
+      counts_(static_cast<std::size_t>(layout_.conditions * layout_.groups), 0),
+      observed_(layout_.conditions == 2
+                    ? static_cast<std::size_t>(layout_.epochs * layout_.groups * element_count(layout_.cells))
+                    : 0,
+                std::numeric_limits<double>::quiet_NaN()) {
+  if (layout_.enumerate) {
+    if (layout_.conditions != 1 || !layout_.excluded_series.empty())
+      throw std::logic_error("the trial-level test enumerates orderings of one condition's complete blocks only");
+    std::uint64_t before = 1;
+    for (std::int64_t first = 0; first < layout_.epochs; first += layout_.block) {
+      std::uint64_t orderings = 1, m = 0;
+      for (std::int64_t e = first; e < std::min(first + layout_.block, layout_.epochs); ++e)
+        if (!left_out(e)) orderings *= ++m;
+      orderings_before_.push_back(before);
+      block_orderings_.push_back(orderings);
+      before *= orderings;
+    }
+    if (before != static_cast<std::uint64_t>(layout_.n_perm) + 1)
+      throw std::logic_error("an enumerated trial-level test has n_perm + 1 = the orderings of its blocks");
+  }
+  for (auto s : layout_.excluded_series) excluded_groups_.push_back(s / layout_.rows.group);
+  excluded_groups_.erase(std::unique(excluded_groups_.begin(), excluded_groups_.end()), excluded_groups_.end());
+}
+
+bool TrialStatistics::left_out(std::int64_t epoch) const {
+  return std::binary_search(layout_.left_out_epochs.begin(), layout_.left_out_epochs.end(), epoch);
+}
+
+// As the engine masks results (engine/run/excluded_rows.hpp): every row of a group holding a
+// stand-in; and every row of a left-out epoch.
+bool TrialStatistics::excluded_row(std::int64_t row) const {
+  return std::binary_search(excluded_groups_.begin(), excluded_groups_.end(), row / layout_.rows.rows_per_group) ||
+         left_out(row / layout_.groups);
+}
+
+std::int64_t TrialStatistics::condition_of(std::int64_t epoch) const {
+  return layout_.epoch_conditions.empty() ? 0 : layout_.epoch_conditions[static_cast<std::size_t>(epoch)];
+}
+
+// The batch holds whole blocks of epochs (the stage aligns the batches), the last one perhaps short.
+void TrialStatistics::add(const Batch& batch) {
+  const auto pairings = batch.at(kTrialPairingsTensor).values<double>();
+  if (!observed_.empty()) {  // each epoch's z against its own surrogates, for the contrast
+    const auto z = batch.at(kEpochZ).values<float>();
+    const std::int64_t first = layout_.rows.rows(batch.first_series) * element_count(layout_.cells);
+    std::transform(z.begin(), z.end(), observed_.begin() + first, [](float v) { return static_cast<double>(v); });
+  }
+  const std::int64_t first_row = layout_.rows.rows(batch.first_series);
+  const std::int64_t rows = layout_.rows.rows(batch.series_count);
+  const std::int64_t block_rows = layout_.block * layout_.groups;
+  if (first_row % block_rows != 0 || (rows % block_rows != 0 && first_row + rows != layout_.epochs * layout_.groups))
+    throw std::logic_error("a trial-level batch must hold whole blocks of epochs");
+  for (std::int64_t first = first_row / layout_.groups; first < (first_row + rows) / layout_.groups; first += layout_.block) {
+    const std::int64_t last = std::min(first + layout_.block, layout_.epochs);
+    for (std::int64_t g = 0; g < layout_.groups; ++g) add_block(pairings.data(), first_row, g, first, last, batch.stop);
+  }
+  rows_seen_ = first_row + rows;
+}
+
+void TrialStatistics::add_block(const double* pairings, std::int64_t first_row, std::int64_t group, std::int64_t first,
+                                std::int64_t last, const std::stop_token& stop) {
+  const std::int64_t cells = element_count(layout_.cells);
+  // The pairing of epoch e's phase with epoch f's amplitude, both in this block.
+  const auto pairing = [&](std::int64_t e, std::int64_t f) {
+    return pairings + ((e * layout_.groups + group - first_row) * layout_.block + (f - first)) * cells;
+  };
+  const auto add = [cells](double* to, const double* from) {
+    for (std::int64_t c = 0; c < cells; ++c) to[c] += from[c];
+  };
+  std::vector<std::int64_t> epochs, perm;
+  for (std::int64_t condition = 0; condition < layout_.conditions; ++condition) {
+    epochs.clear();
+    for (std::int64_t e = first; e < last; ++e)
+      if (condition_of(e) == condition && !excluded_row(e * layout_.groups + group)) epochs.push_back(e);
+    if (epochs.empty()) continue;
+    const auto m = static_cast<std::int64_t>(epochs.size());
+    const std::int64_t slot = condition * layout_.groups + group;
+    double* sums = sums_.data() + slot * row_values_;
+    counts_[static_cast<std::size_t>(slot)] += m;
+    for (std::int64_t e : epochs) add(sums, pairing(e, e));
+    perm.resize(epochs.size());
+    const std::uint64_t key = rng::key(rng::key(layout_.seed, static_cast<std::uint64_t>(first / layout_.block)),
+                                       static_cast<std::uint64_t>(condition));
+    for (std::int64_t k = 0; k < layout_.n_perm; ++k) {
+      // A million permutations of every group take seconds, serially: the stop is checked between them.
+      if (k % 1024 == 0 && stop.stop_requested()) throw RunCancelled(-1);
+      if (layout_.enumerate) {  // ordering k + 1 of them all: 0, the observed one, is left out
+        const auto b = static_cast<std::size_t>(first / layout_.block);
+        nth_ordering((static_cast<std::uint64_t>(k) + 1) / orderings_before_[b] % block_orderings_[b], m, perm.data());
+      } else {
+        trial_permutation(key, static_cast<std::uint64_t>(k), m, perm.data());
+      }
+      for (std::int64_t i = 0; i < m; ++i)
+        add(sums + (k + 1) * cells, pairing(epochs[static_cast<std::size_t>(i)],
+                                            epochs[static_cast<std::size_t>(perm[static_cast<std::size_t>(i)])]));
+    }
+  }
+}
+
+// The contrast of one group's two conditions per cell: Welch's t of the mean over each condition's
+// epochs of their z (each epoch's measure against its own surrogates), observed and under n
+// permutations of the epochs' condition labels (the same permutations for every group), in
+// statistics [n_perm + 1][cells], and the observed difference of the mean z in difference [cells].
+// z, not the measure: a condition with more amplitude power has another null level and spread of
+// the measure, which a difference of measures would report as a contrast (issue 36: 100 % of
+// channels); Welch's t, since the conditions' z may still differ in spread, and a permutation test
+// of a studentised difference stays valid then (Janssen 1997; Chung & Romano 2013).
+// The labels are permuted among the group's epochs that take part (not left out, not stand-ins),
+// so each condition keeps its number of epochs in every permutation; with left-out epochs alone
+// (the same for every group) every group gets the same permutations.
+void TrialStatistics::contrast(std::int64_t group, double* statistics, double* difference,
+                               const std::stop_token& stop) const {
+  const std::int64_t cells = element_count(layout_.cells), n = layout_.n_perm;
+  std::vector<std::int64_t> kept, labels;  // the epochs taking part, and their conditions
+  for (std::int64_t e = 0; e < layout_.epochs; ++e)
+    if (!excluded_row(e * layout_.groups + group)) {
+      kept.push_back(e);
+      labels.push_back(condition_of(e));
+    }
+  std::vector<std::int64_t> perm(kept.size());
+  std::vector<double> sum(static_cast<std::size_t>(2 * cells)), squares(sum.size());
+  for (std::int64_t k = 0; k <= n; ++k) {
+    if (k % 256 == 0) check(stop);
+    if (k > 0)
+      condition_permutation(layout_.seed, static_cast<std::uint64_t>(k - 1), static_cast<std::int64_t>(kept.size()),
+                            perm.data());
+    std::fill(sum.begin(), sum.end(), 0.0);
+    std::fill(squares.begin(), squares.end(), 0.0);
+    double count[2] = {0, 0};
+    for (std::size_t i = 0; i < kept.size(); ++i) {
+      const double* net = observed_.data() + (kept[i] * layout_.groups + group) * cells;  // the epoch's z
+      const std::int64_t label = labels[k > 0 ? static_cast<std::size_t>(perm[i]) : i];
+      ++count[label];
+      for (std::int64_t c = 0; c < cells; ++c) {
+        sum[static_cast<std::size_t>(label * cells + c)] += net[c];
+        squares[static_cast<std::size_t>(label * cells + c)] += net[c] * net[c];
+      }
+    }
+    for (std::int64_t c = 0; c < cells; ++c) {
+      double mean[2], variance[2];  // of each condition's z (sample variance)
+      for (int l = 0; l < 2; ++l) {
+        const auto i = static_cast<std::size_t>(l * cells + c);
+        mean[l] = sum[i] / count[l];
+        variance[l] = count[l] > 1 ? std::max(0.0, (squares[i] - count[l] * mean[l] * mean[l]) / (count[l] - 1)) : 0.0;
+      }
+      const double se = std::sqrt(variance[0] / count[0] + variance[1] / count[1]);
+      statistics[k * cells + c] = se > 0 ? (mean[0] - mean[1]) / se : std::numeric_limits<double>::quiet_NaN();
+      if (k == 0) difference[c] = mean[0] - mean[1];
+    }
+  }
+}
+
+std::vector<std::vector<std::int64_t>> TrialStatistics::families() const {
+  std::vector<std::vector<std::int64_t>> out;
+  for (std::int64_t g = 0; g < layout_.groups; ++g) {
+    if (layout_.family == TrialFamily::Cells || out.empty()) out.emplace_back();
+    out.back().push_back(g);
+  }
+  return out;
+}
+
+namespace {
+
+// The tested groups of one family side by side: column i · cells + c is cell c of tested[i].
+struct FamilyColumns {
+  std::vector<std::int64_t> tested;  // slots (condition · groups + group) or groups
+  std::vector<float> p, z;
+  void resize(std::int64_t cells) {
+    p.resize(tested.size() * static_cast<std::size_t>(cells));
+    z.resize(p.size());
+  }
+};
+
+}  // namespace
+
+void TrialStatistics::finish(Batch& out) {
+  const std::int64_t cells = element_count(layout_.cells);
+  const std::int64_t slots = layout_.conditions * layout_.groups;
+  const auto column_of = [cells](std::size_t i, std::int64_t c) { return static_cast<std::int64_t>(i) * cells + c; };
+  const auto emplace = [&](const char* name, std::int64_t rows) {
+    float* v = out.emplace_rows(name, rows, layout_.cells, DType::Float32).values<float>().data();
+    std::fill_n(v, rows * cells, std::numeric_limits<float>::quiet_NaN());  // groups with no epoch stay NaN
+    return v;
+  };
+  float* pac = emplace(kTrialPac, slots);
+  float* z = emplace(kTrialZ, slots);
+  float* p = emplace(kTrialPvalues, slots);
+  float* ranked = emplace(kTrialRankZ, slots);
+  FamilyColumns family;
+  for (std::int64_t condition = 0; condition < layout_.conditions; ++condition)
+    for (const auto& groups : families()) {
+      family.tested.clear();
+      for (std::int64_t g : groups)  // a group every epoch of which the source left out has no test
+        if (counts_[static_cast<std::size_t>(condition * layout_.groups + g)] > 0)
+          family.tested.push_back(condition * layout_.groups + g);
+      if (family.tested.empty()) continue;
+      family.resize(cells);
+      const auto mean = [&](std::int64_t k, std::int64_t column) {
+        const std::int64_t slot = family.tested[static_cast<std::size_t>(column / cells)];
+        return sums_[static_cast<std::size_t>(slot * row_values_ + k * cells + column % cells)] /
+               static_cast<double>(counts_[static_cast<std::size_t>(slot)]);
+      };
+      test_cells(mean, layout_.n_perm, static_cast<std::int64_t>(family.p.size()), layout_.test, false,
+                 family.p.data(), family.z.data(), out.stop);
+      for (std::size_t i = 0; i < family.tested.size(); ++i)
+        for (std::int64_t c = 0; c < cells; ++c) {
+          const std::int64_t at = family.tested[i] * cells + c, column = column_of(i, c);
+          pac[at] = static_cast<float>(mean(0, column));
+          p[at] = family.p[static_cast<std::size_t>(column)];
+          z[at] = family.z[static_cast<std::size_t>(column)];
+          ranked[at] = static_cast<float>(rank_z(mean, layout_.n_perm, column));
+        }
+    }
+  if (observed_.empty()) return;
+  float* d = emplace(kContrastPac, layout_.groups);
+  float* dz = emplace(kContrastZ, layout_.groups);
+  float* dp = emplace(kContrastPvalues, layout_.groups);
+  std::vector<double> statistics, differences;  // [tested group][n_perm + 1][cells], [tested group][cells]
+  for (const auto& groups : families()) {
+    family.tested.clear();
+    for (std::int64_t g : groups)
+      if (counts_[static_cast<std::size_t>(g)] > 0 && counts_[static_cast<std::size_t>(layout_.groups + g)] > 0)
+        family.tested.push_back(g);
+    if (family.tested.empty()) continue;
+    family.resize(cells);
+    statistics.resize(family.tested.size() * static_cast<std::size_t>(row_values_));
+    differences.resize(family.p.size());
+    for (std::size_t i = 0; i < family.tested.size(); ++i)
+      contrast(family.tested[i], statistics.data() + static_cast<std::int64_t>(i) * row_values_,
+               differences.data() + column_of(i, 0), out.stop);
+    const auto statistic = [&](std::int64_t k, std::int64_t column) {
+      return statistics[static_cast<std::size_t>(column / cells * row_values_ + k * cells + column % cells)];
+    };
+    test_cells(statistic, layout_.n_perm, static_cast<std::int64_t>(family.p.size()), layout_.test, true,
+               family.p.data(), family.z.data(), out.stop);
+    for (std::size_t i = 0; i < family.tested.size(); ++i)
+      for (std::int64_t c = 0; c < cells; ++c) {
+        const std::int64_t at = family.tested[i] * cells + c, column = column_of(i, c);
+        d[at] = static_cast<float>(differences[static_cast<std::size_t>(column)]);
+        dp[at] = family.p[static_cast<std::size_t>(column)];
+        dz[at] = family.z[static_cast<std::size_t>(column)];
+      }
+  }
+}
+
+// A checkpoint's state names the file holding the sums of the rows it records. Two files are
+// written in turn, so a kill between this write and the record leaves the recorded one intact.
+json TrialStatistics::checkpoint() {
+  const int file = 1 - last_file_;
+  std::string content(sizeof(std::int64_t) * (1 + counts_.size()) + sizeof(double) * (sums_.size() + observed_.size()),
+                      '\0');
+  char* at = content.data();
+  const auto put = [&at](const void* from, std::size_t bytes) {
+    if (bytes > 0) std::memcpy(at, from, bytes);  // an empty vector's data() may be null
+    at += bytes;
+  };
+  put(&rows_seen_, sizeof rows_seen_);
+  put(counts_.data(), sizeof(std::int64_t) * counts_.size());
+  put(sums_.data(), sizeof(double) * sums_.size());
+  put(observed_.data(), sizeof(double) * observed_.size());
+  write_file_atomically(dir_ / fmt::format("sums-{}.bin", file), content);
+  last_file_ = file;
+  return {{"file", file}, {"rows", rows_seen_}};
+}
+
+void TrialStatistics::resume(const std::filesystem::path& dir, const json& state, std::int64_t series_done) {
+  dir_ = dir;
+  const std::int64_t rows = layout_.rows.rows(series_done);
+  if (state.is_null()) {
+    if (series_done != 0)
+      throw InputError("--checkpoint: it has no record of the trial-level sums; remove it to start afresh");
+    return;
+  }
+  const int file = state.at("file").get<int>();
+  const std::filesystem::path path = dir / fmt::format("sums-{}.bin", file);
+  std::ifstream in(path, std::ios::binary);
+  const std::string content((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::size_t expected =
+      sizeof(std::int64_t) * (1 + counts_.size()) + sizeof(double) * (sums_.size() + observed_.size());
+  std::int64_t recorded = -1;
+  if (content.size() == expected) std::memcpy(&recorded, content.data(), sizeof recorded);
+  if ((file != 0 && file != 1) || recorded != rows || state.at("rows").get<std::int64_t>() != rows)
+    throw InputError(
+        fmt::format("--checkpoint: {} does not hold the trial-level sums of the {} series it records "
+                    "done; remove the checkpoint to start afresh",
+                    path.string(), series_done));
+  const char* at = content.data() + sizeof recorded;
+  const auto take = [&at](void* to, std::size_t bytes) {
+    if (bytes > 0) std::memcpy(to, at, bytes);
+    at += bytes;
+  };
+  take(counts_.data(), sizeof(std::int64_t) * counts_.size());
+  take(sums_.data(), sizeof(double) * sums_.size());
+  take(observed_.data(), sizeof(double) * observed_.size());
+  rows_seen_ = rows;
+  last_file_ = file;
+}
+
+}  // namespace pacflow::surrogates
