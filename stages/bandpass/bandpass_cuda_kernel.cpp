@@ -12,26 +12,26 @@ namespace pacflow::stages {
 
 class BandpassCudaKernel final : public cuda::Kernel {
  public:
-  explicit BandpassCudaKernel(const BandpassStage& stage) : stage_(stage) {}
+  explicit BandpassCudaKernel(const BandpassPlan& plan) : plan_(plan) {}
 
   void run(Batch& batch, cuda::StageContext& ctx) override {
     using cuda::StageContext;
-    const float* signal = StageContext::data<float>(batch.at(stage_.signal_));
-    const auto n_pha = static_cast<std::int64_t>(stage_.pha_.bands.size());
-    const auto n_amp = static_cast<std::int64_t>(stage_.amp_.bands.size());
-    const std::int64_t length = stage_.length_;
+    const float* signal = StageContext::data<float>(batch.at(plan_.signal));
+    const auto n_pha = static_cast<std::int64_t>(plan_.pha.bands.size());
+    const auto n_amp = static_cast<std::int64_t>(plan_.amp.bands.size());
+    const std::int64_t length = plan_.length;
     float* pha = StageContext::data<float>(ctx.emplace(batch, "filtered_pha", {n_pha, length}, DType::Float32));
     float* amp = StageContext::data<float>(ctx.emplace(batch, "filtered_amp", {n_amp, length}, DType::Float32));
-    pha_.get(stage_.pha_).apply(signal, batch.series_count, pha, ctx, plans_);
-    amp_.get(stage_.amp_).apply(signal, batch.series_count, amp, ctx, plans_);
+    pha_.get(plan_.pha).apply(signal, batch.series_count, pha, ctx, plans_);
+    amp_.get(plan_.amp).apply(signal, batch.series_count, amp, ctx, plans_);
   }
 
   double workspace_bytes(std::int64_t series) const override {
     // The banks run one after the other; each one's scratch is released before the next starts.
-    const auto bank_bytes = [&](const BandpassStage::Bank& bank) {
+    const auto bank_bytes = [&](const BandpassBank& bank) {
       return fir::FiltFiltBankOnGpu::workspace_bytes(series, bank.fft_size, bank.bands.size());
     };
-    return std::max(bank_bytes(stage_.pha_), bank_bytes(stage_.amp_));
+    return std::max(bank_bytes(plan_.pha), bank_bytes(plan_.amp));
   }
 
  private:
@@ -39,7 +39,7 @@ class BandpassCudaKernel final : public cuda::Kernel {
   // CPU run keeps no second copy of the spectra), then uploaded to each GPU on first use there.
   class GpuBank {
    public:
-    fir::FiltFiltBankOnGpu& get(const BandpassStage::Bank& bank) {
+    fir::FiltFiltBankOnGpu& get(const BandpassBank& bank) {
       std::call_once(once_, [&] { filters_.emplace(*bank.filters); });
       return *filters_;
     }
@@ -49,14 +49,14 @@ class BandpassCudaKernel final : public cuda::Kernel {
     std::optional<fir::FiltFiltBankOnGpu> filters_;
   };
 
-  const BandpassStage& stage_;
+  const BandpassPlan& plan_;
   GpuBank pha_;
   GpuBank amp_;
   cufft::PlanCache plans_;
 };
 
 std::unique_ptr<StageKernel> make_bandpass_cuda_kernel(const Stage& stage) {
-  return std::make_unique<BandpassCudaKernel>(dynamic_cast<const BandpassStage&>(stage));
+  return std::make_unique<BandpassCudaKernel>(dynamic_cast<const BandpassStage&>(stage).planned());
 }
 
 }  // namespace pacflow::stages

@@ -37,7 +37,7 @@ ElementInfo BandpassStage::info() {
   return element_info<BandpassStage>("bandpass", "zero-phase fir1 band-pass into phase and amplitude bands (spec §2-§3)");
 }
 
-void BandpassStage::plan_bank(Bank& bank, const std::string& param, bands::Role role, int cycles,
+void BandpassStage::plan_bank(BandpassBank& bank, const std::string& param, bands::Role role, int cycles,
                               const StreamInfo& s) {
   const json& spec = role == bands::Role::Phase ? pha_spec_ : amp_spec_;
   bank.bands = bands::resolve(param, spec, role, clamp_);
@@ -60,10 +60,10 @@ void BandpassStage::plan_bank(Bank& bank, const std::string& param, bands::Role 
 
 void BandpassStage::refuse_short_series(const StreamInfo& s) const {
   // Not one cycle of the slowest phase rhythm: no phase to speak of.
-  const auto slowest = std::min_element(pha_.bands.begin(), pha_.bands.end(),
+  const auto slowest = std::min_element(plan_.pha.bands.begin(), plan_.pha.bands.end(),
                                         [](const bands::Band& a, const bands::Band& b) { return a.lo < b.lo; });
   const double seconds = static_cast<double>(s.series_length) / s.sample_rate;
-  if (slowest != pha_.bands.end() && seconds < 1.0 / slowest->lo)
+  if (slowest != plan_.pha.bands.end() && seconds < 1.0 / slowest->lo)
     throw ParamError("pha", fmt::format("series of {} samples ({:g} s at {:g} Hz) are shorter than one cycle of the "
                                         "lowest phase band [{:g}, {:g}] Hz (1 / {:g} Hz = {:g} s); use longer series "
                                         "(or pad= on the source) or higher phase bands",
@@ -77,37 +77,36 @@ void BandpassStage::refuse_short_series(const StreamInfo& s) const {
                                  s.series_length, fmt::join(reduced_, ", "), (s.series_length - 1) / 3));
 }
 
-void BandpassStage::prepare_bank(Bank& bank) const {
+void BandpassStage::prepare_bank(BandpassBank& bank, std::unique_ptr<Workspaces>& workspaces) const {
   if (bank.filters) return;
-  bank.filters.emplace(bank.orders, length_, [&](std::size_t b) {
+  bank.filters.emplace(bank.orders, plan_.length, [&](std::size_t b) {
     return fir::fir1_bandpass(bank.orders[b], bank.bands[b].lo, bank.bands[b].hi, sample_rate_);
   });
   const auto* filters = &*bank.filters;
-  bank.workspaces = std::make_unique<oneapi::tbb::enumerable_thread_specific<fir::FiltFiltBank::Workspace>>(
-      [filters] { return filters->make_workspace(); });
+  workspaces = std::make_unique<Workspaces>([filters] { return filters->make_workspace(); });
 }
 
 void BandpassStage::prepare() {
-  prepare_bank(pha_);
-  prepare_bank(amp_);
+  prepare_bank(plan_.pha, pha_workspaces_);
+  prepare_bank(plan_.amp, amp_workspaces_);
 }
 
 void BandpassStage::plan(PlanContext& ctx) {
   const StreamInfo& s = ctx.stream();
-  ctx.require(signal_, "bandpass");
-  length_ = s.series_length;
+  ctx.require(plan_.signal, "bandpass");
+  plan_.length = s.series_length;
   sample_rate_ = s.sample_rate;
   leading_dims_ = s.leading_dims;
   leading_names_ = s.leading_names;
   input_path_ = s.description.is_object() && s.description.contains("path") && s.description["path"].is_string()
                     ? s.description["path"].get<std::string>()
                     : "";
-  pha_.filters.reset();
-  amp_.filters.reset();
+  plan_.pha.filters.reset();
+  plan_.amp.filters.reset();
   reduced_.clear();
   bands_planned_ = 0;
-  plan_bank(pha_, "pha", bands::Role::Phase, pha_cycles_, s);
-  plan_bank(amp_, "amp", bands::Role::Amplitude, amp_cycles_, s);
+  plan_bank(plan_.pha, "pha", bands::Role::Phase, pha_cycles_, s);
+  plan_bank(plan_.amp, "amp", bands::Role::Amplitude, amp_cycles_, s);
   refuse_short_series(s);
   if (!reduced_.empty())
     ctx.warn(fmt::format("series of {} samples are shorter than 3 filter orders of {} band{}, whose order{} {} reduced "
@@ -116,33 +115,34 @@ void BandpassStage::plan(PlanContext& ctx) {
                          reduced_.size() == 1 ? "" : "s", reduced_.size() == 1 ? "is" : "are",
                          (s.series_length - 1) / 3, fmt::join(reduced_, ", ")));
 
-  const auto n_pha = static_cast<std::int64_t>(pha_.bands.size());
-  const auto n_amp = static_cast<std::int64_t>(amp_.bands.size());
-  TensorDecl filtered_pha{"filtered_pha", {n_pha, length_}, DType::Float32, filtered_results_,
+  const auto n_pha = static_cast<std::int64_t>(plan_.pha.bands.size());
+  const auto n_amp = static_cast<std::int64_t>(plan_.amp.bands.size());
+  TensorDecl filtered_pha{"filtered_pha", {n_pha, plan_.length}, DType::Float32, filtered_results_,
                           "band-passed signal, phase bands"};
   filtered_pha.axes = {"phase_bands", "times"};
-  TensorDecl filtered_amp{"filtered_amp", {n_amp, length_}, DType::Float32, filtered_results_,
+  TensorDecl filtered_amp{"filtered_amp", {n_amp, plan_.length}, DType::Float32, filtered_results_,
                           "band-passed signal, amplitude bands"};
   filtered_amp.axes = {"amplitude_bands", "times"};
   ctx.declare(std::move(filtered_pha));
   ctx.declare(std::move(filtered_amp));
-  ctx.publish(kPhaseBands, bands::edges(pha_.bands));
-  ctx.publish(kAmplitudeBands, bands::edges(amp_.bands));
-  ctx.publish(kPhaseCentres, bands::centres(pha_.bands));
-  ctx.publish(kAmplitudeCentres, bands::centres(amp_.bands));
-  ctx.publish(kPhaseFilterOrders, pha_.orders);
-  ctx.resolved()["pha_bands_hz"] = bands::edges(pha_.bands);
-  ctx.resolved()["amp_bands_hz"] = bands::edges(amp_.bands);
-  ctx.resolved()["pha_filter_orders"] = pha_.orders;
-  ctx.resolved()["amp_filter_orders"] = amp_.orders;
+  ctx.publish(kPhaseBands, bands::edges(plan_.pha.bands));
+  ctx.publish(kAmplitudeBands, bands::edges(plan_.amp.bands));
+  ctx.publish(kPhaseCentres, bands::centres(plan_.pha.bands));
+  ctx.publish(kAmplitudeCentres, bands::centres(plan_.amp.bands));
+  ctx.publish(kPhaseFilterOrders, plan_.pha.orders);
+  ctx.resolved()["pha_bands_hz"] = bands::edges(plan_.pha.bands);
+  ctx.resolved()["amp_bands_hz"] = bands::edges(plan_.amp.bands);
+  ctx.resolved()["pha_filter_orders"] = plan_.pha.orders;
+  ctx.resolved()["amp_filter_orders"] = plan_.amp.orders;
   ctx.resolved()["filter"] = "fir1 (Hamming), filtfilt padtype=odd padlen=order";
 }
 
-void BandpassStage::run_bank(Bank& bank, const float* signal, std::int64_t series, float* out) const {
-  const auto t = static_cast<std::size_t>(length_);
+void BandpassStage::run_bank(const BandpassBank& bank, Workspaces& workspaces, const float* signal, std::int64_t series,
+                             float* out) const {
+  const auto t = static_cast<std::size_t>(plan_.length);
   const std::size_t per_series = bank.bands.size() * t;
   oneapi::tbb::parallel_for(std::int64_t{0}, series, [&](std::int64_t i) {
-    auto& ws = bank.workspaces->local();
+    auto& ws = workspaces.local();
     bank.filters->apply({signal + static_cast<std::size_t>(i) * t, t}, ws,
                         out + static_cast<std::size_t>(i) * per_series, t);
   });
@@ -150,7 +150,7 @@ void BandpassStage::run_bank(Bank& bank, const float* signal, std::int64_t serie
 
 void BandpassStage::refuse_tiny_series(const float* signal, const Batch& batch) const {
   const auto peak_of = [&](std::int64_t i) {
-    return peak_magnitude(signal + static_cast<std::size_t>(i) * static_cast<std::size_t>(length_), length_);
+    return peak_magnitude(signal + static_cast<std::size_t>(i) * static_cast<std::size_t>(plan_.length), plan_.length);
   };
   std::atomic<std::int64_t> first{batch.series_count};  // the lowest index found, for a stable message
   oneapi::tbb::parallel_for(std::int64_t{0}, batch.series_count, [&](std::int64_t i) {
@@ -170,29 +170,29 @@ void BandpassStage::refuse_tiny_series(const float* signal, const Batch& batch) 
 }
 
 void BandpassStage::process(Batch& batch) {
-  const float* signal = batch.at(signal_).values<float>().data();
+  const float* signal = batch.at(plan_.signal).values<float>().data();
   refuse_tiny_series(signal, batch);
-  const auto n_pha = static_cast<std::int64_t>(pha_.bands.size());
-  const auto n_amp = static_cast<std::int64_t>(amp_.bands.size());
-  float* pha = batch.emplace("filtered_pha", {n_pha, length_}, DType::Float32).values<float>().data();
-  float* amp = batch.emplace("filtered_amp", {n_amp, length_}, DType::Float32).values<float>().data();
+  const auto n_pha = static_cast<std::int64_t>(plan_.pha.bands.size());
+  const auto n_amp = static_cast<std::int64_t>(plan_.amp.bands.size());
+  float* pha = batch.emplace("filtered_pha", {n_pha, plan_.length}, DType::Float32).values<float>().data();
+  float* amp = batch.emplace("filtered_amp", {n_amp, plan_.length}, DType::Float32).values<float>().data();
   // The two banks are independent (each has its own filters and per-thread workspaces): they run
   // side by side, which keeps every thread busy when a batch holds fewer series than threads.
-  oneapi::tbb::parallel_invoke([&] { run_bank(pha_, signal, batch.series_count, pha); },
-                               [&] { run_bank(amp_, signal, batch.series_count, amp); });
+  oneapi::tbb::parallel_invoke([&] { run_bank(plan_.pha, *pha_workspaces_, signal, batch.series_count, pha); },
+                               [&] { run_bank(plan_.amp, *amp_workspaces_, signal, batch.series_count, amp); });
 }
 
 double BandpassStage::host_workspace_bytes(int threads) const {
   double bytes = 0;
-  for (const Bank* bank : {&pha_, &amp_})
+  for (const BandpassBank* bank : {&plan_.pha, &plan_.amp})
     bytes += fir::FiltFiltBank::spectra_bytes(bank->bands.size(), bank->fft_size) +
              threads * fir::FiltFiltBank::workspace_bytes_for(bank->fft_size);
   return bytes;
 }
 
 double BandpassStage::flops_per_series() const {
-  const double n = 2.0 * static_cast<double>(length_);
-  const double bands = static_cast<double>(pha_.bands.size() + amp_.bands.size());
+  const double n = 2.0 * static_cast<double>(plan_.length);
+  const double bands = static_cast<double>(plan_.pha.bands.size() + plan_.amp.bands.size());
   return bands * 2.0 * 5.0 * n * std::log2(std::max(n, 2.0));
 }
 

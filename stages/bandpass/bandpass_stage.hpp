@@ -3,6 +3,8 @@
 // Reads `signal` [T]; writes `filtered_pha` [n_pha][T] and `filtered_amp` [n_amp][T].
 #include <memory>
 #include <optional>
+#include <string>
+#include <vector>
 
 #include <oneapi/tbb/enumerable_thread_specific.h>
 
@@ -11,6 +13,24 @@
 #include "stages/kernels/filters/filtfilt_fft.hpp"
 
 namespace pacflow::stages {
+
+// One filter bank as planned: its bands, their filter orders, the FFT size of its convolution and,
+// once the stage is prepared, its filters.
+struct BandpassBank {
+  std::vector<bands::Band> bands;
+  std::vector<std::int64_t> orders;
+  std::size_t fft_size = 0;  // of the FFT convolution, known when planned
+  std::optional<fir::FiltFiltBank> filters;  // built by prepare()
+};
+
+// What the stage planned for its stream: the one description its CPU code (bandpass_stage.cpp) and
+// its GPU adapter (bandpass_cuda_kernel.cpp) both run from.
+struct BandpassPlan {
+  std::string signal = "signal";  // the tensor it filters
+  std::int64_t length = 0;        // of a series
+  BandpassBank pha;
+  BandpassBank amp;
+};
 
 class BandpassStage final : public Stage {
  public:
@@ -26,23 +46,17 @@ class BandpassStage final : public Stage {
   static ElementInfo info();
   static void declare(ParamBinder<BandpassStage>& p);
   void configured();  // reads outputs=
+  const BandpassPlan& planned() const { return plan_; }  // once plan() returned (filters: prepare())
 
  private:
-  friend class BandpassCudaKernel;  // bandpass_cuda_kernel.cpp, in the CUDA plugin
-
-  struct Bank {
-    std::vector<bands::Band> bands;
-    std::vector<std::int64_t> orders;
-    std::size_t fft_size = 0;  // of the FFT convolution, known when planned
-    std::optional<fir::FiltFiltBank> filters;  // built by prepare()
-    std::unique_ptr<oneapi::tbb::enumerable_thread_specific<fir::FiltFiltBank::Workspace>> workspaces;
-  };
-  void plan_bank(Bank& bank, const std::string& param, bands::Role role, int cycles, const StreamInfo& s);
-  void prepare_bank(Bank& bank) const;
+  using Workspaces = oneapi::tbb::enumerable_thread_specific<fir::FiltFiltBank::Workspace>;  // each thread's
+  void plan_bank(BandpassBank& bank, const std::string& param, bands::Role role, int cycles, const StreamInfo& s);
+  void prepare_bank(BandpassBank& bank, std::unique_ptr<Workspaces>& workspaces) const;
   // Refuses series shorter than one cycle of the lowest phase band, or than 3 filter orders of
   // every band (naming the numbers).
   void refuse_short_series(const StreamInfo& s) const;
-  void run_bank(Bank& bank, const float* signal, std::int64_t series, float* out) const;
+  void run_bank(const BandpassBank& bank, Workspaces& workspaces, const float* signal, std::int64_t series,
+                float* out) const;
   // Throws InputError naming the first series of the batch too small for the float32 filters
   // (too_small_series, stages/common/sample_range.hpp).
   void refuse_tiny_series(const float* signal, const Batch& batch) const;
@@ -54,14 +68,13 @@ class BandpassStage final : public Stage {
   std::optional<json> outputs_spec_;  // outputs= as given
   bool filtered_results_ = false;     // outputs=filtered: filtered_pha and filtered_amp are results
   int amp_cycles_ = 6;
-  std::string signal_ = "signal";
-  std::int64_t length_ = 0;
   double sample_rate_ = 0;
   Shape leading_dims_;  // the stream's, to name a series in messages
   std::vector<std::string> leading_names_;
   std::string input_path_;  // the source's file, when it names one, for messages
-  Bank pha_;
-  Bank amp_;
+  BandpassPlan plan_;
+  std::unique_ptr<Workspaces> pha_workspaces_;  // built by prepare()
+  std::unique_ptr<Workspaces> amp_workspaces_;
   std::vector<std::string> reduced_;  // the bands whose order the series' length cut: "pha [1.5, 2.5] Hz (1020)"
   std::size_t bands_planned_ = 0;
 };

@@ -32,33 +32,35 @@ ElementInfo HilbertStage::info() {
 void HilbertStage::plan(PlanContext& ctx) {
   const TensorDecl& pha = ctx.require("filtered_pha", "hilbert");
   const TensorDecl& amp = ctx.require("filtered_amp", "hilbert");
-  n_pha_ = pha.per_series.at(0);
-  n_amp_ = amp.per_series.at(0);
-  length_ = pha.per_series.at(1);
+  plan_.n_pha = pha.per_series.at(0);
+  plan_.n_amp = amp.per_series.at(0);
+  plan_.length = pha.per_series.at(1);
   // A padded stream (a source's pad=) is cropped here: the filters and the transform saw the
   // context on each side, the later stages see only the window between.
-  first_ = ctx.stream().pad;
-  kept_ = length_ - 2 * first_;
-  if (kept_ < 2)
-    throw InputError(fmt::format("series of {} samples padded by {} on each side leave {} to analyse", length_,
-                                 first_, kept_));
-  const std::int64_t n = pad_ == Pad::Fast ? next_fast_length(length_) : length_;
-  fft_length_ = n;
+  plan_.first = ctx.stream().pad;
+  plan_.kept = plan_.length - 2 * plan_.first;
+  if (plan_.kept < 2)
+    throw InputError(fmt::format("series of {} samples padded by {} on each side leave {} to analyse", plan_.length,
+                                 plan_.first, plan_.kept));
+  const std::int64_t n = pad_ == Pad::Fast ? next_fast_length(plan_.length) : plan_.length;
+  plan_.fft_length = n;
   transform_.reset();
-  TensorDecl phase{"phase", {n_pha_, kept_}, DType::Float32, phase_result_, "instantaneous phase in (-pi, pi]"};
+  TensorDecl phase{"phase", {plan_.n_pha, plan_.kept}, DType::Float32, phase_result_,
+                   "instantaneous phase in (-pi, pi]"};
   phase.axes = {"phase_bands", "times"};
-  TensorDecl amplitude{"amplitude", {n_amp_, kept_}, DType::Float32, amplitude_result_, "instantaneous amplitude"};
+  TensorDecl amplitude{"amplitude", {plan_.n_amp, plan_.kept}, DType::Float32, amplitude_result_,
+                       "instantaneous amplitude"};
   amplitude.axes = {"amplitude_bands", "times"};
   ctx.declare(std::move(phase));
   ctx.declare(std::move(amplitude));
   ctx.resolved()["fft_length"] = n;
-  if (first_ > 0) ctx.resolved()["cropped"] = {{"first_sample", first_}, {"samples", kept_}};
+  if (plan_.first > 0) ctx.resolved()["cropped"] = {{"first_sample", plan_.first}, {"samples", plan_.kept}};
   ctx.publish(kHilbertFftLength, n);  // envelope_phase uses the same transform
 }
 
 void HilbertStage::prepare() {
   if (transform_) return;
-  transform_.emplace(length_, fft_length_);
+  transform_.emplace(plan_.length, plan_.fft_length);
   const auto* transform = &*transform_;
   workspaces_ = std::make_unique<oneapi::tbb::enumerable_thread_specific<hilbert::AnalyticSignal::Workspace>>(
       [transform] { return transform->make_workspace(); });
@@ -67,11 +69,11 @@ void HilbertStage::prepare() {
 void HilbertStage::process(Batch& batch) {
   const float* pha_in = batch.at("filtered_pha").values<float>().data();
   const float* amp_in = batch.at("filtered_amp").values<float>().data();
-  float* phase = batch.emplace("phase", {n_pha_, kept_}, DType::Float32).values<float>().data();
-  float* amplitude = batch.emplace("amplitude", {n_amp_, kept_}, DType::Float32).values<float>().data();
-  const auto t = static_cast<std::size_t>(length_), kept = static_cast<std::size_t>(kept_);
-  const std::int64_t rows_pha = batch.series_count * n_pha_;
-  const std::int64_t rows = rows_pha + batch.series_count * n_amp_;
+  float* phase = batch.emplace("phase", {plan_.n_pha, plan_.kept}, DType::Float32).values<float>().data();
+  float* amplitude = batch.emplace("amplitude", {plan_.n_amp, plan_.kept}, DType::Float32).values<float>().data();
+  const auto t = static_cast<std::size_t>(plan_.length), kept = static_cast<std::size_t>(plan_.kept);
+  const std::int64_t rows_pha = batch.series_count * plan_.n_pha;
+  const std::int64_t rows = rows_pha + batch.series_count * plan_.n_amp;
   // One task per (series, band) row: phase rows first, then amplitude rows.
   oneapi::tbb::parallel_for(std::int64_t{0}, rows, [&](std::int64_t r) {
     auto& ws = workspaces_->local();
@@ -79,17 +81,17 @@ void HilbertStage::process(Batch& batch) {
     const auto row = static_cast<std::size_t>(is_phase ? r : r - rows_pha);
     transform_->apply({(is_phase ? pha_in : amp_in) + row * t, t},
                       is_phase ? hilbert::Output::Phase : hilbert::Output::Amplitude, ws,
-                      (is_phase ? phase : amplitude) + row * kept, first_, kept_);
+                      (is_phase ? phase : amplitude) + row * kept, plan_.first, plan_.kept);
   });
 }
 
 double HilbertStage::host_workspace_bytes(int threads) const {
-  return threads * hilbert::AnalyticSignal::workspace_bytes_for(fft_length_);
+  return threads * hilbert::AnalyticSignal::workspace_bytes_for(plan_.fft_length);
 }
 
 double HilbertStage::flops_per_series() const {
-  const auto n = static_cast<double>(fft_length_);
-  return static_cast<double>(n_pha_ + n_amp_) * 2.0 * 5.0 * n * std::log2(std::max(n, 2.0));
+  const auto n = static_cast<double>(plan_.fft_length);
+  return static_cast<double>(plan_.n_pha + plan_.n_amp) * 2.0 * 5.0 * n * std::log2(std::max(n, 2.0));
 }
 
 }  // namespace pacflow::stages

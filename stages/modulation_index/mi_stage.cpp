@@ -20,18 +20,18 @@ namespace pacflow::stages {
 void ModulationIndexStage::declare(ParamBinder<ModulationIndexStage>& p) {
   std::vector<std::pair<std::string, mi::MethodKind>> methods;
   for (const std::string& name : mi::method_names()) methods.emplace_back(name, mi::parse_method(name));
-  p.choice([](ModulationIndexStage& s) -> mi::MethodKind& { return s.settings_.kind; }, "method", methods, "tort",
+  p.choice([](ModulationIndexStage& s) -> mi::MethodKind& { return s.plan_.settings.kind; }, "method", methods, "tort",
            "PAC measure: tort (Tort 2010), mvl (Canolty 2006), ndpac (Ozkurt 2012), plv (Penny 2008; needs stage "
            "envelope_phase), hr (Lakatos 2005) or gc (Ince 2017)");
-  p.add([](ModulationIndexStage& s) -> int& { return s.settings_.bins; }, "bins", 18,
+  p.add([](ModulationIndexStage& s) -> int& { return s.plan_.settings.bins; }, "bins", 18,
         "phase bins over (-pi, pi] (tort, hr, outputs)")
       .unit("bins")
       .range(2, 1024);
-  p.add([](ModulationIndexStage& s) -> double& { return s.settings_.ndpac_p; }, "ndpac_p", 0.05,
+  p.add([](ModulationIndexStage& s) -> double& { return s.plan_.settings.ndpac_p; }, "ndpac_p", 0.05,
         "ndpac: values with |S|^2 <= 2 T erfinv(1 - p)^2 are set to 0; 1 disables")
       .greater_than(0)
       .at_most(1);
-  p.add([](ModulationIndexStage& s) -> bool& { return s.settings_.gc_unbiased; }, "gc_unbiased", false,
+  p.add([](ModulationIndexStage& s) -> bool& { return s.plan_.settings.gc_unbiased; }, "gc_unbiased", false,
         "gc: subtract the Gaussian estimator's bias (TensorPAC's MI_BIASCORRECT)");
   p.add(&ModulationIndexStage::pairs_spec_, "pairs", "diag",
         "channel pairs (phase channel, amplitude channel): diag (each channel with itself), all, or [[i,j],...]; "
@@ -48,7 +48,7 @@ ElementInfo ModulationIndexStage::info() {
 void ModulationIndexStage::configured() {
   if (outputs_spec_)
     for (const auto& name : output_names(*outputs_spec_, {"distributions", "preferred_phase"}))
-      (name == "distributions" ? distributions_ : preferred_phase_) = true;
+      (name == "distributions" ? plan_.distributions : plan_.preferred_phase) = true;
 }
 
 // The bandpass stage refuses series shorter than a cycle of the slowest phase band; with pad= the
@@ -59,55 +59,55 @@ void ModulationIndexStage::warn_of_a_short_window(PlanContext& ctx) const {
   if (s.pad == 0 || !bands) return;
   double lowest = std::numeric_limits<double>::infinity();
   for (const auto& band : *bands) lowest = std::min(lowest, band[0]);
-  const double seconds = static_cast<double>(length_) / s.sample_rate;
+  const double seconds = static_cast<double>(plan_.length) / s.sample_rate;
   if (std::isfinite(lowest) && seconds * lowest < 1)
     ctx.warn(fmt::format("the window analysed ({} samples, {:g} s, once pad= is cropped) holds less than one cycle of "
                          "the lowest phase band ({:g} Hz: {:g} s), so its phase bins see part of a cycle",
-                         length_, seconds, lowest, 1 / lowest));
+                         plan_.length, seconds, lowest, 1 / lowest));
 }
 
 void ModulationIndexStage::plan(PlanContext& ctx) {
   const TensorDecl& phase = ctx.require("phase", "mi");
   const TensorDecl& amplitude = ctx.require("amplitude", "mi");
-  n_pha_ = phase.per_series.at(0);
-  length_ = phase.per_series.at(1);
-  n_amp_ = amplitude.per_series.at(0);
-  if (length_ > (std::int64_t{1} << 30))
-    throw InputError(fmt::format("series of {} samples are longer than mi supports (2^30)", length_));
-  if (mi::needs_envelope_phase(settings_.kind) && !ctx.provides("envelope_phase"))
+  plan_.n_pha = phase.per_series.at(0);
+  plan_.length = phase.per_series.at(1);
+  plan_.n_amp = amplitude.per_series.at(0);
+  if (plan_.length > (std::int64_t{1} << 30))
+    throw InputError(fmt::format("series of {} samples are longer than mi supports (2^30)", plan_.length));
+  if (mi::needs_envelope_phase(plan_.settings.kind) && !ctx.provides("envelope_phase"))
     throw ParamError("method", "plv compares the phase with the phase of each amplitude envelope in the phase bands; "
                                "add \"stage envelope_phase\" between hilbert and mi");
-  if (mi::needs_envelope_phase(settings_.kind)) ctx.require("envelope_phase", "mi");
+  if (mi::needs_envelope_phase(plan_.settings.kind)) ctx.require("envelope_phase", "mi");
   warn_of_a_short_window(ctx);
-  pairs_ = mi::PairPlan(pairs_spec_, ctx.stream());
-  method_ = mi::make_method(settings_, length_);
-  const RowLayout rows = pairs_.rows();
-  const std::string name = mi::method_title(settings_.kind);
-  ctx.declare(over_cells({"pac", {n_pha_, n_amp_}, DType::Float32, true, name, rows}));
-  if (distributions_)
-    ctx.declare(over_cells({"amplitude_distribution", {n_pha_, n_amp_, settings_.bins}, DType::Float32, true,
-                            "normalised mean amplitude per phase bin (sums to 1)", rows},
+  plan_.pairs = mi::PairPlan(pairs_spec_, ctx.stream());
+  method_ = mi::make_method(plan_.settings, plan_.length);
+  const RowLayout rows = plan_.pairs.rows();
+  const std::string name = mi::method_title(plan_.settings.kind);
+  ctx.declare(over_cells({"pac", {plan_.n_pha, plan_.n_amp}, DType::Float32, true, name, rows}));
+  if (plan_.distributions)
+    ctx.declare(over_cells({"amplitude_distribution", {plan_.n_pha, plan_.n_amp, plan_.settings.bins}, DType::Float32,
+                            true, "normalised mean amplitude per phase bin (sums to 1)", rows},
                            {"bins"}));
-  if (preferred_phase_)
-    ctx.declare(over_cells({"preferred_phase", {n_pha_, n_amp_}, DType::Float32, true,
+  if (plan_.preferred_phase)
+    ctx.declare(over_cells({"preferred_phase", {plan_.n_pha, plan_.n_amp}, DType::Float32, true,
                             "centre of the phase bin with the largest mean amplitude (radians)", rows}));
-  ctx.publish(kMiBins, settings_.bins);
-  ctx.publish(kMiMethod, mi::method_name(settings_.kind));
+  ctx.publish(kMiBins, plan_.settings.bins);
+  ctx.publish(kMiMethod, mi::method_name(plan_.settings.kind));
   ctx.publish(kMiMethodName, name);
-  ctx.publish(kMiMeasure, mi::method_measure(settings_.kind));
-  ctx.publish(kMiSettings, settings_);
+  ctx.publish(kMiMeasure, mi::method_measure(plan_.settings.kind));
+  ctx.publish(kMiSettings, plan_.settings);
   ctx.publish(kMiPairs, pairs_spec_);
-  if (!pairs_.diagonal()) {
+  if (!plan_.pairs.diagonal()) {
     ChannelPairs pairs;
-    pairs.reserve(pairs_.pairs().size());
-    for (const auto& p : pairs_.pairs()) pairs.push_back({p.phase_channel, p.amplitude_channel});
+    pairs.reserve(plan_.pairs.pairs().size());
+    for (const auto& p : plan_.pairs.pairs()) pairs.push_back({p.phase_channel, p.amplitude_channel});
     ctx.publish(kChannelPairs, std::move(pairs));
   }
-  ctx.resolved()["pairs_resolved"] = pairs_.resolved_json();
+  ctx.resolved()["pairs_resolved"] = plan_.pairs.resolved_json();
 }
 
 void ModulationIndexStage::write_distributions(const mi::PairView& in, float* distribution, float* preferred) const {
-  const int bins = settings_.bins;
+  const int bins = plan_.settings.bins;
   const mi::PhaseRuns runs(in.phase, in.n_pha, in.length, bins);
   std::vector<double> sums(static_cast<std::size_t>(bins)), p(sums.size());
   for (std::int64_t a = 0; a < in.n_amp; ++a) {
@@ -126,34 +126,38 @@ void ModulationIndexStage::write_distributions(const mi::PairView& in, float* di
 
 void ModulationIndexStage::process(Batch& batch) {
   const mi::BatchInputs inputs =
-      mi::inputs_of(batch, n_pha_, n_amp_, length_, mi::needs_envelope_phase(settings_.kind));
-  const std::int64_t rows = pairs_.row_count(batch.series_count);
-  const std::int64_t cells = n_pha_ * n_amp_;
-  float* pac = batch.emplace_rows("pac", rows, {n_pha_, n_amp_}, DType::Float32).values<float>().data();
-  float* distribution = distributions_ ? batch.emplace_rows("amplitude_distribution", rows, {n_pha_, n_amp_, settings_.bins},
-                                                            DType::Float32).values<float>().data()
-                                       : nullptr;
+      mi::inputs_of(batch, plan_.n_pha, plan_.n_amp, plan_.length, mi::needs_envelope_phase(plan_.settings.kind));
+  const std::int64_t rows = plan_.pairs.row_count(batch.series_count);
+  const std::int64_t cells = plan_.n_pha * plan_.n_amp;
+  float* pac = batch.emplace_rows("pac", rows, {plan_.n_pha, plan_.n_amp}, DType::Float32).values<float>().data();
+  const Shape cell_bins{plan_.n_pha, plan_.n_amp, plan_.settings.bins};
+  float* distribution =
+      plan_.distributions
+          ? batch.emplace_rows("amplitude_distribution", rows, cell_bins, DType::Float32).values<float>().data()
+          : nullptr;
+  const Shape cells_shape{plan_.n_pha, plan_.n_amp};
   float* preferred =
-      preferred_phase_ ? batch.emplace_rows("preferred_phase", rows, {n_pha_, n_amp_}, DType::Float32).values<float>().data()
-                       : nullptr;
+      plan_.preferred_phase
+          ? batch.emplace_rows("preferred_phase", rows, cells_shape, DType::Float32).values<float>().data()
+          : nullptr;
   const std::int64_t observed[1] = {0};
   oneapi::tbb::parallel_for(std::int64_t{0}, rows, [&](std::int64_t r) {
-    const mi::PairView in = inputs.pair(pairs_.phase_series(r), pairs_.amplitude_series(r));
+    const mi::PairView in = inputs.pair(plan_.pairs.phase_series(r), plan_.pairs.amplitude_series(r));
     std::vector<double> values(static_cast<std::size_t>(cells));
     method_->evaluate(in, observed, values.data());
     for (std::int64_t c = 0; c < cells; ++c) pac[r * cells + c] = static_cast<float>(values[static_cast<std::size_t>(c)]);
     if (distribution || preferred)
-      write_distributions(in, distribution ? distribution + r * cells * settings_.bins : nullptr,
+      write_distributions(in, distribution ? distribution + r * cells * plan_.settings.bins : nullptr,
                           preferred ? preferred + r * cells : nullptr);
   });
 }
 
 double ModulationIndexStage::flops_per_series() const {
-  return mi::alignment_work(settings_, n_pha_, n_amp_, length_);
+  return mi::alignment_work(plan_.settings, plan_.n_pha, plan_.n_amp, plan_.length);
 }
 
 double ModulationIndexStage::streamed_bytes_per_series() const {
-  return mi::alignment_streamed_bytes(n_amp_, length_);
+  return mi::alignment_streamed_bytes(plan_.n_amp, plan_.length);
 }
 
 }  // namespace pacflow::stages

@@ -4,6 +4,7 @@
 // Reads `phase` [n_pha][T] and `amplitude` [n_amp][T] (plv also `envelope_phase`); writes the
 // result `pac` [n_pha][n_amp] and, on request, `amplitude_distribution` [n_pha][n_amp][bins] and
 // `preferred_phase` [n_pha][n_amp].
+#include <cstdint>
 #include <memory>
 #include <optional>
 
@@ -12,6 +13,18 @@
 #include "stages/kernels/pac/pairs.hpp"
 
 namespace pacflow::stages {
+
+// What the stage was configured and planned to compute: the one description its CPU code
+// (mi_stage.cpp) and its GPU adapter (mi_cuda_kernel.cpp) both run from.
+struct MiPlan {
+  mi::MethodSettings settings;
+  bool distributions = false;    // outputs=distributions
+  bool preferred_phase = false;  // outputs=preferred_phase
+  std::int64_t length = 0;
+  std::int64_t n_pha = 0;
+  std::int64_t n_amp = 0;
+  mi::PairPlan pairs;
+};
 
 class ModulationIndexStage final : public Stage {
  public:
@@ -25,23 +38,17 @@ class ModulationIndexStage final : public Stage {
   static void declare(ParamBinder<ModulationIndexStage>& p);
   // Reads outputs= into the flags below.
   void configured();
+  const MiPlan& planned() const { return plan_; }  // once plan() returned
 
  private:
-  friend class MiCudaKernel;  // mi_cuda_kernel.cpp, in the CUDA plugin
 
   void warn_of_a_short_window(PlanContext& ctx) const;
   // Amplitude distribution over the phase bins and preferred phase of one output row.
   void write_distributions(const mi::PairView& in, float* distribution, float* preferred) const;
 
-  mi::MethodSettings settings_;
+  MiPlan plan_;
   json pairs_spec_;
   std::optional<json> outputs_spec_;  // outputs= as given
-  bool distributions_ = false;
-  bool preferred_phase_ = false;
-  std::int64_t length_ = 0;
-  std::int64_t n_pha_ = 0;
-  std::int64_t n_amp_ = 0;
-  mi::PairPlan pairs_;
   std::unique_ptr<const mi::Method> method_;
 };
 

@@ -16,45 +16,47 @@ namespace pacflow::stages {
 
 class SurrogatesCudaKernel final : public cuda::Kernel {
  public:
-  explicit SurrogatesCudaKernel(const SurrogatesStage& stage)
-      : s_(stage),
-        shifts_(stage.alignment_shifts_),
-        largest_shift_(stage.alignment_shifts_.empty() ? 0 : *std::ranges::max_element(stage.alignment_shifts_)) {}
+  explicit SurrogatesCudaKernel(const SurrogatesPlan& plan)
+      : plan_(plan),
+        shifts_(plan.alignment_shifts),
+        largest_shift_(plan.alignment_shifts.empty() ? 0 : *std::ranges::max_element(plan.alignment_shifts)) {}
 
   std::string why_not() const override {
-    if (s_.kind_ == SurrogatesStage::Kind::SwapTrials) return "swap_trials surrogates are computed on the CPU only";
-    if (s_.keep_values_) return "surrogate values (outputs=values) are written on the CPU only";
-    return mi::why_not_on_gpu(s_.settings_, s_.pairs_);
+    if (plan_.kind == SurrogateKind::SwapTrials) return "swap_trials surrogates are computed on the CPU only";
+    if (plan_.keep_values) return "surrogate values (outputs=values) are written on the CPU only";
+    return mi::why_not_on_gpu(plan_.settings, plan_.pairs);
   }
 
   void run(Batch& batch, cuda::StageContext& ctx) override {
     using cuda::StageContext;
     const mi::GpuBatchBands bands{StageContext::data<float>(batch.at("phase")),
                                   StageContext::data<float>(batch.at("amplitude")),
-                                  s_.envelope_ ? StageContext::data<float>(batch.at("envelope_phase")) : nullptr,
-                                  batch.series_count, s_.n_pha_, s_.n_amp_, s_.length_};
-    const std::int64_t cells = s_.n_pha_ * s_.n_amp_;
+                                  plan_.envelope ? StageContext::data<float>(batch.at("envelope_phase")) : nullptr,
+                                  batch.series_count, plan_.n_pha, plan_.n_amp, plan_.length};
+    const std::int64_t cells = plan_.n_pha * plan_.n_amp;
     // [series][1 + n_perm][cells]
     SharedMemory values =
-        ctx.scratch(static_cast<std::size_t>(batch.series_count * (s_.n_perm_ + 1) * cells) * sizeof(double));
+        ctx.scratch(static_cast<std::size_t>(batch.series_count * (plan_.n_perm + 1) * cells) * sizeof(double));
     auto* mi_values = reinterpret_cast<double*>(values.data);
-    mi::shifted_measure_on_gpu(bands, *mi::gpu_measure(s_.settings_, s_.length_),
-                               {shifts_.on(ctx), s_.n_perm_ + 1, largest_shift_}, mi_values, ctx);
+    mi::shifted_measure_on_gpu(bands, *mi::gpu_measure(plan_.settings, plan_.length),
+                               {shifts_.on(ctx), plan_.n_perm + 1, largest_shift_}, mi_values, ctx);
     float* out[6] = {};
-    for (std::size_t i = 0; i < s_.outputs_.size(); ++i)
-      out[i] = StageContext::data<float>(ctx.emplace(batch, s_.outputs_[i], {s_.n_pha_, s_.n_amp_}, DType::Float32));
-    surrogates::surrogate_stats_on_gpu(mi_values, batch.series_count, s_.n_perm_, cells, out, out[5], s_.norm_, ctx);
-    if (s_.trials_.test != surrogates::TrialTest::None) trial_pairings(batch, bands, shifts_.on(ctx), ctx);
+    for (std::size_t i = 0; i < plan_.outputs.size(); ++i)
+      out[i] =
+          StageContext::data<float>(ctx.emplace(batch, plan_.outputs[i], {plan_.n_pha, plan_.n_amp}, DType::Float32));
+    surrogates::surrogate_stats_on_gpu(mi_values, batch.series_count, plan_.n_perm, cells, out, out[5], plan_.norm,
+                                       ctx);
+    if (plan_.trials.test != surrogates::TrialTest::None) trial_pairings(batch, bands, shifts_.on(ctx), ctx);
   }
 
   double workspace_bytes(std::int64_t series) const override {
-    const auto cells = static_cast<double>(s_.n_pha_ * s_.n_amp_);
-    const auto spec = mi::gpu_measure(s_.settings_, s_.length_);
+    const auto cells = static_cast<double>(plan_.n_pha * plan_.n_amp);
+    const auto spec = mi::gpu_measure(plan_.settings, plan_.length);
     const double pairings =
-        s_.trials_.test == surrogates::TrialTest::None ? 0.0 : static_cast<double>(s_.trials_.block) * cells * 8.0;
+        plan_.trials.test == surrogates::TrialTest::None ? 0.0 : static_cast<double>(plan_.trials.block) * cells * 8.0;
     return static_cast<double>(series) *
-           (static_cast<double>(s_.n_perm_ + 1) * cells * 8.0 + pairings + static_cast<double>(s_.n_perm_) * 8.0 +
-            (spec ? mi::shifted_measure_scratch_bytes_per_series(*spec, s_.n_pha_, s_.n_amp_, s_.length_) : 0.0));
+           (static_cast<double>(plan_.n_perm + 1) * cells * 8.0 + pairings + static_cast<double>(plan_.n_perm) * 8.0 +
+            (spec ? mi::shifted_measure_scratch_bytes_per_series(*spec, plan_.n_pha, plan_.n_amp, plan_.length) : 0.0));
   }
 
  private:
@@ -65,8 +67,8 @@ class SurrogatesCudaKernel final : public cuda::Kernel {
   void trial_pairings(Batch& batch, const mi::GpuBatchBands& bands, const std::int64_t* observed,
                       cuda::StageContext& ctx) const {
     using cuda::StageContext;
-    const std::int64_t n_pha = s_.n_pha_, n_amp = s_.n_amp_, length = s_.length_;
-    const std::int64_t cells = n_pha * n_amp, block = s_.trials_.block, per_epoch = s_.series_per_epoch_;
+    const std::int64_t n_pha = plan_.n_pha, n_amp = plan_.n_amp, length = plan_.length;
+    const std::int64_t cells = n_pha * n_amp, block = plan_.trials.block, per_epoch = plan_.series_per_epoch;
     const auto cell_bytes = static_cast<std::size_t>(cells) * sizeof(double);
     double* pairings = StageContext::data<double>(
         ctx.emplace(batch, surrogates::kTrialPairingsTensor, {block, n_pha, n_amp}, DType::Float64));
@@ -76,7 +78,7 @@ class SurrogatesCudaKernel final : public cuda::Kernel {
                 "cudaMemsetAsync (trial pairings)");
     SharedMemory scratch = ctx.scratch(static_cast<std::size_t>(block * per_epoch) * cell_bytes);
     auto* measured = reinterpret_cast<double*>(scratch.data);
-    const auto spec = *mi::gpu_measure(s_.settings_, length);
+    const auto spec = *mi::gpu_measure(plan_.settings, length);
     const std::int64_t epochs = batch.series_count / per_epoch;  // the batch starts a block
     for (std::int64_t first = 0; first < epochs; first += block) {
       const std::int64_t last = std::min(first + block, epochs);
@@ -98,14 +100,14 @@ class SurrogatesCudaKernel final : public cuda::Kernel {
     }
   }
 
-  const SurrogatesStage& s_;
+  const SurrogatesPlan& plan_;
   // The alignments of the amplitude on each device: 0 (observed), then each surrogate's shift.
   cuda::DeviceConstants<std::int64_t> shifts_;
   std::int64_t largest_shift_;
 };
 
 std::unique_ptr<StageKernel> make_surrogates_cuda_kernel(const Stage& stage) {
-  return std::make_unique<SurrogatesCudaKernel>(dynamic_cast<const SurrogatesStage&>(stage));
+  return std::make_unique<SurrogatesCudaKernel>(dynamic_cast<const SurrogatesStage&>(stage).planned());
 }
 
 }  // namespace pacflow::stages

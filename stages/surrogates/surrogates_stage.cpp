@@ -58,7 +58,9 @@ const char* norm_doc(surrogates::Norm norm) {
 void SurrogatesStage::declare(ParamBinder<SurrogatesStage>& p) {
   using surrogates::Norm;
   using surrogates::TrialTest;
-  p.add(&SurrogatesStage::n_perm_, "n", 200, "number of surrogates (ignored when shifts is given)").unit("permutations");
+  p.add([](SurrogatesStage& s) -> std::int64_t& { return s.plan_.n_perm; }, "n", 200,
+        "number of surrogates (ignored when shifts is given)")
+      .unit("permutations");
   p.add(&SurrogatesStage::seed_, "seed", 42, "key of the counter-based shift and permutation generators").at_least(0);
   p.optional(&SurrogatesStage::min_shift_, "min_shift",
              "smallest shift; default one period of the lowest phase-band centre, at most T/4")
@@ -66,11 +68,11 @@ void SurrogatesStage::declare(ParamBinder<SurrogatesStage>& p) {
   p.optional(&SurrogatesStage::shifts_param_, "shifts",
              "explicit shifts [s_1, ...] replacing the generator (warned about within min_shift of 0 or T)")
       .unit("samples");
-  p.choice(&SurrogatesStage::kind_, "method",
+  p.choice([](SurrogatesStage& s) -> SurrogateKind& { return s.plan_.kind; }, "method",
            {{"timeshift", Kind::Timeshift}, {"timelag", Kind::Timelag}, {"swap_trials", Kind::SwapTrials}}, "timeshift",
            "timeshift (shift the amplitude by s_k), timelag (shift the phase by s_k) or swap_trials (pair each epoch's "
            "phase with the amplitude of epoch perm_k(e); needs the whole input in one batch)");
-  p.choice(&SurrogatesStage::norm_, "norm",
+  p.choice([](SurrogatesStage& s) -> surrogates::Norm& { return s.plan_.norm; }, "norm",
            {{"z", Norm::Z}, {"subtract", Norm::Subtract}, {"divide", Norm::Divide}, {"both", Norm::Both}}, "z",
            "correction of the PAC by its surrogates: z (pac_z only), subtract, divide or both (also writes pac_norm)");
   p.choice(&SurrogatesStage::given_trials_, "trials",
@@ -86,7 +88,7 @@ void SurrogatesStage::declare(ParamBinder<SurrogatesStage>& p) {
            "trial_pvalues): maxstat (max-T over the family's cells), maxstat_raw (TensorPAC's max of raw means), fdr or "
            "bonferroni across the family's cells, uncorrected, or none; auto: maxstat when the input has four epochs or "
            "more that do not overlap in time, else none");
-  p.choice([](SurrogatesStage& s) -> surrogates::TrialFamily& { return s.trials_.family; }, "trial_family",
+  p.choice([](SurrogatesStage& s) -> surrogates::TrialFamily& { return s.plan_.trials.family; }, "trial_family",
            {{"channels", surrogates::TrialFamily::Channels}, {"cells", surrogates::TrialFamily::Cells}}, "channels",
            "what the trial-level correction covers: channels (every channel's cells together: is there coupling "
            "anywhere) or cells (each channel's cells apart: is there coupling in this channel)");
@@ -109,8 +111,8 @@ ElementInfo SurrogatesStage::info() {
 }
 
 void SurrogatesStage::configured() {
-  keep_values_ = outputs_spec_ && asks_for(output_names(*outputs_spec_, {"values"}), "values");
-  if (kind_ == Kind::SwapTrials && (shifts_param_ || min_shift_))
+  plan_.keep_values = outputs_spec_ && asks_for(output_names(*outputs_spec_, {"values"}), "values");
+  if (plan_.kind == Kind::SwapTrials && (shifts_param_ || min_shift_))
     throw ParamError(shifts_param_ ? "shifts" : "min_shift", "swap_trials permutes epochs and shifts nothing");
   if (shifts_param_) {
     for (double s : *shifts_param_) {
@@ -118,9 +120,9 @@ void SurrogatesStage::configured() {
       given_shifts_.push_back(static_cast<std::int64_t>(s));
     }
     if (given_shifts_.empty()) throw ParamError("shifts", "the list is empty");
-    n_perm_ = static_cast<std::int64_t>(given_shifts_.size());
-  } else if (n_perm_ < 1 || n_perm_ > 1'000'000) {  // not a declared range: ignored when shifts is given
-    throw ParamError("n", fmt::format("must be from 1 to 1000000, got {}", n_perm_));
+    plan_.n_perm = static_cast<std::int64_t>(given_shifts_.size());
+  } else if (plan_.n_perm < 1 || plan_.n_perm > 1'000'000) {  // not a declared range: ignored when shifts is given
+    throw ParamError("n", fmt::format("must be from 1 to 1000000, got {}", plan_.n_perm));
   }
 }
 
@@ -130,48 +132,48 @@ void SurrogatesStage::plan(PlanContext& ctx) {
   const mi::MethodSettings* measure = ctx.find(kMiSettings);
   if (!ctx.provides("pac") || !measure)
     throw InputError("surrogates must come after the mi stage (it computes the same measure, bins and pairs)");
-  n_pha_ = phase.per_series.at(0);
-  length_ = phase.per_series.at(1);
-  n_amp_ = amplitude.per_series.at(0);
-  settings_ = *measure;
-  const mi::MethodSettings& settings = settings_;
+  plan_.n_pha = phase.per_series.at(0);
+  plan_.length = phase.per_series.at(1);
+  plan_.n_amp = amplitude.per_series.at(0);
+  plan_.settings = *measure;
+  const mi::MethodSettings& settings = plan_.settings;
   bins_ = settings.bins;
-  envelope_ = mi::needs_envelope_phase(settings.kind);
-  if (envelope_) ctx.require("envelope_phase", "surrogates");
-  method_ = mi::make_method(settings, length_);
-  pairs_ = mi::PairPlan(ctx.require(kMiPairs, "surrogates"), ctx.stream());
+  plan_.envelope = mi::needs_envelope_phase(settings.kind);
+  if (plan_.envelope) ctx.require("envelope_phase", "surrogates");
+  method_ = mi::make_method(settings, plan_.length);
+  plan_.pairs = mi::PairPlan(ctx.require(kMiPairs, "surrogates"), ctx.stream());
   if (settings.kind == mi::MethodKind::Ndpac)
     ctx.warn("ndpac is already thresholded at its own significance level (ndpac_p); TensorPAC runs no surrogates "
              "with it");
-  if (kind_ == Kind::SwapTrials)
+  if (plan_.kind == Kind::SwapTrials)
     plan_swaps(ctx);
   else
     plan_shifts(ctx);
-  const double workspace = static_cast<double>(n_perm_) * static_cast<double>(n_pha_ * n_amp_) * 8.0;
+  const double workspace = static_cast<double>(plan_.n_perm) * static_cast<double>(plan_.n_pha * plan_.n_amp) * 8.0;
   if (workspace > 0x1p30)
     throw ParamError(given_shifts_.empty() ? "n" : "shifts",
-                     fmt::format("{} permutations x {} cells need {:.1f} GiB per series; use fewer", n_perm_,
-                                 n_pha_ * n_amp_, workspace / 0x1p30));
-  if (n_perm_ < 2)
+                     fmt::format("{} permutations x {} cells need {:.1f} GiB per series; use fewer", plan_.n_perm,
+                                 plan_.n_pha * plan_.n_amp, workspace / 0x1p30));
+  if (plan_.n_perm < 2)
     ctx.warn("surrogates with a single permutation have no spread: every z-score is NaN and every p-value 1/2 or 1");
-  const RowLayout rows = pairs_.rows();
-  outputs_.clear();
+  const RowLayout rows = plan_.pairs.rows();
+  plan_.outputs.clear();
   for (const auto& out : kStatistics) {
-    ctx.declare(over_cells({out.name, {n_pha_, n_amp_}, DType::Float32, true, out.doc, rows}));
-    outputs_.emplace_back(out.name);
+    ctx.declare(over_cells({out.name, {plan_.n_pha, plan_.n_amp}, DType::Float32, true, out.doc, rows}));
+    plan_.outputs.emplace_back(out.name);
   }
-  if (norm_ != surrogates::Norm::Z) {
-    ctx.declare(over_cells({"pac_norm", {n_pha_, n_amp_}, DType::Float32, true, norm_doc(norm_), rows}));
-    outputs_.emplace_back("pac_norm");
+  if (plan_.norm != surrogates::Norm::Z) {
+    ctx.declare(over_cells({"pac_norm", {plan_.n_pha, plan_.n_amp}, DType::Float32, true, norm_doc(plan_.norm), rows}));
+    plan_.outputs.emplace_back("pac_norm");
   }
-  if (keep_values_) {
-    TensorDecl values{kSurrogateValues, {n_perm_, n_pha_, n_amp_}, DType::Float32, true,
+  if (plan_.keep_values) {
+    TensorDecl values{kSurrogateValues, {plan_.n_perm, plan_.n_pha, plan_.n_amp}, DType::Float32, true,
                       "the measure of each surrogate (permutation k), as the statistics saw it", rows};
     values.axes = {"permutations", "phase_bands", "amplitude_bands"};
     ctx.declare(std::move(values));
   }
-  ctx.resolved()["n_perm"] = n_perm_;
-  ctx.resolved()["p_floor"] = 1 / (static_cast<double>(n_perm_) + 1);  // (1 + count) / (n + 1), spec §6
+  ctx.resolved()["n_perm"] = plan_.n_perm;
+  ctx.resolved()["p_floor"] = 1 / (static_cast<double>(plan_.n_perm) + 1);  // (1 + count) / (n + 1), spec §6
   ctx.resolved()["measure"] = settings.to_json();
   plan_trials(ctx);
 }
@@ -180,7 +182,7 @@ void SurrogatesStage::plan(PlanContext& ctx) {
 // channel, pair or segment); the test is on each group's mean over the epochs.
 void SurrogatesStage::plan_trials(PlanContext& ctx) {
   const StreamInfo& stream = ctx.stream();
-  const RowLayout rows = pairs_.rows();
+  const RowLayout rows = plan_.pairs.rows();
   const Shape leading = rows.leading.empty() ? stream.leading_dims : rows.leading;
   const std::vector<std::string> names = rows.leading.empty() ? stream.leading_names : rows.leading_names;
   const bool epochs = !names.empty() && names[0] == "epochs";
@@ -195,20 +197,20 @@ void SurrogatesStage::plan_trials(PlanContext& ctx) {
   const bool subset = !not_exchangeable.empty() && epochs && !stream.exchangeable_epochs.empty();
   const std::int64_t used = subset ? static_cast<std::int64_t>(stream.exchangeable_epochs.size()) : count;
   if (given_trials_)
-    trials_.test = *given_trials_;
+    plan_.trials.test = *given_trials_;
   else
-    trials_.test = epochs && used >= kAutoEpochs && (not_exchangeable.empty() || subset)
+    plan_.trials.test = epochs && used >= kAutoEpochs && (not_exchangeable.empty() || subset)
                        ? surrogates::TrialTest::Maxstat
                        : surrogates::TrialTest::None;
-  ctx.resolved()["trials"] = surrogates::trial_test_name(trials_.test);
-  if (!not_exchangeable.empty() && trials_.test == surrogates::TrialTest::None && !given_trials_ && epochs &&
+  ctx.resolved()["trials"] = surrogates::trial_test_name(plan_.trials.test);
+  if (!not_exchangeable.empty() && plan_.trials.test == surrogates::TrialTest::None && !given_trials_ && epochs &&
       count >= kAutoEpochs)
     ctx.warn(fmt::format("trials: no trial-level test: {}; epoch permutations would not be a valid null{}",
                          not_exchangeable,
                          subset ? fmt::format(", and only {} epoch{} do not overlap (four are needed)", used,
                                               used == 1 ? "" : "s")
                                 : " (use epochs that do not overlap, e.g. step= at least epoch=, for one)"));
-  if (trials_.test == surrogates::TrialTest::None) return;
+  if (plan_.trials.test == surrogates::TrialTest::None) return;
   if (!not_exchangeable.empty() && !subset)
     throw ParamError("trials", fmt::format("a test of the mean over epochs permutes the epochs, but {}: the permutations "
                                            "are no valid null then (false positives far above the level); use epochs "
@@ -218,47 +220,48 @@ void SurrogatesStage::plan_trials(PlanContext& ctx) {
     throw ParamError("trials", fmt::format("{}, and only {} epoch does not overlap another: a test of the mean over "
                                            "epochs needs two or more; use epochs that do not overlap or trials=none",
                                            not_exchangeable, used));
-  trials_.block = trial_block_;
-  trials_.left_out_epochs.clear();
+  plan_.trials.block = trial_block_;
+  plan_.trials.left_out_epochs.clear();
   if (subset) {
     for (std::int64_t e = 0, k = 0; e < count; ++e)
       if (k < used && stream.exchangeable_epochs[static_cast<std::size_t>(k)] == e)
         ++k;
       else
-        trials_.left_out_epochs.push_back(e);
+        plan_.trials.left_out_epochs.push_back(e);
     // Blocks of as many kept epochs as trial_block says.
-    trials_.block = trial_block_ * ((count + used - 1) / used);
+    plan_.trials.block = trial_block_ * ((count + used - 1) / used);
     ctx.warn(fmt::format("trials: the trial-level test uses the {} of {} epochs that do not overlap in time (the others "
                          "share samples with them: {}); permuting overlapping epochs would be no valid null",
                          used, count, not_exchangeable));
-    ctx.resolved()["trial_left_out_epochs"] = trials_.left_out_epochs;
+    ctx.resolved()["trial_left_out_epochs"] = plan_.trials.left_out_epochs;
   }
   if (!epochs || count < 2)
     throw ParamError("trials", fmt::format("a test of the mean over epochs needs two epochs or more, but the input is "
                                            "laid out [{}] of {} series; use trials=none",
                                            fmt::join(names, "]["), stream.series_count()));
-  trials_.rows = rows;
-  trials_.epochs = count;
-  trials_.groups = element_count(leading) / count;
-  trials_.n_perm = n_perm_;
-  trials_.cells = {n_pha_, n_amp_};
-  trials_.excluded_series = stream.excluded_series;
-  trials_.conditions = std::max<std::int64_t>(1, static_cast<std::int64_t>(stream.condition_names.size()));
-  trials_.epoch_conditions = stream.epoch_conditions;
-  trials_.seed = seed_;
-  if (trials_.conditions > 1 && static_cast<std::int64_t>(stream.epoch_conditions.size()) != count)
+  plan_.trials.rows = rows;
+  plan_.trials.epochs = count;
+  plan_.trials.groups = element_count(leading) / count;
+  plan_.trials.n_perm = plan_.n_perm;
+  plan_.trials.cells = {plan_.n_pha, plan_.n_amp};
+  plan_.trials.excluded_series = stream.excluded_series;
+  plan_.trials.conditions = std::max<std::int64_t>(1, static_cast<std::int64_t>(stream.condition_names.size()));
+  plan_.trials.epoch_conditions = stream.epoch_conditions;
+  plan_.trials.seed = seed_;
+  if (plan_.trials.conditions > 1 && static_cast<std::int64_t>(stream.epoch_conditions.size()) != count)
     throw std::logic_error("the source names a condition for each epoch");
-  trials_.block = std::min(trials_.block, count);  // trial_block_, or more with left-out epochs
+  plan_.trials.block = std::min(plan_.trials.block, count);  // trial_block_, or more with left-out epochs
   // Few orderings (four epochs: 24): every one of them, an exact test, instead of n random draws
   // that repeat them (and so could not reach 0.05: 0.4 % false positives with four epochs).
-  const double orderings = trial_orderings(static_cast<double>(n_perm_) + 2);
-  trials_.enumerate = trials_.conditions == 1 && trials_.excluded_series.empty() &&
-                      orderings <= static_cast<double>(n_perm_) + 1;
-  if (trials_.enumerate) trials_.n_perm = static_cast<std::int64_t>(orderings) - 1;
-  series_per_epoch_ = stream.series_count() / count;
-  ctx.align_batches(trials_.block * series_per_epoch_);
+  const double orderings = trial_orderings(static_cast<double>(plan_.n_perm) + 2);
+  plan_.trials.enumerate = plan_.trials.conditions == 1 && plan_.trials.excluded_series.empty() &&
+                      orderings <= static_cast<double>(plan_.n_perm) + 1;
+  if (plan_.trials.enumerate) plan_.trials.n_perm = static_cast<std::int64_t>(orderings) - 1;
+  plan_.series_per_epoch = stream.series_count() / count;
+  ctx.align_batches(plan_.trials.block * plan_.series_per_epoch);
   state_resolution(ctx);
-  TensorDecl pairings{surrogates::kTrialPairingsTensor, {trials_.block, n_pha_, n_amp_}, DType::Float64, false,
+  TensorDecl pairings{surrogates::kTrialPairingsTensor, {plan_.trials.block, plan_.n_pha, plan_.n_amp}, DType::Float64,
+                      false,
                       "the measure of the row's phase with its group's amplitude in each epoch of its block, for the "
                       "trial-level test",
                       rows};
@@ -267,19 +270,19 @@ void SurrogatesStage::plan_trials(PlanContext& ctx) {
   const RowLayout per_group{1, 1, Shape(leading.begin() + 1, leading.end()),
                             std::vector<std::string>(names.begin() + 1, names.end())};
   RowLayout per_condition = per_group;  // with several conditions, a leading [conditions] dimension
-  if (trials_.conditions > 1) {
-    per_condition.leading.insert(per_condition.leading.begin(), trials_.conditions);
+  if (plan_.trials.conditions > 1) {
+    per_condition.leading.insert(per_condition.leading.begin(), plan_.trials.conditions);
     per_condition.leading_names.insert(per_condition.leading_names.begin(), "conditions");
   }
   using surrogates::TrialTest;
-  const std::string over = trials_.family == surrogates::TrialFamily::Channels
+  const std::string over = plan_.trials.family == surrogates::TrialFamily::Channels
                                ? fmt::format("over every {}'s cells together", group_name(names))
                                : fmt::format("over each {}'s cells", group_name(names));
   const std::string correction =
-      trials_.test == TrialTest::Maxstat      ? "max-T " + over + " (each cell standardised by its permutations)"
-      : trials_.test == TrialTest::MaxstatRaw ? "max statistic of the raw means " + over + " (TensorPAC)"
-      : trials_.test == TrialTest::Fdr        ? "Benjamini-Hochberg FDR " + over
-      : trials_.test == TrialTest::Bonferroni ? "Bonferroni " + over
+      plan_.trials.test == TrialTest::Maxstat      ? "max-T " + over + " (each cell standardised by its permutations)"
+      : plan_.trials.test == TrialTest::MaxstatRaw ? "max statistic of the raw means " + over + " (TensorPAC)"
+      : plan_.trials.test == TrialTest::Fdr        ? "Benjamini-Hochberg FDR " + over
+      : plan_.trials.test == TrialTest::Bonferroni ? "Bonferroni " + over
                                               : "uncorrected";
   const struct {
     const char* name;
@@ -293,12 +296,12 @@ void SurrogatesStage::plan_trials(PlanContext& ctx) {
                                 "coupling (a group test's subject value)"},
   };
   const auto declare = [&](const char* name, const std::string& doc, const RowLayout& rows_of) {
-    TensorDecl decl = over_cells({name, {n_pha_, n_amp_}, DType::Float32, true, doc, rows_of});
+    TensorDecl decl = over_cells({name, {plan_.n_pha, plan_.n_amp}, DType::Float32, true, doc, rows_of});
     decl.summary = true;
     ctx.declare(std::move(decl));
   };
   for (const auto& out : outputs) declare(out.name, out.doc, per_condition);
-  if (trials_.conditions == 2) {
+  if (plan_.trials.conditions == 2) {
     const std::string& a = stream.condition_names[0];
     const std::string& b = stream.condition_names[1];
     declare(surrogates::kContrastPac,
@@ -312,30 +315,30 @@ void SurrogatesStage::plan_trials(PlanContext& ctx) {
             "(1 + #{k: |t_k| >= |t|}) / (n + 1) under permuted condition labels, t: Welch's t of the epochs' pac_z, " +
                 correction,
             per_group);
-  } else if (trials_.conditions > 2) {
+  } else if (plan_.trials.conditions > 2) {
     ctx.warn(fmt::format("{} conditions: each is tested on its own (trial_pvalues [conditions]…); the contrast of "
                          "conditions is made for two only",
-                         trials_.conditions));
+                         plan_.trials.conditions));
   }
-  ctx.resolved()["trial_family"] = surrogates::trial_family_name(trials_.family);
+  ctx.resolved()["trial_family"] = surrogates::trial_family_name(plan_.trials.family);
   ctx.resolved()["trial_correction"] = correction;
-  ctx.resolved()["trial_epochs"] = count - static_cast<std::int64_t>(trials_.left_out_epochs.size());
-  ctx.resolved()["trial_block"] = trials_.block;
+  ctx.resolved()["trial_epochs"] = count - static_cast<std::int64_t>(plan_.trials.left_out_epochs.size());
+  ctx.resolved()["trial_block"] = plan_.trials.block;
   ctx.resolved()["trial_null"] =
-      trials_.enumerate
+      plan_.trials.enumerate
           ? fmt::format("every ordering of the epochs within their blocks of {} ({} besides the observed one): "
                         "epoch e's phase with the amplitude of epoch perm(e) of its block",
-                        trials_.block, trials_.n_perm)
+                        plan_.trials.block, plan_.trials.n_perm)
           : fmt::format("epoch permutations: epoch e's phase with the amplitude of epoch perm_k(e) of its block of {} "
                         "(and condition)",
-                        trials_.block);
-  ctx.resolved()["trial_permutations"] = trials_.n_perm;
-  if (trials_.conditions > 1) ctx.resolved()["trial_conditions"] = stream.condition_names;
-  if (trials_.conditions == 2) ctx.resolved()["contrast_statistic"] = "welch_t_of_pac_z";
-  ctx.publish(kTrialTest, surrogates::trial_test_name(trials_.test));
-  ctx.publish(kTrialEpochs, count - static_cast<std::int64_t>(trials_.left_out_epochs.size()));
-  ctx.publish(kTrialPermutations, trials_.n_perm);
-  ctx.publish(kTrialFamily, std::string(surrogates::trial_family_name(trials_.family)));
+                        plan_.trials.block);
+  ctx.resolved()["trial_permutations"] = plan_.trials.n_perm;
+  if (plan_.trials.conditions > 1) ctx.resolved()["trial_conditions"] = stream.condition_names;
+  if (plan_.trials.conditions == 2) ctx.resolved()["contrast_statistic"] = "welch_t_of_pac_z";
+  ctx.publish(kTrialTest, surrogates::trial_test_name(plan_.trials.test));
+  ctx.publish(kTrialEpochs, count - static_cast<std::int64_t>(plan_.trials.left_out_epochs.size()));
+  ctx.publish(kTrialPermutations, plan_.trials.n_perm);
+  ctx.publish(kTrialFamily, std::string(surrogates::trial_family_name(plan_.trials.family)));
 }
 
 // The smallest p-value each test can give, stated in result.json (p_floor, trial_p_floor), and a
@@ -346,12 +349,12 @@ void SurrogatesStage::plan_trials(PlanContext& ctx) {
 // The orderings of the epochs within their blocks and conditions (a product of factorials), counted
 // up to `cap`.
 double SurrogatesStage::trial_orderings(double cap) const {
-  const auto& labels = trials_.epoch_conditions;  // empty: every epoch in condition 0
+  const auto& labels = plan_.trials.epoch_conditions;  // empty: every epoch in condition 0
   double orderings = 1;
-  for (std::int64_t first = 0; first < trials_.epochs && orderings < cap; first += trials_.block) {
-    std::vector<std::int64_t> in_condition(static_cast<std::size_t>(trials_.conditions), 0);
-    for (std::int64_t e = first; e < std::min(first + trials_.block, trials_.epochs); ++e)
-      if (!std::binary_search(trials_.left_out_epochs.begin(), trials_.left_out_epochs.end(), e))
+  for (std::int64_t first = 0; first < plan_.trials.epochs && orderings < cap; first += plan_.trials.block) {
+    std::vector<std::int64_t> in_condition(static_cast<std::size_t>(plan_.trials.conditions), 0);
+    for (std::int64_t e = first; e < std::min(first + plan_.trials.block, plan_.trials.epochs); ++e)
+      if (!std::binary_search(plan_.trials.left_out_epochs.begin(), plan_.trials.left_out_epochs.end(), e))
         ++in_condition[static_cast<std::size_t>(labels.empty() ? 0 : labels[static_cast<std::size_t>(e)])];
     for (std::int64_t m : in_condition)
       for (std::int64_t i = 2; i <= m; ++i) orderings *= static_cast<double>(i);
@@ -361,22 +364,23 @@ double SurrogatesStage::trial_orderings(double cap) const {
 
 void SurrogatesStage::state_resolution(PlanContext& ctx) const {
   constexpr double kAlpha = 0.05;
-  const double draws = static_cast<double>(trials_.n_perm) + 1;
+  const double draws = static_cast<double>(plan_.trials.n_perm) + 1;
   const double orderings = trial_orderings(draws);
   using surrogates::TrialTest;
   const double floor = std::max(1 / draws, 1 / orderings);
-  const auto cells = static_cast<double>(n_pha_ * n_amp_) *
-                     (trials_.family == surrogates::TrialFamily::Channels ? static_cast<double>(trials_.groups) : 1.0);
-  const bool times_family = trials_.test == TrialTest::Bonferroni || trials_.test == TrialTest::Fdr;
+  const double groups =
+      plan_.trials.family == surrogates::TrialFamily::Channels ? static_cast<double>(plan_.trials.groups) : 1.0;
+  const auto cells = static_cast<double>(plan_.n_pha * plan_.n_amp) * groups;
+  const bool times_family = plan_.trials.test == TrialTest::Bonferroni || plan_.trials.test == TrialTest::Fdr;
   const double corrected = times_family ? std::min(1.0, floor * cells) : floor;
   ctx.resolved()["trial_p_floor"] = corrected;
-  if (trials_.conditions == 2) {
+  if (plan_.trials.conditions == 2) {
     // The contrast permutes the condition labels of the epochs taking part: C(E, a) labellings,
     // half of them mirror images when the conditions are the same size (|t| is the same).
     double sizes[2] = {0, 0};
-    for (std::int64_t e = 0; e < trials_.epochs; ++e)
-      if (!std::binary_search(trials_.left_out_epochs.begin(), trials_.left_out_epochs.end(), e))
-        ++sizes[trials_.epoch_conditions[static_cast<std::size_t>(e)] == 0 ? 0 : 1];
+    for (std::int64_t e = 0; e < plan_.trials.epochs; ++e)
+      if (!std::binary_search(plan_.trials.left_out_epochs.begin(), plan_.trials.left_out_epochs.end(), e))
+        ++sizes[plan_.trials.epoch_conditions[static_cast<std::size_t>(e)] == 0 ? 0 : 1];
     const double labellings =
         std::exp(std::lgamma(sizes[0] + sizes[1] + 1) - std::lgamma(sizes[0] + 1) - std::lgamma(sizes[1] + 1));
     const double contrast_floor = std::max(1 / draws, (sizes[0] == sizes[1] ? 2 : 1) / labellings);
@@ -391,14 +395,14 @@ void SurrogatesStage::state_resolution(PlanContext& ctx) const {
   if (orderings < kEnough) {
     ctx.warn(fmt::format("trials: the epochs have only {:g} orderings within their blocks{}, so no trial-level p-value "
                          "can fall below 1/{:g}; use more epochs, a larger trial_block, or trials=none",
-                         orderings, trials_.conditions > 1 ? " and conditions" : "", orderings));
+                         orderings, plan_.trials.conditions > 1 ? " and conditions" : "", orderings));
   } else if (corrected > kAlpha) {
     const auto enough_n = static_cast<std::int64_t>(std::ceil((times_family ? cells : 1.0) / kAlpha)) - 1;
     ctx.warn(fmt::format("trials={}: the smallest p-value it can give is {:.3g}{}, above 0.05: no cell can be "
                          "significant at 0.05; {}",
-                         surrogates::trial_test_name(trials_.test), corrected,
+                         surrogates::trial_test_name(plan_.trials.test), corrected,
                          times_family ? fmt::format(" (1/{:g} times the family's {:g} cells)", 1 / floor, cells) : "",
-                         trials_.enumerate || 1 / floor < draws ? "use more epochs or a larger trial_block"
+                         plan_.trials.enumerate || 1 / floor < draws ? "use more epochs or a larger trial_block"
                          : times_family    ? fmt::format("use n={} or more, or trials=maxstat (max-T: its floor is "
                                                          "1/(n + 1) whatever the cells)",
                                                          enough_n)
@@ -407,8 +411,8 @@ void SurrogatesStage::state_resolution(PlanContext& ctx) const {
 }
 
 std::unique_ptr<RunSummary> SurrogatesStage::make_summary() const {
-  if (trials_.test == surrogates::TrialTest::None) return nullptr;
-  return std::make_unique<surrogates::TrialStatistics>(trials_);
+  if (plan_.trials.test == surrogates::TrialTest::None) return nullptr;
+  return std::make_unique<surrogates::TrialStatistics>(plan_.trials);
 }
 
 void SurrogatesStage::plan_shifts(PlanContext& ctx) {
@@ -417,26 +421,27 @@ void SurrogatesStage::plan_shifts(PlanContext& ctx) {
   const std::int64_t min_shift = min_shift_samples(ctx);
   if (!given_shifts_.empty()) {
     for (auto s : given_shifts_)
-      if (s <= 0 || s >= length_)
-        throw ParamError("shifts", fmt::format("shift {} is outside [1, {}] (series of {} samples)", s, length_ - 1,
-                                               length_));
+      if (s <= 0 || s >= plan_.length)
+        throw ParamError("shifts", fmt::format("shift {} is outside [1, {}] (series of {} samples)", s,
+                                               plan_.length - 1, plan_.length));
     shifts_ = given_shifts_;
     warn_of_small_shifts(ctx, min_shift);
   } else {
     shifts_.clear();
-    for (std::int64_t k = 0; k < n_perm_; ++k)
-      shifts_.push_back(surrogates::timeshift(seed_, static_cast<std::uint64_t>(k), min_shift, length_));
+    for (std::int64_t k = 0; k < plan_.n_perm; ++k)
+      shifts_.push_back(surrogates::timeshift(seed_, static_cast<std::uint64_t>(k), min_shift, plan_.length));
   }
   ctx.resolved()["min_shift_samples"] = min_shift;
-  ctx.resolved()["shifted"] = kind_ == Kind::Timelag ? "phase (timelag)" : "amplitude (timeshift)";
+  ctx.resolved()["shifted"] = plan_.kind == Kind::Timelag ? "phase (timelag)" : "amplitude (timeshift)";
   ctx.resolved()["shifts"] = shifts_;
   ctx.resolved()["shift_generator"] = "splitmix64 counter-based, keyed by (seed, k)";
   ctx.publish(kSurrogateShifts, shifts_);
   // Row 0 the observed alignment, row k + 1 surrogate k. Shifting the phase by s (timelag) pairs
   // phi(t + s) with A(t), which is A shifted by T - s against phi.
-  alignment_shifts_.assign(shifts_.size() + 1, 0);
+  plan_.alignment_shifts.assign(shifts_.size() + 1, 0);
   for (std::size_t k = 0; k < shifts_.size(); ++k)
-    alignment_shifts_[k + 1] = kind_ == Kind::Timelag ? (length_ - shifts_[k]) % length_ : shifts_[k];
+    plan_.alignment_shifts[k + 1] =
+        plan_.kind == Kind::Timelag ? (plan_.length - shifts_[k]) % plan_.length : shifts_[k];
 }
 
 // The smallest shift, in samples: min_shift= if given, else one period of the lowest phase-band
@@ -446,16 +451,16 @@ std::int64_t SurrogatesStage::min_shift_samples(const PlanContext& ctx) const {
   if (min_shift_) {
     // Checked in double before converting: absurd values must not overflow.
     const double exact = min_shift_->samples_exact(fs);
-    if (!(exact >= 1) || 2 * exact > static_cast<double>(length_))
+    if (!(exact >= 1) || 2 * exact > static_cast<double>(plan_.length))
       throw ParamError("min_shift", fmt::format("{:g} samples is outside [1, T/2 = {}] for series of {} samples", exact,
-                                                length_ / 2, length_));
+                                                plan_.length / 2, plan_.length));
     return min_shift_->samples(fs);
   }
   double lowest = std::numeric_limits<double>::infinity();
   if (const std::vector<double>* centres = ctx.find(kPhaseCentres))
     for (const double centre : *centres) lowest = std::min(lowest, centre);
   const std::int64_t period = std::isfinite(lowest) ? static_cast<std::int64_t>(std::ceil(fs / lowest)) : 1;
-  return std::max<std::int64_t>(1, std::min(period, length_ / 4));
+  return std::max<std::int64_t>(1, std::min(period, plan_.length / 4));
 }
 
 // A shift s is circular: it moves the amplitude min(s, T - s) samples away from the observed
@@ -464,7 +469,7 @@ std::int64_t SurrogatesStage::min_shift_samples(const PlanContext& ctx) const {
 void SurrogatesStage::warn_of_small_shifts(PlanContext& ctx, std::int64_t min_shift) const {
   std::vector<std::int64_t> close;
   for (auto s : shifts_)
-    if (std::min(s, length_ - s) < min_shift) close.push_back(s);
+    if (std::min(s, plan_.length - s) < min_shift) close.push_back(s);
   if (close.empty()) return;
   constexpr std::size_t kListed = 8;
   std::string listed = fmt::format("{}", fmt::join(close.begin(), close.begin() + std::min(close.size(), kListed), ", "));
@@ -474,7 +479,8 @@ void SurrogatesStage::warn_of_small_shifts(PlanContext& ctx, std::int64_t min_sh
                        "toward 0; use shifts in [{}, {}]",
                        close.size() == 1 ? "shift" : "shifts", close.size() == 1 ? listed + " is" : listed + " are",
                        min_shift, min_shift_ ? "given" : "one period of the lowest phase band",
-                       kind_ == Kind::Timelag ? "phase" : "amplitude", length_, min_shift, length_ - min_shift));
+                       plan_.kind == Kind::Timelag ? "phase" : "amplitude", plan_.length, min_shift,
+                       plan_.length - min_shift));
 }
 
 void SurrogatesStage::plan_swaps(PlanContext& ctx) {
@@ -488,7 +494,7 @@ void SurrogatesStage::plan_swaps(PlanContext& ctx) {
                                            "the {} series left out by the source (nan_policy=skip) would enter the "
                                            "surrogates of others; use timeshift or timelag, or nan_policy=zero",
                                            stream.excluded_series.size()));
-  if (settings_.kind == mi::MethodKind::Mvl) {
+  if (plan_.settings.kind == mi::MethodKind::Mvl) {
     // Under the null, an epoch's mvl is proportional to its amplitude while its surrogates take
     // other epochs' amplitudes: per-epoch z follows the epoch's gain (r = 0.86 on white noise with
     // gains of sd 1 in log, docs/methods.md). Tort, hr, ndpac, plv and gc do not scale with it.
@@ -502,15 +508,16 @@ void SurrogatesStage::plan_swaps(PlanContext& ctx) {
   }
   // Every epoch's amplitude must be at hand: the whole input in one batch.
   ctx.require_batch_multiple(stream.series_count());
-  warn_if_whole_input_is_large(ctx, "swap_trials", n_pha_, n_amp_, length_);
+  warn_if_whole_input_is_large(ctx, "swap_trials", plan_.n_pha, plan_.n_amp, plan_.length);
   double distinct = 1;
-  for (std::int64_t e = 2; e <= epochs_ && distinct <= static_cast<double>(n_perm_); ++e) distinct *= static_cast<double>(e);
-  if (distinct <= static_cast<double>(n_perm_))
+  for (std::int64_t e = 2; e <= epochs_ && distinct <= static_cast<double>(plan_.n_perm); ++e)
+    distinct *= static_cast<double>(e);
+  if (distinct <= static_cast<double>(plan_.n_perm))
     ctx.warn(fmt::format("swap_trials: {} epochs have only {:g} orderings, fewer than the {} permutations drawn", epochs_,
-                         distinct, n_perm_));
-  permutations_.assign(static_cast<std::size_t>(n_perm_ * epochs_), 0);
+                         distinct, plan_.n_perm));
+  permutations_.assign(static_cast<std::size_t>(plan_.n_perm * epochs_), 0);
   json listed = json::array();
-  for (std::int64_t k = 0; k < n_perm_; ++k) {
+  for (std::int64_t k = 0; k < plan_.n_perm; ++k) {
     std::int64_t* perm = permutations_.data() + k * epochs_;
     surrogates::epoch_permutation(seed_, static_cast<std::uint64_t>(k), epochs_, perm);
     listed.push_back(std::vector<std::int64_t>(perm, perm + epochs_));
@@ -522,16 +529,16 @@ void SurrogatesStage::plan_swaps(PlanContext& ctx) {
 
 void SurrogatesStage::alignments(const mi::BatchInputs& in, std::int64_t row, std::int64_t series, double* values,
                                  const std::stop_token& stop) const {
-  const std::int64_t phase_series = pairs_.phase_series(row), amplitude_series = pairs_.amplitude_series(row);
-  if (kind_ != Kind::SwapTrials) {
-    method_->evaluate(in.pair(phase_series, amplitude_series), alignment_shifts_, values, stop);
+  const std::int64_t phase_series = plan_.pairs.phase_series(row), amplitude_series = plan_.pairs.amplitude_series(row);
+  if (plan_.kind != Kind::SwapTrials) {
+    method_->evaluate(in.pair(phase_series, amplitude_series), plan_.alignment_shifts, values, stop);
     return;
   }
   // swap_trials: the amplitude of the same channel (and segment) in epoch perm_k(e). There are at
   // most E distinct pairings however many permutations, so each is evaluated once and copied.
   const std::int64_t per_epoch = series / epochs_;
   const std::int64_t epoch = amplitude_series / per_epoch;
-  const auto cells = static_cast<std::size_t>(n_pha_ * n_amp_);
+  const auto cells = static_cast<std::size_t>(plan_.n_pha * plan_.n_amp);
   const std::int64_t observed[1] = {0};
   std::vector<double> by_epoch(static_cast<std::size_t>(epochs_) * cells);
   std::vector<bool> done(static_cast<std::size_t>(epochs_), false);
@@ -544,46 +551,49 @@ void SurrogatesStage::alignments(const mi::BatchInputs& in, std::int64_t row, st
     return at;
   };
   std::copy_n(pairing(epoch), cells, values);
-  for (std::int64_t k = 0; k < n_perm_; ++k)
+  for (std::int64_t k = 0; k < plan_.n_perm; ++k)
     std::copy_n(pairing(permutations_[static_cast<std::size_t>(k * epochs_ + epoch)]), cells,
                 values + static_cast<std::size_t>(k + 1) * cells);
 }
 
 void SurrogatesStage::write_statistics(const double* values, std::vector<float*>& out, std::int64_t row) const {
-  const std::int64_t cells = n_pha_ * n_amp_;
-  surrogates::surrogate_stats_on_cpu(values, n_perm_, cells, std::span<float* const, 5>(out.data(), 5),
-                                     out.size() > 5 ? out[5] : nullptr, norm_, row * cells);
+  const std::int64_t cells = plan_.n_pha * plan_.n_amp;
+  surrogates::surrogate_stats_on_cpu(values, plan_.n_perm, cells, std::span<float* const, 5>(out.data(), 5),
+                                     out.size() > 5 ? out[5] : nullptr, plan_.norm, row * cells);
 }
 
 void SurrogatesStage::process(Batch& batch) {
-  const mi::BatchInputs inputs = mi::inputs_of(batch, n_pha_, n_amp_, length_, envelope_);
-  const std::int64_t rows = pairs_.row_count(batch.series_count);
+  const mi::BatchInputs inputs = mi::inputs_of(batch, plan_.n_pha, plan_.n_amp, plan_.length, plan_.envelope);
+  const std::int64_t rows = plan_.pairs.row_count(batch.series_count);
   std::vector<float*> out;
-  for (const auto& name : outputs_)
-    out.push_back(batch.emplace_rows(name, rows, {n_pha_, n_amp_}, DType::Float32).values<float>().data());
-  const auto row_values = (static_cast<std::size_t>(n_perm_) + 1) * static_cast<std::size_t>(n_pha_ * n_amp_);
+  for (const auto& name : plan_.outputs)
+    out.push_back(batch.emplace_rows(name, rows, {plan_.n_pha, plan_.n_amp}, DType::Float32).values<float>().data());
+  const auto row_values =
+      (static_cast<std::size_t>(plan_.n_perm) + 1) * static_cast<std::size_t>(plan_.n_pha * plan_.n_amp);
   // [row][epoch of the block][cell], kept for the trial-level test when there is one
   double* pairings = nullptr;
-  if (trials_.test != surrogates::TrialTest::None)
-    pairings = batch.emplace_rows(surrogates::kTrialPairingsTensor, rows, {trials_.block, n_pha_, n_amp_}, DType::Float64)
+  if (plan_.trials.test != surrogates::TrialTest::None)
+    pairings = batch
+                   .emplace_rows(surrogates::kTrialPairingsTensor, rows,
+                                 {plan_.trials.block, plan_.n_pha, plan_.n_amp}, DType::Float64)
                    .values<double>()
                    .data();
-  const std::int64_t first_row = pairs_.rows().rows(batch.first_series);
-  const std::int64_t cells = n_pha_ * n_amp_;
-  float* kept = keep_values_ ? batch.emplace_rows(kSurrogateValues, rows, {n_perm_, n_pha_, n_amp_}, DType::Float32)
-                                   .values<float>()
-                                   .data()
-                             : nullptr;
+  const std::int64_t first_row = plan_.pairs.rows().rows(batch.first_series);
+  const std::int64_t cells = plan_.n_pha * plan_.n_amp;
+  const Shape per_surrogate{plan_.n_perm, plan_.n_pha, plan_.n_amp};
+  float* kept = plan_.keep_values
+                    ? batch.emplace_rows(kSurrogateValues, rows, per_surrogate, DType::Float32).values<float>().data()
+                    : nullptr;
   oneapi::tbb::parallel_for(std::int64_t{0}, rows, [&](std::int64_t r) {
     std::vector<double> values(row_values);  // [alignment][cell]
     alignments(inputs, r, batch.series_count, values.data(), batch.stop);
     write_statistics(values.data(), out, r);
     if (kept)  // the surrogates, after the observed alignment
-      std::transform(values.begin() + cells, values.end(), kept + r * n_perm_ * cells,
+      std::transform(values.begin() + cells, values.end(), kept + r * plan_.n_perm * cells,
                      [](double v) { return static_cast<float>(v); });
     if (pairings)
       trial_pairings(inputs, first_row, r, values.data(),
-                     pairings + static_cast<std::size_t>(r * trials_.block * n_pha_ * n_amp_));
+                     pairings + static_cast<std::size_t>(r * plan_.trials.block * plan_.n_pha * plan_.n_amp));
   });
   // A row that saw the stop may have thrown into an already cancelled task group, which drops it:
   // the batch, cut short, must not go on.
@@ -594,21 +604,21 @@ void SurrogatesStage::process(Batch& batch) {
 // where f is its own epoch, NaN past the end of a short last block.
 void SurrogatesStage::trial_pairings(const mi::BatchInputs& in, std::int64_t first_row, std::int64_t r,
                                      const double* observed, double* out) const {
-  const auto cells = static_cast<std::size_t>(n_pha_ * n_amp_);
-  const std::int64_t epoch = (first_row + r) / trials_.groups;
-  const std::int64_t first = epoch / trials_.block * trials_.block;
-  const std::int64_t last = std::min(first + trials_.block, trials_.epochs);
-  const std::int64_t phase_series = pairs_.phase_series(r), amplitude_series = pairs_.amplitude_series(r);
+  const auto cells = static_cast<std::size_t>(plan_.n_pha * plan_.n_amp);
+  const std::int64_t epoch = (first_row + r) / plan_.trials.groups;
+  const std::int64_t first = epoch / plan_.trials.block * plan_.trials.block;
+  const std::int64_t last = std::min(first + plan_.trials.block, plan_.trials.epochs);
+  const std::int64_t phase_series = plan_.pairs.phase_series(r), amplitude_series = plan_.pairs.amplitude_series(r);
   const std::int64_t aligned[1] = {0};
-  const auto& left_out = trials_.left_out_epochs;  // never paired: their pairings stay NaN, unevaluated
+  const auto& left_out = plan_.trials.left_out_epochs;  // never paired: their pairings stay NaN, unevaluated
   const auto is_left_out = [&left_out](std::int64_t e) { return std::binary_search(left_out.begin(), left_out.end(), e); };
   const bool row_left_out = is_left_out(epoch);
-  for (std::int64_t f = first; f < first + trials_.block; ++f) {
+  for (std::int64_t f = first; f < first + plan_.trials.block; ++f) {
     double* to = out + static_cast<std::size_t>(f - first) * cells;
     if (f == epoch)
       std::copy_n(observed, cells, to);
     else if (f < last && !row_left_out && !is_left_out(f))
-      method_->evaluate(in.pair(phase_series, amplitude_series + (f - epoch) * series_per_epoch_), aligned, to);
+      method_->evaluate(in.pair(phase_series, amplitude_series + (f - epoch) * plan_.series_per_epoch), aligned, to);
     else
       std::fill_n(to, cells, std::numeric_limits<double>::quiet_NaN());
   }
@@ -616,26 +626,29 @@ void SurrogatesStage::trial_pairings(const mi::BatchInputs& in, std::int64_t fir
 
 // Each thread's values of every alignment, and the trial-level sums of every condition and group.
 double SurrogatesStage::host_workspace_bytes(int threads) const {
-  const double row = static_cast<double>((n_perm_ + 1) * n_pha_ * n_amp_) * sizeof(double);
-  if (trials_.test == surrogates::TrialTest::None) return threads * row;
-  const auto groups = static_cast<double>(trials_.groups);
-  const double sums = static_cast<double>(trials_.conditions) * groups * row;
+  const double row = static_cast<double>((plan_.n_perm + 1) * plan_.n_pha * plan_.n_amp) * sizeof(double);
+  if (plan_.trials.test == surrogates::TrialTest::None) return threads * row;
+  const auto groups = static_cast<double>(plan_.trials.groups);
+  const double sums = static_cast<double>(plan_.trials.conditions) * groups * row;
   // Two conditions: each epoch's z, and the contrast's differences of a family's groups.
   const double observed =
-      trials_.conditions == 2 ? static_cast<double>(trials_.epochs * n_pha_ * n_amp_) * groups * sizeof(double) : 0.0;
+      plan_.trials.conditions == 2
+          ? static_cast<double>(plan_.trials.epochs * plan_.n_pha * plan_.n_amp) * groups * sizeof(double)
+          : 0.0;
   const double differences =
-      trials_.conditions == 2 ? (trials_.family == surrogates::TrialFamily::Channels ? groups : 1.0) * row : 0.0;
+      plan_.trials.conditions == 2 ? (plan_.trials.family == surrogates::TrialFamily::Channels ? groups : 1.0) * row : 0.0;
   return threads * row + sums + observed + differences;
 }
 
 double SurrogatesStage::streamed_bytes_per_series() const {
-  const std::int64_t pairings = trials_.test == surrogates::TrialTest::None ? 0 : trials_.block - 1;
-  return static_cast<double>(n_perm_ + 1 + pairings) * mi::alignment_streamed_bytes(n_amp_, length_);
+  const std::int64_t pairings = plan_.trials.test == surrogates::TrialTest::None ? 0 : plan_.trials.block - 1;
+  return static_cast<double>(plan_.n_perm + 1 + pairings) * mi::alignment_streamed_bytes(plan_.n_amp, plan_.length);
 }
 
 double SurrogatesStage::flops_per_series() const {
-  const std::int64_t pairings = trials_.test == surrogates::TrialTest::None ? 0 : trials_.block - 1;
-  return static_cast<double>(n_perm_ + 1 + pairings) * mi::alignment_work(settings_, n_pha_, n_amp_, length_);
+  const std::int64_t pairings = plan_.trials.test == surrogates::TrialTest::None ? 0 : plan_.trials.block - 1;
+  return static_cast<double>(plan_.n_perm + 1 + pairings) *
+         mi::alignment_work(plan_.settings, plan_.n_pha, plan_.n_amp, plan_.length);
 }
 
 }  // namespace pacflow::stages

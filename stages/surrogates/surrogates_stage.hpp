@@ -6,8 +6,10 @@
 // `pac_z`, `surrogate_mean`, `surrogate_std`, `pvalues`, `pvalues_maxstat` and, for norm other
 // than z, `pac_norm`, each [n_pha][n_amp] per mi output row; with several epochs, also the
 // trial-level test of each channel's mean over epochs (trials=, trial_statistics.hpp).
+#include <cstdint>
 #include <memory>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "engine/api/param_binding.hpp"
@@ -20,6 +22,27 @@ namespace pacflow::stages {
 
 // outputs=values: every surrogate's measure, [n][n_pha][n_amp] per row.
 inline constexpr const char* kSurrogateValues = "surrogate_values";
+
+enum class SurrogateKind { Timeshift, Timelag, SwapTrials };
+
+// What the stage was configured and planned to compute: the one description its CPU code
+// (surrogates_stage.cpp) and its GPU adapter (surrogates_cuda_kernel.cpp) both run from.
+struct SurrogatesPlan {
+  SurrogateKind kind = SurrogateKind::Timeshift;
+  surrogates::Norm norm = surrogates::Norm::Z;
+  std::int64_t n_perm = 200;
+  bool keep_values = false;  // outputs=values: surrogate_values
+  mi::MethodSettings settings;
+  bool envelope = false;  // the measure reads envelope_phase (plv)
+  std::int64_t length = 0;
+  std::int64_t n_pha = 0;
+  std::int64_t n_amp = 0;
+  mi::PairPlan pairs;
+  std::vector<std::string> outputs;  // the statistics written, in their order
+  std::vector<std::int64_t> alignment_shifts;  // of the amplitude: 0 (observed), then each surrogate's
+  surrogates::TrialLayout trials;  // trials.test None: no trial-level statistics
+  std::int64_t series_per_epoch = 0;
+};
 
 class SurrogatesStage final : public Stage {
  public:
@@ -38,10 +61,10 @@ class SurrogatesStage final : public Stage {
   // The checks that involve several parameters (n, shifts, min_shift, method), once they are set.
   void configured();
   const std::vector<std::int64_t>& shifts() const { return shifts_; }
+  const SurrogatesPlan& planned() const { return plan_; }  // once plan() returned
 
  private:
-  friend class SurrogatesCudaKernel;  // surrogates_cuda_kernel.cpp, in the CUDA plugin
-  enum class Kind { Timeshift, Timelag, SwapTrials };
+  using Kind = SurrogateKind;
   void plan_shifts(PlanContext& ctx);
   std::int64_t min_shift_samples(const PlanContext& ctx) const;
   void warn_of_small_shifts(PlanContext& ctx, std::int64_t min_shift) const;
@@ -58,33 +81,20 @@ class SurrogatesStage final : public Stage {
   void trial_pairings(const mi::BatchInputs& in, std::int64_t first_row, std::int64_t r, const double* observed,
                       double* out) const;
 
-  Kind kind_ = Kind::Timeshift;
-  surrogates::Norm norm_ = surrogates::Norm::Z;
-  std::int64_t n_perm_ = 200;
+  SurrogatesPlan plan_;
   std::uint64_t seed_ = 42;
   std::optional<Duration> min_shift_;  // empty: one period of the lowest phase band
   std::optional<std::vector<double>> shifts_param_;  // shifts= as given
   std::vector<std::int64_t> given_shifts_;
   std::vector<std::int64_t> shifts_;        // timeshift / timelag
-  std::vector<std::int64_t> alignment_shifts_;  // of the amplitude: 0 (observed), then each surrogate's
   std::vector<std::int64_t> permutations_;  // swap_trials: [k][epoch]
   std::int64_t epochs_ = 1;
-  std::int64_t length_ = 0;
-  std::int64_t n_pha_ = 0;
-  std::int64_t n_amp_ = 0;
   std::int64_t bins_ = 18;
-  bool envelope_ = false;
-  mi::PairPlan pairs_;
   std::unique_ptr<const mi::Method> method_;
-  std::vector<std::string> outputs_;
   std::optional<json> outputs_spec_;  // outputs= as given
-  bool keep_values_ = false;          // outputs=values: surrogate_values
-  mi::MethodSettings settings_;
   std::optional<surrogates::TrialTest> given_trials_;  // empty: trials=auto
-  surrogates::TrialLayout trials_;  // trials_.test None: no trial-level statistics
   std::int64_t trial_block_ = 8;
   bool refuse_gain_confound_ = true;  // swap_trials with mvl
-  std::int64_t series_per_epoch_ = 0;
 };
 
 }  // namespace pacflow::stages
