@@ -7,10 +7,19 @@
 
 #include "pipelines/report/methods_sentences.hpp"
 #include "pipelines/report/significance.hpp"
+#include "stages/common/tensor_names.hpp"
+#include "stages/kernels/surrogates/trial_statistics.hpp"
 
 namespace pacflow::report {
 
 namespace {
+
+// The arrays a test writes its p-values to (stages/common/tensor_names.hpp, trial_statistics.hpp).
+using stages::tensors::kErpacPvalues;
+using stages::tensors::kPvalues;
+using stages::tensors::kPvaluesMaxstat;
+using surrogates::kContrastPvalues;
+using surrogates::kTrialPvalues;
 
 // "1/201 ≈ 0.005" when the floor is one over the draws, else the number.
 std::string floor_text(double p_floor, std::int64_t n) {
@@ -119,7 +128,7 @@ std::string contrast_text(const TrialFacts& t, Citations& cite) {
 std::string trial_sentences(const RunFacts& f, Citations& cite) {
   if (!f.trial || !f.surrogates) return "";
   const TrialFacts& t = *f.trial;
-  const TestDescription d = describe_test(f, "trial_pvalues");
+  const TestDescription d = describe_test(f, kTrialPvalues);
   const bool pairs = f.measure && f.measure->pairs != "diag";
   const std::string epochs = t.left_out_epochs > 0 ? fmt::format(
                                                          "{} that do not overlap in time (the {} others left "
@@ -161,8 +170,8 @@ std::string erpac_sentence(const RunFacts& f, Citations& cite) {
 std::string reporting_sentence(const RunFacts& f) {
   if (!f.surrogates && !f.erpac) return "";
   const TestDescription d = describe_test(f);
-  const std::string which = d.array == "trial_pvalues"     ? "the trial-level p-value"
-                            : d.array == "pvalues_maxstat" ? "the family-wise p-value of its series"
+  const std::string which = d.array == kTrialPvalues     ? "the trial-level p-value"
+                            : d.array == kPvaluesMaxstat ? "the family-wise p-value of its series"
                                                            : "the corrected p-value";
   return fmt::format("A cell was called significant where {} ({}) was below α = {}.", which, d.array, number(f.alpha));
 }

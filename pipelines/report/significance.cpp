@@ -6,10 +6,19 @@
 
 #include "engine/api/errors.hpp"
 #include "pipelines/report/wording.hpp"
+#include "stages/common/tensor_names.hpp"
+#include "stages/kernels/surrogates/trial_statistics.hpp"
 
 namespace pacflow::report {
 
 namespace {
+
+// The arrays a test writes its p-values to (stages/common/tensor_names.hpp, trial_statistics.hpp).
+using stages::tensors::kErpacPvalues;
+using stages::tensors::kPvalues;
+using stages::tensors::kPvaluesMaxstat;
+using surrogates::kContrastPvalues;
+using surrogates::kTrialPvalues;
 
 std::string panel_word(const RunFacts& f) {
   return f.measure && f.measure->pairs != "diag" ? "channel pair" : "channel";
@@ -56,17 +65,17 @@ std::string correction_name(const std::string& correction) {
 TestDescription describe_test(const RunFacts& f, const std::string& array) {
   std::string name = array;
   if (name.empty())
-    name = f.trial ? "trial_pvalues" : f.surrogates ? "pvalues_maxstat" : f.erpac ? "erpac_pvalues" : "";
+    name = f.trial ? kTrialPvalues : f.surrogates ? kPvaluesMaxstat : f.erpac ? kErpacPvalues : "";
   if (name.empty())
     throw InputError("the run has no p-values: add a surrogates stage (or erpac) to the pipeline for a test");
   TestDescription d;
   d.array = name;
   const std::string panel = panel_word(f);
-  if ((name == "trial_pvalues" || name == "contrast_pvalues") && f.trial && f.surrogates) {
+  if ((name == kTrialPvalues || name == kContrastPvalues) && f.trial && f.surrogates) {
     const TrialFacts& t = *f.trial;
     d.correction = t.test;
     d.family = trial_family(f, t);
-    if (name == "trial_pvalues") {
+    if (name == kTrialPvalues) {
       d.test =
           fmt::format("each {}'s mean over its {} against {} epoch permutations{}", panel, plural(t.epochs, "epoch"),
                       t.permutations, t.conditions.size() > 1 ? ", in each condition" : "");
@@ -78,15 +87,15 @@ TestDescription describe_test(const RunFacts& f, const std::string& array) {
           t.conditions[0], t.conditions[1], t.permutations);
       d.p_floor = t.contrast_p_floor > 0 ? t.contrast_p_floor : t.p_floor;
     }
-  } else if ((name == "pvalues_maxstat" || name == "pvalues") && f.surrogates) {
+  } else if ((name == kPvaluesMaxstat || name == kPvalues) && f.surrogates) {
     const SurrogateFacts& s = *f.surrogates;
-    d.correction = name == "pvalues" ? "uncorrected" : "maxstat";
+    d.correction = name == kPvalues ? "uncorrected" : "maxstat";
     d.test = fmt::format("each series' value against {} {} surrogates{}", s.n, surrogate_kind(s),
-                         name == "pvalues" ? "" : ", maximum over its cells");
-    d.family = name == "pvalues" ? "none: each cell on its own"
+                         name == kPvalues ? "" : ", maximum over its cells");
+    d.family = name == kPvalues ? "none: each cell on its own"
                                  : fmt::format("each series' {} (one epoch of one {})", cells_text(f), panel);
     d.p_floor = s.p_floor;
-  } else if (name == "erpac_pvalues" && f.erpac) {
+  } else if (name == kErpacPvalues && f.erpac) {
     d.correction = f.erpac->correction == "none" ? "uncorrected" : f.erpac->correction;
     d.test = fmt::format("the circular-linear correlation across the {} at each time point (χ² approximation)",
                          plural(f.input.epochs, "epoch"));
@@ -95,10 +104,10 @@ TestDescription describe_test(const RunFacts& f, const std::string& array) {
   }
   if (d.test.empty()) {
     std::vector<std::string> has;
-    if (f.trial && f.surrogates) has.push_back("trial_pvalues");
-    if (f.trial && f.surrogates && f.trial->conditions.size() == 2) has.push_back("contrast_pvalues");
-    if (f.surrogates) has.insert(has.end(), {"pvalues_maxstat", "pvalues"});
-    if (f.erpac) has.push_back("erpac_pvalues");
+    if (f.trial && f.surrogates) has.push_back(kTrialPvalues);
+    if (f.trial && f.surrogates && f.trial->conditions.size() == 2) has.push_back(kContrastPvalues);
+    if (f.surrogates) has.insert(has.end(), {kPvaluesMaxstat, kPvalues});
+    if (f.erpac) has.push_back(kErpacPvalues);
     throw InputError(fmt::format("the run has no {}; its p-values are {}", name, list_and(has)));
   }
   return d;

@@ -7,6 +7,7 @@
 #include "stages/bandpass/bandpass_stage.hpp"
 #include "stages/kernels/filters/filtfilt_cuda.hpp"
 #include "stages/cuda_kernels.hpp"
+#include "stages/common/tensor_names.hpp"
 
 namespace pacflow::stages {
 
@@ -20,8 +21,8 @@ class BandpassCudaKernel final : public cuda::Kernel {
     const auto n_pha = static_cast<std::int64_t>(plan_.pha.bands.size());
     const auto n_amp = static_cast<std::int64_t>(plan_.amp.bands.size());
     const std::int64_t length = plan_.length;
-    float* pha = StageContext::data<float>(ctx.emplace(batch, "filtered_pha", {n_pha, length}, DType::Float32));
-    float* amp = StageContext::data<float>(ctx.emplace(batch, "filtered_amp", {n_amp, length}, DType::Float32));
+    float* pha = StageContext::data<float>(ctx.emplace(batch, tensors::kFilteredPha, {n_pha, length}, DType::Float32));
+    float* amp = StageContext::data<float>(ctx.emplace(batch, tensors::kFilteredAmp, {n_amp, length}, DType::Float32));
     pha_.get(plan_.pha).apply(signal, batch.series_count, pha, ctx, plans_);
     amp_.get(plan_.amp).apply(signal, batch.series_count, amp, ctx, plans_);
   }

@@ -11,6 +11,7 @@
 #include "stages/kernels/filters/fir1.hpp"
 #include "stages/common/output_names.hpp"
 #include "stages/common/sample_range.hpp"
+#include "stages/common/tensor_names.hpp"
 
 namespace pacflow::stages {
 
@@ -117,10 +118,10 @@ void BandpassStage::plan(PlanContext& ctx) {
 
   const auto n_pha = static_cast<std::int64_t>(plan_.pha.bands.size());
   const auto n_amp = static_cast<std::int64_t>(plan_.amp.bands.size());
-  TensorDecl filtered_pha{"filtered_pha", {n_pha, plan_.length}, DType::Float32, filtered_results_,
+  TensorDecl filtered_pha{tensors::kFilteredPha, {n_pha, plan_.length}, DType::Float32, filtered_results_,
                           "band-passed signal, phase bands"};
   filtered_pha.axes = {"phase_bands", "times"};
-  TensorDecl filtered_amp{"filtered_amp", {n_amp, plan_.length}, DType::Float32, filtered_results_,
+  TensorDecl filtered_amp{tensors::kFilteredAmp, {n_amp, plan_.length}, DType::Float32, filtered_results_,
                           "band-passed signal, amplitude bands"};
   filtered_amp.axes = {"amplitude_bands", "times"};
   ctx.declare(std::move(filtered_pha));
@@ -174,8 +175,8 @@ void BandpassStage::process(Batch& batch) {
   refuse_tiny_series(signal, batch);
   const auto n_pha = static_cast<std::int64_t>(plan_.pha.bands.size());
   const auto n_amp = static_cast<std::int64_t>(plan_.amp.bands.size());
-  float* pha = batch.emplace("filtered_pha", {n_pha, plan_.length}, DType::Float32).values<float>().data();
-  float* amp = batch.emplace("filtered_amp", {n_amp, plan_.length}, DType::Float32).values<float>().data();
+  float* pha = batch.emplace(tensors::kFilteredPha, {n_pha, plan_.length}, DType::Float32).values<float>().data();
+  float* amp = batch.emplace(tensors::kFilteredAmp, {n_amp, plan_.length}, DType::Float32).values<float>().data();
   // The two banks are independent (each has its own filters and per-thread workspaces): they run
   // side by side, which keeps every thread busy when a batch holds fewer series than threads.
   oneapi::tbb::parallel_invoke([&] { run_bank(plan_.pha, *pha_workspaces_, signal, batch.series_count, pha); },

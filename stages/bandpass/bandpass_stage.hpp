@@ -11,6 +11,7 @@
 #include "engine/api/param_binding.hpp"
 #include "stages/kernels/filters/bands.hpp"
 #include "stages/kernels/filters/filtfilt_fft.hpp"
+#include "stages/common/tensor_names.hpp"
 
 namespace pacflow::stages {
 
@@ -26,7 +27,7 @@ struct BandpassBank {
 // What the stage planned for its stream: the one description its CPU code (bandpass_stage.cpp) and
 // its GPU adapter (bandpass_cuda_kernel.cpp) both run from.
 struct BandpassPlan {
-  std::string signal = "signal";  // the tensor it filters
+  std::string signal = tensors::kSignal;  // the tensor it filters
   std::int64_t length = 0;        // of a series
   BandpassBank pha;
   BandpassBank amp;

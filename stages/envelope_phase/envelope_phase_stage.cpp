@@ -9,6 +9,7 @@
 #include "stages/bandpass/bandpass_facts.hpp"
 #include "stages/kernels/filters/fir1.hpp"
 #include "stages/hilbert/hilbert_facts.hpp"
+#include "stages/common/tensor_names.hpp"
 
 namespace pacflow::stages {
 
@@ -20,7 +21,7 @@ ElementInfo EnvelopePhaseStage::info() {
 }
 
 void EnvelopePhaseStage::plan(PlanContext& ctx) {
-  const TensorDecl& amplitude = ctx.require("amplitude", "envelope_phase");
+  const TensorDecl& amplitude = ctx.require(tensors::kAmplitude, "envelope_phase");
   const BandEdges* bands = ctx.find(kPhaseBands);
   const std::vector<std::int64_t>* orders = ctx.find(kPhaseFilterOrders);
   const std::int64_t* fft_length = ctx.find(kHilbertFftLength);
@@ -38,7 +39,7 @@ void EnvelopePhaseStage::plan(PlanContext& ctx) {
   fft_length_ = *fft_length;
   filters_.reset();
   transform_.reset();
-  ctx.declare({"envelope_phase", {n_pha_, n_amp_, length_}, DType::Float32, false,
+  ctx.declare({tensors::kEnvelopePhase, {n_pha_, n_amp_, length_}, DType::Float32, false,
                "phase of amplitude band a's envelope filtered in phase band p, in (-pi, pi]"});
 }
 
@@ -61,8 +62,9 @@ double EnvelopePhaseStage::host_workspace_bytes(int threads) const {
 }
 
 void EnvelopePhaseStage::process(Batch& batch) {
-  const float* amplitude = batch.at("amplitude").values<float>().data();
-  float* out = batch.emplace("envelope_phase", {n_pha_, n_amp_, length_}, DType::Float32).values<float>().data();
+  const float* amplitude = batch.at(tensors::kAmplitude).values<float>().data();
+  float* out =
+      batch.emplace(tensors::kEnvelopePhase, {n_pha_, n_amp_, length_}, DType::Float32).values<float>().data();
   const std::int64_t t = length_;
   // One task per (series, amplitude band): filter into every phase band ([p][a][T] of the series,
   // phase bands n_amp·T apart), then each band's phase in place.

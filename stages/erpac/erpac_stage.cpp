@@ -9,6 +9,7 @@
 #include "stages/common/cell_axes.hpp"
 #include "stages/common/whole_input.hpp"
 #include "stages/erpac/erpac_math.hpp"
+#include "stages/common/tensor_names.hpp"
 
 namespace pacflow::stages {
 
@@ -27,8 +28,8 @@ ElementInfo ErpacStage::info() {
 }
 
 void ErpacStage::plan(PlanContext& ctx) {
-  const TensorDecl& phase = ctx.require("phase", "erpac");
-  const TensorDecl& amplitude = ctx.require("amplitude", "erpac");
+  const TensorDecl& phase = ctx.require(tensors::kPhase, "erpac");
+  const TensorDecl& amplitude = ctx.require(tensors::kAmplitude, "erpac");
   const StreamInfo& stream = ctx.stream();
   epochs_ = epochs_of(stream, "erpac correlates across epochs: it needs an input laid out [epochs]…[time]");
   if (epochs_ < 3)
@@ -42,10 +43,10 @@ void ErpacStage::plan(PlanContext& ctx) {
   // One row per channel (and segment): the stream's leading dims without the epochs.
   RowLayout rows{series, series / epochs_, Shape(stream.leading_dims.begin() + 1, stream.leading_dims.end()),
                  std::vector<std::string>(stream.leading_names.begin() + 1, stream.leading_names.end())};
-  ctx.declare(over_cells({"erpac", {n_pha_, n_amp_, length_}, DType::Float32, true,
+  ctx.declare(over_cells({tensors::kErpac, {n_pha_, n_amp_, length_}, DType::Float32, true,
                           "circular-linear correlation across epochs of phase and amplitude", rows},
                          {"times"}));
-  ctx.declare(over_cells({"erpac_pvalues", {n_pha_, n_amp_, length_}, DType::Float32, true,
+  ctx.declare(over_cells({tensors::kErpacPvalues, {n_pha_, n_amp_, length_}, DType::Float32, true,
                           "p = exp(-E rho^2 / 2), corrected over each channel's cells", rows},
                          {"times"}));
   // The time of each of the T samples (after a source's pad= is cropped), from the epoch's reference.
@@ -137,12 +138,13 @@ void ErpacStage::correlate(const float* phase, const float* amplitude, const dou
 }
 
 void ErpacStage::process(Batch& batch) {
-  const float* phase = batch.at("phase").values<float>().data();
-  const float* amplitude = batch.at("amplitude").values<float>().data();
+  const float* phase = batch.at(tensors::kPhase).values<float>().data();
+  const float* amplitude = batch.at(tensors::kAmplitude).values<float>().data();
   const std::int64_t rows = batch.series_count / epochs_;
   const std::int64_t cells = n_pha_ * n_amp_ * length_;
-  float* rho = batch.emplace_rows("erpac", rows, {n_pha_, n_amp_, length_}, DType::Float32).values<float>().data();
-  float* p_out = batch.emplace_rows("erpac_pvalues", rows, {n_pha_, n_amp_, length_}, DType::Float32).values<float>().data();
+  const Shape per_row{n_pha_, n_amp_, length_};
+  float* rho = batch.emplace_rows(tensors::kErpac, rows, per_row, DType::Float32).values<float>().data();
+  float* p_out = batch.emplace_rows(tensors::kErpacPvalues, rows, per_row, DType::Float32).values<float>().data();
   oneapi::tbb::parallel_for(std::int64_t{0}, rows, [&](std::int64_t row) {
     std::vector<double> pvalues(static_cast<std::size_t>(cells));
     const std::vector<double> mean_x = amplitude_means(amplitude, row, rows);

@@ -8,6 +8,7 @@
 #include "engine/api/errors.hpp"
 #include "stages/bandpass/bandpass_facts.hpp"
 #include "stages/common/sample_range.hpp"
+#include "stages/common/tensor_names.hpp"
 
 namespace pacflow::stages {
 
@@ -46,9 +47,11 @@ void GivenBandsStage::plan(PlanContext& ctx) {
                             "signals the bandpass stage filters");
   length_ = samples / rows;
   const auto n_pha = static_cast<std::int64_t>(pha_.size()), n_amp = static_cast<std::int64_t>(amp_.size());
-  TensorDecl phase{"phase", {n_pha, length_}, DType::Float32, false, "instantaneous phase in (-pi, pi], as given"};
+  TensorDecl phase{tensors::kPhase, {n_pha, length_}, DType::Float32, false,
+                   "instantaneous phase in (-pi, pi], as given"};
   phase.axes = {"phase_bands", "times"};
-  TensorDecl amplitude{"amplitude", {n_amp, length_}, DType::Float32, false, "instantaneous amplitude, as given"};
+  TensorDecl amplitude{tensors::kAmplitude, {n_amp, length_}, DType::Float32, false,
+                       "instantaneous amplitude, as given"};
   amplitude.axes = {"amplitude_bands", "times"};
   ctx.declare(std::move(phase));
   ctx.declare(std::move(amplitude));
@@ -103,8 +106,8 @@ void GivenBandsStage::process(Batch& batch) {
   const Tensor& signal = batch.at(input_);
   const std::int64_t n = batch.series_count;
   const auto n_pha = static_cast<std::int64_t>(pha_.size()), n_amp = static_cast<std::int64_t>(amp_.size());
-  float* phase = batch.emplace("phase", {n_pha, length_}, DType::Float32).values<float>().data();
-  float* amplitude = batch.emplace("amplitude", {n_amp, length_}, DType::Float32).values<float>().data();
+  float* phase = batch.emplace(tensors::kPhase, {n_pha, length_}, DType::Float32).values<float>().data();
+  float* amplitude = batch.emplace(tensors::kAmplitude, {n_amp, length_}, DType::Float32).values<float>().data();
   const float* in = signal.values<float>().data();
   const std::int64_t per_series = (n_pha + n_amp) * length_;
   oneapi::tbb::parallel_for(std::int64_t{0}, n, [&](std::int64_t s) {

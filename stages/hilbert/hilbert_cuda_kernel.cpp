@@ -5,6 +5,7 @@
 #include "stages/cuda_kernels.hpp"
 #include "stages/kernels/analytic/analytic_signal_cuda.hpp"
 #include "stages/hilbert/hilbert_stage.hpp"
+#include "stages/common/tensor_names.hpp"
 
 namespace pacflow::stages {
 
@@ -14,11 +15,12 @@ class HilbertCudaKernel final : public cuda::Kernel {
 
   void run(Batch& batch, cuda::StageContext& ctx) override {
     using cuda::StageContext;
-    const float* pha_in = StageContext::data<float>(batch.at("filtered_pha"));
-    const float* amp_in = StageContext::data<float>(batch.at("filtered_amp"));
-    float* phase = StageContext::data<float>(ctx.emplace(batch, "phase", {plan_.n_pha, plan_.kept}, DType::Float32));
+    const float* pha_in = StageContext::data<float>(batch.at(tensors::kFilteredPha));
+    const float* amp_in = StageContext::data<float>(batch.at(tensors::kFilteredAmp));
+    float* phase =
+        StageContext::data<float>(ctx.emplace(batch, tensors::kPhase, {plan_.n_pha, plan_.kept}, DType::Float32));
     float* amplitude =
-        StageContext::data<float>(ctx.emplace(batch, "amplitude", {plan_.n_amp, plan_.kept}, DType::Float32));
+        StageContext::data<float>(ctx.emplace(batch, tensors::kAmplitude, {plan_.n_amp, plan_.kept}, DType::Float32));
     const std::int64_t n = plan_.fft_length;
     hilbert::analytic_rows_on_gpu(pha_in, batch.series_count * plan_.n_pha, plan_.length, n, hilbert::Output::Phase,
                                   phase, ctx, plans_, plan_.first, plan_.kept);

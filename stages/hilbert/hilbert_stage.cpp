@@ -7,6 +7,7 @@
 #include "stages/common/fast_length.hpp"
 #include "stages/common/output_names.hpp"
 #include "stages/hilbert/hilbert_facts.hpp"
+#include "stages/common/tensor_names.hpp"
 
 namespace pacflow::stages {
 
@@ -19,9 +20,9 @@ void HilbertStage::declare(ParamBinder<HilbertStage>& p) {
 
 void HilbertStage::configured() {
   if (!outputs_spec_) return;
-  const auto names = output_names(*outputs_spec_, {"phase", "amplitude"});
-  phase_result_ = asks_for(names, "phase");
-  amplitude_result_ = asks_for(names, "amplitude");
+  const auto names = output_names(*outputs_spec_, {tensors::kPhase, tensors::kAmplitude});
+  phase_result_ = asks_for(names, tensors::kPhase);
+  amplitude_result_ = asks_for(names, tensors::kAmplitude);
 }
 
 ElementInfo HilbertStage::info() {
@@ -30,8 +31,8 @@ ElementInfo HilbertStage::info() {
 }
 
 void HilbertStage::plan(PlanContext& ctx) {
-  const TensorDecl& pha = ctx.require("filtered_pha", "hilbert");
-  const TensorDecl& amp = ctx.require("filtered_amp", "hilbert");
+  const TensorDecl& pha = ctx.require(tensors::kFilteredPha, "hilbert");
+  const TensorDecl& amp = ctx.require(tensors::kFilteredAmp, "hilbert");
   plan_.n_pha = pha.per_series.at(0);
   plan_.n_amp = amp.per_series.at(0);
   plan_.length = pha.per_series.at(1);
@@ -45,10 +46,10 @@ void HilbertStage::plan(PlanContext& ctx) {
   const std::int64_t n = pad_ == Pad::Fast ? next_fast_length(plan_.length) : plan_.length;
   plan_.fft_length = n;
   transform_.reset();
-  TensorDecl phase{"phase", {plan_.n_pha, plan_.kept}, DType::Float32, phase_result_,
+  TensorDecl phase{tensors::kPhase, {plan_.n_pha, plan_.kept}, DType::Float32, phase_result_,
                    "instantaneous phase in (-pi, pi]"};
   phase.axes = {"phase_bands", "times"};
-  TensorDecl amplitude{"amplitude", {plan_.n_amp, plan_.kept}, DType::Float32, amplitude_result_,
+  TensorDecl amplitude{tensors::kAmplitude, {plan_.n_amp, plan_.kept}, DType::Float32, amplitude_result_,
                        "instantaneous amplitude"};
   amplitude.axes = {"amplitude_bands", "times"};
   ctx.declare(std::move(phase));
@@ -67,10 +68,11 @@ void HilbertStage::prepare() {
 }
 
 void HilbertStage::process(Batch& batch) {
-  const float* pha_in = batch.at("filtered_pha").values<float>().data();
-  const float* amp_in = batch.at("filtered_amp").values<float>().data();
-  float* phase = batch.emplace("phase", {plan_.n_pha, plan_.kept}, DType::Float32).values<float>().data();
-  float* amplitude = batch.emplace("amplitude", {plan_.n_amp, plan_.kept}, DType::Float32).values<float>().data();
+  const float* pha_in = batch.at(tensors::kFilteredPha).values<float>().data();
+  const float* amp_in = batch.at(tensors::kFilteredAmp).values<float>().data();
+  float* phase = batch.emplace(tensors::kPhase, {plan_.n_pha, plan_.kept}, DType::Float32).values<float>().data();
+  float* amplitude =
+      batch.emplace(tensors::kAmplitude, {plan_.n_amp, plan_.kept}, DType::Float32).values<float>().data();
   const auto t = static_cast<std::size_t>(plan_.length), kept = static_cast<std::size_t>(plan_.kept);
   const std::int64_t rows_pha = batch.series_count * plan_.n_pha;
   const std::int64_t rows = rows_pha + batch.series_count * plan_.n_amp;

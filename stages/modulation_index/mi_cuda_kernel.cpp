@@ -7,6 +7,7 @@
 #include "stages/kernels/pac/gpu_support.hpp"
 #include "stages/modulation_index/mi_stage.hpp"
 #include "stages/kernels/pac/shifted_mi_cuda.hpp"
+#include "stages/common/tensor_names.hpp"
 
 namespace pacflow::stages {
 
@@ -23,16 +24,17 @@ class MiCudaKernel final : public cuda::Kernel {
   void run(Batch& batch, cuda::StageContext& ctx) override {
     using cuda::StageContext;
     const bool envelope = mi::needs_envelope_phase(plan_.settings.kind);
-    const mi::GpuBatchBands bands{StageContext::data<float>(batch.at("phase")),
-                                  StageContext::data<float>(batch.at("amplitude")),
-                                  envelope ? StageContext::data<float>(batch.at("envelope_phase")) : nullptr,
+    const mi::GpuBatchBands bands{StageContext::data<float>(batch.at(tensors::kPhase)),
+                                  StageContext::data<float>(batch.at(tensors::kAmplitude)),
+                                  envelope ? StageContext::data<float>(batch.at(tensors::kEnvelopePhase)) : nullptr,
                                   batch.series_count, plan_.n_pha, plan_.n_amp, plan_.length};
     const std::int64_t cells = batch.series_count * plan_.n_pha * plan_.n_amp;
     const SharedMemory values = ctx.scratch(static_cast<std::size_t>(cells) * sizeof(double));
     auto* mi_values = reinterpret_cast<double*>(values.data);
     mi::shifted_measure_on_gpu(bands, *mi::gpu_measure(plan_.settings, plan_.length), {observed_shift_.on(ctx), 1, 0},
                                mi_values, ctx);
-    float* pac = StageContext::data<float>(ctx.emplace(batch, "pac", {plan_.n_pha, plan_.n_amp}, DType::Float32));
+    float* pac =
+        StageContext::data<float>(ctx.emplace(batch, tensors::kPac, {plan_.n_pha, plan_.n_amp}, DType::Float32));
     cuda::narrow_to_float(mi_values, cells, pac, ctx);
   }
 

@@ -14,6 +14,7 @@
 #include "stages/modulation_index/mi_facts.hpp"
 #include "stages/kernels/pac/methods/pac_math.hpp"
 #include "stages/kernels/pac/methods/shifted_sums.hpp"
+#include "stages/common/tensor_names.hpp"
 
 namespace pacflow::stages {
 
@@ -67,23 +68,23 @@ void ModulationIndexStage::warn_of_a_short_window(PlanContext& ctx) const {
 }
 
 void ModulationIndexStage::plan(PlanContext& ctx) {
-  const TensorDecl& phase = ctx.require("phase", "mi");
-  const TensorDecl& amplitude = ctx.require("amplitude", "mi");
+  const TensorDecl& phase = ctx.require(tensors::kPhase, "mi");
+  const TensorDecl& amplitude = ctx.require(tensors::kAmplitude, "mi");
   plan_.n_pha = phase.per_series.at(0);
   plan_.length = phase.per_series.at(1);
   plan_.n_amp = amplitude.per_series.at(0);
   if (plan_.length > (std::int64_t{1} << 30))
     throw InputError(fmt::format("series of {} samples are longer than mi supports (2^30)", plan_.length));
-  if (mi::needs_envelope_phase(plan_.settings.kind) && !ctx.provides("envelope_phase"))
+  if (mi::needs_envelope_phase(plan_.settings.kind) && !ctx.provides(tensors::kEnvelopePhase))
     throw ParamError("method", "plv compares the phase with the phase of each amplitude envelope in the phase bands; "
                                "add \"stage envelope_phase\" between hilbert and mi");
-  if (mi::needs_envelope_phase(plan_.settings.kind)) ctx.require("envelope_phase", "mi");
+  if (mi::needs_envelope_phase(plan_.settings.kind)) ctx.require(tensors::kEnvelopePhase, "mi");
   warn_of_a_short_window(ctx);
   plan_.pairs = mi::PairPlan(pairs_spec_, ctx.stream());
   method_ = mi::make_method(plan_.settings, plan_.length);
   const RowLayout rows = plan_.pairs.rows();
   const std::string name = mi::method_title(plan_.settings.kind);
-  ctx.declare(over_cells({"pac", {plan_.n_pha, plan_.n_amp}, DType::Float32, true, name, rows}));
+  ctx.declare(over_cells({tensors::kPac, {plan_.n_pha, plan_.n_amp}, DType::Float32, true, name, rows}));
   if (plan_.distributions)
     ctx.declare(over_cells({"amplitude_distribution", {plan_.n_pha, plan_.n_amp, plan_.settings.bins}, DType::Float32,
                             true, "normalised mean amplitude per phase bin (sums to 1)", rows},
@@ -129,7 +130,8 @@ void ModulationIndexStage::process(Batch& batch) {
       mi::inputs_of(batch, plan_.n_pha, plan_.n_amp, plan_.length, mi::needs_envelope_phase(plan_.settings.kind));
   const std::int64_t rows = plan_.pairs.row_count(batch.series_count);
   const std::int64_t cells = plan_.n_pha * plan_.n_amp;
-  float* pac = batch.emplace_rows("pac", rows, {plan_.n_pha, plan_.n_amp}, DType::Float32).values<float>().data();
+  float* pac =
+      batch.emplace_rows(tensors::kPac, rows, {plan_.n_pha, plan_.n_amp}, DType::Float32).values<float>().data();
   const Shape cell_bins{plan_.n_pha, plan_.n_amp, plan_.settings.bins};
   float* distribution =
       plan_.distributions

@@ -11,6 +11,7 @@
 #include "stages/kernels/pac/shifted_mi_cuda.hpp"
 #include "stages/kernels/surrogates/surrogate_stats_cuda.hpp"
 #include "stages/surrogates/surrogates_stage.hpp"
+#include "stages/common/tensor_names.hpp"
 
 namespace pacflow::stages {
 
@@ -29,9 +30,10 @@ class SurrogatesCudaKernel final : public cuda::Kernel {
 
   void run(Batch& batch, cuda::StageContext& ctx) override {
     using cuda::StageContext;
-    const mi::GpuBatchBands bands{StageContext::data<float>(batch.at("phase")),
-                                  StageContext::data<float>(batch.at("amplitude")),
-                                  plan_.envelope ? StageContext::data<float>(batch.at("envelope_phase")) : nullptr,
+    const mi::GpuBatchBands bands{StageContext::data<float>(batch.at(tensors::kPhase)),
+                                  StageContext::data<float>(batch.at(tensors::kAmplitude)),
+                                  plan_.envelope ? StageContext::data<float>(batch.at(tensors::kEnvelopePhase))
+                                                 : nullptr,
                                   batch.series_count, plan_.n_pha, plan_.n_amp, plan_.length};
     const std::int64_t cells = plan_.n_pha * plan_.n_amp;
     // [series][1 + n_perm][cells]

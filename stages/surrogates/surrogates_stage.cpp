@@ -15,6 +15,7 @@
 #include "stages/common/whole_input.hpp"
 #include "stages/kernels/surrogates/surrogate_stats_cpu.hpp"
 #include "stages/surrogates/surrogates_facts.hpp"
+#include "stages/common/tensor_names.hpp"
 
 namespace pacflow::stages {
 
@@ -25,11 +26,11 @@ struct Output {
   const char* doc;
 };
 constexpr Output kStatistics[5] = {
-    {"pac_z", "(PAC - mean) / std of the surrogates"},
-    {"surrogate_mean", "mean of the surrogate PAC"},
-    {"surrogate_std", "population std of the surrogate PAC"},
-    {"pvalues", "(1 + #{k: PAC_k >= PAC}) / (n + 1)"},
-    {"pvalues_maxstat", "family-wise: (1 + #{k: max over cells of PAC_k >= PAC}) / (n + 1)"},
+    {tensors::kPacZ, "(PAC - mean) / std of the surrogates"},
+    {tensors::kSurrogateMean, "mean of the surrogate PAC"},
+    {tensors::kSurrogateStd, "population std of the surrogate PAC"},
+    {tensors::kPvalues, "(1 + #{k: PAC_k >= PAC}) / (n + 1)"},
+    {tensors::kPvaluesMaxstat, "family-wise: (1 + #{k: max over cells of PAC_k >= PAC}) / (n + 1)"},
 };
 
 // What one group of the trial-level test is, from the dimensions after epochs: "channel", "pair".
@@ -127,10 +128,10 @@ void SurrogatesStage::configured() {
 }
 
 void SurrogatesStage::plan(PlanContext& ctx) {
-  const TensorDecl& phase = ctx.require("phase", "surrogates");
-  const TensorDecl& amplitude = ctx.require("amplitude", "surrogates");
+  const TensorDecl& phase = ctx.require(tensors::kPhase, "surrogates");
+  const TensorDecl& amplitude = ctx.require(tensors::kAmplitude, "surrogates");
   const mi::MethodSettings* measure = ctx.find(kMiSettings);
-  if (!ctx.provides("pac") || !measure)
+  if (!ctx.provides(tensors::kPac) || !measure)
     throw InputError("surrogates must come after the mi stage (it computes the same measure, bins and pairs)");
   plan_.n_pha = phase.per_series.at(0);
   plan_.length = phase.per_series.at(1);
@@ -139,7 +140,7 @@ void SurrogatesStage::plan(PlanContext& ctx) {
   const mi::MethodSettings& settings = plan_.settings;
   bins_ = settings.bins;
   plan_.envelope = mi::needs_envelope_phase(settings.kind);
-  if (plan_.envelope) ctx.require("envelope_phase", "surrogates");
+  if (plan_.envelope) ctx.require(tensors::kEnvelopePhase, "surrogates");
   method_ = mi::make_method(settings, plan_.length);
   plan_.pairs = mi::PairPlan(ctx.require(kMiPairs, "surrogates"), ctx.stream());
   if (settings.kind == mi::MethodKind::Ndpac)
@@ -163,8 +164,9 @@ void SurrogatesStage::plan(PlanContext& ctx) {
     plan_.outputs.emplace_back(out.name);
   }
   if (plan_.norm != surrogates::Norm::Z) {
-    ctx.declare(over_cells({"pac_norm", {plan_.n_pha, plan_.n_amp}, DType::Float32, true, norm_doc(plan_.norm), rows}));
-    plan_.outputs.emplace_back("pac_norm");
+    ctx.declare(
+        over_cells({tensors::kPacNorm, {plan_.n_pha, plan_.n_amp}, DType::Float32, true, norm_doc(plan_.norm), rows}));
+    plan_.outputs.emplace_back(tensors::kPacNorm);
   }
   if (plan_.keep_values) {
     TensorDecl values{kSurrogateValues, {plan_.n_perm, plan_.n_pha, plan_.n_amp}, DType::Float32, true,

@@ -12,6 +12,7 @@
 #include "stages/io/png/comodulogram_plot.hpp"
 #include "stages/modulation_index/mi_facts.hpp"
 #include "stages/surrogates/surrogates_facts.hpp"
+#include "stages/common/tensor_names.hpp"
 
 namespace pacflow::stages {
 
@@ -24,7 +25,7 @@ double log_gamma(double x) {
   return ::lgamma_r(x, &sign);
 }
 
-constexpr const char* kSignificance = "pvalues_maxstat";
+constexpr const char* kSignificance = tensors::kPvaluesMaxstat;
 constexpr const char* kTrialSignificance = "trial_pvalues";  // [conditions…][channels or pairs][segments…][cells]
 constexpr const char* kTrialZ = "trial_z";                   // the same test's z-score, same rows
 constexpr double kNan = std::numeric_limits<double>::quiet_NaN();
@@ -71,10 +72,10 @@ std::int64_t PngSink::epochs_needed(std::int64_t epochs, double alpha) {
 }
 
 void PngSink::plan_erpac(const PlanContext& ctx) {
-  erpac_ = ctx.provides("erpac") && ctx.provides("erpac_pvalues");
+  erpac_ = ctx.provides(tensors::kErpac) && ctx.provides(tensors::kErpacPvalues);
   if (!erpac_) return;
-  const TensorDecl& decl = ctx.require("erpac", "png");
-  ctx.require("erpac_pvalues", "png");
+  const TensorDecl& decl = ctx.require(tensors::kErpac, "png");
+  ctx.require(tensors::kErpacPvalues, "png");
   erpac_axes_.pha_centres_hz = ctx.require(kPhaseCentres, "png");
   erpac_axes_.amp_centres_hz = ctx.require(kAmplitudeCentres, "png");
   const Shape& cell = decl.per_series;  // [n_pha][n_amp][time]
@@ -91,9 +92,9 @@ void PngSink::plan_erpac(const PlanContext& ctx) {
 
 void PngSink::plan(const PlanContext& ctx) {
   plan_erpac(ctx);
-  comodulogram_ = !erpac_ || ctx.provides("pac_z") || ctx.provides("pac");
+  comodulogram_ = !erpac_ || ctx.provides(tensors::kPacZ) || ctx.provides(tensors::kPac);
   if (!comodulogram_) return;
-  tensor_ = ctx.provides("pac_z") ? "pac_z" : "pac";
+  tensor_ = ctx.provides(tensors::kPacZ) ? tensors::kPacZ : tensors::kPac;
   const TensorDecl& decl = ctx.require(tensor_, "png");
   const std::vector<double>* pha_centres = ctx.find(kPhaseCentres);
   const std::vector<double>* amp_centres = ctx.find(kAmplitudeCentres);
@@ -158,10 +159,10 @@ void PngSink::plan(const PlanContext& ctx) {
   const std::string* method_name = ctx.find(kMiMethodName);
   const std::string* measure = ctx.find(kMiMeasure);
   what_ = colour_trial_ ? fmt::format("z-score of the mean over {} epochs against epoch permutations", trial_epochs_)
-          : tensor_ == "pac_z" ? "PAC z-score against surrogates"
+          : tensor_ == tensors::kPacZ ? "PAC z-score against surrogates"
           : method_name        ? *method_name
                                : "Tort modulation index";
-  colorbar_ = colour_trial_ || tensor_ == "pac_z" ? "z-score" : measure ? *measure : "MI";
+  colorbar_ = colour_trial_ || tensor_ == tensors::kPacZ ? "z-score" : measure ? *measure : "MI";
 }
 
 // Drawing and encoding cost about 75 ms per million pixels here (pipelines/pac.pipe's two images,
@@ -194,7 +195,9 @@ std::string PngSink::describe_output(const std::filesystem::path& file) const {
 std::size_t PngSink::panel_of(std::int64_t row) const { return static_cast<std::size_t>((row / inner_) % panels_); }
 
 void PngSink::consume(const Batch& batch) {
-  if (erpac_) erpac_sums_.add(batch.at("erpac").values<float>(), batch.at("erpac_pvalues").values<float>(), alpha_);
+  if (erpac_)
+    erpac_sums_.add(batch.at(tensors::kErpac).values<float>(), batch.at(tensors::kErpacPvalues).values<float>(),
+                    alpha_);
   if (!comodulogram_) return;
   const auto values = batch.at(tensor_).values<float>();
   const std::size_t cells = x_centres_.size() * y_centres_.size();

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "engine/api/errors.hpp"
+#include "stages/common/tensor_names.hpp"
 
 namespace pacflow::mi {
 
@@ -99,8 +100,9 @@ std::int64_t PairPlan::series_of(std::int64_t row, bool phase) const {
 namespace pacflow::mi {
 
 BatchInputs inputs_of(const Batch& batch, std::int64_t n_pha, std::int64_t n_amp, std::int64_t length, bool envelope) {
-  return {batch.at("phase").values<float>().data(), batch.at("amplitude").values<float>().data(),
-          envelope ? batch.at("envelope_phase").values<float>().data() : nullptr, n_pha, n_amp, length};
+  namespace tensors = stages::tensors;
+  return {batch.at(tensors::kPhase).values<float>().data(), batch.at(tensors::kAmplitude).values<float>().data(),
+          envelope ? batch.at(tensors::kEnvelopePhase).values<float>().data() : nullptr, n_pha, n_amp, length};
 }
 
 PairView BatchInputs::pair(std::int64_t phase_series, std::int64_t amplitude_series) const {

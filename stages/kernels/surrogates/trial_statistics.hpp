@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "engine/api/stage.hpp"
+#include "stages/common/tensor_names.hpp"
 
 namespace pacflow::surrogates {
 
@@ -62,7 +63,7 @@ struct TrialLayout {
 // Kept per measure row: [block][n_pha][n_amp] float64, the measure of the row's phase with the
 // amplitude of its group in each epoch of its block (NaN past a short last block).
 inline constexpr const char* kTrialPairingsTensor = "trial_pairings";
-inline constexpr const char* kEpochZ = "pac_z";  // read per row, with two conditions
+inline constexpr const char* kEpochZ = stages::tensors::kPacZ;  // read per row, with two conditions
 inline constexpr const char* kTrialPac = "trial_pac";
 inline constexpr const char* kTrialZ = "trial_z";
 inline constexpr const char* kTrialPvalues = "trial_pvalues";
