@@ -11,8 +11,8 @@
 #include <fmt/format.h>
 
 #include "bench/workloads.hpp"
-#include "engine/placement/devices.hpp"
 #include "engine/api/pipeline.hpp"
+#include "engine/placement/devices.hpp"
 #include "stages/builtin.hpp"
 
 namespace pacflow {

@@ -1,7 +1,7 @@
 #include "pipelines/pipe_format.hpp"
 
-#include "engine/placement/devices.hpp"
 #include "engine/io/input_file.hpp"
+#include "engine/placement/devices.hpp"
 #include "pipelines/relative_paths.hpp"
 
 #include <algorithm>

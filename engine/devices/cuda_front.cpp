@@ -3,8 +3,8 @@
 #include <fmt/format.h>
 #include <stdexcept>
 
-#include "engine/placement/devices.hpp"
 #include "engine/devices/gpu_plugin.hpp"
+#include "engine/placement/devices.hpp"
 #include "engine/plan/built_pipeline.hpp"
 
 namespace pacflow {

@@ -14,12 +14,12 @@
 
 #include <oneapi/tbb/flow_graph.h>
 
-#include "engine/plan/built_pipeline.hpp"
-#include "engine/run/pinned_memory.hpp"
-#include "engine/run/element_reporter.hpp"
-#include "engine/run/run_support.hpp"
 #include "engine/api/stage_kernel.hpp"
 #include "engine/placement/gpu_availability.hpp"
+#include "engine/plan/built_pipeline.hpp"
+#include "engine/run/element_reporter.hpp"
+#include "engine/run/pinned_memory.hpp"
+#include "engine/run/run_support.hpp"
 
 namespace pacflow {
 

@@ -5,10 +5,10 @@
 #include <fmt/format.h>
 #include <sys/stat.h>
 
-#include "engine/io/atomic_file.hpp"
 #include "engine/api/errors.hpp"
-#include "engine/io/input_file.hpp"
 #include "engine/api/reserved_names.hpp"
+#include "engine/io/atomic_file.hpp"
+#include "engine/io/input_file.hpp"
 
 namespace pacflow {
 

@@ -4,11 +4,11 @@
 #include <fmt/format.h>
 #include <sys/stat.h>
 
-#include "engine/io/atomic_file.hpp"
 #include "engine/api/errors.hpp"
+#include "engine/api/reserved_names.hpp"
+#include "engine/io/atomic_file.hpp"
 #include "engine/io/output_checks.hpp"
 #include "engine/io/output_set.hpp"
-#include "engine/api/reserved_names.hpp"
 
 namespace pacflow {
 

@@ -11,13 +11,13 @@
 #include <unistd.h>
 #include <vector>
 
-#include "engine/io/atomic_file.hpp"
 #include "engine/api/errors.hpp"
-#include "engine/io/input_file.hpp"
 #include "engine/api/json_text.hpp"
+#include "engine/api/reserved_names.hpp"
+#include "engine/io/atomic_file.hpp"
+#include "engine/io/input_file.hpp"
 #include "engine/io/output_checks.hpp"
 #include "engine/io/output_folders.hpp"
-#include "engine/api/reserved_names.hpp"
 #include "engine/io/unique_fd.hpp"
 
 namespace pacflow {

@@ -5,9 +5,9 @@
 #include <oneapi/tbb/info.h>
 #include <unistd.h>
 
+#include "engine/api/pipeline.hpp"
 #include "engine/build_info.hpp"  // generated: PACFLOW_GIT_COMMIT, PACFLOW_GIT_DESCRIBE
 #include "engine/placement/devices.hpp"
-#include "engine/api/pipeline.hpp"
 
 namespace pacflow {
 

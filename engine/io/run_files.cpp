@@ -8,11 +8,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "engine/api/json_text.hpp"
+#include "engine/api/reserved_names.hpp"
 #include "engine/io/atomic_file.hpp"
 #include "engine/io/input_file.hpp"
-#include "engine/api/json_text.hpp"
 #include "engine/io/output_checks.hpp"
-#include "engine/api/reserved_names.hpp"
 
 namespace pacflow {
 

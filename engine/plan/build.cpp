@@ -4,9 +4,9 @@
 #include <filesystem>
 #include <fmt/format.h>
 
-#include "engine/plan/built_pipeline.hpp"
-#include "engine/placement/backends.hpp"
 #include "engine/api/memory_budget.hpp"
+#include "engine/placement/backends.hpp"
+#include "engine/plan/built_pipeline.hpp"
 #include "engine/plan/transformed_source.hpp"
 
 namespace pacflow::detail {

@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
-#include "engine/plan/built_pipeline.hpp"
 #include "engine/api/memory_budget.hpp"
+#include "engine/plan/built_pipeline.hpp"
 
 namespace pacflow::detail {
 

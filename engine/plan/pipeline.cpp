@@ -5,13 +5,13 @@
 #include <fmt/format.h>
 #include <oneapi/tbb/info.h>
 
+#include "engine/api/memory_budget.hpp"
+#include "engine/io/output_checks.hpp"
+#include "engine/placement/backends.hpp"
 #include "engine/plan/built_pipeline.hpp"
 #include "engine/plan/graph_dot.hpp"
-#include "engine/placement/backends.hpp"
-#include "engine/api/memory_budget.hpp"
 #include "engine/plan/memory_estimate.hpp"
 #include "engine/plan/run_time_estimate.hpp"
-#include "engine/io/output_checks.hpp"
 #include "engine/plan/transformed_source.hpp"
 
 #ifndef PACFLOW_VERSION

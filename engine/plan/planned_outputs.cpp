@@ -3,9 +3,9 @@
 #include <filesystem>
 #include <fmt/format.h>
 
-#include "engine/plan/built_pipeline.hpp"
 #include "engine/io/output_checks.hpp"
 #include "engine/io/run_files.hpp"
+#include "engine/plan/built_pipeline.hpp"
 
 namespace pacflow::detail {
 

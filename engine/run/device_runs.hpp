@@ -7,8 +7,8 @@
 #include <vector>
 
 #include "engine/placement/device_backend.hpp"
-#include "engine/run/device_run.hpp"
 #include "engine/plan/built_pipeline.hpp"
+#include "engine/run/device_run.hpp"
 
 namespace pacflow::detail {
 

@@ -23,21 +23,21 @@
 #include <oneapi/tbb/flow_graph.h>
 #include <oneapi/tbb/info.h>
 
-#include "engine/api/rank_link.hpp"
-#include "engine/plan/built_pipeline.hpp"
-#include "engine/run/checkpoint.hpp"
-#include "engine/run/excluded_rows.hpp"
 #include "engine/api/json_text.hpp"
-#include "engine/plan/memory_estimate.hpp"
+#include "engine/api/rank_link.hpp"
 #include "engine/io/output_folders.hpp"
 #include "engine/io/output_set.hpp"
-#include "engine/placement/backends.hpp"
-#include "engine/run/device_runs.hpp"
 #include "engine/io/provenance.hpp"
 #include "engine/io/run_files.hpp"
-#include "engine/run/run_support.hpp"
+#include "engine/placement/backends.hpp"
+#include "engine/plan/built_pipeline.hpp"
+#include "engine/plan/memory_estimate.hpp"
+#include "engine/run/checkpoint.hpp"
+#include "engine/run/device_runs.hpp"
+#include "engine/run/excluded_rows.hpp"
 #include "engine/run/observers.hpp"
 #include "engine/run/run_graph.hpp"
+#include "engine/run/run_support.hpp"
 
 namespace pacflow {
 

@@ -6,8 +6,8 @@
 #include <pybind11/stl.h>
 
 #include "engine/api/json_text.hpp"
-#include "engine/placement/backends.hpp"
 #include "engine/io/provenance.hpp"
+#include "engine/placement/backends.hpp"
 #include "engine/plan/run_time_estimate.hpp"
 #include "pipelines/app/runners.hpp"
 #include "pipelines/group/group_summary.hpp"

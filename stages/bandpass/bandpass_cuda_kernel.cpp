@@ -5,9 +5,9 @@
 
 #include "engine/devices/cuda/kernel.hpp"
 #include "stages/bandpass/bandpass_stage.hpp"
-#include "stages/kernels/filters/filtfilt_cuda.hpp"
-#include "stages/cuda_kernels.hpp"
 #include "stages/common/tensor_names.hpp"
+#include "stages/cuda_kernels.hpp"
+#include "stages/kernels/filters/filtfilt_cuda.hpp"
 
 namespace pacflow::stages {
 

@@ -8,10 +8,10 @@
 
 #include "engine/api/errors.hpp"
 #include "stages/bandpass/bandpass_facts.hpp"
-#include "stages/kernels/filters/fir1.hpp"
 #include "stages/common/output_names.hpp"
 #include "stages/common/sample_range.hpp"
 #include "stages/common/tensor_names.hpp"
+#include "stages/kernels/filters/fir1.hpp"
 
 namespace pacflow::stages {
 

@@ -1,6 +1,8 @@
 #pragma once
 // Stage `bandpass`: filters every series into phase bands and amplitude bands (spec §2–§3).
 // Reads `signal` [T]; writes `filtered_pha` [n_pha][T] and `filtered_amp` [n_amp][T].
+#include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
@@ -9,9 +11,9 @@
 #include <oneapi/tbb/enumerable_thread_specific.h>
 
 #include "engine/api/param_binding.hpp"
+#include "stages/common/tensor_names.hpp"
 #include "stages/kernels/filters/bands.hpp"
 #include "stages/kernels/filters/filtfilt_fft.hpp"
-#include "stages/common/tensor_names.hpp"
 
 namespace pacflow::stages {
 
@@ -28,7 +30,7 @@ struct BandpassBank {
 // its GPU adapter (bandpass_cuda_kernel.cpp) both run from.
 struct BandpassPlan {
   std::string signal = tensors::kSignal;  // the tensor it filters
-  std::int64_t length = 0;        // of a series
+  std::int64_t length = 0;                // of a series
   BandpassBank pha;
   BandpassBank amp;
 };

@@ -7,9 +7,9 @@
 
 #include "engine/api/errors.hpp"
 #include "stages/bandpass/bandpass_facts.hpp"
-#include "stages/kernels/filters/fir1.hpp"
-#include "stages/hilbert/hilbert_facts.hpp"
 #include "stages/common/tensor_names.hpp"
+#include "stages/hilbert/hilbert_facts.hpp"
+#include "stages/kernels/filters/fir1.hpp"
 
 namespace pacflow::stages {
 

@@ -13,8 +13,8 @@
 #include <vector>
 
 #include "engine/api/param_binding.hpp"
-#include "stages/kernels/filters/filtfilt_fft.hpp"
 #include "stages/kernels/analytic/analytic_signal.hpp"
+#include "stages/kernels/filters/filtfilt_fft.hpp"
 
 namespace pacflow::stages {
 

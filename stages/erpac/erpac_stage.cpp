@@ -7,9 +7,9 @@
 
 #include "engine/api/errors.hpp"
 #include "stages/common/cell_axes.hpp"
+#include "stages/common/tensor_names.hpp"
 #include "stages/common/whole_input.hpp"
 #include "stages/erpac/erpac_math.hpp"
-#include "stages/common/tensor_names.hpp"
 
 namespace pacflow::stages {
 

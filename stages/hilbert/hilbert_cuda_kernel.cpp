@@ -2,10 +2,10 @@
 // window the stage planned (analytic_signal_cuda.hpp).
 #include "engine/devices/cuda/kernel.hpp"
 #include "stages/common/cufft_plans.hpp"
-#include "stages/cuda_kernels.hpp"
-#include "stages/kernels/analytic/analytic_signal_cuda.hpp"
-#include "stages/hilbert/hilbert_stage.hpp"
 #include "stages/common/tensor_names.hpp"
+#include "stages/cuda_kernels.hpp"
+#include "stages/hilbert/hilbert_stage.hpp"
+#include "stages/kernels/analytic/analytic_signal_cuda.hpp"
 
 namespace pacflow::stages {
 

@@ -6,8 +6,8 @@
 #include "engine/api/errors.hpp"
 #include "stages/common/fast_length.hpp"
 #include "stages/common/output_names.hpp"
-#include "stages/hilbert/hilbert_facts.hpp"
 #include "stages/common/tensor_names.hpp"
+#include "stages/hilbert/hilbert_facts.hpp"
 
 namespace pacflow::stages {
 

@@ -39,7 +39,6 @@ class HilbertStage final : public Stage {
   const HilbertPlan& planned() const { return plan_; }  // once plan() returned
 
  private:
-
   enum class Pad { Fast, None };
   Pad pad_ = Pad::Fast;
   std::optional<json> outputs_spec_;  // outputs= as given

@@ -3,11 +3,11 @@
 #include "engine/devices/cuda/kernel.hpp"
 #include "stages/common/device_constants.hpp"
 #include "stages/common/narrow_cuda.hpp"
+#include "stages/common/tensor_names.hpp"
 #include "stages/cuda_kernels.hpp"
 #include "stages/kernels/pac/gpu_support.hpp"
-#include "stages/modulation_index/mi_stage.hpp"
 #include "stages/kernels/pac/shifted_mi_cuda.hpp"
-#include "stages/common/tensor_names.hpp"
+#include "stages/modulation_index/mi_stage.hpp"
 
 namespace pacflow::stages {
 

@@ -11,10 +11,10 @@
 #include "stages/bandpass/bandpass_facts.hpp"
 #include "stages/common/cell_axes.hpp"
 #include "stages/common/output_names.hpp"
-#include "stages/modulation_index/mi_facts.hpp"
+#include "stages/common/tensor_names.hpp"
 #include "stages/kernels/pac/methods/pac_math.hpp"
 #include "stages/kernels/pac/methods/shifted_sums.hpp"
-#include "stages/common/tensor_names.hpp"
+#include "stages/modulation_index/mi_facts.hpp"
 
 namespace pacflow::stages {
 

@@ -5,9 +5,9 @@
 #include <vector>
 
 #include "stages/common/lanes.hpp"
-#include "stages/kernels/pac/shifted_mi.hpp"
 #include "stages/kernels/pac/mi_math.hpp"
 #include "stages/kernels/pac/phase_bins.hpp"
+#include "stages/kernels/pac/shifted_mi.hpp"
 #include "tests/support/fixtures.hpp"
 
 namespace pacflow {

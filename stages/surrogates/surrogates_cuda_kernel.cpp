@@ -6,12 +6,12 @@
 #include "engine/devices/cuda/check.hpp"
 #include "engine/devices/cuda/kernel.hpp"
 #include "stages/common/device_constants.hpp"
+#include "stages/common/tensor_names.hpp"
 #include "stages/cuda_kernels.hpp"
 #include "stages/kernels/pac/gpu_support.hpp"
 #include "stages/kernels/pac/shifted_mi_cuda.hpp"
 #include "stages/kernels/surrogates/surrogate_stats_cuda.hpp"
 #include "stages/surrogates/surrogates_stage.hpp"
-#include "stages/common/tensor_names.hpp"
 
 namespace pacflow::stages {
 

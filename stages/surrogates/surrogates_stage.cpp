@@ -11,11 +11,11 @@
 #include "stages/bandpass/bandpass_facts.hpp"
 #include "stages/common/cell_axes.hpp"
 #include "stages/common/output_names.hpp"
-#include "stages/modulation_index/mi_facts.hpp"
+#include "stages/common/tensor_names.hpp"
 #include "stages/common/whole_input.hpp"
 #include "stages/kernels/surrogates/surrogate_stats_cpu.hpp"
+#include "stages/modulation_index/mi_facts.hpp"
 #include "stages/surrogates/surrogates_facts.hpp"
-#include "stages/common/tensor_names.hpp"
 
 namespace pacflow::stages {
 

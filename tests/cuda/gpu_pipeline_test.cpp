@@ -10,11 +10,11 @@
 
 #include <cuda_runtime_api.h>
 
-#include "engine/devices/cuda/kernel.hpp"
-#include "engine/placement/devices.hpp"
-#include "engine/io/npy.hpp"
 #include "engine/api/pipeline.hpp"
 #include "engine/api/trace.hpp"
+#include "engine/devices/cuda/kernel.hpp"
+#include "engine/io/npy.hpp"
+#include "engine/placement/devices.hpp"
 #include "stages/builtin.hpp"
 #include "tests/support/cli_runner.hpp"
 #include "tests/support/fixtures.hpp"

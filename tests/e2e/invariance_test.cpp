@@ -4,9 +4,9 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
-#include "engine/placement/devices.hpp"
-#include "engine/io/npy.hpp"
 #include "engine/api/pipeline.hpp"
+#include "engine/io/npy.hpp"
+#include "engine/placement/devices.hpp"
 #include "stages/builtin.hpp"
 #include "tests/support/cli_runner.hpp"
 #include "tests/support/fixtures.hpp"

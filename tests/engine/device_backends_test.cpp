@@ -8,12 +8,12 @@
 
 #include "engine/api/errors.hpp"
 #include "engine/api/pipeline.hpp"
-#include "engine/placement/backends.hpp"
-#include "engine/run/device_run.hpp"
 #include "engine/devices/cpu/cpu_backend.hpp"
-#include "engine/placement/devices.hpp"
 #include "engine/devices/sim/sim_backend.hpp"
+#include "engine/placement/backends.hpp"
+#include "engine/placement/devices.hpp"
 #include "engine/plan/built_pipeline.hpp"
+#include "engine/run/device_run.hpp"
 #include "engine/run/element_reporter.hpp"
 #include "tests/engine/test_elements.hpp"
 

@@ -9,10 +9,10 @@
 #include <set>
 #include <thread>
 
-#include "engine/placement/devices.hpp"
 #include "engine/api/errors.hpp"
 #include "engine/api/pipeline.hpp"
 #include "engine/api/trace.hpp"
+#include "engine/placement/devices.hpp"
 #include "tests/engine/test_elements.hpp"
 
 namespace pacflow {

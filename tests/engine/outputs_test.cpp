@@ -9,14 +9,14 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "engine/io/atomic_file.hpp"
-#include "engine/run/checkpoint.hpp"
 #include "engine/api/errors.hpp"
 #include "engine/api/json_text.hpp"
+#include "engine/api/reserved_names.hpp"
+#include "engine/io/atomic_file.hpp"
 #include "engine/io/output_checks.hpp"
 #include "engine/io/output_folders.hpp"
 #include "engine/io/output_set.hpp"
-#include "engine/api/reserved_names.hpp"
+#include "engine/run/checkpoint.hpp"
 #include "tests/support/cli_runner.hpp"
 #include "tests/support/special_files.hpp"
 

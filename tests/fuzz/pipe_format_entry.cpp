@@ -3,8 +3,8 @@
 #include <vector>
 
 #include "engine/api/errors.hpp"
-#include "engine/io/output_checks.hpp"
 #include "engine/api/params.hpp"
+#include "engine/io/output_checks.hpp"
 #include "pipelines/pipe_format.hpp"
 #include "stages/builtin.hpp"
 #include "tests/fuzz/entry_points.hpp"

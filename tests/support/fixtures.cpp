@@ -4,10 +4,10 @@
 #include <cmath>
 #include <fstream>
 
-#include "engine/placement/devices.hpp"
-#include "engine/io/npy.hpp"
-#include "stages/builtin.hpp"
 #include "engine/devices/gpu_plugin.hpp"
+#include "engine/io/npy.hpp"
+#include "engine/placement/devices.hpp"
+#include "stages/builtin.hpp"
 
 namespace pacflow::testing {
 

@@ -5,8 +5,8 @@
 #include <vector>
 
 #include "engine/api/json_text.hpp"
-#include "engine/placement/backends.hpp"
 #include "engine/io/output_set.hpp"
+#include "engine/placement/backends.hpp"
 #include "engine/plan/memory_estimate.hpp"
 #include "engine/plan/run_time_estimate.hpp"
 #include "pipelines/app/job.hpp"

@@ -19,13 +19,13 @@
 #include <vector>
 
 #include "engine/api/batch.hpp"
-#include "engine/placement/gpu_availability.hpp"
+#include "engine/api/params.hpp"
+#include "engine/api/stage_kernel.hpp"
 #include "engine/devices/cuda/completions.hpp"
 #include "engine/devices/cuda/device_memory.hpp"
 #include "engine/devices/cuda/pinned_pool.hpp"
 #include "engine/devices/cuda/stage_context.hpp"
-#include "engine/api/params.hpp"
-#include "engine/api/stage_kernel.hpp"
+#include "engine/placement/gpu_availability.hpp"
 
 namespace pacflow::cuda {
 

@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "engine/io/npy.hpp"
 #include "engine/api/tensor.hpp"
+#include "engine/io/npy.hpp"
 
 namespace pacflow::stages {
 

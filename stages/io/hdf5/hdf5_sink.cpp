@@ -2,9 +2,9 @@
 
 #include <fmt/format.h>
 
-#include "engine/io/atomic_file.hpp"
 #include "engine/api/errors.hpp"
 #include "engine/api/json_text.hpp"
+#include "engine/io/atomic_file.hpp"
 #include "engine/io/output_checks.hpp"
 #include "engine/io/output_set.hpp"
 #include "engine/io/run_files.hpp"

@@ -25,8 +25,8 @@
 #include <nlohmann/json.hpp>
 
 #include "engine/io/output_set.hpp"
-#include "stages/io/hdf5/hdf5_handle.hpp"
 #include "stages/io/common/result_arrays.hpp"
+#include "stages/io/hdf5/hdf5_handle.hpp"
 
 namespace pacflow::stages {
 

@@ -11,9 +11,9 @@
 
 #include "engine/api/param_binding.hpp"
 #include "engine/api/registry.hpp"
+#include "stages/io/common/array_layout.hpp"
 #include "stages/io/common/finite_samples.hpp"
 #include "stages/io/memory/host_array.hpp"
-#include "stages/io/common/array_layout.hpp"
 
 namespace pacflow::stages {
 

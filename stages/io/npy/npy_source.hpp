@@ -9,10 +9,10 @@
 #include <memory>
 #include <optional>
 
-#include "engine/io/npy.hpp"
 #include "engine/api/param_binding.hpp"
-#include "stages/io/common/finite_samples.hpp"
+#include "engine/io/npy.hpp"
 #include "stages/io/common/array_layout.hpp"
+#include "stages/io/common/finite_samples.hpp"
 
 namespace pacflow::stages {
 

@@ -8,11 +8,11 @@
 #include "engine/api/errors.hpp"
 #include "engine/io/output_set.hpp"
 #include "stages/bandpass/bandpass_facts.hpp"
+#include "stages/common/tensor_names.hpp"
 #include "stages/io/common/output_paths.hpp"
 #include "stages/io/png/comodulogram_plot.hpp"
 #include "stages/modulation_index/mi_facts.hpp"
 #include "stages/surrogates/surrogates_facts.hpp"
-#include "stages/common/tensor_names.hpp"
 
 namespace pacflow::stages {
 

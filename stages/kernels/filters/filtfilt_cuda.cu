@@ -2,8 +2,8 @@
 #include <cmath>
 
 #include "engine/devices/cuda/check.hpp"
-#include "stages/kernels/filters/filtfilt_math.hpp"
 #include "stages/common/cuda_launch.hpp"
+#include "stages/kernels/filters/filtfilt_math.hpp"
 
 namespace pacflow::fir {
 

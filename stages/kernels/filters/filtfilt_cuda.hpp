@@ -5,9 +5,9 @@
 #include <optional>
 
 #include "engine/devices/cuda/stage_context.hpp"
-#include "stages/kernels/filters/filtfilt_fft.hpp"
 #include "stages/common/cufft_plans.hpp"
 #include "stages/common/device_constants.hpp"
+#include "stages/kernels/filters/filtfilt_fft.hpp"
 
 namespace pacflow::fir {
 

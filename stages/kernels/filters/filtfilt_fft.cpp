@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <stdexcept>
 
-#include "stages/kernels/filters/filtfilt_math.hpp"
 #include "stages/common/fast_length.hpp"
+#include "stages/kernels/filters/filtfilt_math.hpp"
 
 namespace pacflow::fir {
 

@@ -10,8 +10,8 @@
 #include <iterator>
 #include <limits>
 
-#include "engine/io/atomic_file.hpp"
 #include "engine/api/errors.hpp"
+#include "engine/io/atomic_file.hpp"
 #include "stages/kernels/statistics/multiple_comparisons.hpp"
 #include "stages/kernels/surrogates/surrogate_math.hpp"
 

@@ -3,8 +3,8 @@
 #include <oneapi/tbb/parallel_for.h>
 #include <vector>
 
-#include "stages/kernels/pac/methods/copula.hpp"
 #include "engine/api/errors.hpp"
+#include "stages/kernels/pac/methods/copula.hpp"
 #include "stages/kernels/pac/methods/method.hpp"
 #include "stages/kernels/pac/methods/pac_math.hpp"
 #include "stages/kernels/pac/methods/shifted_sums.hpp"

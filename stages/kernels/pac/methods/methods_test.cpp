@@ -13,8 +13,8 @@
 #include <vector>
 
 #include "engine/api/errors.hpp"
-#include "stages/kernels/pac/methods/method.hpp"
 #include "stages/common/lanes.hpp"
+#include "stages/kernels/pac/methods/method.hpp"
 #include "stages/kernels/pac/methods/pac_math.hpp"
 #include "stages/kernels/pac/methods/shifted_sums.hpp"
 #include "stages/kernels/pac/mi_math.hpp"
