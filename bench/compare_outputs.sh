@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # Every output of two builds of pipeline_cli, compared byte for byte (issue 37: a refactoring changes
 # no result): each shipped pipeline (gpu.pipe on the CPU; gPAC's scenario left out for its 3 minutes),
-# a dataset of three recordings, two MPI ranks (when mpirun is here) and three shards merged, each run
-# by OLD and by NEW into folders of their own. Every file must be byte-identical but result.json,
-# whose run times and command line differ by nature (and the HDF5 files that embed it): of it, the
-# resolved pipeline, the warnings, the input and the file list must be equal.
+# two datasets of three recordings (the second with named channels, conditions and group figures), the
+# first also resumed from its checkpoint and over two MPI ranks, and the default pipeline as three
+# shards merged and over two MPI ranks (the MPI cases when mpirun is here), each run by OLD and by NEW
+# into folders of their own. Every file must be byte-identical but result.json, whose run times and
+# command line differ by nature (and the HDF5 files that embed it): of it, the resolved pipeline, the
+# warnings, the input and the file list must be equal.
 # Usage: bench/compare_outputs.sh OLD_CLI NEW_CLI   (from the repository root; an old build as in
 #   bench/compare_builds.sh). Prints one line per case; exit code 1 when any differs.
 set -euo pipefail
@@ -132,6 +134,38 @@ open(f"{folder}/ds.pipe", "w").write(
 PY
 both dataset run "$work/dataset/ds.pipe"
 
+# Named channels, two conditions and the group figures: three recordings of the example HDF5 file.
+mkdir -p "$work/named"
+printf 'id\tpath\tdataset\tlayout\tconditions\n' > "$work/named/subjects.tsv"
+for k in 1 2 3; do
+  printf 'sub-0%s\t%s\t/eeg\tECT\t[go, nogo, go, nogo, go, nogo, go, nogo]\n' "$k" \
+    "$(realpath out/example_inputs/recording.h5)" >> "$work/named/subjects.tsv"
+done
+printf '%b' 'source manifest path=subjects.tsv\nstage bandpass pha=4:12:3 amp=60:100:3\nstage hilbert\nstage mi\n' \
+  'stage surrogates n=50 seed=3\nsink npy dir=out\nsink png path=out/pac.png\n' > "$work/named/ds.pipe"
+both dataset_named run "$work/named/ds.pipe"
+
+# The first dataset again, resumed from its checkpoint: its third recording fails (a damaged file),
+# is mended, and the run again takes the first two from the checkpoint (their arrays through the
+# recording codec).
+for side in old new; do  # in one folder for both: the reports name the input files
+  cli=$old
+  [[ $side == new ]] && cli=$new
+  rm -rf "$work/resume" && cp -r "$work/dataset" "$work/resume"
+  mv "$work/resume/sub-03.npy" "$work/resume/sub-03.keep"
+  echo "not an npy file" > "$work/resume/sub-03.npy"
+  if "$cli" run "$work/resume/ds.pipe" --checkpoint "$work/resume/ckpt" -q --out "$work/$side/dataset_resumed" \
+    > /dev/null 2>> "$work/stderr"; then
+    echo "$side: the damaged recording did not fail" >&2
+    exit 1
+  fi
+  mv "$work/resume/sub-03.keep" "$work/resume/sub-03.npy"
+  "$cli" run "$work/resume/ds.pipe" --checkpoint "$work/resume/ckpt" -q --out "$work/$side/dataset_resumed" \
+    > /dev/null 2>> "$work/stderr"
+  [[ -d "$work/resume/ckpt" ]] && { echo "$side: the checkpoint outlived the run" >&2; exit 1; }
+done
+compare dataset_resumed
+
 # Three shards of the default pipeline, merged; and the same over two MPI ranks.
 for side in old new; do
   cli=$old
@@ -151,5 +185,12 @@ if command -v mpirun > /dev/null; then
       --set surrogates.trials=none -q --out "$work/$side/ranks" > /dev/null 2>> "$work/stderr"
   done
   compare ranks
+  for side in old new; do
+    cli=$old
+    [[ $side == new ]] && cli=$new
+    mpirun --allow-run-as-root --oversubscribe -n 2 "$cli" run "$work/dataset/ds.pipe" -q \
+      --out "$work/$side/dataset_ranks" > /dev/null 2>> "$work/stderr"
+  done
+  compare dataset_ranks
 fi
 exit $status

@@ -10,6 +10,7 @@
 #include "engine/io/input_file.hpp"
 #include "engine/run/batch_wire.hpp"
 #include "engine/run/checkpoint.hpp"
+#include "pipelines/recording_codec.hpp"
 
 namespace pacflow {
 
@@ -95,16 +96,16 @@ std::optional<DatasetCheckpoint::Recording> DatasetCheckpoint::find(const std::s
       kept.files.emplace_back(dir / f.at("stored").get<std::string>(), fs::path(f.at("target").get<std::string>()));
     }
     const std::string bytes = InputFile(dir / kArrays, InputFile::NoFollow::leaf).read_all(~std::size_t{0}, "arrays");
-    kept.arrays = detail::decode_batch(reinterpret_cast<const std::byte*>(bytes.data()), bytes.size());
+    kept.results = decode_recording(detail::decode_batch(reinterpret_cast<const std::byte*>(bytes.data()), bytes.size()));
     kept.report = record.at("report");
     return kept;
-  } catch (const std::exception&) {  // damaged: the recording runs again
+  } catch (const std::exception&) {  // damaged, or kept by a build with another codec: the recording runs again
     return std::nullopt;
   }
 }
 
 void DatasetCheckpoint::keep(const std::string& id, const std::string& input_checksum, const json& report,
-                             const Batch& arrays, const std::vector<std::pair<fs::path, fs::path>>& files) {
+                             const stages::ResultArrays& results, const std::vector<std::pair<fs::path, fs::path>>& files) {
   const fs::path dir = recording_dir(id);
   std::error_code ec;
   if (made_by_checkpoint(dir)) fs::remove_all(dir, ec);  // an earlier, unfinished keep
@@ -118,7 +119,7 @@ void DatasetCheckpoint::keep(const std::string& id, const std::string& input_che
     entry["target"] = files[k].second.string();
     entries.push_back(std::move(entry));
   }
-  const std::vector<std::byte> bytes = detail::encode_batch(arrays);
+  const std::vector<std::byte> bytes = detail::encode_batch(encode_recording(0, results));
   write_whole_file(dir / kArrays, std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()),
                    dir / kArrays);
   const json record = sealed({{"pacflow_dataset_checkpoint", kFormat},

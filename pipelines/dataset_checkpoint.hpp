@@ -8,7 +8,7 @@
 //                               version): a checkpoint of another dataset is refused, naming the
 //                               first difference
 //   DIR/recording-ID/           one recording's: a marker (.pacflow-checkpoint), its result arrays
-//                               (arrays.bin, the rank codec), copies of its output files (file-K),
+//                               (arrays.bin: the rank codec, pipelines/recording_codec.hpp), copies of its output files (file-K),
 //                               and, written last, recording.json: its report, its input's checksum
 //                               and each file's target, size and checksum, sealed
 //   DIR/.lock                   held while a run uses the folder
@@ -25,8 +25,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "engine/api/batch.hpp"
 #include "engine/io/folder_lock.hpp"
+#include "stages/io/common/result_arrays.hpp"
 
 namespace pacflow {
 
@@ -36,18 +36,19 @@ class DatasetCheckpoint {
   // another run holds it or it belongs to another dataset.
   DatasetCheckpoint(std::filesystem::path dir, nlohmann::json plan);
 
-  // What a recording's run left: its report, its result arrays (as a batch) and its output files
-  // (the stored copy, the target), in the order the run added them.
+  // What a recording's run left: its report, its results and its output files (the stored copy,
+  // the target), in the order the run added them.
   struct Recording {
     nlohmann::json report;
-    Batch arrays;
+    stages::ResultArrays results;
     std::vector<std::pair<std::filesystem::path, std::filesystem::path>> files;
   };
   // Recording `id`'s, when it was kept whole and its input still has `input_checksum`.
   std::optional<Recording> find(const std::string& id, const std::string& input_checksum) const;
   // Keeps recording `id`'s run: copies of `files` (each (file, target) as OutputSet::files gives
-  // them), its arrays and report, the record last.
-  void keep(const std::string& id, const std::string& input_checksum, const nlohmann::json& report, const Batch& arrays,
+  // them), its results and report, the record last.
+  void keep(const std::string& id, const std::string& input_checksum, const nlohmann::json& report,
+            const stages::ResultArrays& results,
             const std::vector<std::pair<std::filesystem::path, std::filesystem::path>>& files);
   // The dataset's files are committed: removes what the checkpoint wrote.
   void discard() noexcept;

@@ -7,6 +7,7 @@
 #include <optional>
 
 #include "engine/api/errors.hpp"
+#include "engine/api/json_text.hpp"
 #include "engine/api/rank_link.hpp"
 #include "engine/io/checksum.hpp"
 #include "engine/io/input_file.hpp"
@@ -19,6 +20,8 @@
 #include "pipelines/group/group_figure.hpp"
 #include "pipelines/group/group_summary.hpp"
 #include "pipelines/manifest_table.hpp"
+#include "pipelines/recording_codec.hpp"
+#include "stages/bandpass/bandpass_facts.hpp"
 #include "stages/io/common/file_sha256.hpp"
 #include "stages/io/hdf5/stacked_results.hpp"
 #include "stages/io/memory/memory_sink.hpp"
@@ -55,67 +58,13 @@ std::optional<std::string> text_param(const ElementSpec& manifest, const char* k
   return it->get<std::string>();
 }
 
-// The facts of a recording's report that cannot differ between recordings: the bands (in Hz,
-// whatever the sample rate), the measure and the trial-level test, the engine's version. (Filter
-// orders, FFT lengths and shifts in samples depend on each recording's rate and length: its own
-// result.json has them.)
-json shared_facts(const json& report) {
-  json facts = json::object();
-  for (const auto& [key, value] : report.items()) {
-    const bool shared = key == "version" || key.ends_with("_hz") || key.starts_with("mi_") || key == "trial_test";
-    if (shared && !value.is_object()) facts[key] = value;
-  }
-  // What the stacked arrays' channel and condition axes hold (the first recording's; stack() checks
-  // the others against them).
-  const json input = report.value("input", json::object());
-  if (input.contains("channel_labels")) facts["channel_names"] = input["channel_labels"];
-  if (input.contains("conditions")) {
-    json names = json::array();
-    for (const auto& c : input["conditions"]) names.push_back(c.at("name"));
-    if (names.size() > 1) facts["condition_names"] = names;
-  }
-  return facts;
-}
-
-// One recording's results as a batch (the rank link carries batches): a tensor per array, and one
-// more, kMeta, with what the tensors' shapes do not say (each array's axes and doc, the coordinates,
-// the recording's shared facts) as JSON text.
-constexpr const char* kMeta = "@dataset_meta";
-
-Batch batch_of(std::int64_t index, const stages::ResultArrays& results, const json& facts) {
-  Batch batch;
-  batch.index = index;
-  batch.series_count = 1;
-  json meta{{"arrays", json::array()}, {"coordinates", json::array()}, {"facts", facts}};
-  for (const auto& array : results.arrays) {
-    Tensor& t = batch.emplace(array.name, array.shape, DType::Float32);
-    std::copy(array.values.begin(), array.values.end(), t.values<float>().begin());
-    meta["arrays"].push_back({{"name", array.name}, {"dims", array.dims}, {"doc", array.doc}});
-  }
-  for (const auto& c : results.coordinates)
-    meta["coordinates"].push_back(
-        {{"name", c.name}, {"start", c.start}, {"step", c.step}, {"count", c.count}, {"unit", c.unit}, {"doc", c.doc}});
-  const std::string text = meta.dump();
-  Tensor& t = batch.emplace(kMeta, {static_cast<std::int64_t>(text.size())}, DType::UInt8);
-  std::copy(text.begin(), text.end(), reinterpret_cast<char*>(t.raw()));
-  return batch;
-}
-
-// The results and the shared facts a batch of batch_of carries.
-std::pair<stages::ResultArrays, json> results_of(const Batch& batch) {
-  const Tensor& meta_tensor = batch.at(kMeta);
-  const auto* text = reinterpret_cast<const char*>(meta_tensor.raw());
-  const json meta = json::parse(text, text + meta_tensor.shape().back());
-  stages::ResultArrays results;
-  for (const json& a : meta.at("arrays")) {
-    const Tensor& t = batch.at(a.at("name").get<std::string>());
-    const auto values = t.values<float>();
-    results.arrays.push_back({a.at("name"), Shape(t.shape().begin() + 1, t.shape().end()), a.at("dims"), a.at("doc"),
-                              std::vector<float>(values.begin(), values.end())});
-  }
-  for (const json& c : meta.at("coordinates"))
-    results.coordinates.push_back({c.at("name"), c.at("start"), c.at("step"), c.at("count"), c.at("unit"), c.at("doc")});
-  return {std::move(results), meta.at("facts")};
+// What the stacked file says of the facts every recording shares, with the engine's version.
+json facts_json(const stages::SharedFacts& facts) {
+  json out = facts.study;
+  out["version"] = engine_version();
+  if (!facts.channel_names.empty()) out["channel_names"] = facts.channel_names;
+  if (facts.condition_names.size() > 1) out["condition_names"] = facts.condition_names;
+  return out;
 }
 
 // Whether the files a kept recording read besides its own (a BrainVision header's data and markers,
@@ -355,15 +304,14 @@ class DatasetRun {
     for (std::size_t i = 0; i < count; ++i) {
       const int owner = owner_of(i);
       if (computes_ && owner == rank_) {
-        const auto [results, facts] = run_recording(i, recordings);
+        const auto results = run_recording(i, recordings);
         if (collects_)
-          stack(i, *results, facts);
+          stack(i, *results);
         else
-          options_.ranks->send(batch_of(static_cast<std::int64_t>(i), *results, facts));
+          options_.ranks->send(encode_recording(static_cast<std::int64_t>(i), *results));
       } else if (collects_) {
         const Batch batch = options_.ranks->receive(static_cast<std::int64_t>(i), owner, options_.stop);
-        const auto [results, facts] = results_of(batch);
-        stack(i, results, facts);
+        stack(i, decode_recording(batch));
         recordings.push_back({{"id", table_.recordings[i].id}, {"rank", owner}});
       }
     }
@@ -377,7 +325,7 @@ class DatasetRun {
     if (collects_ && stacked_) {
       if (const std::optional<group::GroupOutcome> outcome = group_.finish(*stacked_, report))
         add_group_figures(*outcome);
-      stacked_->finish(stacked_attributes(plan_, first_facts_), outputs());
+      stacked_->finish(stacked_attributes(plan_, facts_json(first_facts_)), outputs());
       report["stacked"] = stacked_path_.string();
     }
     if (before_commit_) before_commit_(report, outputs());
@@ -436,10 +384,11 @@ class DatasetRun {
   }
 
   void add_group_figures(const group::GroupOutcome& outcome) {
-    const auto numbers = [&](const char* key) { return first_facts_.value(key, json::array()).get<std::vector<double>>(); };
-    const auto names = [&](const char* key) { return first_facts_.value(key, json::array()).get<std::vector<std::string>>(); };
-    const group::FigureAxes axes{numbers("pha_centres_hz"), numbers("amp_centres_hz"), names("channel_names"),
-                                 names("condition_names")};
+    const auto centres = [&](const PlanFact<std::vector<double>>& fact) {
+      return first_facts_.study.value(fact.name, json::array()).get<std::vector<double>>();
+    };
+    const group::FigureAxes axes{centres(stages::kPhaseCentres), centres(stages::kAmplitudeCentres),
+                                 first_facts_.channel_names, first_facts_.condition_names};
     for (const auto& [folder, alpha] : group_figure_places())
       for (group::Figure& f : group::group_figures(outcome, axes, static_cast<std::int64_t>(group_.subjects()), alpha, folder))
         outputs().add_content(f.file, f.png);
@@ -505,9 +454,9 @@ class DatasetRun {
     folders_.settle_beneath(recording_folders);
   }
 
-  // Recording i's pipeline, with an `arrays` sink that hands its results over; returns them with
-  // the facts of its report every recording shares. Its files go into the dataset's commit.
-  std::pair<std::shared_ptr<stages::ResultArrays>, json> run_recording(std::size_t i, json& recordings) {
+  // Recording i's pipeline, with an `arrays` sink that hands its results over (with the facts every
+  // recording shares); returns them. Its files go into the dataset's commit.
+  std::shared_ptr<stages::ResultArrays> run_recording(std::size_t i, json& recordings) {
     const ManifestRecording& row = table_.recordings[i];
     auto results = std::make_shared<stages::ResultArrays>();
     Registry registry = pipeline_.registry();
@@ -547,29 +496,27 @@ class DatasetRun {
     note_warnings(report);
     if (is_bids()) add_sidecars(row);
     if (on_recording_) on_recording_(row.id, report, results);
-    json facts = shared_facts(report);
     if (checkpoint_) {
       auto files = outputs().files();
       files.erase(files.begin(), files.begin() + static_cast<std::ptrdiff_t>(files_before));
-      checkpoint_->keep(row.id, input_checksum, report, batch_of(static_cast<std::int64_t>(i), *results, facts), files);
+      checkpoint_->keep(row.id, input_checksum, report, *results, files);
     }
-    return {results, std::move(facts)};
+    return results;
   }
 
   // Recording i as the checkpoint kept it: its files (copied from the checkpoint at the commit, so a
   // run killed meanwhile still resumes), arrays and report, as if it had just run.
-  std::pair<std::shared_ptr<stages::ResultArrays>, json> resume_recording(std::size_t i, DatasetCheckpoint::Recording& kept,
-                                                                          json& recordings) {
+  std::shared_ptr<stages::ResultArrays> resume_recording(std::size_t i, DatasetCheckpoint::Recording& kept,
+                                                         json& recordings) {
     const ManifestRecording& row = table_.recordings[i];
     for (const auto& [stored, target] : kept.files) outputs().add(stored, target, /*keep=*/true);
-    auto [arrays, facts] = results_of(kept.arrays);
-    auto results = std::make_shared<stages::ResultArrays>(std::move(arrays));
+    auto results = std::make_shared<stages::ResultArrays>(std::move(kept.results));
     recordings.push_back({{"id", row.id}, {"rank", rank_}, {"series", kept.report["run"]["series"]}, {"wall_s", 0.0},
                           {"from_checkpoint", true}});
     ++resumed_;
     note_warnings(kept.report);
     if (on_recording_) on_recording_(row.id, kept.report, results);
-    return {results, facts};
+    return results;
   }
 
   // A recording's warnings, said once, not once per recording.
@@ -599,7 +546,8 @@ class DatasetRun {
 
   // The collector: recording i's arrays into the stacked file (made with the first recording's).
   // Another shape stops the dataset at that recording: nothing of it is written.
-  void stack(std::size_t i, const stages::ResultArrays& results, const json& facts) {
+  void stack(std::size_t i, const stages::ResultArrays& results) {
+    const stages::SharedFacts& facts = results.facts;
     if (stacked_path_.empty()) return;
     if (i == 0) {
       first_facts_ = facts;
@@ -609,18 +557,18 @@ class DatasetRun {
     }
     // Stacked by position: other channel names are said (montages may name one electrode otherwise).
     const ManifestRecording& row = table_.recordings[i];
-    if (i > 0 && facts.value("channel_names", json()) != first_facts_.value("channel_names", json()))
+    if (i > 0 && facts.channel_names != first_facts_.channel_names)
       warnings_.push_back(fmt::format("recording {}'s channels {} are not {}'s {}: the stacked file holds them by "
                                       "position, under the first recording's names",
-                                      row.id, facts.value("channel_names", json::array()).dump(),
-                                      table_.recordings[0].id, first_facts_.value("channel_names", json::array()).dump()));
+                                      row.id, json_text(facts.channel_names), table_.recordings[0].id,
+                                      json_text(first_facts_.channel_names)));
     try {
       // Conditions in another order would be mixed by position: refused.
-      if (i > 0 && facts.value("condition_names", json()) != first_facts_.value("condition_names", json()))
+      if (i > 0 && facts.condition_names != first_facts_.condition_names)
         throw InputError(fmt::format("its conditions {} are not {}'s {}: stacked, they would be mixed; give every "
                                      "recording the same conditions, in one order",
-                                     facts.value("condition_names", json::array()).dump(), table_.recordings[0].id,
-                                     first_facts_.value("condition_names", json::array()).dump()));
+                                     json_text(facts.condition_names), table_.recordings[0].id,
+                                     json_text(first_facts_.condition_names)));
       stacked_->add(i, results);
       group_.add(i, results);
     } catch (const InputError& e) {
@@ -639,7 +587,7 @@ class DatasetRun {
   fs::path stacked_path_;
   int rank_ = 0, ranks_ = 1;
   bool collects_ = true, computes_ = true;
-  json first_facts_;  // the first recording's shared facts, for the stacked file
+  stages::SharedFacts first_facts_;  // the first recording's, for the stacked file and the group figures
   OutputFolders folders_;  // declared before the files: released after they are committed or removed
   OutputSet own_outputs_;  // every file of the dataset, committed together (unless commit_into)
   json warnings_ = json::array();

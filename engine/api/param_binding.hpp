@@ -156,7 +156,22 @@ class ParamBinder {
     return Param(bindings_.back().spec);
   }
 
+  // A parameter written as a spec (a string or a list: ParamType::Spec) that `parse(name, value)`
+  // reads into the field's type when the element is made: a malformed one is refused then, with the
+  // other parameters' errors, and the element never holds it unread. A null `default_value`: the
+  // user must give it. `parse` throws ParamError(name, …) naming what is wrong.
+  template <class Field, class Parse>
+  Param parsed(Field field, std::string name, json default_value, Parse parse, std::string doc) {
+    return declare_parsed(field, std::move(name), std::move(default_value), parse, std::move(doc), false);
+  }
+  // The same for a parameter that may stay unset: its field keeps its own value then.
+  template <class Field, class Parse>
+  Param parsed_optional(Field field, std::string name, Parse parse, std::string doc) {
+    return declare_parsed(field, std::move(name), json(), parse, std::move(doc), true);
+  }
+
   std::vector<ParamSpec> specs() const {
+
     std::vector<ParamSpec> out;
     for (const auto& b : bindings_) out.push_back(b.spec);
     return out;
@@ -174,6 +189,17 @@ class ParamBinder {
     ParamSpec spec{name, param_detail::type_of<Value>(), std::move(default_value), "", std::move(doc), optional};
     bindings_.push_back({std::move(spec), [field, name](Element& e, const Params& params) {
                            if (params.has(name)) std::invoke(field, e) = param_detail::value_as<Value>(params, name);
+                         }});
+    return Param(bindings_.back().spec);
+  }
+
+  template <class Field, class Parse>
+  Param declare_parsed(Field field, std::string name, json default_value, Parse parse, std::string doc, bool optional) {
+    static_assert(std::is_convertible_v<std::invoke_result_t<Parse, const std::string&, const json&>, FieldType<Field>>,
+                  "parse(name, value) returns the field's type");
+    ParamSpec spec{name, ParamType::Spec, std::move(default_value), "", std::move(doc), optional};
+    bindings_.push_back({std::move(spec), [field, parse, name](Element& e, const Params& params) {
+                           if (params.has(name)) std::invoke(field, e) = parse(name, params.raw(name));
                          }});
     return Param(bindings_.back().spec);
   }

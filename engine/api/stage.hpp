@@ -108,10 +108,18 @@ struct TensorDecl {
 // in the publishing element's folder, e.g.
 //   inline constexpr PlanFact<std::int64_t> kHilbertFftLength{"hilbert_fft_length", "hilbert"};
 // The stages read the typed value; the report (result.json) shows it as JSON under its name.
+//
+// Its scope says whether the recordings of one dataset, run with one pipeline, may differ in it: the
+// bands in Hz and the measure cannot (Study: a dataset checks and stacks them once, pipelines/
+// dataset_run.hpp); a filter order, an FFT length or a shift in samples follows each recording's
+// rate and length (Recording: only that recording's result.json holds it).
+enum class FactScope { Recording, Study };
+
 template <class T>
 struct PlanFact {
   const char* name;       // its key in the report
   const char* publisher;  // the element that plans it, named when a reader comes without it
+  FactScope scope = FactScope::Recording;
 };
 
 // An axis of the results labelled by the values start + k·step, k < count (erpac's time of each
@@ -140,6 +148,7 @@ class PlanContext {
   void publish(const PlanFact<T>& fact, std::type_identity_t<T> value) {
     if (!facts_.emplace(fact.name, value).second)
       throw std::logic_error(fmt::format("plan fact \"{}\" published twice", fact.name));
+    if (fact.scope == FactScope::Study) study_facts_[fact.name] = value;
     attributes_[fact.name] = std::move(value);
   }
   // The fact when an earlier element published it, else null.
@@ -165,6 +174,8 @@ class PlanContext {
   // Every fact and coordinate published so far as JSON: the report's view (result.json), not for
   // elements to read back.
   const json& attributes() const { return attributes_; }
+  // The facts published so far with FactScope::Study, by name, as the report shows them.
+  const json& study_facts() const { return study_facts_; }
   // Resolved parameters of the element being planned (defaults filled, derived values added).
   json& resolved() { return resolved_; }
 
@@ -198,6 +209,7 @@ class PlanContext {
   std::map<std::string, std::any, std::less<>> facts_;
   std::vector<Coordinate> coordinates_;
   json attributes_ = json::object();
+  json study_facts_ = json::object();
   json resolved_ = json::object();
   std::vector<TensorDecl> tensors_;
   std::vector<std::string> warnings_;

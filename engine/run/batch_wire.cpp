@@ -5,56 +5,18 @@
 #include <stdexcept>
 #include <string>
 
+#include "engine/api/byte_wire.hpp"
+
 namespace pacflow::detail {
 
 namespace {
 
 constexpr std::uint32_t kMagic = 0x50414342;  // "PACB"
 
-class Writer {
- public:
-  template <class T>
-  void put(const T& value) {
-    bytes(&value, sizeof value);
-  }
-  void bytes(const void* data, std::size_t size) {
-    const auto* p = static_cast<const std::byte*>(data);
-    out_.insert(out_.end(), p, p + size);
-  }
-  std::vector<std::byte> take() { return std::move(out_); }
-
- private:
-  std::vector<std::byte> out_;
-};
-
-class Reader {
- public:
-  Reader(const std::byte* data, std::size_t size) : data_(data), size_(size) {}
-  template <class T>
-  T get() {
-    T value;
-    std::memcpy(&value, take(sizeof value), sizeof value);
-    return value;
-  }
-  const std::byte* take(std::size_t n) {
-    if (n > size_ - at_) throw std::runtime_error("batch bytes cut short");
-    const std::byte* p = data_ + at_;
-    at_ += n;
-    return p;
-  }
-  bool done() const { return at_ == size_; }
-  std::size_t remaining() const { return size_ - at_; }
-
- private:
-  const std::byte* data_;
-  std::size_t size_;
-  std::size_t at_ = 0;
-};
-
 }  // namespace
 
 std::vector<std::byte> encode_batch(const Batch& batch) {
-  Writer w;
+  ByteWriter w;
   w.put(kMagic);
   w.put(batch.index);
   w.put(batch.first_series);
@@ -62,8 +24,7 @@ std::vector<std::byte> encode_batch(const Batch& batch) {
   w.put(static_cast<std::uint32_t>(batch.tensors.size()));
   for (const auto& [name, tensor] : batch.tensors) {
     if (!tensor.on_host()) throw std::logic_error("encode_batch: tensor \"" + name + "\" is not on the host");
-    w.put(static_cast<std::uint32_t>(name.size()));
-    w.bytes(name.data(), name.size());
+    w.text(name);
     w.put(static_cast<std::uint8_t>(tensor.dtype()));
     w.put(static_cast<std::uint32_t>(tensor.rank()));
     for (std::int64_t d : tensor.shape()) w.put(d);
@@ -73,7 +34,7 @@ std::vector<std::byte> encode_batch(const Batch& batch) {
 }
 
 Batch decode_batch(const std::byte* bytes, std::size_t size) {
-  Reader r(bytes, size);
+  ByteReader r(bytes, size, "batch bytes");
   if (r.get<std::uint32_t>() != kMagic) throw std::runtime_error("not an encoded batch");
   Batch batch;
   batch.index = r.get<std::int64_t>();
@@ -81,9 +42,7 @@ Batch decode_batch(const std::byte* bytes, std::size_t size) {
   batch.series_count = r.get<std::int64_t>();
   const auto count = r.get<std::uint32_t>();
   for (std::uint32_t t = 0; t < count; ++t) {
-    const auto name_size = r.get<std::uint32_t>();
-    const std::byte* name_bytes = r.take(name_size);
-    std::string name(reinterpret_cast<const char*>(name_bytes), name_size);
+    std::string name = r.text();
     const auto dtype = static_cast<DType>(r.get<std::uint8_t>());
     if (dtype > DType::UInt8) throw std::runtime_error("batch bytes: unknown dtype");
     const auto rank = r.get<std::uint32_t>();

@@ -12,10 +12,10 @@ namespace pacflow::stages {
 
 using BandEdges = std::vector<std::array<double, 2>>;  // [lo, hi] Hz per band
 
-inline constexpr PlanFact<BandEdges> kPhaseBands{"pha_bands_hz", "bandpass"};
-inline constexpr PlanFact<BandEdges> kAmplitudeBands{"amp_bands_hz", "bandpass"};
-inline constexpr PlanFact<std::vector<double>> kPhaseCentres{"pha_centres_hz", "bandpass"};
-inline constexpr PlanFact<std::vector<double>> kAmplitudeCentres{"amp_centres_hz", "bandpass"};
+inline constexpr PlanFact<BandEdges> kPhaseBands{"pha_bands_hz", "bandpass", FactScope::Study};
+inline constexpr PlanFact<BandEdges> kAmplitudeBands{"amp_bands_hz", "bandpass", FactScope::Study};
+inline constexpr PlanFact<std::vector<double>> kPhaseCentres{"pha_centres_hz", "bandpass", FactScope::Study};
+inline constexpr PlanFact<std::vector<double>> kAmplitudeCentres{"amp_centres_hz", "bandpass", FactScope::Study};
 inline constexpr PlanFact<std::vector<std::int64_t>> kPhaseFilterOrders{"pha_filter_orders", "bandpass"};
 
 }  // namespace pacflow::stages

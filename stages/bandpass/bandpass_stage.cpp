@@ -16,22 +16,24 @@
 namespace pacflow::stages {
 
 void BandpassStage::declare(ParamBinder<BandpassStage>& p) {
-  p.add(&BandpassStage::pha_spec_, "pha", "2:20:10",
-        "phase bands: lo:hi:n, log:lo:hi:n, start:stop:width:step, a preset or [[lo,hi],...]")
+  p.parsed(&BandpassStage::pha_spec_, "pha", "2:20:10", bands::parser(bands::Role::Phase),
+           "phase bands: lo:hi:n, log:lo:hi:n, start:stop:width:step, a preset or [[lo,hi],...]")
       .unit("Hz");
-  p.add(&BandpassStage::amp_spec_, "amp", "60:160:10", "amplitude bands, same forms as pha").unit("Hz");
+  p.parsed(&BandpassStage::amp_spec_, "amp", "60:160:10", bands::parser(bands::Role::Amplitude),
+           "amplitude bands, same forms as pha")
+      .unit("Hz");
   p.add(&BandpassStage::clamp_, "clamp", false, "clamp centred band edges to [max(lo, 0.5), hi] (gPAC's rule)");
   p.add(&BandpassStage::pha_cycles_, "pha_cycles", 3, "filter order = cycles * (fs // f_lo) for phase bands (spec §3)")
       .unit("cycles")
       .range(1, 1000);
   p.add(&BandpassStage::amp_cycles_, "amp_cycles", 6, "same for amplitude bands").unit("cycles").range(1, 1000);
-  p.optional(&BandpassStage::outputs_spec_, "outputs",
+  p.parsed_optional(&BandpassStage::outputs_, "outputs", outputs_parser({"filtered"}),
              "also keep as results: filtered (filtered_pha [n_pha][T], filtered_amp [n_amp][T], the band-passed "
              "signals, padding included); as TensorPAC's Pac.filter(keepfilt=True)");
 }
 
 void BandpassStage::configured() {
-  filtered_results_ = outputs_spec_ && asks_for(output_names(*outputs_spec_, {"filtered"}), "filtered");
+  filtered_results_ = asks_for(outputs_, "filtered");
 }
 
 ElementInfo BandpassStage::info() {
@@ -40,8 +42,7 @@ ElementInfo BandpassStage::info() {
 
 void BandpassStage::plan_bank(BandpassBank& bank, const std::string& param, bands::Role role, int cycles,
                               const StreamInfo& s) {
-  const json& spec = role == bands::Role::Phase ? pha_spec_ : amp_spec_;
-  bank.bands = bands::resolve(param, spec, role, clamp_);
+  bank.bands = (role == bands::Role::Phase ? pha_spec_ : amp_spec_).resolved(clamp_);
   bank.orders.clear();
   bands::check_against_nyquist(param, bank.bands, s.sample_rate);
   for (const auto& b : bank.bands) {

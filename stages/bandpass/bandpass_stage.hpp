@@ -64,11 +64,11 @@ class BandpassStage final : public Stage {
   // (too_small_series, stages/common/sample_range.hpp).
   void refuse_tiny_series(const float* signal, const Batch& batch) const;
 
-  json pha_spec_;
-  json amp_spec_;
+  bands::BandSpec pha_spec_;  // pha= and amp= as read
+  bands::BandSpec amp_spec_;
   bool clamp_ = false;
   int pha_cycles_ = 3;
-  std::optional<json> outputs_spec_;  // outputs= as given
+  std::vector<std::string> outputs_;  // outputs= as read; unset: none
   bool filtered_results_ = false;     // outputs=filtered: filtered_pha and filtered_amp are results
   int amp_cycles_ = 6;
   double sample_rate_ = 0;

@@ -13,11 +13,13 @@
 namespace pacflow::stages {
 
 void GivenBandsStage::declare(ParamBinder<GivenBandsStage>& p) {
-  p.required(&GivenBandsStage::pha_spec_, "pha", "the phase rows' bands: lo:hi:n, start:stop:width:step, a preset or "
-                                                 "[[lo,hi],...] (as bandpass); one row per band")
-      .as(ParamType::Spec)
+  p.parsed(&GivenBandsStage::pha_spec_, "pha", json(), bands::parser(bands::Role::Phase),
+           "the phase rows' bands: lo:hi:n, start:stop:width:step, a preset or [[lo,hi],...] (as bandpass); one row "
+           "per band")
       .unit("Hz");
-  p.required(&GivenBandsStage::amp_spec_, "amp", "the amplitude rows' bands, same forms").as(ParamType::Spec).unit("Hz");
+  p.parsed(&GivenBandsStage::amp_spec_, "amp", json(), bands::parser(bands::Role::Amplitude),
+           "the amplitude rows' bands, same forms")
+      .unit("Hz");
 }
 
 ElementInfo GivenBandsStage::info() {
@@ -32,8 +34,8 @@ void GivenBandsStage::plan(PlanContext& ctx) {
   input_ = stream.tensor;
   leading_dims_ = stream.leading_dims;
   leading_names_ = stream.leading_names;
-  pha_ = bands::resolve("pha", pha_spec_, bands::Role::Phase, false);
-  amp_ = bands::resolve("amp", amp_spec_, bands::Role::Amplitude, false);
+  pha_ = pha_spec_.bands;  // as given: clamp= is bandpass's
+  amp_ = amp_spec_.bands;
   bands::check_against_nyquist("pha", pha_, stream.sample_rate);
   bands::check_against_nyquist("amp", amp_, stream.sample_rate);
   const auto rows = static_cast<std::int64_t>(pha_.size() + amp_.size());

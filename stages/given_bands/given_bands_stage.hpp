@@ -32,8 +32,8 @@ class GivenBandsStage final : public Stage {
   // out of range or an amplitude row without amplitude.
   void split(const float* series, float* phase, float* amplitude, std::int64_t s) const;
 
-  json pha_spec_;
-  json amp_spec_;
+  bands::BandSpec pha_spec_;  // pha= and amp= as read
+  bands::BandSpec amp_spec_;
   std::vector<bands::Band> pha_;
   std::vector<bands::Band> amp_;
   std::string input_;        // the source's tensor

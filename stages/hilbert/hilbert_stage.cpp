@@ -14,15 +14,13 @@ namespace pacflow::stages {
 void HilbertStage::declare(ParamBinder<HilbertStage>& p) {
   p.choice(&HilbertStage::pad_, "pad", {{"fast", Pad::Fast}, {"none", Pad::None}}, "fast",
            "FFT length: fast = smallest 2^a 3^b 5^c >= T (TensorPAC), none = T (gPAC)");
-  p.optional(&HilbertStage::outputs_spec_, "outputs",
+  p.parsed_optional(&HilbertStage::outputs_, "outputs", outputs_parser({tensors::kPhase, tensors::kAmplitude}),
              "also keep as results: phase ([n_pha][T], radians), amplitude ([n_amp][T]); as TensorPAC's Pac.filter");
 }
 
 void HilbertStage::configured() {
-  if (!outputs_spec_) return;
-  const auto names = output_names(*outputs_spec_, {tensors::kPhase, tensors::kAmplitude});
-  phase_result_ = asks_for(names, tensors::kPhase);
-  amplitude_result_ = asks_for(names, tensors::kAmplitude);
+  phase_result_ = asks_for(outputs_, tensors::kPhase);
+  amplitude_result_ = asks_for(outputs_, tensors::kAmplitude);
 }
 
 ElementInfo HilbertStage::info() {

@@ -41,7 +41,7 @@ class HilbertStage final : public Stage {
  private:
   enum class Pad { Fast, None };
   Pad pad_ = Pad::Fast;
-  std::optional<json> outputs_spec_;  // outputs= as given
+  std::vector<std::string> outputs_;  // outputs= as read; unset: none
   bool phase_result_ = false;         // outputs=phase: `phase` is a result the sinks keep
   bool amplitude_result_ = false;     // outputs=amplitude
   HilbertPlan plan_;

@@ -15,11 +15,11 @@ namespace pacflow::stages {
 using ChannelPairs = std::vector<std::array<std::int64_t, 2>>;  // (phase channel, amplitude channel)
 
 inline constexpr PlanFact<mi::MethodSettings> kMiSettings{"mi_settings", "mi"};
-inline constexpr PlanFact<json> kMiPairs{"mi_pairs", "mi"};  // the pairs= spec, as given
+inline constexpr PlanFact<json> kMiPairs{"mi_pairs", "mi", FactScope::Study};  // the pairs= spec, as given
 inline constexpr PlanFact<ChannelPairs> kChannelPairs{"channel_pairs", "mi"};  // published unless diag
-inline constexpr PlanFact<int> kMiBins{"mi_bins", "mi"};
-inline constexpr PlanFact<std::string> kMiMethod{"mi_method", "mi"};            // tort, mvl, …
-inline constexpr PlanFact<std::string> kMiMethodName{"mi_method_name", "mi"};   // its title
-inline constexpr PlanFact<std::string> kMiMeasure{"mi_measure", "mi"};          // what its values are
+inline constexpr PlanFact<int> kMiBins{"mi_bins", "mi", FactScope::Study};
+inline constexpr PlanFact<std::string> kMiMethod{"mi_method", "mi", FactScope::Study};            // tort, mvl, …
+inline constexpr PlanFact<std::string> kMiMethodName{"mi_method_name", "mi", FactScope::Study};   // its title
+inline constexpr PlanFact<std::string> kMiMeasure{"mi_measure", "mi", FactScope::Study};          // what its values are
 
 }  // namespace pacflow::stages

@@ -37,7 +37,7 @@ void ModulationIndexStage::declare(ParamBinder<ModulationIndexStage>& p) {
   p.add(&ModulationIndexStage::pairs_spec_, "pairs", "diag",
         "channel pairs (phase channel, amplitude channel): diag (each channel with itself), all, or [[i,j],...]; "
         "other than diag the outputs are [E][pair][...]");
-  p.optional(&ModulationIndexStage::outputs_spec_, "outputs",
+  p.parsed_optional(&ModulationIndexStage::outputs_, "outputs", outputs_parser({"distributions", "preferred_phase"}),
              "extra results: distributions (amplitude_distribution [n_pha][n_amp][bins]), preferred_phase (radians)");
 }
 
@@ -47,9 +47,7 @@ ElementInfo ModulationIndexStage::info() {
 }
 
 void ModulationIndexStage::configured() {
-  if (outputs_spec_)
-    for (const auto& name : output_names(*outputs_spec_, {"distributions", "preferred_phase"}))
-      (name == "distributions" ? plan_.distributions : plan_.preferred_phase) = true;
+  for (const auto& name : outputs_) (name == "distributions" ? plan_.distributions : plan_.preferred_phase) = true;
 }
 
 // The bandpass stage refuses series shorter than a cycle of the slowest phase band; with pad= the

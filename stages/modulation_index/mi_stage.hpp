@@ -48,7 +48,7 @@ class ModulationIndexStage final : public Stage {
 
   MiPlan plan_;
   json pairs_spec_;
-  std::optional<json> outputs_spec_;  // outputs= as given
+  std::vector<std::string> outputs_;  // outputs= as read; unset: none
   std::unique_ptr<const mi::Method> method_;
 };
 

@@ -10,7 +10,7 @@
 namespace pacflow::stages {
 
 inline constexpr PlanFact<std::vector<std::int64_t>> kSurrogateShifts{"surrogate_shifts", "surrogates"};
-inline constexpr PlanFact<std::string> kTrialTest{"trial_test", "surrogates"};  // published when it makes one
+inline constexpr PlanFact<std::string> kTrialTest{"trial_test", "surrogates", FactScope::Study};  // published when it makes one
 // With the trial-level test: the epochs it takes (overlapping ones left out) and its permutations
 // (every ordering but the observed one, when it enumerates them).
 inline constexpr PlanFact<std::int64_t> kTrialEpochs{"trial_epochs", "surrogates"};

@@ -101,7 +101,7 @@ void SurrogatesStage::declare(ParamBinder<SurrogatesStage>& p) {
         "consecutive epochs (every batch holds whole blocks)")
       .unit("epochs")
       .range(2, 4096);
-  p.optional(&SurrogatesStage::outputs_spec_, "outputs",
+  p.parsed_optional(&SurrogatesStage::outputs_, "outputs", outputs_parser({"values"}),
              "extra results: values (surrogate_values [n][n_pha][n_amp]: every surrogate's measure, as TensorPAC's "
              "Pac.surrogates; computed on the CPU)");
 }
@@ -112,7 +112,7 @@ ElementInfo SurrogatesStage::info() {
 }
 
 void SurrogatesStage::configured() {
-  plan_.keep_values = outputs_spec_ && asks_for(output_names(*outputs_spec_, {"values"}), "values");
+  plan_.keep_values = asks_for(outputs_, "values");
   if (plan_.kind == Kind::SwapTrials && (shifts_param_ || min_shift_))
     throw ParamError(shifts_param_ ? "shifts" : "min_shift", "swap_trials permutes epochs and shifts nothing");
   if (shifts_param_) {

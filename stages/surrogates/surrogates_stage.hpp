@@ -91,7 +91,7 @@ class SurrogatesStage final : public Stage {
   std::int64_t epochs_ = 1;
   std::int64_t bins_ = 18;
   std::unique_ptr<const mi::Method> method_;
-  std::optional<json> outputs_spec_;  // outputs= as given
+  std::vector<std::string> outputs_;  // outputs= as read; unset: none
   std::optional<surrogates::TrialTest> given_trials_;  // empty: trials=auto
   std::int64_t trial_block_ = 8;
   bool refuse_gain_confound_ = true;  // swap_trials with mvl

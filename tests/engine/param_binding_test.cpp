@@ -2,6 +2,7 @@
 // from it, the fields it sets, and the placement group the engine owns.
 #include <gtest/gtest.h>
 
+#include <array>
 #include <optional>
 
 #include "engine/api/errors.hpp"
@@ -134,6 +135,50 @@ TEST(ParamBinding, AnIntegerFieldNarrowerThanTheParameterRefusesWhatItCannotHold
     EXPECT_EQ(e.param(), "n");
     EXPECT_EQ(e.bare_message(), "must be from -2147483648 to 2147483647, got 2147483648");
   }
+}
+
+// A spec read into a typed field when the element is made: "lo:hi" into a pair of numbers here, as
+// bandpass reads pha= into bands (stages/kernels/filters/bands.hpp).
+std::array<double, 2> read_range(const std::string& name, const json& value) {
+  const std::string text = value.is_string() ? value.get<std::string>() : "";
+  const auto colon = text.find(':');
+  if (colon == std::string::npos) throw ParamError(name, "expected lo:hi");
+  return {std::stod(text.substr(0, colon)), std::stod(text.substr(colon + 1))};
+}
+
+TEST(ParamBinding, AParsedSpecIsReadIntoItsTypeWhenTheElementIsMade) {
+  struct Parsed final : Stage {
+    static void declare(ParamBinder<Parsed>& p) {
+      p.parsed(&Parsed::range_, "range", "1:2", read_range, "a range").unit("Hz");
+      p.parsed(&Parsed::needed_, "needed", json(), read_range, "a range the user gives");
+      p.parsed_optional(&Parsed::extra_, "extra", read_range, "a range that may stay unset");
+    }
+    void plan(PlanContext&) override {}
+    void process(Batch&) override {}
+    std::array<double, 2> range_{}, needed_{}, extra_{-1, -1};
+  };
+  const ElementInfo info = element_info<Parsed>("parsed", "a test stage");
+  ASSERT_EQ(info.params.size(), 3u);
+  EXPECT_EQ(info.params[0].type, ParamType::Spec);  // listed as written, with its default and unit
+  EXPECT_EQ(info.params[0].default_value, "1:2");
+  EXPECT_EQ(info.params[0].unit, "Hz");
+  EXPECT_TRUE(info.params[1].default_value.is_null());
+  EXPECT_FALSE(info.params[1].optional);
+  EXPECT_TRUE(info.params[2].optional);
+
+  const auto d = make_element<Parsed>({{"needed", "4:8"}});
+  EXPECT_EQ(d->range_, (std::array<double, 2>{1, 2}));  // the default, read
+  EXPECT_EQ(d->needed_, (std::array<double, 2>{4, 8}));
+  EXPECT_EQ(d->extra_, (std::array<double, 2>{-1, -1}));  // unset: the field's own value
+  EXPECT_EQ(make_element<Parsed>({{"needed", "4:8"}, {"extra", "0:1"}})->extra_, (std::array<double, 2>{0, 1}));
+  try {
+    make_element<Parsed>({{"needed", "4:8"}, {"range", "12"}});
+    FAIL();
+  } catch (const ParamError& e) {
+    EXPECT_EQ(e.param(), "range");
+    EXPECT_EQ(e.bare_message(), "expected lo:hi");
+  }
+  EXPECT_THROW(make_element<Parsed>(), ParamError);  // needed= missing
 }
 
 TEST(PlacementParams, AreOneGroupTheEngineOwnsNotAStagesOwn) {

@@ -55,6 +55,17 @@ TEST(PlanFacts, AMissingFactNamesThePublisherToAddAndMisuseIsAProgrammingError) 
   EXPECT_EQ(ctx.require(kFftLength, "x"), 96);                    // unchanged
 }
 
+TEST(PlanFacts, OnlyFactsOfStudyScopeAreSharedAcrossRecordings) {
+  constexpr PlanFact<Edges> kStudyBands{"study_bands_hz", "bandpass", FactScope::Study};
+  PlanContext ctx = context();
+  EXPECT_EQ(ctx.study_facts(), json::object());
+  ctx.publish(kFftLength, 96);  // in samples: each recording's own
+  ctx.publish(kStudyBands, {{4, 8}});
+  EXPECT_EQ(ctx.study_facts(), json::parse(R"({"study_bands_hz": [[4.0, 8.0]]})"));
+  EXPECT_EQ(ctx.attributes()["study_bands_hz"], ctx.study_facts()["study_bands_hz"]);  // the report shows both
+  EXPECT_EQ(ctx.attributes()["fft_length"], 96);
+}
+
 TEST(PlanFacts, CoordinatesAreTypedForTheSinksAndCompactInTheReport) {
   PlanContext ctx = context();
   EXPECT_TRUE(ctx.coordinates().empty());

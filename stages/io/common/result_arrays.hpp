@@ -16,10 +16,22 @@ struct ResultArray {
   std::vector<float> values;      // C order
 };
 
+// What a run's results have in common with those of every other recording a dataset runs with the
+// same pipeline (pipelines/dataset_run.hpp checks and stacks them once): the plan's facts of study
+// scope (PlanFact, FactScope::Study: the bands in Hz, the measure, the trial-level test) as the
+// report shows them, and the names along the channel and condition axes.
+struct SharedFacts {
+  json study = json::object();               // by fact name
+  std::vector<std::string> channel_names;    // the input's channel labels; empty: none
+  std::vector<std::string> condition_names;  // several conditions' names, in order; empty: one
+  bool operator==(const SharedFacts&) const = default;
+};
+
 // What a run's `arrays` sink received: complete once the run returned.
 struct ResultArrays {
   std::vector<ResultArray> arrays;  // in the order the elements declared them
   std::vector<Coordinate> coordinates;
+  SharedFacts facts;
 };
 
 }  // namespace pacflow::stages

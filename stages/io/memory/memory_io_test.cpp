@@ -149,14 +149,14 @@ TEST(MemoryPipeline, GivesTheNpyPipelinesResultsBitwise) {
   auto results = std::make_shared<ResultArrays>();
   registry.add(MemorySource::info(host_array(x, {kE, kC, kT})));
   registry.add(MemorySink::info(results));
-  Pipeline(registry)
-      .source("array", {{"fs", 256}, {"layout", "ECT"}})
-      .stage("bandpass", bands)
-      .stage("hilbert")
-      .stage("mi")
-      .stage("surrogates", surrogates)
-      .sink("arrays")
-      .run(in_batches_of(2));
+  const json report = Pipeline(registry)
+                          .source("array", {{"fs", 256}, {"layout", "ECT"}})
+                          .stage("bandpass", bands)
+                          .stage("hilbert")
+                          .stage("mi")
+                          .stage("surrogates", surrogates)
+                          .sink("arrays")
+                          .run(in_batches_of(2));
   ASSERT_GE(results->arrays.size(), 6u);
   for (const ResultArray& a : results->arrays) {
     Shape shape;
@@ -170,6 +170,16 @@ TEST(MemoryPipeline, GivesTheNpyPipelinesResultsBitwise) {
   EXPECT_EQ(results->arrays.front().name, "pac");
   EXPECT_EQ(results->arrays.front().dims,
             (std::vector<std::string>{"epochs", "channels", "phase_bands", "amplitude_bands"}));
+  // The facts a dataset's recordings share are the report's facts of study scope: the bands in Hz
+  // and the measure, not what follows the recording's rate and length (orders, FFT length, shifts).
+  const json& study = results->facts.study;
+  for (const char* shared : {"pha_bands_hz", "amp_centres_hz", "mi_method", "mi_bins"})
+    EXPECT_TRUE(study.contains(shared)) << shared;
+  for (const char* own : {"pha_filter_orders", "hilbert_fft_length", "surrogate_shifts", "input", "run"})
+    EXPECT_FALSE(study.contains(own)) << own;
+  for (const auto& [key, value] : study.items()) EXPECT_EQ(report.at(key), value) << key;
+  EXPECT_TRUE(results->facts.channel_names.empty());  // the array names none
+  EXPECT_TRUE(results->facts.condition_names.empty());
   fs::remove_all(dir);
 }
 

@@ -6,6 +6,19 @@
 
 namespace pacflow::stages {
 
+namespace {
+
+SharedFacts shared_facts(const PlanContext& ctx) {
+  SharedFacts facts{ctx.study_facts(), {}, ctx.stream().condition_names};
+  // As the report has them: the labels a file names its channels by (a bipolar montage renames them,
+  // stages/reref), not the names a montage gives unlabelled channels.
+  if (const auto it = ctx.stream().description.find("channel_labels"); it != ctx.stream().description.end())
+    facts.channel_names = it->get<std::vector<std::string>>();
+  return facts;
+}
+
+}  // namespace
+
 ElementInfo MemorySink::info(std::shared_ptr<ResultArrays> results, const std::string& name) {
   ElementInfo info = element_info<MemorySink>(name, "every result as an array in the caller's memory (the Python "
                                                     "module's Result); writes no file");
@@ -28,6 +41,7 @@ void MemorySink::plan(const PlanContext& ctx) {
     pending_.push_back({decl, std::move(array)});
   }
   coordinates_ = ctx.coordinates();
+  facts_ = shared_facts(ctx);
 }
 
 void MemorySink::append(Pending& out, const Tensor& t) {
@@ -55,6 +69,7 @@ void MemorySink::finish(const json& /*report*/, OutputSet& /*outputs*/) {
     results_->arrays.push_back(std::move(out.array));
   }
   results_->coordinates = coordinates_;
+  results_->facts = facts_;
   pending_.clear();
 }
 

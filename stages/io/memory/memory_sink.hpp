@@ -37,6 +37,7 @@ class MemorySink final : public Sink {
   std::shared_ptr<ResultArrays> results_;
   std::vector<Pending> pending_;
   std::vector<Coordinate> coordinates_;
+  SharedFacts facts_;
 };
 
 }  // namespace pacflow::stages

@@ -1,5 +1,6 @@
 #include "stages/kernels/filters/bands.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <fmt/format.h>
 #include <sstream>
@@ -43,17 +44,11 @@ std::vector<double> linspace(double lo, double hi, long n) {
   return out;
 }
 
-std::vector<Band> from_centres(const std::vector<double>& centres, Role role, bool clamp, double lo, double hi) {
+// Bands centred on `centres` (half-width c/4 for phase, c/8 for amplitude) that span [lo, hi].
+BandSpec from_centres(const std::vector<double>& centres, Role role, double lo, double hi) {
   const double half = role == Role::Phase ? 4.0 : 8.0;
-  std::vector<Band> out;
-  for (double c : centres) {
-    Band b{c - c / half, c + c / half, c};
-    if (clamp) {
-      b.lo = std::max(b.lo, std::max(lo, 0.5));
-      b.hi = std::min(b.hi, hi);
-    }
-    out.push_back(b);
-  }
+  BandSpec out{{}, std::array<double, 2>{lo, hi}};
+  for (double c : centres) out.bands.push_back({c - c / half, c + c / half, c});
   return out;
 }
 
@@ -78,14 +73,14 @@ long band_count(const std::string& param, double n, const std::string& spec) {
   return static_cast<long>(n);
 }
 
-std::vector<Band> from_string(const std::string& param, const std::string& spec, Role role, bool clamp) {
+BandSpec from_string(const std::string& param, const std::string& spec, Role role) {
   struct Preset { const char* name; long n; };
   static constexpr Preset presets[] = {{"lres", 10}, {"mres", 30}, {"hres", 50}, {"demon", 70}, {"hulk", 100}};
   for (const auto& p : presets) {
     if (spec == p.name) {
       const double lo = role == Role::Phase ? 2 : 60;
       const double hi = role == Role::Phase ? 20 : 160;
-      return from_centres(linspace(lo, hi, p.n), role, clamp, lo, hi);
+      return from_centres(linspace(lo, hi, p.n), role, lo, hi);
     }
   }
   std::vector<std::string> parts = split(spec, ':');
@@ -105,7 +100,7 @@ std::vector<Band> from_string(const std::string& param, const std::string& spec,
     } else {
       centres = linspace(lo, hi, n);
     }
-    return from_centres(centres, role, clamp, lo, hi);
+    return from_centres(centres, role, lo, hi);
   }
   if (v.size() == 4 && !log) {
     // TensorPAC's (start, stop, width, step), as its _pair_vectors computes it:
@@ -122,8 +117,8 @@ std::vector<Band> from_string(const std::string& param, const std::string& spec,
       throw ParamError(param, fmt::format("\"{}\" gives {} low edges but {} high edges in floating point (TensorPAC "
                                           "fails on it too); nudge stop or step",
                                           spec, lows.size(), highs.size()));
-    std::vector<Band> out;
-    for (std::size_t i = 0; i < lows.size(); ++i) out.push_back({lows[i], highs[i]});
+    BandSpec out;
+    for (std::size_t i = 0; i < lows.size(); ++i) out.bands.push_back({lows[i], highs[i]});
     return out;
   }
   throw ParamError(param, fmt::format(
@@ -133,23 +128,38 @@ std::vector<Band> from_string(const std::string& param, const std::string& spec,
 
 }  // namespace
 
-std::vector<Band> resolve(const std::string& param, const json& spec, Role role, bool clamp) {
-  if (spec.is_string()) return from_string(param, spec.get<std::string>(), role, clamp);
+std::vector<Band> BandSpec::resolved(bool clamp) const {
+  if (!clamp || !centred_range) return bands;
+  const auto [lo, hi] = *centred_range;
+  std::vector<Band> out = bands;
+  for (Band& b : out) {
+    b.lo = std::max(b.lo, std::max(lo, 0.5));
+    b.hi = std::min(b.hi, hi);
+  }
+  return out;
+}
+
+BandSpec parse(const std::string& param, const json& spec, Role role) {
+  if (spec.is_string()) return from_string(param, spec.get<std::string>(), role);
   if (spec.is_array() && !spec.empty()) {
-    std::vector<Band> out;
+    BandSpec out;
     // A single pair [4, 8] is one band.
     if (spec.size() == 2 && spec[0].is_number() && spec[1].is_number())
-      return {{spec[0].get<double>(), spec[1].get<double>()}};
+      return {{{spec[0].get<double>(), spec[1].get<double>()}}};
     for (std::size_t i = 0; i < spec.size(); ++i) {
       const json& b = spec[i];
       if (!b.is_array() || b.size() != 2 || !b[0].is_number() || !b[1].is_number())
         throw ParamError(param, fmt::format("band {} is {}; each band is a pair [f_lo, f_hi] in Hz", i, b.dump()));
-      out.push_back({b[0].get<double>(), b[1].get<double>()});
+      out.bands.push_back({b[0].get<double>(), b[1].get<double>()});
     }
     return out;
   }
   throw ParamError(param, fmt::format("expected a band specification such as 2:20:10 or [[4,8],[8,12]], got {}",
                                       spec.dump()));
+}
+
+std::vector<Band> resolve(const std::string& param, const json& spec, Role role, bool clamp) {
+  return parse(param, spec, role).resolved(clamp);
 }
 
 void check_against_nyquist(const std::string& param, const std::vector<Band>& list, double fs) {

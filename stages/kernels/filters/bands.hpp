@@ -2,6 +2,7 @@
 // Frequency band specifications (spec §2): "lo:hi:n", "log:lo:hi:n", "start:stop:width:step",
 // presets (lres … hulk) and explicit lists [[4,8],[8,12]].
 #include <array>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -18,8 +19,23 @@ struct Band {
 
 enum class Role { Phase, Amplitude };
 
-// Resolves a specification into bands. `param` names the parameter in errors. Centred specs use
-// half-width c/4 (phase) or c/8 (amplitude); `clamp` limits edges to [max(lo, 0.5), hi].
+// A band parameter read: its bands as specified and, for a centred form (lo:hi:n, log:lo:hi:n, a
+// preset), the range [lo, hi] its centres span.
+struct BandSpec {
+  std::vector<Band> bands;
+  std::optional<std::array<double, 2>> centred_range = std::nullopt;
+  // The bands; with `clamp`, a centred form's edges limited to [max(lo, 0.5), hi] (gPAC's rule).
+  std::vector<Band> resolved(bool clamp) const;
+};
+
+// Reads a specification. `param` names the parameter in errors (ParamError). Centred forms use
+// half-width c/4 (phase) or c/8 (amplitude).
+BandSpec parse(const std::string& param, const json& spec, Role role);
+// parse for a role, as a parameter binding takes it (ParamBinder::parsed).
+inline auto parser(Role role) {
+  return [role](const std::string& param, const json& spec) { return parse(param, spec, role); };
+}
+// parse(param, spec, role).resolved(clamp).
 std::vector<Band> resolve(const std::string& param, const json& spec, Role role, bool clamp);
 
 // Rejects any band breaking 0 < lo < hi < fs/2, naming the band and the rule. Throws ParamError.
