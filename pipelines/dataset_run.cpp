@@ -609,27 +609,36 @@ json run_dataset(const Pipeline& pipeline, const RunOptions& options, const Reco
   return DatasetRun(pipeline, options, on_recording, before_commit).run();
 }
 
-json validate_dataset(const Pipeline& pipeline, const RunOptions& options) {
+double DatasetPlan::run_time_seconds() const {
+  double seconds = 0;
+  for (const auto& r : recordings) seconds += r.plan.run_time ? r.plan.run_time->total() : 0.0;
+  return seconds;
+}
+
+json DatasetPlan::to_json() const {
+  json listed = json::array();
+  for (const auto& r : recordings)
+    listed.push_back({{"id", r.id}, {"line", r.line}, {"origin", r.origin}, {"plan", r.plan.to_json()}});
+  return {{"dataset", dataset},
+          {"warnings", warnings},
+          {"recordings", std::move(listed)},
+          {"run_time_estimate", {{"seconds", run_time_seconds()}}}};
+}
+
+DatasetPlan validate_dataset(const Pipeline& pipeline, const RunOptions& options) {
   const ManifestTable table = table_of(pipeline);
   check_inputs(table);
   check_stacked_path(pipeline, table, stacked_path_of(pipeline));
-  json recordings = json::array();
-  double seconds = 0;  // one recording after another, as run_dataset runs them
+  DatasetPlan plan{table.file.string(), table.warnings, {}};
   for (const auto& row : table.recordings) {
-    json plan;
     try {
-      plan = recording_pipeline(pipeline, table, row, pipeline.registry()).validate(options);
+      plan.recordings.push_back(
+          {row.id, row.line, origin_of(table, row), recording_pipeline(pipeline, table, row, pipeline.registry()).validate(options)});
     } catch (const InputError& e) {
       std::throw_with_nested(InputError(fmt::format("recording {}: {}", row.id, e.what())));
     }
-    seconds += plan["run_time_estimate"]["seconds"].get<double>();
-    recordings.push_back(
-        {{"id", row.id}, {"line", row.line}, {"origin", origin_of(table, row)}, {"plan", std::move(plan)}});
   }
-  return {{"dataset", table.file.string()},
-          {"warnings", table.warnings},
-          {"recordings", std::move(recordings)},
-          {"run_time_estimate", {{"seconds", seconds}}}};
+  return plan;
 }
 
 }  // namespace pacflow

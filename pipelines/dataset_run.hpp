@@ -20,9 +20,11 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "engine/api/pipeline.hpp"
 #include "engine/io/output_set.hpp"
+#include "engine/plan/plan_report.hpp"
 #include "stages/io/memory/memory_sink.hpp"
 
 namespace pacflow {
@@ -62,9 +64,24 @@ using BeforeCommit = std::function<void(const json& report, OutputSet& outputs)>
 json run_dataset(const Pipeline& pipeline, const RunOptions& options, const RecordingResults& on_recording = {},
                  const BeforeCommit& before_commit = {});
 
+// A dataset checked without running it: every recording's plan.
+struct DatasetPlan {
+  struct Recording {
+    std::string id;
+    int line = 0;        // in the table; 0 for a file of a BIDS tree
+    std::string origin;  // where it was named ("subjects.tsv:4", a BIDS file)
+    Plan plan;
+  };
+  std::string dataset;                // the table, or the BIDS folder
+  std::vector<std::string> warnings;  // about the dataset as read (a BIDS subject not listed, …)
+  std::vector<Recording> recordings;
+  // The run time estimate of them all, run one after another as run_dataset does.
+  double run_time_seconds() const;
+  json to_json() const;
+};
+
 // Checks the dataset without running it: the table, every file, and every recording's pipeline as
-// Pipeline::validate does (its source opened). Returns each recording's plan (id, table line, plan) and
-// the run-time estimate of them all, one after another.
-json validate_dataset(const Pipeline& pipeline, const RunOptions& options);
+// Pipeline::validate does (its source opened).
+DatasetPlan validate_dataset(const Pipeline& pipeline, const RunOptions& options);
 
 }  // namespace pacflow

@@ -67,6 +67,7 @@ struct Progress {
 
 class DeviceBackends;
 class TraceRecorder;
+struct Plan;  // engine/plan/plan_report.hpp
 class OutputSet;
 class RankLink;
 
@@ -161,10 +162,10 @@ class Pipeline {
   Pipeline variant(const Registry& registry, std::vector<ElementSpec> elements) const;
 
   // Opens the source, plans every element and checks every output path without running; returns the
-  // plan as JSON. Throws InputError naming the element, parameter and location at fault. The batch
-  // size and in-flight limit of `options` shape the plan's segments as they would a run's; the plan
-  // adds `run_time_estimate`, at `options.rates`.
-  json validate(const RunOptions& options = {}) const;
+  // plan (engine/plan/plan_report.hpp; Plan::to_json() for its JSON). Throws InputError naming the
+  // element, parameter and location at fault. The batch size and in-flight limit of `options` shape
+  // the plan's segments as they would a run's; the plan has a run time estimate, at `options.rates`.
+  Plan validate(const RunOptions& options = {}) const;
   // The same plan, checked the same way, as a Graphviz DOT digraph (engine/plan/graph_dot.hpp).
   std::string graph(const RunOptions& options = {}) const;
   // Runs to completion and returns the report (also handed to the sinks). Throws InputError for

@@ -16,6 +16,11 @@
 #include "engine/plan/branches.hpp"
 #include "engine/plan/slot_layout.hpp"
 
+namespace pacflow {
+struct Plan;  // engine/plan/plan_report.hpp
+struct PlannedSegment;
+}  // namespace pacflow
+
 namespace pacflow::detail {
 
 // The settings of the edge into a stage (`ring=`, `batch=`, `overflow=`); 0 means "choose".
@@ -159,12 +164,12 @@ std::vector<Segment> plan_segments(const BuiltPipeline& built, std::int64_t batc
 // segment's memory), and no more slots than it then has batches.
 void uniform_batches(std::vector<Segment>& segments, std::int64_t series);
 
-// The report skeleton shared by validate() and run(): with the segments the options give, or with
-// the run's own (on a machine of `threads` threads).
-json describe(const BuiltPipeline& built, std::int64_t batch_option = 0, int in_flight_option = 0);
-json describe(const BuiltPipeline& built, const std::vector<Segment>& segments, int threads);
-// The report's `segments`: each one's stages, batch size and count, in-flight bound or ring. A run
-// that resumes from a checkpoint reports its own segments, whose batches carry only the series left.
-json describe_segments(const BuiltPipeline& built, const std::vector<Segment>& segments);
+// The plan validate() returns and run()'s report starts from (engine/plan/plan_report.hpp): with the
+// segments the options give, or with the run's own (on a machine of `threads` threads).
+Plan describe(const BuiltPipeline& built, std::int64_t batch_option = 0, int in_flight_option = 0);
+Plan describe(const BuiltPipeline& built, const std::vector<Segment>& segments, int threads);
+// The plan's segments: each one's stages, batch size and count, in-flight bound or ring. A run that
+// resumes from a checkpoint reports its own segments, whose batches carry only the series left.
+std::vector<PlannedSegment> describe_segments(const BuiltPipeline& built, const std::vector<Segment>& segments);
 
 }  // namespace pacflow::detail

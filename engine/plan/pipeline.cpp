@@ -11,6 +11,7 @@
 #include "engine/plan/built_pipeline.hpp"
 #include "engine/plan/graph_dot.hpp"
 #include "engine/plan/memory_estimate.hpp"
+#include "engine/plan/plan_report.hpp"
 #include "engine/plan/run_time_estimate.hpp"
 #include "engine/plan/transformed_source.hpp"
 
@@ -145,12 +146,12 @@ Pipeline Pipeline::variant(const Registry& registry, std::vector<ElementSpec> el
 
 detail::Placement Pipeline::placement() const { return {device_pool_, force_pool_, fallback_, vram_, backends_, {}}; }
 
-json Pipeline::validate(const RunOptions& options) const {
+Plan Pipeline::validate(const RunOptions& options) const {
   const detail::BuiltPipeline built = detail::build(*registry_, elements_, placement(), options.stop);
   detail::check_outputs(built, *registry_, elements_, options.trace_file, input_files(), options.checkpoint);
-  json plan = detail::describe(built, options.batch_size, options.max_in_flight);
+  Plan plan = detail::describe(built, options.batch_size, options.max_in_flight);
   const int threads = std::max(1, oneapi::tbb::info::default_concurrency());
-  plan["run_time_estimate"] = detail::estimate_run_time(built, threads, options.rates).to_json();
+  plan.run_time = detail::estimate_run_time(built, threads, options.rates);
   return plan;
 }
 

@@ -32,6 +32,7 @@
 #include "engine/placement/backends.hpp"
 #include "engine/plan/built_pipeline.hpp"
 #include "engine/plan/memory_estimate.hpp"
+#include "engine/plan/plan_report.hpp"
 #include "engine/run/checkpoint.hpp"
 #include "engine/run/device_runs.hpp"
 #include "engine/run/excluded_rows.hpp"
@@ -51,20 +52,6 @@ double seconds_since(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
 }
 
-// What must not change between an interrupted run and its resumption, and between the ranks of one
-// run: the engine's version, the input (its checksum too), every element with its resolved
-// parameters, and the tensors. Not where the stages run: the results are the same whatever the
-// placement, so a run stopped on GPUs may resume on the CPU, and each rank takes its own GPU.
-json checkpoint_plan(const json& description) {
-  json plan;
-  for (const char* key : {"version", "input", "pipeline", "tensors"}) plan[key] = description.at(key);
-  for (json& element : plan["pipeline"]) {
-    element.erase("device");
-    if (element.contains("params")) element["params"].erase("on");
-  }
-  return plan;
-}
-
 // A stage's run summary, with the stage's name for errors and for its checkpoint folder.
 struct NamedSummary {
   std::string stage;
@@ -79,7 +66,7 @@ std::vector<NamedSummary> make_summaries(const detail::BuiltPipeline& built) {
 }
 
 // The checkpoint's participants are the sinks, then the run summaries (each with a folder of its own).
-std::unique_ptr<Checkpoint> open_checkpoint(const detail::BuiltPipeline& built, const json& description,
+std::unique_ptr<Checkpoint> open_checkpoint(const detail::BuiltPipeline& built, const Plan& plan,
                                             const std::vector<NamedSummary>& summaries,
                                             const std::filesystem::path& dir) {
   if (dir.empty()) return nullptr;
@@ -91,7 +78,7 @@ std::unique_ptr<Checkpoint> open_checkpoint(const detail::BuiltPipeline& built, 
     names.push_back(sink.name);
   }
   for (const auto& s : summaries) names.push_back(s.stage + "-summary");
-  auto checkpoint = std::make_unique<Checkpoint>(dir, checkpoint_plan(description), built.stream.series_count(), names);
+  auto checkpoint = std::make_unique<Checkpoint>(dir, run_identity(plan), built.stream.series_count(), names);
   if (checkpoint->series_done() % built.batch_multiple != 0 && checkpoint->series_done() != built.stream.series_count())
     throw InputError(fmt::format("--checkpoint {}: {} series recorded, not a whole number of groups of {}; remove it "
                                  "to start afresh",
@@ -234,10 +221,10 @@ class RankMerge {
 
 bool is_root(const RunOptions& options) { return !options.ranks || options.ranks->collects(); }
 
-// What every rank of a run must plan alike: the checkpoint's plan, and the batch sizes (which a
-// rank's GPU memory may lower) that number the batches they exchange.
-json rank_plan(const json& description, const std::vector<detail::Segment>& segments) {
-  json plan = checkpoint_plan(description);
+// What every rank of a run must plan alike: the run's identity, as a checkpoint's, and the batch sizes
+// (which a rank's GPU memory may lower) that number the batches they exchange.
+json rank_plan(const Plan& description, const std::vector<detail::Segment>& segments) {
+  json plan = run_identity(description);
   for (const auto& seg : segments) plan["batch_series"].push_back(seg.batch_series);
   return plan;
 }
@@ -292,7 +279,8 @@ struct PreparedRun {
   detail::BuiltPipeline built;
   std::vector<detail::Segment> segments;
   int threads = 1;
-  json description;
+  Plan plan;
+  json files;  // every file it writes, for the report
   std::vector<StaleFiles> stale;  // files of earlier runs this one will not write
   std::vector<NamedSummary> summaries;
   std::unique_ptr<Checkpoint> checkpoint;
@@ -320,30 +308,30 @@ PreparedRun prepare_run(detail::BuiltPipeline built, const std::vector<std::file
   // What grows with the input is made only now that the estimate, which counts it, is within the limit.
   for (auto& stage : b.stages) guarded("stage", stage.name, -1, [&] { stage.stage->prepare(); });
 
-  run.description = detail::describe(b, run.segments, run.threads);
-  for (const auto& note : folders.notes()) run.description["warnings"].push_back(note);
+  run.plan = detail::describe(b, run.segments, run.threads);
+  for (const auto& note : folders.notes()) run.plan.warnings.push_back(note);
   const std::filesystem::path trace_file = options.trace ? options.trace_file : "";
-  run.description["files"] = files_json(detail::run_files(b, trace_file));
+  run.files = files_json(detail::run_files(b, trace_file));
   run.stale = find_stale_files(output_paths, inputs);  // the folders are held: they stay so
-  for (const auto& s : run.stale) run.description["warnings"].push_back(stale_warning(s, options.clean));
+  for (const auto& s : run.stale) run.plan.warnings.push_back(stale_warning(s, options.clean));
   // The other ranks only compute batches: rank 0 alone keeps the summaries and the checkpoint, and
   // tells them where it resumes.
   if (is_root(options)) {
     run.summaries = make_summaries(b);
-    run.checkpoint = open_checkpoint(b, run.description, run.summaries, options.checkpoint);
+    run.checkpoint = open_checkpoint(b, run.plan, run.summaries, options.checkpoint);
   }
   run.first_series = run.checkpoint ? run.checkpoint->series_done() : 0;
   if (options.ranks) {
-    run.first_series = options.ranks->begin(rank_plan(run.description, run.segments), run.first_series);
+    run.first_series = options.ranks->begin(rank_plan(run.plan, run.segments), run.first_series);
     run.rank_devices = options.ranks->gather(rank_devices(b, *options.ranks));
   }
   for (auto& seg : run.segments) seg.batch_count = seg.batches(b.stream.series_count() - run.first_series);
-  run.description["segments"] = detail::describe_segments(b, run.segments);  // what this run carries
+  run.plan.segments = detail::describe_segments(b, run.segments);  // what this run carries
   if (run.checkpoint) resume(*run.checkpoint, b, run.summaries);
   return run;
 }
 
-// What the graph's run adds to the report (besides the description), once it has delivered every batch.
+// What the graph's run adds to the report (besides the plan), once it has delivered every batch.
 json run_report(const PreparedRun& run, const std::vector<std::unique_ptr<Ring>>& rings,
                 const detail::Timings& timings, double wall_s) {
   const detail::Segment& first = run.segments.front();
@@ -415,7 +403,8 @@ json execute(PreparedRun& run, const RunOptions& options) {
     if (options.stop.stop_requested()) throw RunCancelled(graph.delivered());
     throw;
   }
-  json report = std::move(run.description);
+  json report = run.plan.to_json();
+  report["files"] = std::move(run.files);
   report["run"] = run_report(run, rings, timings, seconds_since(run_start));
   if (options.ranks) report["run"]["ranks"] = options.ranks->size();
   if (!run.rank_devices.is_null()) report["run"]["rank_devices"] = std::move(run.rank_devices);

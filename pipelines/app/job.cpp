@@ -10,8 +10,13 @@ json Job::run(const RunOptions& options, const RecordingResults& each, const Bef
   return pipeline_.run(options);
 }
 
-json Job::validate(const RunOptions& options) const {
-  return is_dataset() ? validate_dataset(pipeline_, options) : pipeline_.validate(options);
+JobPlan Job::validate(const RunOptions& options) const {
+  if (is_dataset()) return validate_dataset(pipeline_, options);
+  return pipeline_.validate(options);
+}
+
+json to_json(const JobPlan& plan) {
+  return std::visit([](const auto& p) { return p.to_json(); }, plan);
 }
 
 Job load_job(const JobSpec& spec, const Registry& registry) { return Job(load_pipeline(spec, registry)); }

@@ -3,6 +3,8 @@
 // over its input's batches (Pipeline::run); a dataset, a pipeline whose source is a manifest, runs it
 // once per recording (pipelines/dataset_run.hpp). Every run mode (alone, over ranks, as a shard, a
 // merge; pipelines/app/runners.hpp) and every front end (the CLI, Python) goes through it.
+#include <variant>
+
 #include "engine/api/pipeline.hpp"
 #include "pipelines/app/job_spec.hpp"
 #include "pipelines/dataset_run.hpp"
@@ -10,6 +12,10 @@
 namespace pacflow::app {
 
 enum class JobKind { Stream, Dataset };
+
+// What validate() found: a stream's plan, or every recording's of a dataset.
+using JobPlan = std::variant<Plan, DatasetPlan>;
+json to_json(const JobPlan& plan);
 
 class Job {
  public:
@@ -23,7 +29,7 @@ class Job {
   // process runs, `before_commit` adds files to the dataset's commit). A stream takes neither.
   json run(const RunOptions& options, const RecordingResults& each = {}, const BeforeCommit& before_commit = {}) const;
   // Checks it without running: a stream's plan, or every recording's (validate_dataset).
-  json validate(const RunOptions& options) const;
+  JobPlan validate(const RunOptions& options) const;
 
  private:
   Pipeline pipeline_;

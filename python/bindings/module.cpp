@@ -151,7 +151,7 @@ std::string validate(const std::string& request_text, const py::object& input, c
   RunOptions options = request_options(request);
   options.rates = measured_rates(simd::simd_width());
   const py::gil_scoped_release released;
-  return json_text(request_pipeline(request, registry).validate(options), -1);
+  return json_text(request_pipeline(request, registry).validate(options).to_json(), -1);
 }
 
 // The pipeline as a Graphviz DOT digraph (what `pipeline_cli graph` prints).

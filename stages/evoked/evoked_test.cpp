@@ -9,6 +9,7 @@
 
 #include "engine/api/errors.hpp"
 #include "engine/api/pipeline.hpp"
+#include "engine/plan/plan_report.hpp"
 #include "stages/builtin.hpp"
 #include "stages/evoked/evoked_stage.hpp"
 #include "tests/support/cli_runner.hpp"
@@ -164,7 +165,7 @@ TEST(Evoked, APipelineLearnsWhenItRunsAndWritesTheResults) {
       .stage("hilbert")
       .stage("mi")
       .sink("npy", {{"dir", dir.path().string()}});
-  const json plan = p.validate();
+  const json plan = p.validate().to_json();
   EXPECT_EQ(plan["input"]["evoked_removed"], "regress");
   const json report = p.run();
   EXPECT_TRUE(std::filesystem::exists(dir.path() / "pac.npy"));

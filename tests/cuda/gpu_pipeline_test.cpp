@@ -11,6 +11,7 @@
 #include <cuda_runtime_api.h>
 
 #include "engine/api/pipeline.hpp"
+#include "engine/plan/plan_report.hpp"
 #include "engine/api/trace.hpp"
 #include "engine/devices/cuda/kernel.hpp"
 #include "engine/io/npy.hpp"
@@ -185,7 +186,7 @@ TEST_F(GpuPipeline, MemoryBudgetSizesBatchesAndIsNeverExceeded) {
     Pipeline probe = bigger(dir / "probe");
     probe.vram(candidate);
     try {
-      if (probe.validate()["segments"][0]["batch_series"].get<std::int64_t>() < free_batch) {
+      if (probe.validate().to_json()["segments"][0]["batch_series"].get<std::int64_t>() < free_batch) {
         budget = candidate;
         break;
       }
@@ -233,7 +234,7 @@ TEST_F(GpuPipeline, BadParametersForTheGpuAreRefusedBeforeRunning) {
     EXPECT_NE(std::string(e.what()).find("method=gc has no CUDA kernel"), std::string::npos) << e.what();
   }
   gc.set("mi", "fallback", "cpu").set("surrogates", "fallback", "cpu");
-  const json plan = gc.validate();
+  const json plan = gc.validate().to_json();
   EXPECT_EQ(plan["pipeline"][3]["device"], "cpu");  // mi on the CPU, the filters still on the GPU
   EXPECT_EQ(plan["pipeline"][1]["device"], "cuda:0");
 }

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "engine/api/pipeline.hpp"
+#include "engine/plan/plan_report.hpp"
 #include "engine/io/npy.hpp"
 #include "engine/placement/devices.hpp"
 #include "stages/builtin.hpp"
@@ -191,10 +192,10 @@ INSTANTIATE_TEST_SUITE_P(EveryMethod, Invariance, ::testing::Range<std::size_t>(
 // with the same stages run one after another (pinned to alternating devices, or cut by rings).
 TEST(Branches, ErpacMiAndSurrogatesRunAsBranchesOfEachBatch) {
   const testing::ScratchDir scratch("branches");
-  const json plan = build(variants(scratch.path()).at(8), scratch / "out").validate();
+  const json plan = build(variants(scratch.path()).at(8), scratch / "out").validate().to_json();
   EXPECT_EQ(plan["branches"], json::parse(R"([["erpac", "mi", "surrogates"]])")) << plan["branches"];
   // A ring in front of mi starts a new segment: erpac stays alone, mi and surrogates run side by side.
-  const json cut = build(variants(scratch.path()).at(8), scratch / "out", {"cpu:0"}).set("mi", "ring", 2).validate();
+  const json cut = build(variants(scratch.path()).at(8), scratch / "out", {"cpu:0"}).set("mi", "ring", 2).validate().to_json();
   EXPECT_EQ(cut["branches"], json::parse(R"([["mi", "surrogates"]])")) << cut["branches"];
 }
 

@@ -6,6 +6,7 @@
 #include <sys/resource.h>
 
 #include "engine/api/pipeline.hpp"
+#include "engine/plan/plan_report.hpp"
 #include "engine/plan/run_time_estimate.hpp"
 #include "stages/builtin.hpp"
 #include "stages/common/lanes.hpp"
@@ -37,7 +38,7 @@ double cpu_s() {
 json estimated_plan(const Pipeline& p) {
   RunOptions options;
   options.rates = measured_rates(simd::simd_width());
-  return p.validate(options);
+  return p.validate(options).to_json();
 }
 
 double estimated_s(const Pipeline& p) { return estimated_plan(p).at("run_time_estimate").at("seconds").get<double>(); }

@@ -6,6 +6,7 @@
 
 #include "engine/api/errors.hpp"
 #include "engine/api/pipeline.hpp"
+#include "engine/plan/plan_report.hpp"
 
 namespace pacflow {
 namespace {
@@ -182,7 +183,7 @@ TEST(BatchGroups, GroupsThatDoNotDivideTheInputAreRejectedNamingTheStage) {
 TEST(BatchGroups, ReportDescribesRowsPerGroup) {
   TestRegistry t;
   const json plan =
-      Pipeline(t.registry).source("count").stage("group_sum", {{"group", 3}, {"rows", 2}}).sink("record").validate();
+      Pipeline(t.registry).source("count").stage("group_sum", {{"group", 3}, {"rows", 2}}).sink("record").validate().to_json();
   json sums;
   for (const auto& tensor : plan["tensors"])
     if (tensor["name"] == "sums") sums = tensor;

@@ -11,6 +11,7 @@
 #include "engine/api/errors.hpp"
 #include "engine/run/branch_join.hpp"
 #include "engine/api/pipeline.hpp"
+#include "engine/plan/plan_report.hpp"
 #include "tests/engine/test_elements.hpp"
 
 namespace pacflow {
@@ -112,7 +113,7 @@ Pipeline diamond(const Registry& registry, json extra_b = json::object(), json e
 
 TEST(Branches, FormFromTheDeclaredReadsAndWrites) {
   BranchRegistry t;
-  const json plan = diamond(t.registry).validate();
+  const json plan = diamond(t.registry).validate().to_json();
   ASSERT_EQ(plan["branches"], json::parse(R"([["scale", "scale"]])")) << plan["branches"];
   const json& elements = plan["pipeline"];
   EXPECT_FALSE(elements[1].contains("branch_group"));  // double: its output is what they read
@@ -126,19 +127,19 @@ TEST(Branches, FormFromTheDeclaredReadsAndWrites) {
                           .stage("double")
                           .stage("scale", {{"in", "signal"}, {"out", "a"}})
                           .sink("collect")
-                          .validate();
+                          .validate().to_json();
   EXPECT_EQ(beside["branches"], json::parse(R"([["double", "scale"]])"));
 }
 
 TEST(Branches, StayAChainAcrossARingOrOffTheCpu) {
   BranchRegistry t;
   // A ring before scale b starts a segment: scale a stays alone, b runs beside c (c reads a, from before it).
-  EXPECT_EQ(diamond(t.registry, {{"ring", 2}}).validate()["branches"], json::parse(R"([["scale", "scale"]])"));
-  const json cut = diamond(t.registry, {{"ring", 2}}).validate()["pipeline"];
+  EXPECT_EQ(diamond(t.registry, {{"ring", 2}}).validate().to_json()["branches"], json::parse(R"([["scale", "scale"]])"));
+  const json cut = diamond(t.registry, {{"ring", 2}}).validate().to_json()["pipeline"];
   EXPECT_FALSE(cut[2].contains("branch_group"));
   EXPECT_EQ(cut[3]["branch_group"], 0);
   EXPECT_EQ(cut[4]["branch_group"], 0);
-  EXPECT_EQ(diamond(t.registry, {{"on", "sim:0"}}).validate()["branches"], json::array());
+  EXPECT_EQ(diamond(t.registry, {{"on", "sim:0"}}).validate().to_json()["branches"], json::array());
   // A reader of what the stage before writes waits for it.
   const json chained = Pipeline(t.registry)
                            .source("count")
@@ -146,7 +147,7 @@ TEST(Branches, StayAChainAcrossARingOrOffTheCpu) {
                            .stage("scale", {{"in", "twice"}, {"out", "twice2"}})
                            .stage("scale", {{"in", "twice2"}, {"out", "a"}})
                            .sink("collect")
-                           .validate();
+                           .validate().to_json();
   EXPECT_EQ(chained["branches"], json::array());
 }
 
@@ -169,7 +170,7 @@ TEST(Branches, GiveBitwiseTheResultsOfTheChainForAnyBatching) {
     BranchRegistry t;
     // Rings before scale b and scale c cut every group: the same stages one after another.
     const Pipeline chained = diamond(t.registry, {{"ring", 3}}, {{"ring", 2}});
-    ASSERT_EQ(chained.validate()["branches"], json::array());
+    ASSERT_EQ(chained.validate().to_json()["branches"], json::array());
     chained.run({5, 2, {}});
     chain = t.collected.values;
   }

@@ -8,6 +8,7 @@
 
 #include "engine/api/errors.hpp"
 #include "engine/api/pipeline.hpp"
+#include "engine/plan/plan_report.hpp"
 #include "engine/devices/cpu/cpu_backend.hpp"
 #include "engine/devices/sim/sim_backend.hpp"
 #include "engine/placement/backends.hpp"
@@ -148,7 +149,7 @@ TEST(DeviceBackends, AStageOnANewKindRunsThroughItsNodeWithTheCpusNumbers) {
   TestRegistry twin_run;
   Pipeline pipeline(twin_run.registry);
   pipeline.source("count").stage("double", {{"on", "twin:0,1"}}).sink("record").device_backends(t.backends);
-  const json plan = pipeline.validate();
+  const json plan = pipeline.validate().to_json();
   EXPECT_EQ(plan["devices"], json::parse(R"(["twin:0", "twin:1"])")) << plan["devices"];
   const json report = pipeline.run({7, 3, {}});
   EXPECT_EQ(twin_run.record.values, cpu_run.record.values);

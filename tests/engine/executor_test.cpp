@@ -11,6 +11,7 @@
 
 #include "engine/api/errors.hpp"
 #include "engine/api/pipeline.hpp"
+#include "engine/plan/plan_report.hpp"
 #include "engine/api/trace.hpp"
 #include "engine/placement/devices.hpp"
 #include "tests/engine/test_elements.hpp"
@@ -279,7 +280,7 @@ TEST(Builder, GpuPlacementWithoutAGpuFailsClearlyOrFallsBackToTheCpu) {
       << stage_fallback["warnings"];
   EXPECT_EQ(stage_fallback["pipeline"][1]["device"], "cpu");
   const json run_fallback =
-      Pipeline(t.registry).source("count").stage("double").sink("record").devices("cuda:*").fallback("cpu").validate();
+      Pipeline(t.registry).source("count").stage("double").sink("record").devices("cuda:*").fallback("cpu").validate().to_json();
   EXPECT_EQ(run_fallback["pipeline"][1]["device"], "cpu");
   EXPECT_THROW(Pipeline(t.registry).source("count").stage("double", {{"fallback", "gpu"}}).sink("record").validate(),
                InputError);
@@ -297,7 +298,7 @@ TEST(Builder, StageWithoutCudaCodeOnAGpuIsRefusedOrFallsBack) {
         << e.what();
   }
   const json plan =
-      Pipeline(t.registry).source("count").stage("double", {{"on", "cuda:0"}, {"fallback", "cpu"}}).sink("record").validate();
+      Pipeline(t.registry).source("count").stage("double", {{"on", "cuda:0"}, {"fallback", "cpu"}}).sink("record").validate().to_json();
   EXPECT_EQ(plan["pipeline"][1]["device"], "cpu");
 }
 
@@ -464,7 +465,7 @@ TEST(Rings, AppearWhereConsecutiveStagesRunOnDifferentDevices) {
                     };
                     return std::make_unique<Copy>();
                   }, {}});
-  const json same = Pipeline(t.registry).source("count").stage("double").stage("copy").sink("record").validate();
+  const json same = Pipeline(t.registry).source("count").stage("double").stage("copy").sink("record").validate().to_json();
   EXPECT_EQ(same["segments"].size(), 1u);
   const json report = Pipeline(t.registry)
                           .source("count")

@@ -8,6 +8,7 @@
 #include "engine/api/errors.hpp"
 #include "engine/api/param_binding.hpp"
 #include "engine/api/pipeline.hpp"
+#include "engine/plan/plan_report.hpp"
 #include "tests/engine/test_elements.hpp"
 
 namespace pacflow {
@@ -197,7 +198,7 @@ TEST(PlacementParams, AreOneGroupTheEngineOwnsNotAStagesOwn) {
   EXPECT_THROW(registry.add(bad), std::logic_error);
 
   // Every stage takes them, and a near miss is answered from both groups.
-  const json plan = Pipeline(t.registry).source("count").stage("double", {{"on", "cpu:0"}, {"ring", 2}}).sink("record").validate();
+  const json plan = Pipeline(t.registry).source("count").stage("double", {{"on", "cpu:0"}, {"ring", 2}}).sink("record").validate().to_json();
   EXPECT_EQ(plan["pipeline"][1]["params"]["on"], "cpu:0");
   EXPECT_EQ(plan["pipeline"][1]["params"]["ring"], 2);
   try {

@@ -13,6 +13,7 @@
 #include "engine/run/excluded_rows.hpp"
 #include "engine/io/npy.hpp"
 #include "engine/api/pipeline.hpp"
+#include "engine/plan/plan_report.hpp"
 #include "tests/engine/test_elements.hpp"
 #include "tests/support/cli_runner.hpp"
 
@@ -180,9 +181,9 @@ TEST(RunControl, DamagedCheckpointIsRefusedAndReleasesTheFolder) {
 // (4 B) per series, batches of 3 series, 4 in flight.
 TEST(RunControl, MemoryEstimateCountsBatchesInFlightTimesTheirTensors) {
   TestRegistry t;
-  const json plan = Pipeline(t.registry).source("count").stage("double").sink("record").validate({3, 4, {}});
+  const json plan = Pipeline(t.registry).source("count").stage("double").sink("record").validate({3, 4, {}}).to_json();
   EXPECT_EQ(plan["host_memory_estimate"]["bytes"].get<double>(), 4 * 3 * (32 + 4) + 3 * 32);
-  const json more = Pipeline(t.registry).source("count").stage("double").sink("record").validate({3, 8, {}});
+  const json more = Pipeline(t.registry).source("count").stage("double").sink("record").validate({3, 8, {}}).to_json();
   EXPECT_EQ(more["host_memory_estimate"]["bytes"].get<double>(), 8 * 3 * (32 + 4) + 3 * 32);
 }
 

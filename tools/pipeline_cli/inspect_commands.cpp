@@ -8,6 +8,7 @@
 #include "engine/io/output_set.hpp"
 #include "engine/placement/backends.hpp"
 #include "engine/plan/memory_estimate.hpp"
+#include "engine/plan/plan_report.hpp"
 #include "engine/plan/run_time_estimate.hpp"
 #include "pipelines/app/job.hpp"
 #include "stages/builtin.hpp"
@@ -23,75 +24,71 @@ namespace {
 // Every rank plans the whole run and keeps as many batches in flight as one process does, so it needs
 // the same memory; it computes about ceil(B / N) of the B batches, so its time is the start-up plus
 // that share of the work (rank 0 also writes the outputs, counted in the work).
-void print_rank_needs(const json& plan, int ranks) {
-  const std::int64_t batches = plan["segments"].back()["batches"].get<std::int64_t>();
+void print_rank_needs(const Plan& plan, int ranks) {
+  const std::int64_t batches = plan.segments.back().batches;
   const std::int64_t share = (batches + ranks - 1) / ranks;
+  const RunTimeEstimate& time = *plan.run_time;
   double startup = 0;
-  for (const auto& term : plan["run_time_estimate"]["terms"])
-    if (term["what"] == "start-up") startup += term["seconds"].get<double>();
-  const double work = plan["run_time_estimate"]["seconds"].get<double>() - startup;
+  for (const auto& term : time.terms)
+    if (term.what == "start-up") startup += term.seconds;
+  const double work = time.total() - startup;
   fmt::print("ranks: each of {} computes at most {} of the {} batch{}{}\n", ranks, share, batches,
              batches == 1 ? "" : "es",
              ranks > batches ? fmt::format("; {} rank{} will have none: lower -n or --batch", ranks - batches,
                                            ranks - batches == 1 ? "" : "s")
                              : std::string());
-  const int threads = plan["run_time_estimate"]["threads"].get<int>();
   fmt::print("per rank: at most {} of host memory (SLURM's --mem: that times the ranks on a node); about {} on its "
              "{} thread{}\n",
-             detail::bytes_text(plan["host_memory_estimate"]["bytes"].get<double>()),
+             detail::bytes_text(plan.host_memory.total()),
              duration_text(startup + work * static_cast<double>(share) /
                                          static_cast<double>(std::max<std::int64_t>(batches, 1))),
-             threads, threads == 1 ? "" : "s");
+             time.threads, time.threads == 1 ? "" : "s");
 }
 
 // validate for a dataset: every recording checked, one line each, then what a job over ranks needs:
 // every rank runs whole recordings (r, r + N, …), one at a time, so it needs the memory of the
 // largest, and about the time of its share.
-void print_dataset_plan(const json& dataset, int ranks) {
-  const json& recordings = dataset["recordings"];
-  print_warnings(dataset);  // about the dataset as read (a BIDS subject not listed, …)
+void print_dataset_plan(const DatasetPlan& dataset, int ranks) {
+  print_warnings(dataset.warnings);  // about the dataset as read (a BIDS subject not listed, …)
   double most_memory = 0;
   std::vector<double> rank_seconds(static_cast<std::size_t>(std::max(ranks, 1)), 0.0);
-  for (std::size_t i = 0; i < recordings.size(); ++i) {
-    const json& plan = recordings[i]["plan"];
-    print_warnings(plan);
-    const double memory = plan["host_memory_estimate"]["bytes"].get<double>();
-    const double seconds = plan["run_time_estimate"]["seconds"].get<double>();
+  for (std::size_t i = 0; i < dataset.recordings.size(); ++i) {
+    const DatasetPlan::Recording& recording = dataset.recordings[i];
+    const Plan& plan = recording.plan;
+    print_warnings(plan.warnings);
+    const double memory = plan.host_memory.total();
+    const double seconds = plan.run_time->total();
     most_memory = std::max(most_memory, memory);
     rank_seconds[i % rank_seconds.size()] += seconds;
-    fmt::print("  {} ({}): input shape {} at {} Hz; at most {}, about {}\n", recordings[i]["id"].get<std::string>(),
-               recordings[i]["origin"].get<std::string>(), json_text(plan["input"]["shape"]),
-               plan["input"].value("sample_rate_hz", 0.0), detail::bytes_text(memory), duration_text(seconds));
+    fmt::print("  {} ({}): input shape {} at {} Hz; at most {}, about {}\n", recording.id, recording.origin,
+               json_text(plan.input.shape), plan.input.sample_rate_hz, detail::bytes_text(memory), duration_text(seconds));
   }
   fmt::print("{}: ok: a dataset of {} recordings; at most {} of host memory (the largest recording's)\n",
-             dataset["dataset"].get<std::string>(), recordings.size(), detail::bytes_text(most_memory));
+             dataset.dataset, dataset.recordings.size(), detail::bytes_text(most_memory));
   const double slowest = *std::max_element(rank_seconds.begin(), rank_seconds.end());
+  const std::size_t count = dataset.recordings.size();
   if (ranks > 1)
     fmt::print("ranks: each of {} runs at most {} whole recording{}, one at a time: at most {} of host memory, about "
                "{} for the busiest\n",
-               ranks, (recordings.size() + static_cast<std::size_t>(ranks) - 1) / static_cast<std::size_t>(ranks),
-               recordings.size() > static_cast<std::size_t>(ranks) ? "s" : "", detail::bytes_text(most_memory),
+               ranks, (count + static_cast<std::size_t>(ranks) - 1) / static_cast<std::size_t>(ranks),
+               count > static_cast<std::size_t>(ranks) ? "s" : "", detail::bytes_text(most_memory),
                duration_text(slowest));
   else
     fmt::print("run time: about {} in all, one recording after another\n", duration_text(slowest));
 }
 
 // A stream's checked plan: its elements, branches, memory and time estimates.
-void print_plan(const app::Job& job, const std::string& file, const json& plan, int ranks) {
-  print_warnings(plan);
-  fmt::print("{}: ok: {} elements, input shape {}\n", file, job.pipeline().elements().size(),
-             json_text(plan["input"]["shape"]));
-  for (const auto& e : plan["pipeline"])
-    fmt::print("  {:6} {:12} {}\n", e["kind"].get<std::string>(), e["name"].get<std::string>(), json_text(e["params"]));
-  for (const auto& group : plan["branches"])
-    fmt::print("branches: {} run side by side on each batch\n", fmt::join(group.get<std::vector<std::string>>(), " | "));
+void print_plan(const app::Job& job, const std::string& file, const Plan& plan, int ranks) {
+  print_warnings(plan.warnings);
+  fmt::print("{}: ok: {} elements, input shape {}\n", file, job.pipeline().elements().size(), json_text(plan.input.shape));
+  for (const auto& e : plan.elements) fmt::print("  {:6} {:12} {}\n", kind_name(e.kind), e.name, json_text(e.params));
+  for (const auto& group : plan.branches) fmt::print("branches: {} run side by side on each batch\n", fmt::join(group, " | "));
   // The estimate `run` checks against --max-memory, and an estimate of the time (engine/plan/run_time_estimate.hpp).
   fmt::print("memory: at most {} of host memory, estimated (what run --max-memory checks)\n",
-             detail::bytes_text(plan["host_memory_estimate"]["bytes"].get<double>()));
-  const json& time = plan["run_time_estimate"];
-  const int threads = time["threads"].get<int>();
+             detail::bytes_text(plan.host_memory.total()));
+  const RunTimeEstimate& time = *plan.run_time;
   fmt::print("run time: about {} on {} thread{} (an estimate from each stage's work; docs/performance.md)\n",
-             duration_text(time["seconds"].get<double>()), threads, threads == 1 ? "" : "s");
+             duration_text(time.total()), time.threads, time.threads == 1 ? "" : "s");
   if (ranks > 1) print_rank_needs(plan, ranks);
 }
 
@@ -114,13 +111,13 @@ int validate_command(const app::JobSpec& spec, const ValidateFlags& flags) {
   RunOptions options = app::run_options(spec);
   options.rates = measured_rates(simd::simd_width());
   if (!spec.sim_model.empty()) options.rates.accelerator = options.sim_model;
-  const json plan = job.validate(options);
+  const app::JobPlan plan = job.validate(options);
   if (flags.json)
-    fmt::print("{}\n", json_text(plan, 2));
-  else if (job.is_dataset())
-    print_dataset_plan(plan, flags.ranks);
+    fmt::print("{}\n", json_text(app::to_json(plan), 2));
+  else if (const auto* dataset = std::get_if<DatasetPlan>(&plan))
+    print_dataset_plan(*dataset, flags.ranks);
   else
-    print_plan(job, spec.pipe_file.string(), plan, flags.ranks);
+    print_plan(job, spec.pipe_file.string(), std::get<Plan>(plan), flags.ranks);
   return kOk;
 }
 

@@ -6,6 +6,7 @@
 
 #include "engine/api/errors.hpp"
 #include "engine/api/pipeline.hpp"
+#include "engine/plan/plan_report.hpp"
 #include "engine/io/npy.hpp"
 #include "stages/builtin.hpp"
 #include "stages/io/memory/memory_sink.hpp"
