@@ -29,7 +29,7 @@ void run_workload(benchmark::State& state, const std::string& name, const std::s
   std::int64_t series = 0;
   for (auto _ : state) {
     Pipeline pipeline(stages::builtin_registry());
-    report = bench::load_workload(pipeline, name, out).devices(devices).run({batch, 0, {}});
+    report = bench::load_workload(pipeline, name, out).devices(devices).run({batch, 0, {}}).to_json();
     series = report["run"]["series"].get<std::int64_t>();
   }
   state.counters["series_per_s"] =

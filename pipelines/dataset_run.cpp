@@ -232,16 +232,16 @@ class GroupValues {
   }
   // The tests, into the stacked file and the report, and returned; nothing when the recordings have no
   // trial_rank_z (the report says so) or there is one recording.
-  std::optional<group::GroupOutcome> finish(stages::StackedResults& stacked, json& report) const {
+  std::optional<group::GroupOutcome> finish(stages::StackedResults& stacked, DatasetReport& report) const {
     if (!settings_) return std::nullopt;
     if (values_.size() < 2) {
-      report["group"] = {{"skipped", "one recording: a group test needs at least two"}};
+      report.group = {{"skipped", "one recording: a group test needs at least two"}};
       return std::nullopt;
     }
     std::vector<double> all;
     for (const auto& v : values_) {
       if (v.empty()) {
-        report["group"] = {{"skipped", "the recordings have no trial_rank_z (the trial-level test is off: surrogates "
+        report.group = {{"skipped", "the recordings have no trial_rank_z (the trial-level test is off: surrogates "
                                        "trials=none, or fewer than four epochs)"}};
         return std::nullopt;
       }
@@ -250,8 +250,8 @@ class GroupValues {
     group::GroupOutcome outcome =
         group::group_tests(all, static_cast<std::int64_t>(values_.size()), shape_, dims_, *settings_);
     for (const group::GroupArray& a : outcome.arrays) stacked.add_summary(a.name, a.shape, a.dims, a.doc, a.values);
-    report["group"] = outcome.report;
-    for (const auto& w : outcome.warnings) report["warnings"].push_back(w);
+    report.group = outcome.report;
+    report.warnings.insert(report.warnings.end(), outcome.warnings.begin(), outcome.warnings.end());
     return outcome;
   }
   std::size_t subjects() const { return values_.size(); }
@@ -298,8 +298,9 @@ class DatasetRun {
 
   // Every recording this process runs, then the stacked file, committed together (with what
   // before_commit adds): a failure anywhere leaves every earlier file as it was.
-  json run() {
-    json recordings = json::array();
+  DatasetReport run() {
+    DatasetReport report{table_.file.string(), {}, {}, {}, std::nullopt, std::nullopt};
+    std::vector<DatasetReport::Recording>& recordings = report.recordings;
     const std::size_t count = table_.recordings.size();
     for (std::size_t i = 0; i < count; ++i) {
       const int owner = owner_of(i);
@@ -312,12 +313,11 @@ class DatasetRun {
       } else if (collects_) {
         const Batch batch = options_.ranks->receive(static_cast<std::int64_t>(i), owner, options_.stop);
         stack(i, decode_recording(batch));
-        recordings.push_back({{"id", table_.recordings[i].id}, {"rank", owner}});
+        recordings.push_back({table_.recordings[i].id, owner, std::nullopt, 0.0, false});
       }
     }
-    json warnings = folders_.notes();
-    warnings.insert(warnings.end(), warnings_.begin(), warnings_.end());
-    json report{{"dataset", table_.file.string()}, {"recordings", recordings}, {"warnings", warnings}};
+    report.warnings = folders_.notes();
+    report.warnings.insert(report.warnings.end(), warnings_.begin(), warnings_.end());
     if (collects_ && is_bids()) {  // every results folder a BIDS derivative dataset
       const std::string description = bids::derivative_description(table_, plan_);
       for (const fs::path& root : pipeline_.output_folders()) outputs().add_content(root / "dataset_description.json", description);
@@ -326,14 +326,13 @@ class DatasetRun {
       if (const std::optional<group::GroupOutcome> outcome = group_.finish(*stacked_, report))
         add_group_figures(*outcome);
       stacked_->finish(stacked_attributes(plan_, facts_json(first_facts_)), outputs());
-      report["stacked"] = stacked_path_.string();
+      report.stacked = stacked_path_;
     }
     if (before_commit_) before_commit_(report, outputs());
-    if (checkpoint_)
-      report["checkpoint"] = {{"dir", checkpoint_->dir().string()}, {"recordings_resumed", resumed_}};
+    if (checkpoint_) report.checkpoint = DatasetReport::Resumed{checkpoint_->dir(), resumed_};
     if (!options_.commit_into) {
       own_outputs_.commit(options_.stop);
-      for (const auto& w : own_outputs_.warnings()) report["warnings"].push_back(w);
+      for (const auto& w : own_outputs_.warnings()) report.warnings.push_back(w);
       if (checkpoint_) checkpoint_->discard();  // every file in place: nothing left to resume
     }
     folders_.keep_created();
@@ -456,7 +455,7 @@ class DatasetRun {
 
   // Recording i's pipeline, with an `arrays` sink that hands its results over (with the facts every
   // recording shares); returns them. Its files go into the dataset's commit.
-  std::shared_ptr<stages::ResultArrays> run_recording(std::size_t i, json& recordings) {
+  std::shared_ptr<stages::ResultArrays> run_recording(std::size_t i, std::vector<DatasetReport::Recording>& recordings) {
     const ManifestRecording& row = table_.recordings[i];
     auto results = std::make_shared<stages::ResultArrays>();
     Registry registry = pipeline_.registry();
@@ -476,11 +475,12 @@ class DatasetRun {
     options.checkpoint.clear();  // the dataset's: kept per recording, below
     options.on_progress = dataset_progress(i);
     const auto start = std::chrono::steady_clock::now();
-    json report;
+    json report;  // JSON from here: the checkpoint keeps it, the Python module hands it over
     try {
       report = recording_pipeline(pipeline_, table_, row, registry,
                                   {{ElementKind::Sink, kRecordingArrays, json::object(), {}, {}}})
-                   .run(options);
+                   .run(options)
+                   .to_json();
     } catch (const RunCancelled&) {
       throw;
     } catch (const InputError& e) {  // located at the row when the source is at fault; nested: its type stays
@@ -489,10 +489,8 @@ class DatasetRun {
       std::throw_with_nested(
           RecordingFailed(fmt::format("{}: recording {}: {}", origin_of(table_, row), row.id, e.what())));
     }
-    recordings.push_back({{"id", row.id},
-                          {"rank", rank_},
-                          {"series", report["run"]["series"]},
-                          {"wall_s", std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count()}});
+    recordings.push_back({row.id, rank_, report["run"]["series"].get<std::int64_t>(),
+                          std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count()});
     note_warnings(report);
     if (is_bids()) add_sidecars(row);
     if (on_recording_) on_recording_(row.id, report, results);
@@ -507,12 +505,11 @@ class DatasetRun {
   // Recording i as the checkpoint kept it: its files (copied from the checkpoint at the commit, so a
   // run killed meanwhile still resumes), arrays and report, as if it had just run.
   std::shared_ptr<stages::ResultArrays> resume_recording(std::size_t i, DatasetCheckpoint::Recording& kept,
-                                                         json& recordings) {
+                                                         std::vector<DatasetReport::Recording>& recordings) {
     const ManifestRecording& row = table_.recordings[i];
     for (const auto& [stored, target] : kept.files) outputs().add(stored, target, /*keep=*/true);
     auto results = std::make_shared<stages::ResultArrays>(std::move(kept.results));
-    recordings.push_back({{"id", row.id}, {"rank", rank_}, {"series", kept.report["run"]["series"]}, {"wall_s", 0.0},
-                          {"from_checkpoint", true}});
+    recordings.push_back({row.id, rank_, kept.report["run"]["series"].get<std::int64_t>(), 0.0, true});
     ++resumed_;
     note_warnings(kept.report);
     if (on_recording_) on_recording_(row.id, kept.report, results);
@@ -521,7 +518,7 @@ class DatasetRun {
 
   // A recording's warnings, said once, not once per recording.
   void note_warnings(const json& report) {
-    for (const auto& w : report.value("warnings", json::array()))
+    for (const auto& w : report.value("warnings", json::array()).get<std::vector<std::string>>())
       if (std::find(warnings_.begin(), warnings_.end(), w) == warnings_.end()) warnings_.push_back(w);
   }
 
@@ -590,7 +587,7 @@ class DatasetRun {
   stages::SharedFacts first_facts_;  // the first recording's, for the stacked file and the group figures
   OutputFolders folders_;  // declared before the files: released after they are committed or removed
   OutputSet own_outputs_;  // every file of the dataset, committed together (unless commit_into)
-  json warnings_ = json::array();
+  std::vector<std::string> warnings_;
   std::optional<stages::StackedResults> stacked_;
   std::optional<DatasetCheckpoint> checkpoint_;  // --checkpoint: the recordings done, kept
   std::int64_t resumed_ = 0;                     // recordings taken from it
@@ -604,9 +601,24 @@ bool is_dataset(const Pipeline& pipeline) {
   return !elements.empty() && elements.front().kind == ElementKind::Source && is_dataset_source(elements.front().name);
 }
 
-json run_dataset(const Pipeline& pipeline, const RunOptions& options, const RecordingResults& on_recording,
-                 const BeforeCommit& before_commit) {
+DatasetReport run_dataset(const Pipeline& pipeline, const RunOptions& options, const RecordingResults& on_recording,
+                          const BeforeCommit& before_commit) {
   return DatasetRun(pipeline, options, on_recording, before_commit).run();
+}
+
+json DatasetReport::to_json() const {
+  json listed = json::array();
+  for (const auto& r : recordings) {
+    json entry{{"id", r.id}, {"rank", r.rank}};
+    if (r.series) entry.update({{"series", *r.series}, {"wall_s", r.wall_s}});
+    if (r.from_checkpoint) entry["from_checkpoint"] = true;
+    listed.push_back(std::move(entry));
+  }
+  json out{{"dataset", dataset}, {"recordings", std::move(listed)}, {"warnings", warnings}};
+  if (!group.is_null()) out["group"] = group;
+  if (stacked) out["stacked"] = stacked->string();
+  if (checkpoint) out["checkpoint"] = {{"dir", checkpoint->dir.string()}, {"recordings_resumed", checkpoint->recordings}};
+  return out;
 }
 
 double DatasetPlan::run_time_seconds() const {

@@ -16,15 +16,18 @@
 // Ranks (RunOptions::ranks, engine/api/rank_link.hpp): rank r runs the recordings r, r + N, … whole,
 // alone, and sends each one's result arrays to rank 0 (one batch per recording, in order), which
 // stacks them with its own. Every rank writes its recordings' folders (a file system all ranks see).
+#include <cstdint>
+#include <filesystem>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "engine/api/pipeline.hpp"
 #include "engine/io/output_set.hpp"
-#include "engine/plan/plan_report.hpp"
+#include "engine/api/plan_report.hpp"
 #include "stages/io/memory/memory_sink.hpp"
 
 namespace pacflow {
@@ -58,11 +61,34 @@ bool is_dataset(const Pipeline& pipeline);
 // takes their contents once the dataset's run is over, when no one else holds them).
 // `before_commit`, when given, is called once every recording ran, before the commit, with the
 // report and the set: what it adds is committed with the rest (a merge's copies, a shard's record).
+struct DatasetReport {
+  struct Recording {
+    std::string id;
+    int rank = 0;                        // the process that ran it
+    std::optional<std::int64_t> series;  // a recording this process ran (or took from its checkpoint)
+    double wall_s = 0;
+    bool from_checkpoint = false;
+  };
+  struct Resumed {
+    std::filesystem::path dir;
+    std::int64_t recordings = 0;  // taken from the checkpoint rather than run
+  };
+  std::string dataset;  // the table, or the BIDS folder
+  std::vector<Recording> recordings;
+  std::vector<std::string> warnings;
+  json group;  // the group-level tests (pipelines/group/group_summary.hpp), or why none was made; null: none
+  std::optional<std::filesystem::path> stacked;
+  std::optional<Resumed> checkpoint;
+  json to_json() const;
+};
+
+// A recording's report is JSON here: the edge where the Python module keeps it and a checkpoint
+// stores it (a recording taken from a checkpoint has only that).
 using RecordingResults = std::function<void(const std::string& id, const json& report,
                                             const std::shared_ptr<stages::ResultArrays>& results)>;
-using BeforeCommit = std::function<void(const json& report, OutputSet& outputs)>;
-json run_dataset(const Pipeline& pipeline, const RunOptions& options, const RecordingResults& on_recording = {},
-                 const BeforeCommit& before_commit = {});
+using BeforeCommit = std::function<void(const DatasetReport& report, OutputSet& outputs)>;
+DatasetReport run_dataset(const Pipeline& pipeline, const RunOptions& options, const RecordingResults& on_recording = {},
+                          const BeforeCommit& before_commit = {});
 
 // A dataset checked without running it: every recording's plan.
 struct DatasetPlan {

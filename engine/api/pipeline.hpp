@@ -21,8 +21,10 @@
 #include "engine/api/compute_rates.hpp"
 #include "engine/api/errors.hpp"
 #include "engine/api/memory_budget.hpp"
+#include "engine/api/plan_report.hpp"
 #include "engine/api/registry.hpp"
 #include "engine/api/run_observer.hpp"
+#include "engine/api/run_report.hpp"
 #include "engine/api/sim_model.hpp"
 
 namespace pacflow {
@@ -67,7 +69,6 @@ struct Progress {
 
 class DeviceBackends;
 class TraceRecorder;
-struct Plan;  // engine/plan/plan_report.hpp
 class OutputSet;
 class RankLink;
 
@@ -162,20 +163,20 @@ class Pipeline {
   Pipeline variant(const Registry& registry, std::vector<ElementSpec> elements) const;
 
   // Opens the source, plans every element and checks every output path without running; returns the
-  // plan (engine/plan/plan_report.hpp; Plan::to_json() for its JSON). Throws InputError naming the
+  // plan (engine/api/plan_report.hpp; Plan::to_json() for its JSON). Throws InputError naming the
   // element, parameter and location at fault. The batch size and in-flight limit of `options` shape
   // the plan's segments as they would a run's; the plan has a run time estimate, at `options.rates`.
   Plan validate(const RunOptions& options = {}) const;
   // The same plan, checked the same way, as a Graphviz DOT digraph (engine/plan/graph_dot.hpp).
   std::string graph(const RunOptions& options = {}) const;
-  // Runs to completion and returns the report (also handed to the sinks). Throws InputError for
-  // bad input and StageError when a stage fails while running.
+  // Runs to completion and returns the report (engine/api/run_report.hpp; its JSON is handed to the
+  // sinks). Throws InputError for bad input and StageError when a stage fails while running.
   //
   // Outputs: before anything runs, every output path is checked (no device, FIFO or directory; no
   // input; no other output), and its folder is created and locked (engine/io/output_folders.hpp). The
   // sinks and the trace write temporaries, moved into place together when all are complete
   // (engine/io/output_set.hpp): a run that fails or is stopped leaves every earlier output as it was.
-  json run(const RunOptions& options = {}) const;
+  RunReport run(const RunOptions& options = {}) const;
 
  private:
   detail::Placement placement() const;

@@ -8,6 +8,7 @@
 
 #include "engine/api/memory_budget.hpp"
 #include "engine/api/pipeline.hpp"
+#include "engine/api/plan_report.hpp"
 #include "engine/api/stage_kernel.hpp"
 #include "engine/io/run_files.hpp"
 #include "engine/placement/backends.hpp"
@@ -15,11 +16,6 @@
 #include "engine/placement/devices.hpp"
 #include "engine/plan/branches.hpp"
 #include "engine/plan/slot_layout.hpp"
-
-namespace pacflow {
-struct Plan;  // engine/plan/plan_report.hpp
-struct PlannedSegment;
-}  // namespace pacflow
 
 namespace pacflow::detail {
 
@@ -164,7 +160,7 @@ std::vector<Segment> plan_segments(const BuiltPipeline& built, std::int64_t batc
 // segment's memory), and no more slots than it then has batches.
 void uniform_batches(std::vector<Segment>& segments, std::int64_t series);
 
-// The plan validate() returns and run()'s report starts from (engine/plan/plan_report.hpp): with the
+// The plan validate() returns and run()'s report starts from (engine/api/plan_report.hpp): with the
 // segments the options give, or with the run's own (on a machine of `threads` threads).
 Plan describe(const BuiltPipeline& built, std::int64_t batch_option = 0, int in_flight_option = 0);
 Plan describe(const BuiltPipeline& built, const std::vector<Segment>& segments, int threads);

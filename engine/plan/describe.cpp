@@ -6,7 +6,7 @@
 
 #include "engine/plan/built_pipeline.hpp"
 #include "engine/plan/memory_estimate.hpp"
-#include "engine/plan/plan_report.hpp"
+#include "engine/api/plan_report.hpp"
 
 namespace pacflow::detail {
 

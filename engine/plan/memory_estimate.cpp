@@ -9,32 +9,10 @@
 
 namespace pacflow::detail {
 
-std::string bytes_text(double bytes) {
-  if (bytes >= 0x1p30) return fmt::format("{:.2f} GiB", bytes / 0x1p30);
-  if (bytes >= 0x1p20) return fmt::format("{:.1f} MiB", bytes / 0x1p20);
-  return fmt::format("{:.1f} KiB", bytes / 0x1p10);
-}
-
 std::size_t physical_memory_bytes() {
   const long pages = ::sysconf(_SC_PHYS_PAGES);
   const long page = ::sysconf(_SC_PAGE_SIZE);
   return pages > 0 && page > 0 ? static_cast<std::size_t>(pages) * static_cast<std::size_t>(page) : 0;
-}
-
-double MemoryEstimate::total() const {
-  return std::accumulate(terms.begin(), terms.end(), 0.0, [](double sum, const Term& t) { return sum + t.bytes; });
-}
-
-json MemoryEstimate::to_json() const {
-  json out = {{"bytes", total()}, {"terms", json::array()}};
-  for (const auto& t : terms) out["terms"].push_back({{"what", t.what}, {"bytes", t.bytes}});
-  return out;
-}
-
-std::string MemoryEstimate::text() const {
-  std::vector<std::string> parts;
-  for (const auto& t : terms) parts.push_back(fmt::format("{} ({})", bytes_text(t.bytes), t.what));
-  return fmt::format("{} = {}", bytes_text(total()), fmt::join(parts, " + "));
 }
 
 void refuse_above(const MemoryBudget& limit, const MemoryEstimate& estimate) {

@@ -12,32 +12,17 @@
 #include <string>
 #include <vector>
 
+#include "engine/api/estimates.hpp"
 #include "engine/api/memory_budget.hpp"
 #include "engine/plan/built_pipeline.hpp"
 
 namespace pacflow::detail {
 
-struct MemoryEstimate {
-  struct Term {
-    std::string what;  // "segment 1 (bandpass … mi): 18 batches × 16 series × 2.1 MiB per series"
-    double bytes = 0;
-  };
-  std::vector<Term> terms;
-  double total() const;
-  json to_json() const;
-  // "1.2 GiB = 600.0 MiB (segment …) + …"
-  std::string text() const;
-};
-
-// `threads`: the worker threads of the run (oneTBB's default concurrency).
 MemoryEstimate estimate_host_memory(const BuiltPipeline& built, const std::vector<Segment>& segments, int threads);
 
 // Throws InputError, with the estimate's terms, when it exceeds `limit` (an amount or a share of the
 // machine's memory; when not given, the machine's memory).
 void refuse_above(const MemoryBudget& limit, const MemoryEstimate& estimate);
-
-// "512.0 MiB", "1.25 GiB".
-std::string bytes_text(double bytes);
 
 // The machine's physical memory in bytes (for budgets given as a share of it).
 std::size_t physical_memory_bytes();

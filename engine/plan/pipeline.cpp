@@ -11,7 +11,7 @@
 #include "engine/plan/built_pipeline.hpp"
 #include "engine/plan/graph_dot.hpp"
 #include "engine/plan/memory_estimate.hpp"
-#include "engine/plan/plan_report.hpp"
+#include "engine/api/plan_report.hpp"
 #include "engine/plan/run_time_estimate.hpp"
 #include "engine/plan/transformed_source.hpp"
 

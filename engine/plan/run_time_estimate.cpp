@@ -18,25 +18,6 @@ ComputeRates measured_rates(int simd_width_bytes) {
   return rates;
 }
 
-double RunTimeEstimate::total() const {
-  return std::accumulate(terms.begin(), terms.end(), 0.0, [](double sum, const Term& t) { return sum + t.seconds; });
-}
-
-json RunTimeEstimate::to_json() const {
-  json out = {{"seconds", total()}, {"threads", threads}, {"terms", json::array()}};
-  for (const auto& t : terms) {
-    json term{{"what", t.what}, {"seconds", t.seconds}};
-    if (!t.stage.empty()) term.update({{"stage", t.stage}, {"flops", t.flops}});
-    out["terms"].push_back(std::move(term));
-  }
-  return out;
-}
-
-std::string duration_text(double seconds) {
-  if (seconds < 10) return fmt::format("{:.2g} s", seconds);
-  return seconds < 120 ? fmt::format("{:.0f} s", seconds) : fmt::format("{:.0f} min", seconds / 60);
-}
-
 namespace detail {
 
 RunTimeEstimate estimate_run_time(const BuiltPipeline& built, int threads, const ComputeRates& rates) {

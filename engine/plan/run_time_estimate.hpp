@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "engine/api/compute_rates.hpp"
+#include "engine/api/estimates.hpp"
 #include "engine/api/params.hpp"
 
 namespace pacflow {
@@ -17,22 +18,6 @@ namespace pacflow {
 // scaled by kernel_bench's measured MI-kernel speed at that width (8.3, 13.7 and 20.6·10⁹ useful
 // adds per second per thread).
 ComputeRates measured_rates(int simd_width_bytes);
-
-struct RunTimeEstimate {
-  struct Term {
-    std::string what;  // "surrogates on cpu: 128 series × 6.3e+07 flops at 2 × 2.8e+10/s"
-    double seconds = 0;
-    std::string stage;  // a stage's term: its name and its work (Stage::flops_per_series × series)
-    double flops = 0;
-  };
-  std::vector<Term> terms;
-  int threads = 1;
-  double total() const;
-  json to_json() const;
-};
-
-// "0.24 s", "35 s", "12 min".
-std::string duration_text(double seconds);
 
 namespace detail {
 struct BuiltPipeline;

@@ -32,7 +32,8 @@
 #include "engine/placement/backends.hpp"
 #include "engine/plan/built_pipeline.hpp"
 #include "engine/plan/memory_estimate.hpp"
-#include "engine/plan/plan_report.hpp"
+#include "engine/api/plan_report.hpp"
+#include "engine/api/run_report.hpp"
 #include "engine/run/checkpoint.hpp"
 #include "engine/run/device_runs.hpp"
 #include "engine/run/excluded_rows.hpp"
@@ -331,27 +332,27 @@ PreparedRun prepare_run(detail::BuiltPipeline built, const std::vector<std::file
   return run;
 }
 
-// What the graph's run adds to the report (besides the plan), once it has delivered every batch.
-json run_report(const PreparedRun& run, const std::vector<std::unique_ptr<Ring>>& rings,
-                const detail::Timings& timings, double wall_s) {
+// What the graph's run measured, once it has delivered every batch.
+RunStats run_stats(const PreparedRun& run, const std::vector<std::unique_ptr<Ring>>& rings,
+                   const detail::Timings& timings, double wall_s) {
   const detail::Segment& first = run.segments.front();
-  json report{{"series", run.built.stream.series_count()},
-              {"batch_size", first.batch_series},
-              {"batches", first.batch_count},
-              {"max_in_flight", first.slots},
-              {"tensor_bytes_per_series", tensor_bytes_per_series(run.built)},
-              {"threads", run.threads},
-              {"wall_s", wall_s},
-              {"rings", rings_report(rings)},
-              {"stages", timings.report()}};
-  if (run.checkpoint)
-    report["checkpoint"] = {{"dir", run.checkpoint->dir().string()}, {"resumed_at_series", run.first_series}};
-  return report;
+  RunStats stats;
+  stats.series = run.built.stream.series_count();
+  stats.batch_size = first.batch_series;
+  stats.batches = first.batch_count;
+  stats.max_in_flight = first.slots;
+  stats.tensor_bytes_per_series = tensor_bytes_per_series(run.built);
+  stats.threads = run.threads;
+  stats.wall_s = wall_s;
+  stats.rings = rings_report(rings);
+  stats.stages = timings.report();
+  if (run.checkpoint) stats.checkpoint = RunResumed{run.checkpoint->dir(), run.first_series};
+  return stats;
 }
 
 // Runs the prepared run's flow graph to its end, with the run's observers (timings always; the
 // trace, progress and checkpoint when asked for) and the caller's. Returns the report; sinks are aborted on failure.
-json execute(PreparedRun& run, const RunOptions& options) {
+RunReport execute(PreparedRun& run, const RunOptions& options) {
   const detail::BuiltPipeline& built = run.built;
   const std::vector<const DeviceBackend*> backends = detail::backends_used(built);
   // The rings outlive every batch, hence the graph; their slots are in the memory a backend's devices
@@ -403,25 +404,23 @@ json execute(PreparedRun& run, const RunOptions& options) {
     if (options.stop.stop_requested()) throw RunCancelled(graph.delivered());
     throw;
   }
-  json report = run.plan.to_json();
-  report["files"] = std::move(run.files);
-  report["run"] = run_report(run, rings, timings, seconds_since(run_start));
-  if (options.ranks) report["run"]["ranks"] = options.ranks->size();
-  if (!run.rank_devices.is_null()) report["run"]["rank_devices"] = std::move(run.rank_devices);
+  RunReport report{std::move(run.plan), std::move(run.files), run_stats(run, rings, timings, seconds_since(run_start)), {}};
+  if (options.ranks) report.run.ranks = options.ranks->size();
+  report.run.rank_devices = std::move(run.rank_devices);
   if (options.ranks && options.ranks->collects() && !options.ranks->report().empty())
-    report["run"]["rank_transfers"] = options.ranks->report();
-  report["run"].update(devices.report());
+    report.run.rank_transfers = options.ranks->report();
+  report.run.devices = devices.report();
   if (!options.provenance.is_null()) {
-    report["provenance"] = options.provenance;
+    report.provenance = options.provenance;
     for (const auto& b : built.device_backends->all())
-      report["provenance"].update(b->provenance(std::find(backends.begin(), backends.end(), b.get()) != backends.end()));
+      report.provenance.update(b->provenance(std::find(backends.begin(), backends.end(), b.get()) != backends.end()));
   }
   return report;
 }
 
 }  // namespace
 
-json Pipeline::run(const RunOptions& options) const {
+RunReport Pipeline::run(const RunOptions& options) const {
   const std::filesystem::path trace_file = options.trace ? options.trace_file : "";
   // The output folders are ours until the run ends, from before its input is opened (a second run
   // into one is refused at once): created, locked against other runs, and cleared of what killed
@@ -444,16 +443,16 @@ json Pipeline::run(const RunOptions& options) const {
   inputs.insert(inputs.end(), built.stream.input_files.begin(), built.stream.input_files.end());
 
   PreparedRun run = prepare_run(std::move(built), output_paths, inputs, folders, options);
-  json report = execute(run, options);
+  RunReport report = execute(run, options);
   if (!root) {
     for (auto& sink : run.built.sinks) sink.sink->abort();  // consumed nothing: nothing to discard
     return report;
   }
   const std::vector<std::string> left =
-      commit_outputs(run.built, report, options, run.segments.back().batch_count, std::move(run.stale));
+      commit_outputs(run.built, report.to_json(), options, run.segments.back().batch_count, std::move(run.stale));
   if (options.commit_into) return report;
   folders.keep_created();
-  for (const auto& failure : left) report["warnings"].push_back(failure);
+  for (const auto& failure : left) report.plan.warnings.push_back(failure);
   if (run.checkpoint) run.checkpoint->discard();
   return report;
 }

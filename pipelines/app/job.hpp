@@ -6,6 +6,7 @@
 #include <variant>
 
 #include "engine/api/pipeline.hpp"
+#include "engine/api/run_report.hpp"
 #include "pipelines/app/job_spec.hpp"
 #include "pipelines/dataset_run.hpp"
 
@@ -17,6 +18,11 @@ enum class JobKind { Stream, Dataset };
 using JobPlan = std::variant<Plan, DatasetPlan>;
 json to_json(const JobPlan& plan);
 
+// What run() did: a stream's report, or a dataset's.
+using JobReport = std::variant<RunReport, DatasetReport>;
+json to_json(const JobReport& report);
+const std::vector<std::string>& warnings_of(const JobReport& report);
+
 class Job {
  public:
   explicit Job(Pipeline pipeline);
@@ -27,7 +33,7 @@ class Job {
 
   // Runs the job: a stream's report, or a dataset's (its recordings; `each` hears every recording this
   // process runs, `before_commit` adds files to the dataset's commit). A stream takes neither.
-  json run(const RunOptions& options, const RecordingResults& each = {}, const BeforeCommit& before_commit = {}) const;
+  JobReport run(const RunOptions& options, const RecordingResults& each = {}, const BeforeCommit& before_commit = {}) const;
   // Checks it without running: a stream's plan, or every recording's (validate_dataset).
   JobPlan validate(const RunOptions& options) const;
 

@@ -6,7 +6,7 @@
 
 namespace pacflow::app {
 
-json run_here(const Job& job, RunOptions options, const RecordingResults& each) {
+JobReport run_here(const Job& job, RunOptions options, const RecordingResults& each) {
   // The trace is one of the run's outputs: checked, and moved into place with the sinks' files.
   TraceRecorder trace;
   if (!options.trace_file.empty()) {
@@ -38,7 +38,7 @@ ShardRun run_shard(const JobSpec& spec, const ShardSpec& shard, RunOptions optio
   }
   // A dataset's recordings' folders, batches.bin and shard.json are committed together.
   job.pipeline().redirect_outputs(spec.out_dir);
-  return {job.run(options, {}, [&](const json&, OutputSet& outputs) { writer.add_to(outputs); }), true};
+  return {job.run(options, {}, [&](const DatasetReport&, OutputSet& outputs) { writer.add_to(outputs); }), true};
 }
 
 MergeRun merge_shards(const std::vector<std::filesystem::path>& dirs, const std::string& out, RunOptions options,
@@ -56,7 +56,7 @@ MergeRun merge_shards(const std::vector<std::filesystem::path>& dirs, const std:
   // A dataset's merge: the recordings' arrays from every shard stacked into OUT's stacked file, and
   // every file a shard lists (its recordings' folders), checked, copied into OUT, all committed
   // together: a shard missing, damaged or edited leaves OUT as it was.
-  merged.report = job.run(options, {}, [&](const json&, OutputSet& outputs) {
+  merged.report = job.run(options, {}, [&](const DatasetReport&, OutputSet& outputs) {
     for (int i = 0; i < shards.size(); ++i) add_checked_copies(shards, i, out, outputs, options.stop);
   });
   return merged;

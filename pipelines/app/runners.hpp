@@ -15,14 +15,14 @@ namespace pacflow::app {
 // The job in this process; options.ranks makes it one rank of several. A trace file
 // (options.trace_file) is recorded and written with the outputs; a dataset refuses one (it runs once
 // per recording). `each` hears every recording of a dataset this process runs.
-json run_here(const Job& job, RunOptions options, const RecordingResults& each = {});
+JobReport run_here(const Job& job, RunOptions options, const RecordingResults& each = {});
 
 // Share `shard` of the job `spec` describes (its batches i, i + N, …; a dataset's recordings i, i + N,
 // …), written with the job's record into spec.out_dir for merge_shards. The pipeline is loaded by its
 // file's absolute path, as the merge loads it. Refuses a spec without out_dir, or with a checkpoint,
 // a trace or clean (a shard writes only its share, into its folder).
 struct ShardRun {
-  json report;
+  JobReport report;
   bool dataset = false;
 };
 ShardRun run_shard(const JobSpec& spec, const ShardSpec& shard, RunOptions options, const Registry& registry);
@@ -31,7 +31,7 @@ ShardRun run_shard(const JobSpec& spec, const ShardSpec& shard, RunOptions optio
 // and sinks into `out`: the files one run writes, committed together. options.batch_size is the
 // shards' own; the rest of `options` (stop, provenance) is the caller's.
 struct MergeRun {
-  json report;
+  JobReport report;
   bool dataset = false;
   int shards = 0;
   std::vector<std::string> outputs;  // where the sinks wrote

@@ -9,7 +9,7 @@
 int main(int argc, char** argv) {
   const std::string out = argc > 1 ? argv[1] : "out/pac_example";
   try {
-    const pacflow::json report = pacflow::Pipeline(pacflow::stages::builtin_registry())
+    const pacflow::RunReport report = pacflow::Pipeline(pacflow::stages::builtin_registry())
         .source("synthetic", {{"epochs", 4}, {"channels", 8}, {"seconds", 4}, {"f_pha", 6}, {"f_amp", 80}})
         .stage("bandpass", {{"pha", "2:20:10"}, {"amp", "60:160:10"}})
         .stage("hilbert")
@@ -18,8 +18,7 @@ int main(int argc, char** argv) {
         .sink("npy", {{"dir", out}})
         .sink("png", {{"path", out + "/comodulogram.png"}})
         .run();
-    fmt::print("{} series in {:.2f} s, results in {}\n", report["run"]["series"].get<long>(),
-               report["run"]["wall_s"].get<double>(), out);
+    fmt::print("{} series in {:.2f} s, results in {}\n", report.run.series, report.run.wall_s, out);
     return 0;
   } catch (const std::exception& e) {
     fmt::print(stderr, "error: {}\n", e.what());

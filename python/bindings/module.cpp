@@ -43,10 +43,10 @@ py::tuple run_dataset_job(const app::Job& job, RunOptions options, const py::obj
   std::vector<Recording> recordings;  // filled on the worker thread, read once it has ended
   const json report = run_while_python_waits(
       [&](const RunOptions& o) {
-        return app::run_here(job, o,
+        return app::to_json(app::run_here(job, o,
                              [&](const std::string& id, const json& r, const std::shared_ptr<stages::ResultArrays>& a) {
                                recordings.push_back({id, r, a});
-                             });
+                             }));
       },
       std::move(options), progress);
   py::list out;
@@ -78,7 +78,7 @@ py::tuple run(const std::string& request_text, const py::object& input, const st
   RunOptions options = request_options(request);
   options.provenance = collect_provenance(command, simd::simd_width());
   if (job.is_dataset()) return run_dataset_job(job, std::move(options), progress);
-  const json report = run_while_python_waits([&](const RunOptions& o) { return app::run_here(job, o); },
+  const json report = run_while_python_waits([&](const RunOptions& o) { return app::to_json(app::run_here(job, o)); },
                                              std::move(options), progress);
   const py::tuple arrays = result_tuples(std::move(*results));
   return py::make_tuple(json_text(report, -1), arrays[0], arrays[1]);
@@ -94,7 +94,7 @@ std::string shard(const std::string& request_text, const std::string& shard_text
   RunOptions options = request_options(request);
   options.provenance = collect_provenance(command, simd::simd_width());
   const json report = run_while_python_waits(
-      [&](const RunOptions& o) { return app::run_shard(spec, share, o, stages::builtin_registry()).report; },
+      [&](const RunOptions& o) { return app::to_json(app::run_shard(spec, share, o, stages::builtin_registry()).report); },
       std::move(options), progress);
   return json_text(report, -1);
 }
@@ -107,7 +107,7 @@ std::string merge(const std::string& out, const std::vector<std::string>& dirs, 
   options.provenance = collect_provenance(command, simd::simd_width());
   const json report = run_while_python_waits(
       [&](const RunOptions& o) {
-        return app::merge_shards({dirs.begin(), dirs.end()}, out, o, stages::builtin_registry()).report;
+        return app::to_json(app::merge_shards({dirs.begin(), dirs.end()}, out, o, stages::builtin_registry()).report);
       },
       std::move(options), progress);
   return json_text(report, -1);

@@ -9,7 +9,7 @@
 
 #include "engine/api/errors.hpp"
 #include "engine/api/pipeline.hpp"
-#include "engine/plan/plan_report.hpp"
+#include "engine/api/plan_report.hpp"
 #include "stages/builtin.hpp"
 #include "stages/evoked/evoked_stage.hpp"
 #include "tests/support/cli_runner.hpp"
@@ -167,7 +167,7 @@ TEST(Evoked, APipelineLearnsWhenItRunsAndWritesTheResults) {
       .sink("npy", {{"dir", dir.path().string()}});
   const json plan = p.validate().to_json();
   EXPECT_EQ(plan["input"]["evoked_removed"], "regress");
-  const json report = p.run();
+  const json report = p.run().to_json();
   EXPECT_TRUE(std::filesystem::exists(dir.path() / "pac.npy"));
   EXPECT_EQ(report["pipeline"][1]["name"], "evoked") << report["pipeline"].dump();
   EXPECT_EQ(report["pipeline"][1]["params"]["epochs_per_condition"], json::array({4}));

@@ -7,7 +7,7 @@
 #include "engine/api/errors.hpp"
 #include "stages/builtin.hpp"
 #include "engine/api/pipeline.hpp"
-#include "engine/plan/plan_report.hpp"
+#include "engine/api/plan_report.hpp"
 #include "engine/io/npy.hpp"
 #include "stages/io/npy/npy_source.hpp"
 #include "tests/support/fixtures.hpp"

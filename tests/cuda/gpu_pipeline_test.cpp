@@ -11,7 +11,7 @@
 #include <cuda_runtime_api.h>
 
 #include "engine/api/pipeline.hpp"
-#include "engine/plan/plan_report.hpp"
+#include "engine/api/plan_report.hpp"
 #include "engine/api/trace.hpp"
 #include "engine/devices/cuda/kernel.hpp"
 #include "engine/io/npy.hpp"
@@ -73,7 +73,7 @@ void expect_identical(const fs::path& reference, const fs::path& out, const std:
 
 TEST_F(GpuPipeline, ResultsAreIdenticalForAnyBatchSizeAndGpuCount) {
   const testing::ScratchDir dir("gpu_invariance");
-  const json reference = pac_pipeline(dir / "reference", "cuda:0").run({21, 0, {}});
+  const json reference = pac_pipeline(dir / "reference", "cuda:0").run({21, 0, {}}).to_json();
   EXPECT_EQ(reference["pipeline"][1]["device"], "cuda:0");
   for (std::int64_t batch : {1, 4, 9}) {
     const auto out = dir / fmt::format("b{}", batch);
@@ -125,7 +125,7 @@ TEST_F(GpuPipeline, AgreesWithTheCpuWithinSpecTolerances) {
 TEST_F(GpuPipeline, MixedCpuAndGpuPlacementsCrossRingsWithoutChangingANumber) {
   const testing::ScratchDir dir("gpu_mixed");
   const std::array<std::string, 4> split = {"cuda:0", "cuda:0", "cpu", "cuda:0"};
-  const json report = pac_pipeline(dir / "reference", "", split).run({5, 0, {}});
+  const json report = pac_pipeline(dir / "reference", "", split).run({5, 0, {}}).to_json();
   EXPECT_EQ(report["run"]["rings"].size(), 2u) << report["run"]["rings"];
   for (std::int64_t batch : {2, 8}) {
     const auto out = dir / fmt::format("b{}", batch);
@@ -141,7 +141,7 @@ TEST_F(GpuPipeline, ReportHasKernelTimesMemoryHighWaterAndTraceSpans) {
   TraceRecorder trace;
   RunOptions options;
   options.trace = &trace;
-  const json report = pac_pipeline(dir / "out", "cuda:0").run(options);
+  const json report = pac_pipeline(dir / "out", "cuda:0").run(options).to_json();
   const json& gpu = report["run"]["gpu"];
   ASSERT_EQ(gpu["devices"].size(), 1u) << gpu;
   const json& device = gpu["devices"][0];
@@ -173,7 +173,7 @@ TEST_F(GpuPipeline, MemoryBudgetSizesBatchesAndIsNeverExceeded) {
     p.set("source", "epochs", 16).set("source", "channels", 16).set("surrogates", "trials", "none");
     return p;
   };
-  const json free_run = bigger(dir / "reference").run();
+  const json free_run = bigger(dir / "reference").run().to_json();
   const json plan = free_run["segments"][0];
   const double per_batch = plan["gpu_bytes_per_batch"].get<double>();
   const double in_flight = plan["max_in_flight"].get<double>();
@@ -197,7 +197,7 @@ TEST_F(GpuPipeline, MemoryBudgetSizesBatchesAndIsNeverExceeded) {
   ASSERT_GT(budget, 0) << "no budget between one series and the free batch of " << free_batch;
   Pipeline constrained = bigger(dir / "budget");
   constrained.vram(budget);
-  const json report = constrained.run();
+  const json report = constrained.run().to_json();
   EXPECT_LT(report["run"]["batch_size"].get<std::int64_t>(), free_batch);
   const json& device = report["run"]["gpu"]["devices"][0];
   EXPECT_EQ(device["budget_bytes"].get<std::int64_t>(), budget);
@@ -352,7 +352,7 @@ TEST_F(ManyGpus, FourStagesPinnedToFourGpusGiveOneGpusNumbers) {
   pac_pipeline(dir / "reference", "cuda:0").run({3, 0, {}});
   for (std::int64_t batch : {1, 3, 8}) {
     const auto out = dir / fmt::format("b{}", batch);
-    const json report = pac_pipeline(out, "", {"cuda:0", "cuda:1", "cuda:2", "cuda:3"}).run({batch, 0, {}});
+    const json report = pac_pipeline(out, "", {"cuda:0", "cuda:1", "cuda:2", "cuda:3"}).run({batch, 0, {}}).to_json();
     expect_identical(dir / "reference", out, fmt::format("one stage per GPU, batch {}", batch));
     const json& devices = report["run"]["gpu"]["devices"];
     ASSERT_EQ(devices.size(), 4u) << report["run"]["gpu"];
@@ -370,7 +370,7 @@ TEST_F(ManyGpus, FourStagesPinnedToFourGpusGiveOneGpusNumbers) {
 TEST_F(ManyGpus, ReplicatedOverFourGpusGivesOneGpusNumbers) {
   const testing::ScratchDir dir("gpu_replicated_four");
   pac_pipeline(dir / "reference", "cuda:0").run({2, 0, {}});
-  const json report = pac_pipeline(dir / "four", "cuda:0,1,2,3").run({1, 0, {}});
+  const json report = pac_pipeline(dir / "four", "cuda:0,1,2,3").run({1, 0, {}}).to_json();
   expect_identical(dir / "reference", dir / "four", "replicated over cuda:0-3, batch 1");
   const json& devices = report["run"]["gpu"]["devices"];
   ASSERT_EQ(devices.size(), 4u) << report["run"]["gpu"];
@@ -382,7 +382,7 @@ TEST_F(ManyGpus, LogicalGpusReportTheirDeviceAndTheirShareOfItsMemory) {
   const GpuAvailability& gpus = cuda_availability();
   if (gpus.devices.front().shares == 1) GTEST_SKIP() << "physical GPUs: nothing shared";
   const testing::ScratchDir dir("gpu_logical_report");
-  const json report = pac_pipeline(dir / "out", "cuda:0,1").run({2, 0, {}});
+  const json report = pac_pipeline(dir / "out", "cuda:0,1").run({2, 0, {}}).to_json();
   const json& gpu = report["run"]["gpu"];
   for (const auto& device : gpu["devices"]) {
     EXPECT_EQ(device["logical_per_gpu"], gpus.devices.front().shares) << device;

@@ -10,7 +10,7 @@
 
 #include "engine/io/npy.hpp"
 #include "engine/api/pipeline.hpp"
-#include "engine/plan/plan_report.hpp"
+#include "engine/api/plan_report.hpp"
 #include "stages/builtin.hpp"
 #include "tests/support/cli_runner.hpp"
 #include "tests/support/fixtures.hpp"
@@ -51,7 +51,7 @@ json run_pac(const fs::path& input, const fs::path& out, std::vector<float>& pac
                           .stage("hilbert")
                           .stage("mi", mi)
                           .sink("npy", {{"dir", out.string()}})
-                          .run();
+                          .run().to_json();
   pac = testing::load_floats(out / "pac.npy");
   return report;
 }
@@ -234,7 +234,7 @@ TEST(HostileValues, SingleSurrogateGivesNanZAndHalfOrWholePValuesWithAWarning) {
                           .stage("mi")
                           .stage("surrogates", {{"n", 1}})
                           .sink("npy", {{"dir", (dir / "out").string()}})
-                          .run();
+                          .run().to_json();
   EXPECT_TRUE(mentions(report, "single permutation have no spread")) << report["warnings"];
   for (float z : testing::load_floats(dir / "out" / "pac_z.npy")) EXPECT_TRUE(std::isnan(z));
   const auto pac = testing::load_floats(dir / "out" / "pac.npy");

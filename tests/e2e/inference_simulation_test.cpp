@@ -101,7 +101,7 @@ json run(const fs::path& edf, const json& source, const json& surrogates, const 
   s.update(surrogates);
   p.stage("surrogates", s);
   p.sink("npy", {{"dir", out.string()}});
-  return p.run();
+  return p.run().to_json();
 }
 
 // Families with a p-value at or below alpha, over the families of one run's p array
@@ -300,7 +300,7 @@ TEST_F(InferenceSimulation, GroupTestOfNullSubjects) {
     p.stage("mi");
     p.stage("surrogates", {{"n", 100}, {"min_shift", "0.5s"}, {"seed", study}});
     p.sink("npy", {{"dir", (dir_ / "out").string()}});
-    const json report = run_dataset(p, RunOptions{});
+    const json report = run_dataset(p, RunOptions{}).to_json();
     const json& group = report.at("group").at("group");
     ASSERT_TRUE(group.at("exact").get<bool>()) << "2^10 flips, every one";
     max_t_hits += group.at("significant_cells_maxstat").get<std::int64_t>() > 0;

@@ -5,7 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "engine/api/pipeline.hpp"
-#include "engine/plan/plan_report.hpp"
+#include "engine/api/plan_report.hpp"
 #include "engine/io/npy.hpp"
 #include "engine/placement/devices.hpp"
 #include "stages/builtin.hpp"
@@ -171,7 +171,7 @@ TEST_P(Invariance, ResultsAreIdenticalForAnyRingCapacityAndEdgeBatchSize) {
       p.set(variant_.stages[s].first, "ring", ring);
       p.set(variant_.stages[s].first, "batch", edge_batch + static_cast<int>(s % 2));
     }
-    const json report = p.run({2, 3, {}});
+    const json report = p.run({2, 3, {}}).to_json();
     for (const auto& r : report["run"]["rings"]) EXPECT_LE(r["slots_high_water"].get<int>(), r["capacity"].get<int>()) << r;
     expect_same_outputs(reference(), scratch_ / ("r" + std::to_string(i++)),
                         what(fmt::format("ring {}, edge batch {}", ring, edge_batch)));

@@ -144,7 +144,7 @@ std::vector<json> run_job(const Elements& elements, int size, const fs::path& ou
         options.ranks = &links[static_cast<std::size_t>(r)];
         options.batch_size = batch;
         if (rank_options) rank_options(options, r);
-        reports[static_cast<std::size_t>(r)] = pipeline_of(elements, out).run(options);
+        reports[static_cast<std::size_t>(r)] = pipeline_of(elements, out).run(options).to_json();
       } catch (...) {
         errors[static_cast<std::size_t>(r)] = std::current_exception();
         job.fail();

@@ -6,7 +6,7 @@
 #include <sys/resource.h>
 
 #include "engine/api/pipeline.hpp"
-#include "engine/plan/plan_report.hpp"
+#include "engine/api/plan_report.hpp"
 #include "engine/plan/run_time_estimate.hpp"
 #include "stages/builtin.hpp"
 #include "stages/common/lanes.hpp"

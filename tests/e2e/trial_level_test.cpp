@@ -38,7 +38,7 @@ json run_weak(std::int64_t epochs, const fs::path& out, json surrogates = json::
   surrogates.update({{"n", 200}, {"min_shift", "0.5s"}});
   p.stage("surrogates", surrogates);
   p.sink("npy", {{"dir", out.string()}});
-  return p.run();
+  return p.run().to_json();
 }
 
 constexpr std::int64_t kEpochs = 40, kCells = 9, kCoupledCell = 4;  // phase band 6 Hz, amplitude band 60 Hz
@@ -146,7 +146,7 @@ TEST(TrialLevel, TwoEventTypesAreTestedEachAndTheirDifferenceAgainstPermutedLabe
   p.stage("mi");
   p.stage("surrogates", {{"n", 200}, {"min_shift", "0.25s"}});
   p.sink("npy", {{"dir", (dir / "out").string()}});
-  const json report = p.run();
+  const json report = p.run().to_json();
   EXPECT_EQ(report["input"]["conditions"][0], (json{{"name", "go"}, {"epochs", 19}, {"first_epoch", 0}}));
   Shape shape;
   const auto trial_p = testing::load_floats(dir / "out" / "trial_pvalues.npy", &shape);

@@ -6,7 +6,7 @@
 
 #include "engine/api/errors.hpp"
 #include "engine/api/pipeline.hpp"
-#include "engine/plan/plan_report.hpp"
+#include "engine/api/plan_report.hpp"
 
 namespace pacflow {
 namespace {
@@ -126,7 +126,7 @@ TEST(BatchGroups, EveryBatchHoldsWholeGroupsForAnyRunBatchSize) {
                             .source("count")
                             .stage("group_sum", {{"group", 3}, {"rows", 2}})
                             .sink("record")
-                            .run({batch, 2, {}});
+                            .run({batch, 2, {}}).to_json();
     EXPECT_EQ(t.record.rows["sums"], expected_rows(12, 3, 2)) << "batch " << batch;
     for (std::int64_t n : t.record.batch_series) EXPECT_EQ(n % 3, 0) << "batch " << batch;
     EXPECT_EQ(report["run"]["batch_size"].get<std::int64_t>() % 3, 0) << "batch " << batch;

@@ -11,7 +11,7 @@
 #include "engine/api/errors.hpp"
 #include "engine/run/branch_join.hpp"
 #include "engine/api/pipeline.hpp"
-#include "engine/plan/plan_report.hpp"
+#include "engine/api/plan_report.hpp"
 #include "tests/engine/test_elements.hpp"
 
 namespace pacflow {

@@ -8,7 +8,7 @@
 
 #include "engine/api/errors.hpp"
 #include "engine/api/pipeline.hpp"
-#include "engine/plan/plan_report.hpp"
+#include "engine/api/plan_report.hpp"
 #include "engine/devices/cpu/cpu_backend.hpp"
 #include "engine/devices/sim/sim_backend.hpp"
 #include "engine/placement/backends.hpp"
@@ -151,7 +151,7 @@ TEST(DeviceBackends, AStageOnANewKindRunsThroughItsNodeWithTheCpusNumbers) {
   pipeline.source("count").stage("double", {{"on", "twin:0,1"}}).sink("record").device_backends(t.backends);
   const json plan = pipeline.validate().to_json();
   EXPECT_EQ(plan["devices"], json::parse(R"(["twin:0", "twin:1"])")) << plan["devices"];
-  const json report = pipeline.run({7, 3, {}});
+  const json report = pipeline.run({7, 3, {}}).to_json();
   EXPECT_EQ(twin_run.record.values, cpu_run.record.values);
   EXPECT_EQ(t.twin->batches.load(), 6);  // 40 series in batches of 7
   EXPECT_EQ(report["run"]["twin_batches"], 6) << report["run"];
@@ -176,7 +176,7 @@ TEST(DeviceBackends, AnAbsentKindIsRefusedOrFallsBackToTheCpuSayingWhy) {
   Pipeline fell_back(r.registry);
   fell_back.source("count").stage("double", {{"on", "twin:0"}, {"fallback", "cpu"}}).sink("record");
   fell_back.device_backends(t.backends);
-  const json report = fell_back.run({7, 3, {}});
+  const json report = fell_back.run({7, 3, {}}).to_json();
   EXPECT_EQ(report["pipeline"][1]["params"]["on"], "cpu");
   EXPECT_NE(report["warnings"].dump().find("no twin attached"), std::string::npos) << report["warnings"];
   EXPECT_EQ(t.twin->batches.load(), 0);

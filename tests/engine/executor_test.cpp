@@ -11,7 +11,7 @@
 
 #include "engine/api/errors.hpp"
 #include "engine/api/pipeline.hpp"
-#include "engine/plan/plan_report.hpp"
+#include "engine/api/plan_report.hpp"
 #include "engine/api/trace.hpp"
 #include "engine/placement/devices.hpp"
 #include "tests/engine/test_elements.hpp"
@@ -23,7 +23,7 @@ using testing::TestRegistry;
 
 TEST(Executor, DeliversEveryBatchOnceInIndexOrder) {
   TestRegistry t;
-  const json report = Pipeline(t.registry).source("count").stage("double", {{"sleep_ms", 2}}).sink("record").run({3, 4, {}});
+  const json report = Pipeline(t.registry).source("count").stage("double", {{"sleep_ms", 2}}).sink("record").run({3, 4, {}}).to_json();
   ASSERT_EQ(t.record.batch_order.size(), 14u);  // ceil(40 / 3)
   for (std::size_t i = 0; i < t.record.batch_order.size(); ++i) EXPECT_EQ(t.record.batch_order[i], static_cast<std::int64_t>(i));
   ASSERT_EQ(t.record.values.size(), 40u);
@@ -271,7 +271,7 @@ TEST(Builder, GpuPlacementWithoutAGpuFailsClearlyOrFallsBackToTheCpu) {
                                   .source("count")
                                   .stage("double", {{"on", "cuda:*"}, {"fallback", "cpu"}})
                                   .sink("record")
-                                  .run({4, 2, {}});
+                                  .run({4, 2, {}}).to_json();
   ASSERT_EQ(t.record.values.size(), 40u);
   for (std::size_t i = 0; i < 40; ++i) EXPECT_EQ(t.record.values[i], 2.0f * static_cast<float>(i));
   ASSERT_EQ(stage_fallback["warnings"].size(), 1u) << stage_fallback["warnings"];
@@ -314,7 +314,7 @@ TEST(Executor, PinnedAndReplicatedStagesGiveIdenticalResults) {
   for (const std::string& on : placements) {
     TestRegistry t;
     const json report =
-        Pipeline(t.registry).source("count").stage("double", {{"on", on}, {"sleep_ms", 1}}).sink("record").run({3, 4, {}});
+        Pipeline(t.registry).source("count").stage("double", {{"on", on}, {"sleep_ms", 1}}).sink("record").run({3, 4, {}}).to_json();
     EXPECT_EQ(t.record.values, reference) << on;
     EXPECT_EQ(report["pipeline"][1]["device"].get<std::string>().rfind("cpu:", 0), 0u) << report["pipeline"][1];
   }
@@ -433,7 +433,7 @@ TEST(Rings, RecutBatchesThroughFewSlotsWithoutLosingOrReorderingASeries) {
                           .source("count")
                           .stage("double", {{"ring", 2}, {"batch", 7}, {"sleep_ms", 1}})
                           .sink("record")
-                          .run({3, 4, {}});
+                          .run({3, 4, {}}).to_json();
   ASSERT_EQ(t.record.batch_order.size(), 6u);  // ceil(40 / 7)
   for (std::size_t i = 0; i < 6; ++i) EXPECT_EQ(t.record.batch_order[i], static_cast<std::int64_t>(i));
   ASSERT_EQ(t.record.values.size(), 40u);
@@ -472,7 +472,7 @@ TEST(Rings, AppearWhereConsecutiveStagesRunOnDifferentDevices) {
                           .stage("double", {{"on", "cpu:0"}})
                           .stage("copy", {{"on", "cpu:" + std::to_string(cpu_device_count() - 1)}})
                           .sink("record")
-                          .run({4, 4, {}});
+                          .run({4, 4, {}}).to_json();
   if (cpu_device_count() > 1) {
     ASSERT_EQ(report["run"]["rings"].size(), 1u);
     EXPECT_EQ(report["run"]["rings"][0]["name"], "double → copy");
@@ -505,7 +505,7 @@ TEST(Rings, GrowPolicyLendsExtraSlotsAndKeepsTheResults) {
                           .source("count")
                           .stage("double", {{"ring", 1}, {"batch", 1}, {"overflow", "grow"}, {"sleep_ms", 5}})
                           .sink("record")
-                          .run({1, 8, {}});
+                          .run({1, 8, {}}).to_json();
   ASSERT_EQ(t.record.values.size(), 40u);
   for (std::size_t i = 0; i < 40; ++i) EXPECT_EQ(t.record.values[i], 2.0f * static_cast<float>(i));
   EXPECT_GT(report["run"]["rings"][0]["grown_slots"].get<int>(), 0);

@@ -8,7 +8,7 @@
 #include "engine/api/errors.hpp"
 #include "engine/api/param_binding.hpp"
 #include "engine/api/pipeline.hpp"
-#include "engine/plan/plan_report.hpp"
+#include "engine/api/plan_report.hpp"
 #include "tests/engine/test_elements.hpp"
 
 namespace pacflow {

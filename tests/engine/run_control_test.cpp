@@ -13,7 +13,7 @@
 #include "engine/run/excluded_rows.hpp"
 #include "engine/io/npy.hpp"
 #include "engine/api/pipeline.hpp"
-#include "engine/plan/plan_report.hpp"
+#include "engine/api/plan_report.hpp"
 #include "tests/engine/test_elements.hpp"
 #include "tests/support/cli_runner.hpp"
 
@@ -102,7 +102,7 @@ TEST_P(Resume, CheckpointGivesTheUninterruptedRunsBytesForAnyBatchSize) {
   TestRegistry second;
   RunOptions resumed{5, 3, {}};
   resumed.checkpoint = dir / "checkpoint";
-  const json report = pipeline(second, dir / "resumed").run(resumed);
+  const json report = pipeline(second, dir / "resumed").run(resumed).to_json();
   EXPECT_EQ(report["run"]["checkpoint"]["resumed_at_series"], done);
   EXPECT_EQ(report["run"]["batches"], (60 - done + 4) / 5);
   EXPECT_EQ(report["segments"][0]["batches"], report["run"]["batches"]) << "the plan reports the run's own batches";

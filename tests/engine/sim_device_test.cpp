@@ -155,7 +155,7 @@ TEST(SimExecutor, DeliversEveryBatchAndSaysItsOutputsAreStandIns) {
                           .source("zeros", {{"series", 20}})
                           .stage("work", {{"flops", 1e9}, {"on", "sim:0-2"}})
                           .sink("discard")
-                          .run({3, 0, {}});
+                          .run({3, 0, {}}).to_json();
   EXPECT_EQ(report["run"]["batches"], 7);
   EXPECT_EQ(report["run"]["stages"][1]["batches"], 7);  // the modelled stage
   EXPECT_EQ(report["run"]["stages"][2]["batches"], 7);  // the sink got every batch

@@ -8,7 +8,7 @@
 #include "engine/io/output_set.hpp"
 #include "engine/placement/backends.hpp"
 #include "engine/plan/memory_estimate.hpp"
-#include "engine/plan/plan_report.hpp"
+#include "engine/api/plan_report.hpp"
 #include "engine/plan/run_time_estimate.hpp"
 #include "pipelines/app/job.hpp"
 #include "stages/builtin.hpp"
@@ -39,7 +39,7 @@ void print_rank_needs(const Plan& plan, int ranks) {
                              : std::string());
   fmt::print("per rank: at most {} of host memory (SLURM's --mem: that times the ranks on a node); about {} on its "
              "{} thread{}\n",
-             detail::bytes_text(plan.host_memory.total()),
+             bytes_text(plan.host_memory.total()),
              duration_text(startup + work * static_cast<double>(share) /
                                          static_cast<double>(std::max<std::int64_t>(batches, 1))),
              time.threads, time.threads == 1 ? "" : "s");
@@ -61,17 +61,17 @@ void print_dataset_plan(const DatasetPlan& dataset, int ranks) {
     most_memory = std::max(most_memory, memory);
     rank_seconds[i % rank_seconds.size()] += seconds;
     fmt::print("  {} ({}): input shape {} at {} Hz; at most {}, about {}\n", recording.id, recording.origin,
-               json_text(plan.input.shape), plan.input.sample_rate_hz, detail::bytes_text(memory), duration_text(seconds));
+               json_text(plan.input.shape), plan.input.sample_rate_hz, bytes_text(memory), duration_text(seconds));
   }
   fmt::print("{}: ok: a dataset of {} recordings; at most {} of host memory (the largest recording's)\n",
-             dataset.dataset, dataset.recordings.size(), detail::bytes_text(most_memory));
+             dataset.dataset, dataset.recordings.size(), bytes_text(most_memory));
   const double slowest = *std::max_element(rank_seconds.begin(), rank_seconds.end());
   const std::size_t count = dataset.recordings.size();
   if (ranks > 1)
     fmt::print("ranks: each of {} runs at most {} whole recording{}, one at a time: at most {} of host memory, about "
                "{} for the busiest\n",
                ranks, (count + static_cast<std::size_t>(ranks) - 1) / static_cast<std::size_t>(ranks),
-               count > static_cast<std::size_t>(ranks) ? "s" : "", detail::bytes_text(most_memory),
+               count > static_cast<std::size_t>(ranks) ? "s" : "", bytes_text(most_memory),
                duration_text(slowest));
   else
     fmt::print("run time: about {} in all, one recording after another\n", duration_text(slowest));
@@ -85,7 +85,7 @@ void print_plan(const app::Job& job, const std::string& file, const Plan& plan, 
   for (const auto& group : plan.branches) fmt::print("branches: {} run side by side on each batch\n", fmt::join(group, " | "));
   // The estimate `run` checks against --max-memory, and an estimate of the time (engine/plan/run_time_estimate.hpp).
   fmt::print("memory: at most {} of host memory, estimated (what run --max-memory checks)\n",
-             detail::bytes_text(plan.host_memory.total()));
+             bytes_text(plan.host_memory.total()));
   const RunTimeEstimate& time = *plan.run_time;
   fmt::print("run time: about {} on {} thread{} (an estimate from each stage's work; docs/performance.md)\n",
              duration_text(time.total()), time.threads, time.threads == 1 ? "" : "s");

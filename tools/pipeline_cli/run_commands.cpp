@@ -83,11 +83,11 @@ std::string over_ranks(Ranks* ranks) {
 }
 
 // The group test's outcome (pipelines/group/group_summary.hpp), a line per test.
-void print_group(const json& report) {
-  if (!report.contains("group") || !report["group"].contains("group")) return;
+void print_group(const json& group) {
+  if (!group.is_object() || !group.contains("group")) return;
   for (const char* test : {"group", "group_contrast"}) {
-    if (!report["group"].contains(test)) continue;
-    const json& g = report["group"][test];
+    if (!group.contains(test)) continue;
+    const json& g = group[test];
     double best = 1;
     for (const auto& c : g["clusters"]) best = std::min(best, c["p"].get<double>());
     fmt::print("pacflow: {}: {} subjects, {} sign flips{}: {} cells below 0.05 by max-T, {} in clusters below 0.05 "
@@ -114,9 +114,9 @@ int run_dataset_here(const app::Job& job, RunOptions& options, bool quiet, const
     std::fflush(stdout);
     last = Clock::now();
   };
-  json report;
+  DatasetReport report;
   try {
-    report = app::run_here(job, options, each);
+    report = std::get<DatasetReport>(app::run_here(job, options, each));
   } catch (const RunCancelled&) {
     progress.done();
     return dataset_interrupted(interrupts, root, options.checkpoint);
@@ -131,17 +131,15 @@ int run_dataset_here(const app::Job& job, RunOptions& options, bool quiet, const
           e.what(), kept_recordings(options.checkpoint))));
     throw;
   }
-  if (root) print_warnings(report);
+  if (root) print_warnings(report.warnings);
   if (!root || quiet) return kOk;
   fmt::print("pacflow: dataset {}: {} recordings in {:.3f} s{}; each one's results in a folder named after it{}\n",
-             report["dataset"].get<std::string>(), report["recordings"].size(), seconds_since(start), over_ranks(ranks),
-             report.contains("stacked") ? fmt::format(", all stacked in {}", report["stacked"].get<std::string>())
-                                        : std::string());
-  if (report.contains("checkpoint") && report["checkpoint"]["recordings_resumed"].get<std::int64_t>() > 0)
-    fmt::print("pacflow: {} recordings taken from the checkpoint in {}\n",
-               report["checkpoint"]["recordings_resumed"].get<std::int64_t>(),
-               report["checkpoint"]["dir"].get<std::string>());
-  print_group(report);
+             report.dataset, report.recordings.size(), seconds_since(start), over_ranks(ranks),
+             report.stacked ? fmt::format(", all stacked in {}", report.stacked->string()) : std::string());
+  if (report.checkpoint && report.checkpoint->recordings > 0)
+    fmt::print("pacflow: {} recordings taken from the checkpoint in {}\n", report.checkpoint->recordings,
+               report.checkpoint->dir.string());
+  print_group(report.group);
   return kOk;
 }
 
@@ -156,9 +154,9 @@ int run_here(const app::JobSpec& spec, bool quiet, const std::vector<std::string
   if (!quiet && root) options.on_progress = [&progress](const Progress& p) { progress(p); };
   if (job.is_dataset()) return run_dataset_here(job, options, quiet, interrupts, ranks, progress);
   const auto start = Clock::now();
-  json report;
+  RunReport report;
   try {
-    report = app::run_here(job, options);
+    report = std::get<RunReport>(app::run_here(job, options));
   } catch (const RunCancelled& stop) {
     progress.done();
     if (!root) return interrupts.signal() ? interrupted_exit_code(interrupts.signal()) : kRunFailed;
@@ -169,15 +167,15 @@ int run_here(const app::JobSpec& spec, bool quiet, const std::vector<std::string
   }
   progress.done();
   if (!root) return kOk;  // rank 0 reports for the job
-  print_warnings(report);
+  print_warnings(report.plan.warnings);
   if (quiet) return kOk;
-  const auto batches = report["run"]["batches"].get<std::int64_t>();
-  fmt::print("pacflow: {} series in {} batch{}{}, {:.3f} s; wrote {}\n", report["run"]["series"].get<std::int64_t>(),
-             batches, batches == 1 ? "" : "es", over_ranks(ranks), seconds_since(start),
+  const std::int64_t batches = report.run.batches;
+  fmt::print("pacflow: {} series in {} batch{}{}, {:.3f} s; wrote {}\n", report.run.series, batches,
+             batches == 1 ? "" : "es", over_ranks(ranks), seconds_since(start),
              fmt::join(app::output_locations(job.pipeline()), ", "));
-  if (report["run"].contains("checkpoint") && report["run"]["checkpoint"]["resumed_at_series"].get<std::int64_t>() > 0)
+  if (report.run.checkpoint && report.run.checkpoint->at_series > 0)
     fmt::print("pacflow: resumed from the checkpoint in {} at series {}\n", spec.checkpoint,
-               report["run"]["checkpoint"]["resumed_at_series"].get<std::int64_t>());
+               report.run.checkpoint->at_series);
   return kOk;
 }
 
@@ -194,13 +192,13 @@ int shard_command(const app::JobSpec& spec, const RunFlags& flags, const std::ve
   } catch (const RunCancelled& stop) {
     return interrupted(interrupts, stop, "");
   }
-  print_warnings(run.report);
+  print_warnings(app::warnings_of(run.report));
   if (flags.quiet) return kOk;
-  if (run.dataset) {
+  if (const auto* dataset = std::get_if<DatasetReport>(&run.report)) {
     fmt::print("pacflow: shard {}/{}: {} of the dataset's recordings in {}; then: pipeline_cli merge OUT {} …\n",
-               shard.index, shard.count, run.report["recordings"].size(), spec.out_dir, spec.out_dir);
+               shard.index, shard.count, dataset->recordings.size(), spec.out_dir, spec.out_dir);
   } else {
-    const auto batches = run.report["run"]["batches"].get<std::int64_t>();
+    const std::int64_t batches = std::get<RunReport>(run.report).run.batches;
     fmt::print("pacflow: shard {}/{}: batches {}, {} + {}, … of {} in {}; then: pipeline_cli merge OUT {} …\n",
                shard.index, shard.count, shard.index, shard.index, shard.count, batches, spec.out_dir, spec.out_dir);
   }
@@ -235,17 +233,15 @@ int merge_command(const std::string& out, const std::vector<std::string>& shard_
   } catch (const RunCancelled& stop) {
     return interrupted(interrupts, stop, "");
   }
-  print_warnings(merged.report);
+  print_warnings(app::warnings_of(merged.report));
   if (quiet) return kOk;
-  const json& report = merged.report;
-  if (merged.dataset)
+  if (const auto* dataset = std::get_if<DatasetReport>(&merged.report))
     fmt::print("pacflow: merged {} shards of dataset {}: {} recordings' folders into {}{}\n", merged.shards,
-               report["dataset"].get<std::string>(), report["recordings"].size(), out,
-               report.contains("stacked") ? fmt::format(", stacked in {}", report["stacked"].get<std::string>())
-                                          : std::string());
+               dataset->dataset, dataset->recordings.size(), out,
+               dataset->stacked ? fmt::format(", stacked in {}", dataset->stacked->string()) : std::string());
   else
     fmt::print("pacflow: merged {} shards, {} batches; wrote {}\n", merged.shards,
-               report["run"]["batches"].get<std::int64_t>(), fmt::join(merged.outputs, ", "));
+               std::get<RunReport>(merged.report).run.batches, fmt::join(merged.outputs, ", "));
   return kOk;
 }
 

@@ -106,7 +106,7 @@ TEST(Hdf5Sink, WritesTheNpySinksArraysWithBandEdgesAndParametersAsAttributes) {
   testing::ScratchDir dir("h5_sink");
   RunOptions options;
   options.batch_size = 2;  // rounded to the trial-level test's blocks: 2 epochs of 3 channels
-  const json report = pac_chain(dir.path()).run(options);
+  const json report = pac_chain(dir.path()).run(options).to_json();
   const hdf5::QuietErrors quiet;
   const auto path = dir / "h5" / "result.h5";
   const Id file(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose);

@@ -6,7 +6,7 @@
 
 #include "engine/api/errors.hpp"
 #include "engine/api/pipeline.hpp"
-#include "engine/plan/plan_report.hpp"
+#include "engine/api/plan_report.hpp"
 #include "engine/io/npy.hpp"
 #include "stages/builtin.hpp"
 #include "stages/io/memory/memory_sink.hpp"
@@ -157,7 +157,7 @@ TEST(MemoryPipeline, GivesTheNpyPipelinesResultsBitwise) {
                           .stage("mi")
                           .stage("surrogates", surrogates)
                           .sink("arrays")
-                          .run(in_batches_of(2));
+                          .run(in_batches_of(2)).to_json();
   ASSERT_GE(results->arrays.size(), 6u);
   for (const ResultArray& a : results->arrays) {
     Shape shape;

@@ -9,9 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "engine/api/estimates.hpp"
 #include "engine/api/registry.hpp"
-#include "engine/plan/memory_estimate.hpp"
-#include "engine/plan/run_time_estimate.hpp"
 
 namespace pacflow {
 
@@ -65,7 +64,7 @@ struct Plan {
   std::vector<std::string> devices;                            // every device a stage uses, in first use order
   std::map<std::string, std::size_t> gpu_memory_budget_bytes;  // per GPU a stage holds memory on
   std::vector<PlannedSegment> segments;
-  detail::MemoryEstimate host_memory;
+  MemoryEstimate host_memory;
   std::optional<RunTimeEstimate> run_time;  // validate()'s, at its options' rates
   std::int64_t batch_multiple = 1;          // every batch a whole multiple of this many series …
   std::string batch_multiple_by;            // … as these elements require

@@ -1,4 +1,4 @@
-#include "engine/plan/plan_report.hpp"
+#include "engine/api/plan_report.hpp"
 
 namespace pacflow {
 
