@@ -141,6 +141,56 @@ std::pair<double, double> dz_interval(double t, std::int64_t n, double confidenc
   return {noncentrality(1 - tail) / root_n, noncentrality(tail) / root_n};
 }
 
+namespace {
+
+// Each cell's d_z with its interval and max-T p-value, from the observed t (r.t): NaN where a subject
+// has no value (counted as left out) or every subject's value is 0.
+void cell_statistics(Result& r, const std::vector<bool>& kept, const std::vector<double>& max_t,
+                     const Settings& settings) {
+  const std::size_t cell_count = r.t.size();
+  const bool two_sided = settings.tail == Tail::TwoSided;
+  r.dz.assign(cell_count, kNan);
+  r.dz_low.assign(cell_count, kNan);
+  r.dz_high.assign(cell_count, kNan);
+  r.p_maxt.assign(cell_count, kNan);
+  r.p_cluster.assign(cell_count, kNan);
+  r.cluster_of.assign(cell_count, -1);
+  for (std::size_t c = 0; c < cell_count; ++c) {
+    if (!kept[c]) {
+      ++r.left_out_cells;
+      continue;
+    }
+    if (std::isnan(r.t[c])) continue;  // every subject's value 0
+    r.dz[c] = r.t[c] / std::sqrt(static_cast<double>(r.subjects));
+    std::tie(r.dz_low[c], r.dz_high[c]) = dz_interval(r.t[c], r.subjects, settings.confidence);
+    r.p_maxt[c] = p_of(max_t, two_sided ? std::abs(r.t[c]) : r.t[c]);
+    r.p_cluster[c] = 1;
+  }
+}
+
+// Each map's clusters of the observed t (r.t) above the threshold, with their mass and its p-value
+// against the flips' largest masses; every cell of a cluster gets the cluster's p.
+void observed_clusters(Result& r, const Layout& layout, const std::vector<double>& max_mass, bool two_sided) {
+  const std::int64_t per_map = layout.rows * layout.cols;
+  for (std::int64_t map = 0; map < layout.maps; ++map) {
+    const MapClusters found = clusters_of(r.t.data() + map * per_map, layout.rows, layout.cols, r.threshold, two_sided);
+    const auto first = static_cast<std::int32_t>(r.clusters.size());
+    for (double mass : found.mass)
+      r.clusters.push_back({map, 0, mass, p_of(max_mass, two_sided ? std::abs(mass) : mass)});
+    for (std::int64_t i = 0; i < per_map; ++i) {
+      const std::int32_t label = found.label[static_cast<std::size_t>(i)];
+      if (label < 0) continue;
+      const auto cell = static_cast<std::size_t>(map * per_map + i);
+      Cluster& cluster = r.clusters[static_cast<std::size_t>(first + label)];
+      ++cluster.cells;
+      r.cluster_of[cell] = first + label;
+      r.p_cluster[cell] = cluster.p;
+    }
+  }
+}
+
+}  // namespace
+
 Result sign_flip_test(const std::vector<double>& values, std::int64_t subjects, const Layout& layout,
                       const Settings& settings) {
   if (subjects < 2) throw std::invalid_argument("a group test needs at least 2 subjects");
@@ -193,39 +243,8 @@ Result sign_flip_test(const std::vector<double>& values, std::int64_t subjects, 
   r.p_floor = (two_sided && flips.exact() ? 2.0 : 1.0) / static_cast<double>(flips.count());
 
   r.t = t_of_flip(0);
-  r.dz.assign(cell_count, kNan);
-  r.dz_low.assign(cell_count, kNan);
-  r.dz_high.assign(cell_count, kNan);
-  r.p_maxt.assign(cell_count, kNan);
-  r.p_cluster.assign(cell_count, kNan);
-  r.cluster_of.assign(cell_count, -1);
-  for (std::size_t c = 0; c < cell_count; ++c) {
-    if (!kept[c]) {
-      ++r.left_out_cells;
-      continue;
-    }
-    if (std::isnan(r.t[c])) continue;  // every subject's value 0
-    r.dz[c] = r.t[c] / std::sqrt(n);
-    std::tie(r.dz_low[c], r.dz_high[c]) = dz_interval(r.t[c], subjects, settings.confidence);
-    r.p_maxt[c] = p_of(max_t, two_sided ? std::abs(r.t[c]) : r.t[c]);
-    r.p_cluster[c] = 1;
-  }
-  const std::int64_t per_map = layout.rows * layout.cols;
-  for (std::int64_t map = 0; map < layout.maps; ++map) {
-    const MapClusters found = clusters_of(r.t.data() + map * per_map, layout.rows, layout.cols, r.threshold, two_sided);
-    const auto first = static_cast<std::int32_t>(r.clusters.size());
-    for (double mass : found.mass)
-      r.clusters.push_back({map, 0, mass, p_of(max_mass, two_sided ? std::abs(mass) : mass)});
-    for (std::int64_t i = 0; i < per_map; ++i) {
-      const std::int32_t label = found.label[static_cast<std::size_t>(i)];
-      if (label < 0) continue;
-      const auto cell = static_cast<std::size_t>(map * per_map + i);
-      Cluster& cluster = r.clusters[static_cast<std::size_t>(first + label)];
-      ++cluster.cells;
-      r.cluster_of[cell] = first + label;
-      r.p_cluster[cell] = cluster.p;
-    }
-  }
+  cell_statistics(r, kept, max_t, settings);
+  observed_clusters(r, layout, max_mass, two_sided);
   return r;
 }
 
