@@ -475,12 +475,11 @@ class DatasetRun {
     options.checkpoint.clear();  // the dataset's: kept per recording, below
     options.on_progress = dataset_progress(i);
     const auto start = std::chrono::steady_clock::now();
-    json report;  // JSON from here: the checkpoint keeps it, the Python module hands it over
+    RunReport run;
     try {
-      report = recording_pipeline(pipeline_, table_, row, registry,
-                                  {{ElementKind::Sink, kRecordingArrays, json::object(), {}, {}}})
-                   .run(options)
-                   .to_json();
+      run = recording_pipeline(pipeline_, table_, row, registry,
+                               {{ElementKind::Sink, kRecordingArrays, json::object(), {}, {}}})
+                .run(options);
     } catch (const RunCancelled&) {
       throw;
     } catch (const InputError& e) {  // located at the row when the source is at fault; nested: its type stays
@@ -489,9 +488,10 @@ class DatasetRun {
       std::throw_with_nested(
           RecordingFailed(fmt::format("{}: recording {}: {}", origin_of(table_, row), row.id, e.what())));
     }
-    recordings.push_back({row.id, rank_, report["run"]["series"].get<std::int64_t>(),
-                          std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count()});
-    note_warnings(report);
+    recordings.push_back(
+        {row.id, rank_, run.run.series, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count()});
+    note_warnings(run.plan.warnings);
+    const json report = run.to_json();  // what the checkpoint keeps and the Python module hands over
     if (is_bids()) add_sidecars(row);
     if (on_recording_) on_recording_(row.id, report, results);
     if (checkpoint_) {
@@ -511,14 +511,14 @@ class DatasetRun {
     auto results = std::make_shared<stages::ResultArrays>(std::move(kept.results));
     recordings.push_back({row.id, rank_, kept.report["run"]["series"].get<std::int64_t>(), 0.0, true});
     ++resumed_;
-    note_warnings(kept.report);
+    note_warnings(kept.report.value("warnings", json::array()).get<std::vector<std::string>>());
     if (on_recording_) on_recording_(row.id, kept.report, results);
     return results;
   }
 
   // A recording's warnings, said once, not once per recording.
-  void note_warnings(const json& report) {
-    for (const auto& w : report.value("warnings", json::array()).get<std::vector<std::string>>())
+  void note_warnings(const std::vector<std::string>& warnings) {
+    for (const auto& w : warnings)
       if (std::find(warnings_.begin(), warnings_.end(), w) == warnings_.end()) warnings_.push_back(w);
   }
 

@@ -24,7 +24,9 @@
 #include <oneapi/tbb/info.h>
 
 #include "engine/api/json_text.hpp"
+#include "engine/api/plan_report.hpp"
 #include "engine/api/rank_link.hpp"
+#include "engine/api/run_report.hpp"
 #include "engine/io/output_folders.hpp"
 #include "engine/io/output_set.hpp"
 #include "engine/io/provenance.hpp"
@@ -32,8 +34,6 @@
 #include "engine/placement/backends.hpp"
 #include "engine/plan/built_pipeline.hpp"
 #include "engine/plan/memory_estimate.hpp"
-#include "engine/api/plan_report.hpp"
-#include "engine/api/run_report.hpp"
 #include "engine/run/checkpoint.hpp"
 #include "engine/run/device_runs.hpp"
 #include "engine/run/excluded_rows.hpp"
@@ -224,10 +224,10 @@ bool is_root(const RunOptions& options) { return !options.ranks || options.ranks
 
 // What every rank of a run must plan alike: the run's identity, as a checkpoint's, and the batch sizes
 // (which a rank's GPU memory may lower) that number the batches they exchange.
-json rank_plan(const Plan& description, const std::vector<detail::Segment>& segments) {
-  json plan = run_identity(description);
-  for (const auto& seg : segments) plan["batch_series"].push_back(seg.batch_series);
-  return plan;
+json rank_plan(const Plan& plan, const std::vector<detail::Segment>& segments) {
+  json agreed = run_identity(plan);
+  for (const auto& seg : segments) agreed["batch_series"].push_back(seg.batch_series);
+  return agreed;
 }
 
 // After the last batch, each run summary makes its tensors, which every sink receives.

@@ -5,16 +5,10 @@
 #include <string>
 #include <vector>
 
-#include "engine/api/params.hpp"
-
 namespace pacflow::cli {
 
 inline void print_warnings(const std::vector<std::string>& warnings) {
   for (const auto& w : warnings) fmt::print(stderr, "warning: {}\n", w);
-}
-
-inline void print_warnings(const json& report) {
-  print_warnings(report.value("warnings", json::array()).get<std::vector<std::string>>());
 }
 
 }  // namespace pacflow::cli
