@@ -235,14 +235,15 @@ class GroupValues {
   std::optional<group::GroupOutcome> finish(stages::StackedResults& stacked, DatasetReport& report) const {
     if (!settings_) return std::nullopt;
     if (values_.size() < 2) {
-      report.group = {{"skipped", "one recording: a group test needs at least two"}};
+      report.group = group::GroupReport{"one recording: a group test needs at least two", *settings_, {}};
       return std::nullopt;
     }
     std::vector<double> all;
     for (const auto& v : values_) {
       if (v.empty()) {
-        report.group = {{"skipped", "the recordings have no trial_rank_z (the trial-level test is off: surrogates "
-                                       "trials=none, or fewer than four epochs)"}};
+        report.group = group::GroupReport{"the recordings have no trial_rank_z (the trial-level test is off: "
+                                          "surrogates trials=none, or fewer than four epochs)",
+                                          *settings_, {}};
         return std::nullopt;
       }
       all.insert(all.end(), v.begin(), v.end());
@@ -615,7 +616,7 @@ json DatasetReport::to_json() const {
     listed.push_back(std::move(entry));
   }
   json out{{"dataset", dataset}, {"recordings", std::move(listed)}, {"warnings", warnings}};
-  if (!group.is_null()) out["group"] = group;
+  if (group) out["group"] = group::to_json(*group);
   if (stacked) out["stacked"] = stacked->string();
   if (checkpoint) out["checkpoint"] = {{"dir", checkpoint->dir.string()}, {"recordings_resumed", checkpoint->recordings}};
   return out;

@@ -28,6 +28,7 @@
 #include "engine/api/pipeline.hpp"
 #include "engine/io/output_set.hpp"
 #include "engine/api/plan_report.hpp"
+#include "pipelines/group/group_summary.hpp"
 #include "stages/io/memory/memory_sink.hpp"
 
 namespace pacflow {
@@ -76,7 +77,7 @@ struct DatasetReport {
   std::string dataset;  // the table, or the BIDS folder
   std::vector<Recording> recordings;
   std::vector<std::string> warnings;
-  json group;  // the group-level tests (pipelines/group/group_summary.hpp), or why none was made; null: none
+  std::optional<group::GroupReport> group;  // the group-level tests, or why none was made; unset: group=none
   std::optional<std::filesystem::path> stacked;
   std::optional<Resumed> checkpoint;
   json to_json() const;

@@ -52,8 +52,8 @@ constexpr ParamType type_of() {
   else if constexpr (std::same_as<T, std::filesystem::path>) return ParamType::InputFile;
   else if constexpr (std::same_as<T, Duration>) return ParamType::Duration;
   else if constexpr (std::same_as<T, std::vector<double>>) return ParamType::NumberList;
-  else if constexpr (std::same_as<T, json>) return ParamType::Spec;
-  else static_assert(sizeof(T) == 0, "no parameter type for this field type");
+  // A spec (a string or a list) is read into its own type: ParamBinder::parsed, never kept as JSON.
+  else static_assert(sizeof(T) == 0, "no parameter type for this field type; bind a spec with parsed()");
 }
 
 // A checked value (Params did the type, range and choice checks) as the field's type, through
@@ -76,10 +76,9 @@ T value_as(const Params& params, const std::string& name) {
     return std::filesystem::path(params.string(name));
   } else if constexpr (std::same_as<T, Duration>) {
     return params.duration(name);
-  } else if constexpr (std::same_as<T, std::vector<double>>) {
-    return params.number_list(name);
   } else {
-    return params.raw(name);
+    static_assert(std::same_as<T, std::vector<double>>, "a field of a type Params has no accessor for");
+    return params.number_list(name);
   }
 }
 

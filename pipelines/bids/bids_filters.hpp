@@ -7,13 +7,15 @@
 #include <vector>
 
 #include "engine/api/params.hpp"
+#include "stages/io/bids/bids_labels.hpp"
 
 namespace pacflow::bids {
 
 class LabelFilter {
  public:
   // `given`: the parameter's value (nothing: every label is kept); `entity`: "sub", "ses" or "run".
-  // Throws ParamError(param) for a value that is not a label, a number or a list of them.
+  // Throws ParamError(param) for a value that is not a label, a number or a list of them
+  // (stages::parse_entity_labels).
   LabelFilter(const std::optional<json>& given, std::string param, std::string entity);
 
   // Whether a recording with this label (nothing: the name has no such entity) is selected.
@@ -25,10 +27,8 @@ class LabelFilter {
   void check_all_used(const std::vector<std::string>& labels) const;
 
  private:
-  bool matches(const json& value, const std::string& label) const;
-
   std::string param_, entity_;
-  std::vector<json> values_;  // empty: no filter
+  std::vector<stages::EntityLabel> values_;  // empty: no filter
   std::vector<bool> used_;
 };
 

@@ -1,5 +1,6 @@
 #include "pipelines/group/group_summary.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <fmt/format.h>
 #include <stdexcept>
@@ -38,21 +39,8 @@ void add_test(GroupOutcome& out, const std::string& prefix, const std::string& w
       r.p_cluster);
   std::vector<double> ids(r.cluster_of.begin(), r.cluster_of.end());
   add("_clusters", "the cell's cluster (an index into the report's clusters), -1 outside clusters", std::move(ids));
-  nlohmann::json clusters = nlohmann::json::array();
-  for (const Cluster& c : r.clusters)
-    clusters.push_back({{"map", c.map}, {"cells", c.cells}, {"mass", c.mass}, {"p", c.p}});
-  out.report[prefix] = {{"test", what},
-                        {"tail", s.tail == Tail::Greater ? "greater" : "two-sided"},
-                        {"subjects", r.subjects},
-                        {"flips", r.flips},
-                        {"exact", r.exact},
-                        {"p_floor", r.p_floor},
-                        {"cluster_threshold_t", r.threshold},
-                        {"cluster_p", s.cluster_p},
-                        {"clusters", clusters},
-                        {"significant_cells_maxstat", significant(r.p_maxt)},
-                        {"significant_cells_cluster", significant(r.p_cluster)},
-                        {"left_out_cells", r.left_out_cells}};
+  out.report.tests.push_back({prefix, what, s.tail, r.subjects, r.flips, r.exact, r.p_floor, r.threshold, s.cluster_p,
+                              r.clusters, significant(r.p_maxt), significant(r.p_cluster), r.left_out_cells});
   if (r.p_floor > kAlpha) {
     std::int64_t enough = r.subjects;  // the fewest subjects whose flips reach alpha
     while ((s.tail == Tail::TwoSided ? 2.0 : 1.0) / std::ldexp(1.0, static_cast<int>(enough)) > kAlpha) ++enough;
@@ -67,14 +55,42 @@ void add_test(GroupOutcome& out, const std::string& prefix, const std::string& w
 
 }  // namespace
 
+double TestReport::best_cluster_p() const {
+  double best = 1;
+  for (const Cluster& c : clusters) best = std::min(best, c.p);
+  return best;
+}
+
+nlohmann::json to_json(const GroupReport& report) {
+  if (report.skipped) return {{"skipped", *report.skipped}};
+  const Settings& s = report.settings;
+  nlohmann::json out = {{"statistic", kGroupStatistic},
+                        {"settings", {{"group_n", s.flips}, {"group_seed", s.seed}, {"group_cluster_p", s.cluster_p}}}};
+  for (const TestReport& t : report.tests) {
+    nlohmann::json clusters = nlohmann::json::array();
+    for (const Cluster& c : t.clusters) clusters.push_back({{"map", c.map}, {"cells", c.cells}, {"mass", c.mass}, {"p", c.p}});
+    out[t.prefix] = {{"test", t.test},
+                     {"tail", t.tail == Tail::Greater ? "greater" : "two-sided"},
+                     {"subjects", t.subjects},
+                     {"flips", t.flips},
+                     {"exact", t.exact},
+                     {"p_floor", t.p_floor},
+                     {"cluster_threshold_t", t.cluster_threshold_t},
+                     {"cluster_p", t.cluster_p},
+                     {"clusters", std::move(clusters)},
+                     {"significant_cells_maxstat", t.significant_cells_maxstat},
+                     {"significant_cells_cluster", t.significant_cells_cluster},
+                     {"left_out_cells", t.left_out_cells}};
+  }
+  return out;
+}
+
 GroupOutcome group_tests(const std::vector<double>& values, std::int64_t subjects, const std::vector<std::size_t>& shape,
                          const std::vector<std::string>& dims, const Settings& settings) {
   if (shape.size() < 2 || dims.size() != shape.size())
     throw std::invalid_argument("group: the statistic needs phase and amplitude band axes");
   GroupOutcome out;
-  out.report = {{"statistic", kGroupStatistic},
-                {"settings",
-                 {{"group_n", settings.flips}, {"group_seed", settings.seed}, {"group_cluster_p", settings.cluster_p}}}};
+  out.report.settings = settings;
   const std::size_t axes = shape.size();
   const Layout all{product(shape, 0, axes - 2), static_cast<std::int64_t>(shape[axes - 2]),
                    static_cast<std::int64_t>(shape[axes - 1])};

@@ -9,6 +9,8 @@
 //             (each against its own null, so a power difference alone makes none).
 // Written into the stacked file (group_* and group_contrast_* arrays, dims as trial_rank_z's) and the
 // dataset's report (`group`).
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -27,10 +29,38 @@ struct GroupArray {
   std::vector<double> values;
 };
 
+// One test's account: what it tests, its flips, clusters and counts of significant cells.
+struct TestReport {
+  std::string prefix;  // its arrays' prefix and its key in the report: "group", "group_contrast"
+  std::string test;    // what it tests, in words
+  Tail tail = Tail::Greater;
+  std::int64_t subjects = 0;
+  std::int64_t flips = 0;
+  bool exact = false;
+  double p_floor = 1;
+  double cluster_threshold_t = 0;
+  double cluster_p = 0.05;
+  std::vector<Cluster> clusters;
+  std::int64_t significant_cells_maxstat = 0;  // p <= 0.05
+  std::int64_t significant_cells_cluster = 0;
+  std::int64_t left_out_cells = 0;
+  // The smallest cluster p (1 without clusters).
+  double best_cluster_p() const;
+};
+
+// The dataset's group-level tests, or why none was made.
+struct GroupReport {
+  std::optional<std::string> skipped;  // set: no test was made, and why
+  Settings settings;
+  std::vector<TestReport> tests;  // "group", then "group_contrast" with two conditions
+};
+// As the dataset's report (result.json's `group`) and Python show it.
+nlohmann::json to_json(const GroupReport& report);
+
 struct GroupOutcome {
   std::vector<GroupArray> arrays;
-  nlohmann::json report;               // the tests, their flips, clusters and counts
-  std::vector<std::string> warnings;   // e.g. too few subjects for any p below 0.05
+  GroupReport report;
+  std::vector<std::string> warnings;  // e.g. too few subjects for any p below 0.05
 };
 
 // The subjects' values: `values` [subjects][cells] of one array whose axes are `dims` (the subject's

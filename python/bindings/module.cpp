@@ -134,7 +134,7 @@ py::tuple group_test(const py::array_t<double, py::array::c_style | py::array::f
   py::list arrays;
   for (const auto& a : outcome.arrays)
     arrays.append(py::make_tuple(a.name, py::array_t<double>(a.shape, a.values.data()), a.dims, a.doc));
-  return py::make_tuple(json_text(outcome.report, -1), outcome.warnings, arrays);
+  return py::make_tuple(json_text(group::to_json(outcome.report), -1), outcome.warnings, arrays);
 }
 
 // One `NAME.key=value` override read with the CLI's grammar (`[a,b]` a list, `"a b"` a string):

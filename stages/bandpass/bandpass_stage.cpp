@@ -28,8 +28,8 @@ void BandpassStage::declare(ParamBinder<BandpassStage>& p) {
       .range(1, 1000);
   p.add(&BandpassStage::amp_cycles_, "amp_cycles", 6, "same for amplitude bands").unit("cycles").range(1, 1000);
   p.parsed_optional(&BandpassStage::outputs_, "outputs", outputs_parser({"filtered"}),
-             "also keep as results: filtered (filtered_pha [n_pha][T], filtered_amp [n_amp][T], the band-passed "
-             "signals, padding included); as TensorPAC's Pac.filter(keepfilt=True)");
+                    "also keep as results: filtered (filtered_pha [n_pha][T], filtered_amp [n_amp][T], the band-passed "
+                    "signals, padding included); as TensorPAC's Pac.filter(keepfilt=True)");
 }
 
 void BandpassStage::configured() {

@@ -15,7 +15,8 @@ void HilbertStage::declare(ParamBinder<HilbertStage>& p) {
   p.choice(&HilbertStage::pad_, "pad", {{"fast", Pad::Fast}, {"none", Pad::None}}, "fast",
            "FFT length: fast = smallest 2^a 3^b 5^c >= T (TensorPAC), none = T (gPAC)");
   p.parsed_optional(&HilbertStage::outputs_, "outputs", outputs_parser({tensors::kPhase, tensors::kAmplitude}),
-             "also keep as results: phase ([n_pha][T], radians), amplitude ([n_amp][T]); as TensorPAC's Pac.filter");
+                    "also keep as results: phase ([n_pha][T], radians), amplitude ([n_amp][T]); as TensorPAC's "
+                    "Pac.filter");
 }
 
 void HilbertStage::configured() {

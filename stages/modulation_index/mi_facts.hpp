@@ -9,13 +9,14 @@
 
 #include "engine/api/stage.hpp"
 #include "stages/kernels/pac/methods/method.hpp"
+#include "stages/kernels/pac/pairs.hpp"
 
 namespace pacflow::stages {
 
 using ChannelPairs = std::vector<std::array<std::int64_t, 2>>;  // (phase channel, amplitude channel)
 
 inline constexpr PlanFact<mi::MethodSettings> kMiSettings{"mi_settings", "mi"};
-inline constexpr PlanFact<json> kMiPairs{"mi_pairs", "mi", FactScope::Study};  // the pairs= spec, as given
+inline constexpr PlanFact<mi::PairSpec> kMiPairs{"mi_pairs", "mi", FactScope::Study};  // pairs= as read
 inline constexpr PlanFact<ChannelPairs> kChannelPairs{"channel_pairs", "mi"};  // published unless diag
 inline constexpr PlanFact<int> kMiBins{"mi_bins", "mi", FactScope::Study};
 inline constexpr PlanFact<std::string> kMiMethod{"mi_method", "mi", FactScope::Study};            // tort, mvl, …

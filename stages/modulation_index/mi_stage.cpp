@@ -34,11 +34,11 @@ void ModulationIndexStage::declare(ParamBinder<ModulationIndexStage>& p) {
       .at_most(1);
   p.add([](ModulationIndexStage& s) -> bool& { return s.plan_.settings.gc_unbiased; }, "gc_unbiased", false,
         "gc: subtract the Gaussian estimator's bias (TensorPAC's MI_BIASCORRECT)");
-  p.add(&ModulationIndexStage::pairs_spec_, "pairs", "diag",
-        "channel pairs (phase channel, amplitude channel): diag (each channel with itself), all, or [[i,j],...]; "
-        "other than diag the outputs are [E][pair][...]");
+  p.parsed(&ModulationIndexStage::pairs_spec_, "pairs", "diag", &mi::PairSpec::parse,
+           "channel pairs (phase channel, amplitude channel): diag (each channel with itself), all, or [[i,j],...]; "
+           "other than diag the outputs are [E][pair][...]");
   p.parsed_optional(&ModulationIndexStage::outputs_, "outputs", outputs_parser({"distributions", "preferred_phase"}),
-             "extra results: distributions (amplitude_distribution [n_pha][n_amp][bins]), preferred_phase (radians)");
+                    "extra results: distributions (amplitude_distribution [n_pha][n_amp][bins]), preferred_phase (radians)");
 }
 
 ElementInfo ModulationIndexStage::info() {

@@ -47,7 +47,7 @@ class ModulationIndexStage final : public Stage {
   void write_distributions(const mi::PairView& in, float* distribution, float* preferred) const;
 
   MiPlan plan_;
-  json pairs_spec_;
+  mi::PairSpec pairs_spec_;  // pairs=
   std::vector<std::string> outputs_;  // outputs= as read; unset: none
   std::unique_ptr<const mi::Method> method_;
 };

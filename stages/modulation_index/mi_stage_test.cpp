@@ -7,6 +7,7 @@
 
 #include "engine/api/errors.hpp"
 #include "stages/kernels/pac/mi_math.hpp"
+#include "stages/modulation_index/mi_stage.hpp"
 #include "tests/support/fixtures.hpp"
 
 namespace pacflow {
@@ -64,6 +65,24 @@ TEST(MiStage, PairNamingAnAbsentChannelIsRejectedNamingThePair) {
   }
   EXPECT_THROW(small_harness({{"pairs", "some"}}), ParamError);
   EXPECT_THROW(small_harness({{"pairs", json::array()}}), ParamError);
+}
+
+// pairs= is read into its type when the stage is made; the report's mi_pairs writes it back.
+TEST(MiStage, PairsAreReadWhenMadeAndWrittenBackAsGiven) {
+  for (const json& given : {json("diag"), json("all"), json::parse("[[0,1],[2,0]]")})
+    EXPECT_EQ(json(mi::PairSpec::parse("pairs", given)), given);
+  const auto refusal = [](const json& given) -> std::string {
+    try {
+      make_element<stages::ModulationIndexStage>({{"pairs", given}});
+    } catch (const ParamError& e) {
+      return e.param() + ": " + e.bare_message();
+    }
+    return "";
+  };
+  EXPECT_EQ(refusal(json::parse("[[0,1.5]]")), "pairs: pair [0,1.5] holds 1.5, which is not a channel index");
+  EXPECT_EQ(refusal(json::parse("[[0,1e300]]")), "pairs: pair [0,1e+300] holds 1e+300, which is not a channel index");
+  EXPECT_EQ(refusal(json::parse("[[0,1,2]]")), "pairs: [0,1,2] is not a pair [phase channel, amplitude channel]");
+  EXPECT_EQ(refusal(json::parse("[[0,-1]]")), "");  // a channel the input lacks is named when planned
 }
 
 // The distribution is the bin means normalised to 1 and the preferred phase the centre of the

@@ -11,10 +11,22 @@
 
 namespace pacflow::stages {
 
+namespace {
+
+// harmonics=all (unset: every harmonic below fs/2) or a count >= 1.
+std::optional<std::int64_t> parse_harmonics(const std::string& param, const json& value) {
+  if (value.is_string() && value.get<std::string>() == "all") return std::nullopt;
+  if (!(value.is_number_integer() && value.get<std::int64_t>() >= 1))
+    throw ParamError(param, fmt::format("expected all or a count >= 1, got {}", value.dump()));
+  return value.get<std::int64_t>();
+}
+
+}  // namespace
+
 void NotchStage::declare(ParamBinder<NotchStage>& p) {
   p.required(&NotchStage::frequency_, "freq", "the line frequency, e.g. 50 or 60").unit("Hz").greater_than(0);
-  p.add(&NotchStage::harmonics_, "harmonics", "all",
-        "how many of freq, 2 freq, 3 freq, … to remove: all (every one below fs/2) or a count (1: freq only)");
+  p.parsed(&NotchStage::harmonics_, "harmonics", "all", parse_harmonics,
+           "how many of freq, 2 freq, 3 freq, … to remove: all (every one below fs/2) or a count (1: freq only)");
   p.add(&NotchStage::q_, "q", 30, "quality factor of each notch: its -3 dB width is its frequency / q").greater_than(0);
 }
 
@@ -24,11 +36,6 @@ ElementInfo NotchStage::info() {
                                   "reads; right after the source");
 }
 
-void NotchStage::configured() {
-  const bool all = harmonics_.is_string() && harmonics_.get<std::string>() == "all";
-  if (!all && !(harmonics_.is_number_integer() && harmonics_.get<std::int64_t>() >= 1))
-    throw ParamError("harmonics", fmt::format("expected all or a count >= 1, got {}", harmonics_.dump()));
-}
 
 StreamInfo NotchStage::plan(const StreamInfo& before, json& resolved) {
   const double fs = before.sample_rate, nyquist = fs / 2;
@@ -38,24 +45,24 @@ StreamInfo NotchStage::plan(const StreamInfo& before, json& resolved) {
   // Counted in double before any list is made: freq=1e-9 once planned 1e11 notches (4 GB, in
   // validate too, deaf to a stop request).
   const double below_nyquist = std::ceil(nyquist / frequency_) - 1;  // harmonics k·freq < fs/2
-  if (harmonics_.is_string() && below_nyquist > static_cast<double>(notch::kMaxHarmonics))
+  if (!harmonics_ && below_nyquist > static_cast<double>(notch::kMaxHarmonics))
     throw ParamError("harmonics", fmt::format("harmonics=all at freq={:g} Hz means {:g} notches below the Nyquist "
                                               "frequency ({:g} Hz), more than the {} allowed (each is a filtfilt pass "
                                               "over every series); check freq (the line frequency, e.g. 50 or 60 Hz) "
                                               "or give a count, harmonics=1 to {}",
                                               frequency_, below_nyquist, nyquist, notch::kMaxHarmonics,
                                               notch::kMaxHarmonics));
-  if (harmonics_.is_number_integer() && harmonics_.get<std::int64_t>() > notch::kMaxHarmonics)
+  if (harmonics_ && *harmonics_ > notch::kMaxHarmonics)
     throw ParamError("harmonics", fmt::format("{} notches are more than the {} allowed (each is a filtfilt pass over "
                                               "every series); use harmonics=1 to {}",
-                                              harmonics_.get<std::int64_t>(), notch::kMaxHarmonics,
+                                              *harmonics_, notch::kMaxHarmonics,
                                               notch::kMaxHarmonics));
   std::vector<double> frequencies;
-  if (harmonics_.is_string()) {
+  if (!harmonics_) {
     for (std::int64_t k = 1; static_cast<double>(k) * frequency_ < nyquist; ++k)
       frequencies.push_back(static_cast<double>(k) * frequency_);
   } else {
-    const auto count = harmonics_.get<std::int64_t>();
+    const std::int64_t count = *harmonics_;
     if (static_cast<double>(count) * frequency_ >= nyquist)
       throw ParamError("harmonics", fmt::format("harmonic {} of {:g} Hz, {:g} Hz, is at or above the Nyquist frequency "
                                                 "({:g} Hz); use harmonics={} or all",

@@ -2,6 +2,7 @@
 // Stage `notch`: removes line noise and its harmonics from every series before any other stage, as
 // the source reads them (a preprocessing stage, engine/api/transform.hpp): for each frequency f, 2f, …
 // in turn, scipy's iirnotch(f, q, fs) applied by filtfilt (notch_filter.hpp), in double precision.
+#include <optional>
 #include <vector>
 
 #include "engine/api/param_binding.hpp"
@@ -20,12 +21,9 @@ class NotchStage final : public Transform {
 
   static ElementInfo info();
   static void declare(ParamBinder<NotchStage>& p);
-  // Checks harmonics (all or a count >= 1).
-  void configured();
-
  private:
   double frequency_ = 0;
-  json harmonics_ = "all";  // "all" or a count
+  std::optional<std::int64_t> harmonics_;  // harmonics=: a count; unset: all below fs/2
   double q_ = 30;
   std::vector<notch::Biquad> filters_;  // one per frequency, ascending
   std::int64_t length_ = 0;

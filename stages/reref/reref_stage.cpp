@@ -11,11 +11,10 @@ namespace pacflow::stages {
 namespace {
 
 // One channel by label or index, as channels= names it; errors name `param`.
-std::size_t one_channel(const json& spec, const std::vector<std::string>& labels, const std::string& param) {
+std::size_t one_channel(const ChannelSelection& spec, const std::vector<std::string>& labels, const std::string& param) {
   try {
-    const auto found = select_channels(spec.is_number_integer() ? json(std::to_string(spec.get<std::int64_t>())) : spec,
-                                       labels);
-    if (found.size() != 1) throw ParamError(param, fmt::format("{} names {} channels, not one", spec.dump(), found.size()));
+    const auto found = spec.select(labels);
+    if (found.size() != 1) throw ParamError(param, fmt::format("{} names {} channels, not one", spec.written(), found.size()));
     return found.front();
   } catch (const ParamError& e) {
     if (e.param() == param) throw;
@@ -23,15 +22,39 @@ std::size_t one_channel(const json& spec, const std::vector<std::string>& labels
   }
 }
 
+RerefChannel parse_ref(const std::string& param, const json& value) {
+  if (value.is_string() && value.get<std::string>() == "average") return {};
+  return {ChannelSelection::parse(param, value)};
+}
+
+std::vector<BipolarPair> parse_bipolar(const std::string& param, const json& value) {
+  if (!value.is_array() || value.empty())
+    throw ParamError(param, fmt::format("expected a list of pairs such as [F3-C3, C3-P3], got {}", value.dump()));
+  std::vector<BipolarPair> pairs;
+  for (const auto& pair : value) {
+    BipolarPair p{{}, {}, pair.dump()};
+    if (pair.is_array()) {
+      if (pair.size() != 2) throw ParamError(param, fmt::format("{} is not a pair of channels", pair.dump()));
+      p.sides = {ChannelSelection::parse(param, pair[0]), ChannelSelection::parse(param, pair[1])};
+    } else if (pair.is_string()) {
+      p.text = pair.get<std::string>();
+    } else {
+      throw ParamError(param, fmt::format("{} is not a pair of channels (A-B or [A, B])", pair.dump()));
+    }
+    pairs.push_back(std::move(p));
+  }
+  return pairs;
+}
+
 }  // namespace
 
 void RerefStage::declare(ParamBinder<RerefStage>& p) {
-  p.optional(&RerefStage::ref_, "ref",
-             "average (each channel minus the mean of the epoch's channels; the default) or a channel (label or "
-             "index) subtracted from the others and dropped");
-  p.optional(&RerefStage::bipolar_, "bipolar",
-             "pairs [F3-C3, C3-P3] (or [[F3, C3], …]): one channel per pair, the first minus the second; replaces "
-             "ref");
+  p.parsed_optional(&RerefStage::ref_, "ref", parse_ref,
+                    "average (each channel minus the mean of the epoch's channels; the default) or a channel (label or "
+                    "index) subtracted from the others and dropped");
+  p.parsed_optional(&RerefStage::bipolar_, "bipolar", parse_bipolar,
+                    "pairs [F3-C3, C3-P3] (or [[F3, C3], …]): one channel per pair, the first minus the second; "
+                    "replaces ref");
 }
 
 ElementInfo RerefStage::info() {
@@ -43,28 +66,25 @@ void RerefStage::configured() {
   if (bipolar_) {
     if (ref_) throw ParamError("bipolar", "use either ref= (average or one channel) or bipolar= (pairs), not both");
     mode_ = Mode::Bipolar;
-    if (!bipolar_->is_array() || bipolar_->empty())
-      throw ParamError("bipolar", fmt::format("expected a list of pairs such as [F3-C3, C3-P3], got {}", bipolar_->dump()));
-  } else if (ref_ && !(ref_->is_string() && ref_->get<std::string>() == "average")) {
+  } else if (ref_ && ref_->channel) {
     mode_ = Mode::Channel;
   }
 }
 
 void RerefStage::plan_bipolar(const std::vector<std::string>& labels) {
-  for (const auto& pair : *bipolar_) {
+  for (const BipolarPair& pair : *bipolar_) {
     Difference d;
-    if (pair.is_array()) {
-      if (pair.size() != 2) throw ParamError("bipolar", fmt::format("{} is not a pair of channels", pair.dump()));
-      d = {one_channel(pair[0], labels, "bipolar"), one_channel(pair[1], labels, "bipolar")};
-    } else if (pair.is_string()) {
+    if (pair.sides) {
+      d = {one_channel((*pair.sides)[0], labels, "bipolar"), one_channel((*pair.sides)[1], labels, "bipolar")};
+    } else {
       // "A-B": the one split at a '-' whose two sides both name a channel.
-      const std::string text = pair.get<std::string>();
+      const std::string& text = pair.text;
       std::vector<Difference> splits;
       std::string why;  // what the first split found wrong
       for (auto dash = text.find('-'); dash != std::string::npos; dash = text.find('-', dash + 1)) {
         try {
-          splits.push_back({one_channel(json(text.substr(0, dash)), labels, "bipolar"),
-                            one_channel(json(text.substr(dash + 1)), labels, "bipolar")});
+          splits.push_back({one_channel(ChannelSelection::parse("bipolar", text.substr(0, dash)), labels, "bipolar"),
+                            one_channel(ChannelSelection::parse("bipolar", text.substr(dash + 1)), labels, "bipolar")});
         } catch (const ParamError& e) {
           if (why.empty()) why = e.bare_message();
         }
@@ -77,10 +97,8 @@ void RerefStage::plan_bipolar(const std::vector<std::string>& labels) {
         throw ParamError("bipolar", fmt::format("\"{}\" is not two channels joined by '-'{}", text,
                                                 why.empty() ? "" : ": " + why));
       d = splits.front();
-    } else {
-      throw ParamError("bipolar", fmt::format("{} is not a pair of channels (A-B or [A, B])", pair.dump()));
     }
-    if (d.plus == d.minus) throw ParamError("bipolar", fmt::format("{} pairs a channel with itself", pair.dump()));
+    if (d.plus == d.minus) throw ParamError("bipolar", fmt::format("{} pairs a channel with itself", pair.written));
     channels_out_.push_back(d);
     labels_out_.push_back(labels[d.plus].empty() ? fmt::format("{}-{}", d.plus, d.minus)
                                                  : fmt::format("{}-{}", labels[d.plus], labels[d.minus]));
@@ -103,7 +121,7 @@ StreamInfo RerefStage::plan(const StreamInfo& before, json& resolved) {
     plan_bipolar(labels);
     resolved["bipolar"] = labels_out_;
   } else if (mode_ == Mode::Channel) {
-    const std::size_t ref = one_channel(*ref_, labels, "ref");
+    const std::size_t ref = one_channel(*ref_->channel, labels, "ref");
     for (std::size_t c = 0; c < labels.size(); ++c) {
       if (c == ref) continue;
       channels_out_.push_back({c, ref});

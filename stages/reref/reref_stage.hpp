@@ -7,13 +7,28 @@
 //   bipolar=[F3-C3, …]     one channel per pair, the first minus the second, labelled "F3-C3"
 //                          (or [[F3, C3], …] where a label holds a '-').
 // Channels are named by label (when the input has labels) or by index.
+#include <array>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "engine/api/param_binding.hpp"
 #include "engine/api/transform.hpp"
+#include "stages/io/common/channel_selection.hpp"
 
 namespace pacflow::stages {
+
+// ref= as read: average (no channel) or one channel.
+struct RerefChannel {
+  std::optional<ChannelSelection> channel;  // unset: average
+};
+// One item of bipolar= as read: [A, B] (each side a label or index), or the text "A-B", split where
+// both sides name a channel once the labels are known.
+struct BipolarPair {
+  std::optional<std::array<ChannelSelection, 2>> sides;  // [A, B]
+  std::string text;                                      // "A-B"
+  std::string written;                                   // as written (JSON), for messages
+};
 
 class RerefStage final : public Transform {
  public:
@@ -28,7 +43,7 @@ class RerefStage final : public Transform {
 
   static ElementInfo info();
   static void declare(ParamBinder<RerefStage>& p);
-  // Refuses ref= with bipolar=, and a bipolar= that is not a list; picks the mode.
+  // Refuses ref= with bipolar=; picks the mode.
   void configured();
 
  private:
@@ -40,8 +55,8 @@ class RerefStage final : public Transform {
   void plan_bipolar(const std::vector<std::string>& labels);
 
   Mode mode_ = Mode::Average;
-  std::optional<json> ref_;      // unset: average
-  std::optional<json> bipolar_;
+  std::optional<RerefChannel> ref_;  // unset: average
+  std::optional<std::vector<BipolarPair>> bipolar_;
   std::vector<Difference> channels_out_;
   std::vector<std::string> labels_out_;
   std::int64_t channels_ = 0, segments_ = 1, length_ = 0;

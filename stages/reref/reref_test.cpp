@@ -164,5 +164,24 @@ TEST(Reref, UnclearPairsAndChannelsAreRefusedNamingThem) {
   EXPECT_NE(refusal(json::object(), one).find("needs at least 2 channels"), std::string::npos);
 }
 
+// A malformed ref= or bipolar= is refused when the element is made (validate, before any input is
+// opened), not when it is planned.
+TEST(Reref, MalformedSpecsAreRefusedWhenTheStageIsMade) {
+  const auto refusal = [](const json& params) -> std::string {
+    try {
+      make_element<RerefStage>(params);
+    } catch (const ParamError& e) {
+      return e.param() + ": " + e.bare_message();
+    }
+    return "";
+  };
+  EXPECT_EQ(refusal({{"bipolar", json::array({1.5})}}), "bipolar: 1.5 is not a pair of channels (A-B or [A, B])");
+  EXPECT_EQ(refusal({{"bipolar", json::array({json::array({"Fz"})})}}), "bipolar: [\"Fz\"] is not a pair of channels");
+  EXPECT_EQ(refusal({{"bipolar", json::array()}}), "bipolar: expected a list of pairs such as [F3-C3, C3-P3], got []");
+  EXPECT_EQ(refusal({{"ref", -1}}), "ref: -1 is neither a label nor a channel index");
+  EXPECT_EQ(refusal({{"ref", "average"}}), "");
+  EXPECT_EQ(refusal({{"bipolar", json::array({"Fz-Cz", json::array({0, "Pz"})})}}), "");
+}
+
 }  // namespace
 }  // namespace pacflow::stages

@@ -102,8 +102,8 @@ void SurrogatesStage::declare(ParamBinder<SurrogatesStage>& p) {
       .unit("epochs")
       .range(2, 4096);
   p.parsed_optional(&SurrogatesStage::outputs_, "outputs", outputs_parser({"values"}),
-             "extra results: values (surrogate_values [n][n_pha][n_amp]: every surrogate's measure, as TensorPAC's "
-             "Pac.surrogates; computed on the CPU)");
+                    "extra results: values (surrogate_values [n][n_pha][n_amp]: every surrogate's measure, as "
+                    "TensorPAC's Pac.surrogates; computed on the CPU)");
 }
 
 ElementInfo SurrogatesStage::info() {

@@ -16,6 +16,19 @@ namespace {
 
 enum class Shape { Square, Round };
 
+using Ranges = std::vector<std::array<double, 2>>;
+
+// A spec read into its own type: [[lo, hi], …], or "LO:HI" for one range.
+Ranges read_ranges(const std::string& name, const json& value) {
+  if (value.is_string()) {
+    const std::string text = value.get<std::string>();
+    const auto colon = text.find(':');
+    if (colon == std::string::npos) throw ParamError(name, "expected LO:HI");
+    return {{std::stod(text.substr(0, colon)), std::stod(text.substr(colon + 1))}};
+  }
+  return value.get<Ranges>();
+}
+
 // A stage with one parameter of each kind a stage binds.
 class Declared final : public Stage {
  public:
@@ -24,7 +37,7 @@ class Declared final : public Stage {
     p.add(&Declared::alpha_, "alpha", 0.05, "significance level").greater_than(0).less_than(1);
     p.add(&Declared::weights_, "weights", std::vector<double>{1.0}, "weights").at_least(0);
     p.add(&Declared::label_, "label", "x", "a label");
-    p.add(&Declared::bands_, "bands", "2:20:10", "bands").unit("Hz");
+    p.parsed(&Declared::bands_, "bands", "2:20", read_ranges, "bands").unit("Hz");
     p.optional(&Declared::shift_, "shift", "a shift");
     p.optional([](Declared& d) -> std::optional<std::int64_t>& { return d.nested_.seed; }, "seed", "a seed");
     p.choice(&Declared::shape_, "shape", {{"square", Shape::Square}, {"round", Shape::Round}}, "square", "the shape");
@@ -42,7 +55,7 @@ class Declared final : public Stage {
   double alpha_ = 0;
   std::vector<double> weights_;
   std::string label_;
-  json bands_;
+  Ranges bands_;
   std::optional<Duration> shift_;
   struct {
     std::optional<std::int64_t> seed;
@@ -93,7 +106,7 @@ TEST(ParamBinding, SetsEveryFieldFromTheCheckedValuesThenConfigures) {
   EXPECT_DOUBLE_EQ(d->alpha_, 0.05);  // the default
   EXPECT_EQ(d->weights_, (std::vector<double>{0.5, 2}));
   EXPECT_EQ(d->label_, "x");
-  EXPECT_EQ(d->bands_, json::array({json::array({4, 8})}));
+  EXPECT_EQ(d->bands_, (Ranges{{4, 8}}));
   ASSERT_TRUE(d->shift_);
   EXPECT_TRUE(d->shift_->seconds);
   EXPECT_DOUBLE_EQ(d->shift_->value, 0.25);
@@ -105,6 +118,7 @@ TEST(ParamBinding, SetsEveryFieldFromTheCheckedValuesThenConfigures) {
   const auto unset = make_element<Declared>();
   EXPECT_FALSE(unset->shift_);
   EXPECT_FALSE(unset->nested_.seed);
+  EXPECT_EQ(unset->bands_, (Ranges{{2, 20}}));  // the default, read as a given value is
   EXPECT_EQ(unset->shape_, Shape::Square);
 }
 

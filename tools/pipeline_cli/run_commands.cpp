@@ -83,20 +83,14 @@ std::string over_ranks(Ranks* ranks) {
 }
 
 // The group test's outcome (pipelines/group/group_summary.hpp), a line per test.
-void print_group(const json& group) {
-  if (!group.is_object() || !group.contains("group")) return;
-  for (const char* test : {"group", "group_contrast"}) {
-    if (!group.contains(test)) continue;
-    const json& g = group[test];
-    double best = 1;
-    for (const auto& c : g["clusters"]) best = std::min(best, c["p"].get<double>());
+void print_group(const std::optional<group::GroupReport>& group) {
+  if (!group) return;
+  for (const group::TestReport& t : group->tests)
     fmt::print("pacflow: {}: {} subjects, {} sign flips{}: {} cells below 0.05 by max-T, {} in clusters below 0.05 "
                "(smallest cluster p {:.3g}); the arrays {}_* in the stacked file\n",
-               test == std::string("group") ? "group test" : "group contrast", g["subjects"].get<std::int64_t>(),
-               g["flips"].get<std::int64_t>(), g["exact"].get<bool>() ? " (every one)" : "",
-               g["significant_cells_maxstat"].get<std::int64_t>(), g["significant_cells_cluster"].get<std::int64_t>(),
-               best, test);
-  }
+               t.prefix == "group" ? "group test" : "group contrast", t.subjects, t.flips,
+               t.exact ? " (every one)" : "", t.significant_cells_maxstat, t.significant_cells_cluster,
+               t.best_cluster_p(), t.prefix);
 }
 
 // A dataset here: the pipeline once per recording, a line per recording (rank 0's own), the

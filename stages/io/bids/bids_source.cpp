@@ -37,6 +37,10 @@ void add_reader_params(ElementInfo& info) {
   info.params.insert(after + 1, readers.begin(), readers.end());
 }
 
+auto labels_of(std::string entity) {
+  return [entity](const std::string& param, const json& value) { return parse_entity_labels(param, value, entity); };
+}
+
 }  // namespace
 
 void BidsSource::declare(ParamBinder<BidsSource>& p) {
@@ -47,10 +51,12 @@ void BidsSource::declare(ParamBinder<BidsSource>& p) {
   p.required(&BidsSource::task_, "task", "the task whose recordings are read: task-NAME in their file names");
   p.choice(&BidsSource::datatype_, "datatype", {{"eeg", "eeg"}, {"ieeg", "ieeg"}}, "eeg",
            "the recordings' folder and suffix: eeg (…/eeg/…_eeg.edf) or ieeg (…/ieeg/…_ieeg.edf)");
-  p.optional(&BidsSource::subjects_, "subjects",
-             "only these subjects' recordings, by label: [01, 02] (sub-01, sub-02); default: every subject");
-  p.optional(&BidsSource::sessions_, "sessions", "only these sessions' recordings, by label ([1, 2]); default: all");
-  p.optional(&BidsSource::runs_, "runs", "only these runs' recordings, by label ([1, 2]); default: all");
+  p.parsed_optional(&BidsSource::subjects_, "subjects", labels_of("sub"),
+                    "only these subjects' recordings, by label: [01, 02] (sub-01, sub-02); default: every subject");
+  p.parsed_optional(&BidsSource::sessions_, "sessions", labels_of("ses"),
+                    "only these sessions' recordings, by label ([1, 2]); default: all");
+  p.parsed_optional(&BidsSource::runs_, "runs", labels_of("run"),
+                    "only these runs' recordings, by label ([1, 2]); default: all");
   declare_dataset(p);
 }
 

@@ -11,7 +11,9 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <vector>
 
+#include "stages/io/bids/bids_labels.hpp"
 #include "stages/io/common/dataset_source.hpp"
 
 namespace pacflow::stages {
@@ -29,7 +31,9 @@ class BidsSource final : public DatasetSource {
   std::filesystem::path root_;
   std::string task_;
   std::string datatype_ = "eeg";
-  std::optional<json> subjects_, sessions_, runs_;
+  // Read here so that a malformed one is refused with the other parameters; the dataset run reads
+  // them again from the parameters (pipelines/bids).
+  std::optional<std::vector<EntityLabel>> subjects_, sessions_, runs_;
 };
 
 }  // namespace pacflow::stages

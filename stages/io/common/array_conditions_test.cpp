@@ -18,10 +18,19 @@ StreamInfo epochs_of(std::int64_t epochs) {
   return info;
 }
 
+// conditions= and condition_names= as the source's parameters give them: read when the element is
+// made, applied when it is opened.
+void describe(const std::optional<json>& labels, const std::optional<json>& names, StreamInfo& info) {
+  ConditionLabels read_labels, read_names;
+  if (labels) read_labels = parse_condition_labels("conditions", *labels);
+  if (names) read_names = parse_condition_names("condition_names", *names);
+  describe_array_conditions(read_labels, read_names, info);
+}
+
 std::string refusal(const std::optional<json>& labels, const std::optional<json>& names, StreamInfo info,
                     const std::string& param) {
   try {
-    describe_array_conditions(labels, names, info);
+    describe(labels, names, info);
   } catch (const ParamError& e) {
     EXPECT_EQ(e.param(), param);
     return e.what();
@@ -32,18 +41,18 @@ std::string refusal(const std::optional<json>& labels, const std::optional<json>
 
 TEST(ArrayConditions, LabelsBecomeTheStreamsConditionsInTheOrderFirstSeenOrGiven) {
   StreamInfo info = epochs_of(5);
-  describe_array_conditions(json{"nogo", "go", "go", "nogo", "go"}, std::nullopt, info);
+  describe(json{"nogo", "go", "go", "nogo", "go"}, std::nullopt, info);
   EXPECT_EQ(info.condition_names, (std::vector<std::string>{"nogo", "go"}));
   EXPECT_EQ(info.epoch_conditions, (std::vector<std::int64_t>{0, 1, 1, 0, 1}));
   EXPECT_EQ(info.description["conditions"][1], (json{{"name", "go"}, {"epochs", 3}, {"first_epoch", 1}}));
 
   StreamInfo ordered = epochs_of(4);
-  describe_array_conditions(json{1, 2, 2, 1}, json{2, 1}, ordered);  // MNE's event codes, in a given order
+  describe(json{1, 2, 2, 1}, json{2, 1}, ordered);  // MNE's event codes, in a given order
   EXPECT_EQ(ordered.condition_names, (std::vector<std::string>{"2", "1"}));
   EXPECT_EQ(ordered.epoch_conditions, (std::vector<std::int64_t>{1, 0, 0, 1}));
 
   StreamInfo one = epochs_of(3);  // one condition: as without labels
-  describe_array_conditions(json{"go", "go", "go"}, std::nullopt, one);
+  describe(json{"go", "go", "go"}, std::nullopt, one);
   EXPECT_TRUE(one.condition_names.empty() && one.epoch_conditions.empty());
   EXPECT_EQ(one.description["conditions"].size(), 1u);
 }

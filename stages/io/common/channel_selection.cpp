@@ -57,8 +57,11 @@ void add_item(const std::string& raw, const std::vector<std::string>& labels, st
 
 }  // namespace
 
-std::vector<std::size_t> select_channels(const nlohmann::json& spec, const std::vector<std::string>& labels) {
-  std::vector<std::string> items;
+ChannelSelection ChannelSelection::parse(const std::string& param, const nlohmann::json& spec) {
+  const auto refuse = [&](const std::string& message) { throw ParamError(param, message); };
+  ChannelSelection out;
+  out.written_ = spec.dump();
+  std::vector<std::string>& items = out.items_;
   if (spec.is_string()) {
     const std::string text = spec.get<std::string>();
     std::size_t start = 0;
@@ -69,19 +72,27 @@ std::vector<std::size_t> select_channels(const nlohmann::json& spec, const std::
     for (const auto& v : spec.is_array() ? spec : nlohmann::json::array({spec})) {
       if (v.is_string()) items.push_back(v.get<std::string>());
       else if (v.is_number_integer() && v.get<long long>() >= 0) items.push_back(std::to_string(v.get<long long>()));
-      else bad(fmt::format("{} is neither a label nor a channel index", v.dump()));
+      else refuse(fmt::format("{} is neither a label nor a channel index", v.dump()));
     }
-    if (items.empty()) bad("the list is empty; leave channels out to read every channel");
+    if (items.empty()) refuse("the list is empty; leave channels out to read every channel");
   } else {
-    bad(fmt::format("expected labels or indices such as Fz,Cz or 0-15, got {}", spec.dump()));
+    refuse(fmt::format("expected labels or indices such as Fz,Cz or 0-15, got {}", spec.dump()));
   }
+  return out;
+}
+
+std::vector<std::size_t> ChannelSelection::select(const std::vector<std::string>& labels) const {
   std::vector<std::size_t> selected;
-  for (const auto& item : items) add_item(item, labels, selected);
+  for (const auto& item : items_) add_item(item, labels, selected);
   for (std::size_t i = 0; i < selected.size(); ++i)
     if (std::find(selected.begin(), selected.begin() + static_cast<std::ptrdiff_t>(i), selected[i]) !=
         selected.begin() + static_cast<std::ptrdiff_t>(i))
       bad(fmt::format("channel {} (\"{}\") is selected twice", selected[i], labels[selected[i]]));
   return selected;
+}
+
+std::vector<std::size_t> select_channels(const nlohmann::json& spec, const std::vector<std::string>& labels) {
+  return ChannelSelection::parse("channels", spec).select(labels);
 }
 
 }  // namespace pacflow::stages

@@ -12,9 +12,26 @@
 
 namespace pacflow::stages {
 
-// Indices into `labels`. Throws ParamError("channels") for an unknown label (with a suggestion and
-// the labels there are), an index out of range, a reversed range, an empty item or a channel
-// selected twice.
+// A selection as written, split into its items (labels, indices, ranges): read when the element is
+// made, resolved against a recording's labels when it is opened.
+class ChannelSelection {
+ public:
+  ChannelSelection() = default;
+  // Throws ParamError(param) for a value that is not labels or indices, or an empty list.
+  static ChannelSelection parse(const std::string& param, const nlohmann::json& spec);
+  // Indices into `labels`. Throws ParamError("channels") for an unknown label (with a suggestion
+  // and the labels there are), an index out of range, a reversed range, an empty item or a channel
+  // selected twice.
+  std::vector<std::size_t> select(const std::vector<std::string>& labels) const;
+  // The value as written (JSON), for messages.
+  const std::string& written() const { return written_; }
+
+ private:
+  std::vector<std::string> items_;
+  std::string written_;
+};
+
+// ChannelSelection::parse("channels", spec).select(labels).
 std::vector<std::size_t> select_channels(const nlohmann::json& spec, const std::vector<std::string>& labels);
 
 }  // namespace pacflow::stages

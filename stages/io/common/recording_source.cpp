@@ -12,21 +12,19 @@
 
 namespace pacflow::stages {
 
-namespace {
-
-// events=NAME, or events=[A, B, …]: one condition per event type, each named once.
-std::vector<std::string> event_types(const json& value) {
+std::vector<std::string> parse_event_types(const std::string& param, const json& value) {
   std::vector<std::string> names;
   const auto add = [&](const json& v) {
     if (!v.is_string() || v.get<std::string>().empty())
-      throw ParamError("events", fmt::format("expected an annotation's text or a list of them ([go, \"Stimulus/S  1\"]); "
-                                             "got {}", v.dump()));
+      throw ParamError(param, fmt::format("expected an annotation's text or a list of them ([go, \"Stimulus/S  1\"]); "
+                                          "got {}",
+                                          v.dump()));
     if (std::find(names.begin(), names.end(), v.get<std::string>()) != names.end())
-      throw ParamError("events", fmt::format("\"{}\" is listed twice", v.get<std::string>()));
+      throw ParamError(param, fmt::format("\"{}\" is listed twice", v.get<std::string>()));
     names.push_back(v.get<std::string>());
   };
   if (value.is_array()) {
-    if (value.empty()) throw ParamError("events", "the list is empty");
+    if (value.empty()) throw ParamError(param, "the list is empty");
     for (const auto& v : value) add(v);
   } else {
     add(value);
@@ -34,29 +32,30 @@ std::vector<std::string> event_types(const json& value) {
   return names;
 }
 
-}  // namespace
+std::vector<std::string> parse_bad_prefixes(const std::string& param, const json& reject) {
+  const auto prefix = [&](const json& v) {
+    if (!v.is_string() || v.get<std::string>().empty())
+      throw ParamError(param, fmt::format("expected the beginning of an annotation's text (BAD), a list of them, or "
+                                          "none; got {}",
+                                          v.dump()));
+    return v.get<std::string>();
+  };
+  std::vector<std::string> prefixes;
+  if (reject.is_array()) {
+    for (const auto& v : reject) prefixes.push_back(prefix(v));
+  } else if (!(reject.is_string() && reject.get<std::string>() == "none")) {
+    prefixes.push_back(prefix(reject));
+  }
+  return prefixes;
+}
 
 void RecordingSource::configured() {
   samples_ = SamplePolicy(nan_policy_, path_);
-  if (events_given_) events_ = event_types(*events_given_);
-  if (window_given_) window_ = parse_event_window("window", *window_given_);
   if (step_ && !epoch_) throw ParamError("step", "needs epoch= (the length of each window)");
   if (!events_.empty() && epoch_) throw ParamError("events", "use either epoch= (fixed windows) or events= (windows "
                                                              "around annotations), not both");
   if (!events_.empty() && !window_) throw ParamError("window", "events= needs window=START:END, e.g. window=-1s:3s");
   if (events_.empty() && window_) throw ParamError("window", "needs events=NAME (the annotation to centre on)");
-  const json& reject = reject_by_annotation_;
-  const auto prefix = [](const json& v) {
-    if (!v.is_string() || v.get<std::string>().empty())
-      throw ParamError("reject_by_annotation", fmt::format("expected the beginning of an annotation's text (BAD), a "
-                                                           "list of them, or none; got {}", v.dump()));
-    return v.get<std::string>();
-  };
-  if (reject.is_array()) {
-    for (const auto& v : reject) bad_prefixes_.push_back(prefix(v));
-  } else if (!(reject.is_string() && reject.get<std::string>() == "none")) {
-    bad_prefixes_.push_back(prefix(reject));
-  }
 }
 
 std::vector<std::size_t> RecordingSource::selected_channels() const {
@@ -69,7 +68,7 @@ std::vector<std::size_t> RecordingSource::selected_channels() const {
     return all;
   }
   try {
-    return select_channels(*channels_, labels);
+    return channels_->select(labels);
   } catch (const ParamError& e) {
     throw ParamError("channels", fmt::format("{}: {}", path_, e.bare_message()));
   }

@@ -15,12 +15,18 @@
 #include <vector>
 
 #include "engine/api/param_binding.hpp"
+#include "stages/io/common/channel_selection.hpp"
 #include "stages/io/common/epochs.hpp"
 #include "stages/io/common/finite_samples.hpp"
 #include "stages/io/common/padding.hpp"
 #include "stages/io/common/recording_file.hpp"
 
 namespace pacflow::stages {
+
+// events=NAME, or events=[A, B, …]: one condition per event type, each named once.
+std::vector<std::string> parse_event_types(const std::string& param, const json& value);
+// reject_by_annotation=: an annotation's beginning (BAD), a list of them, or none (an empty list).
+std::vector<std::string> parse_bad_prefixes(const std::string& param, const json& value);
 
 // The words that differ between the recording sources; their parameters, checks and reads do not.
 struct RecordingTexts {
@@ -39,7 +45,7 @@ class RecordingSource : public Source {
   double host_workspace_bytes(std::int64_t /*batch_series*/) const override {
     return static_cast<double>(epochs_.length + 2 * pad_samples_) * sizeof(double);
   }
-  // Reads events=, window= and reject_by_annotation= and checks the epoching parameters together.
+  // Checks the epoching parameters together.
   void configured();
   // The parameters declare_recording declares, in `texts`' words (a static object): what a dataset
   // source declares for its recordings (stages/io/bids).
@@ -87,17 +93,14 @@ class RecordingSource : public Source {
   std::string path_;
   NanPolicy nan_policy_ = NanPolicy::Reject;
   SamplePolicy samples_;
-  std::optional<json> channels_;  // unset: every channel
+  std::optional<ChannelSelection> channels_;  // unset: every channel
   std::optional<Duration> epoch_;
   std::optional<Duration> step_;
-  std::optional<json> events_given_;  // events= as written
   std::optional<std::filesystem::path> events_file_;
   std::vector<RecordingAnnotation> file_events_;  // read from events_file_
-  std::vector<std::string> events_;   // one event type per condition
-  std::optional<json> window_given_;  // window= as written
+  std::vector<std::string> events_;  // events=: one event type per condition; empty: none
   std::optional<EventWindow> window_;
-  json reject_by_annotation_ = "BAD";      // as written
-  std::vector<std::string> bad_prefixes_;  // reject_by_annotation: empty keeps every epoch
+  std::vector<std::string> bad_prefixes_;  // reject_by_annotation=: empty keeps every epoch
   std::optional<double> reject_ptp_;
   std::optional<Duration> pad_;
   std::int64_t pad_samples_ = 0;         // read on each side of every epoch
@@ -112,19 +115,20 @@ class RecordingSource : public Source {
 template <class Element>
 void RecordingSource::declare_recording(ParamBinder<Element>& p, const RecordingTexts& texts) {
   p.required(&RecordingSource::path_, "path", texts.path_doc).as(ParamType::InputFile);
-  p.optional(&RecordingSource::channels_, "channels",
-             "labels or indices in order, e.g. Fz,Cz or 0-15 or [Fz, \"C3 A2\"]; default: every channel");
+  p.parsed_optional(&RecordingSource::channels_, "channels", &ChannelSelection::parse,
+                    "labels or indices in order, e.g. Fz,Cz or 0-15 or [Fz, \"C3 A2\"]; default: every channel");
   p.optional(&RecordingSource::epoch_, "epoch", "epoch length (e.g. 4s); default: the whole recording is one epoch")
       .unit("s, ms or smp");
   p.optional(&RecordingSource::step_, "step", "distance between epoch starts (default: the epoch length)")
       .unit("s, ms or smp");
-  p.optional(&RecordingSource::events_given_, "events", texts.events_doc);
+  p.parsed_optional(&RecordingSource::events_, "events", parse_event_types, texts.events_doc);
   p.optional(&RecordingSource::events_file_, "events_file",
              "a BIDS events.tsv: onset, duration and trial_type of each event; used instead of the file's annotations "
              "for events= (and its rows whose trial_type begins with BAD for rejection)");
-  p.optional(&RecordingSource::window_given_, "window", "START:END around each event onset, e.g. -1s:3s (with events)")
+  p.parsed_optional(&RecordingSource::window_, "window", parse_event_window,
+                    "START:END around each event onset, e.g. -1s:3s (with events)")
       .unit("s, ms or smp");
-  p.add(&RecordingSource::reject_by_annotation_, "reject_by_annotation", "BAD", texts.reject_doc);
+  p.parsed(&RecordingSource::bad_prefixes_, "reject_by_annotation", "BAD", parse_bad_prefixes, texts.reject_doc);
   p.optional(&RecordingSource::reject_ptp_, "reject_ptp",
              "epochs where some channel's peak-to-peak amplitude exceeds this (in the channels' physical unit, e.g. 150 "
              "for 150 uV) are left out (MNE's reject=)")

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "engine/api/param_binding.hpp"
+#include "stages/io/common/array_conditions.hpp"
 #include "stages/io/common/finite_samples.hpp"
 #include "stages/io/hdf5/hdf5_handle.hpp"
 
@@ -44,7 +45,7 @@ class Hdf5Source final : public Source {
   std::optional<double> fs_;
   std::optional<Duration> pad_;
   std::optional<Duration> epoch_step_;  // the epochs cut from one recording this far apart
-  std::optional<json> conditions_, condition_names_;  // each epoch's condition, their order
+  ConditionLabels conditions_, condition_names_;  // each epoch's condition, their order
   std::string fs_attribute_;
   std::string labels_attribute_;
   NanPolicy nan_policy_ = NanPolicy::Reject;

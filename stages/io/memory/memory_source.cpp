@@ -10,6 +10,16 @@
 
 namespace pacflow::stages {
 
+namespace {
+
+std::vector<std::string> parse_channel_names(const std::string& param, const json& names) {
+  if (!names.is_array() || std::any_of(names.begin(), names.end(), [](const json& n) { return !n.is_string(); }))
+    throw ParamError(param, "give a list of names, one per channel");
+  return names.get<std::vector<std::string>>();
+}
+
+}  // namespace
+
 void MemorySource::declare(ParamBinder<MemorySource>& p) {
   p.required(&MemorySource::fs_, "fs", "sample rate").unit("Hz").greater_than(0);
   p.required(&MemorySource::layout_given_, "layout",
@@ -18,20 +28,18 @@ void MemorySource::declare(ParamBinder<MemorySource>& p) {
   declare_pad(p, &MemorySource::pad_,
               "context at each end of every series, held in the array (epochs cut with margins): filtered with the "
               "series, then cropped after the hilbert stage, so later stages see the window between");
-  p.optional(&MemorySource::channel_names_, "channel_names",
-             "a name for each channel, in order (e.g. MNE's ch_names), shown in result.json and the png sink's panels");
+  p.parsed_optional(&MemorySource::channel_names_, "channel_names", parse_channel_names,
+                    "a name for each channel, in order (e.g. MNE's ch_names), shown in result.json and the png sink's "
+                    "panels");
   declare_nan_policy(p, &MemorySource::nan_policy_);
   declare_array_conditions(p, &MemorySource::conditions_, &MemorySource::condition_names_);
 }
 
 std::vector<std::string> MemorySource::channel_names(std::int64_t channels) const {
   if (!channel_names_) return {};
-  const json& names = *channel_names_;
-  if (!names.is_array() || std::any_of(names.begin(), names.end(), [](const json& n) { return !n.is_string(); }))
-    throw ParamError("channel_names", "give a list of names, one per channel");
-  if (static_cast<std::int64_t>(names.size()) != channels)
-    throw ParamError("channel_names", fmt::format("{} names for {} channels", names.size(), channels));
-  return names.get<std::vector<std::string>>();
+  if (static_cast<std::int64_t>(channel_names_->size()) != channels)
+    throw ParamError("channel_names", fmt::format("{} names for {} channels", channel_names_->size(), channels));
+  return *channel_names_;
 }
 
 ElementInfo MemorySource::info(std::shared_ptr<const HostArray> array) {

@@ -11,6 +11,7 @@
 
 #include "engine/api/param_binding.hpp"
 #include "engine/api/registry.hpp"
+#include "stages/io/common/array_conditions.hpp"
 #include "stages/io/common/array_layout.hpp"
 #include "stages/io/common/finite_samples.hpp"
 #include "stages/io/memory/host_array.hpp"
@@ -36,8 +37,8 @@ class MemorySource final : public Source {
   double fs_ = 0;
   std::string layout_given_;
   std::optional<Duration> pad_;
-  std::optional<json> channel_names_;  // unset: unnamed
-  std::optional<json> conditions_, condition_names_;  // each epoch's condition, their order
+  std::optional<std::vector<std::string>> channel_names_;  // unset: unnamed
+  ConditionLabels conditions_, condition_names_;  // each epoch's condition, their order
   ArrayLayout layout_;
   std::unique_ptr<HostArrayValues> values_;
   NanPolicy nan_policy_ = NanPolicy::Reject;

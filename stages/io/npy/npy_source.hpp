@@ -11,6 +11,7 @@
 
 #include "engine/api/param_binding.hpp"
 #include "engine/io/npy.hpp"
+#include "stages/io/common/array_conditions.hpp"
 #include "stages/io/common/array_layout.hpp"
 #include "stages/io/common/finite_samples.hpp"
 
@@ -40,7 +41,7 @@ class NpySource final : public Source {
   std::optional<ArrayLayout> given_layout_;
   std::optional<Duration> pad_;
   std::optional<Duration> epoch_step_;  // the epochs cut from one recording this far apart
-  std::optional<json> conditions_, condition_names_;  // each epoch's condition, their order
+  ConditionLabels conditions_, condition_names_;  // each epoch's condition, their order
   ArrayLayout layout_;
   std::unique_ptr<NpyValues> values_;
   NanPolicy nan_policy_ = NanPolicy::Reject;

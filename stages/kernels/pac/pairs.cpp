@@ -10,20 +10,55 @@ namespace pacflow::mi {
 
 namespace {
 
-std::int64_t channel_index(const json& value, const json& pair, std::int64_t channels) {
-  if (!value.is_number() || value.get<double>() != std::floor(value.get<double>()))
-    throw ParamError("pairs", fmt::format("pair {} holds {}, which is not a channel index", pair.dump(), value.dump()));
-  const auto c = value.get<double>();
-  if (c < 0 || c >= static_cast<double>(channels))
+std::string pair_text(const ChannelPair& p) { return fmt::format("[{},{}]", p.phase_channel, p.amplitude_channel); }
+
+void check_channel(std::int64_t c, const ChannelPair& pair, std::int64_t channels) {
+  if (c < 0 || c >= channels)
     throw ParamError("pairs", fmt::format("pair {} names channel {}, but the input has {} channel{} (0 to {})",
-                                          pair.dump(), value.dump(), channels, channels == 1 ? "" : "s", channels - 1));
-  return static_cast<std::int64_t>(c);
+                                          pair_text(pair), c, channels, channels == 1 ? "" : "s", channels - 1));
+}
+
+// A whole number, as a channel index (checked against the input when planned).
+std::int64_t channel_number(const std::string& param, const json& value, const json& pair) {
+  constexpr double kLargest = 9007199254740992.0;  // 2^53: every whole double below it is exact
+  if (!value.is_number() || value.get<double>() != std::floor(value.get<double>()) ||
+      std::abs(value.get<double>()) > kLargest)
+    throw ParamError(param, fmt::format("pair {} holds {}, which is not a channel index", pair.dump(), value.dump()));
+  return static_cast<std::int64_t>(value.get<double>());
 }
 
 }  // namespace
 
-PairPlan::PairPlan(const json& spec, const StreamInfo& stream) {
-  if (spec.is_string() && spec.get<std::string>() == "diag") {
+PairSpec PairSpec::parse(const std::string& param, const json& spec) {
+  if (spec.is_string() && spec.get<std::string>() == "diag") return {};
+  if (spec.is_string() && spec.get<std::string>() == "all") return {Kind::All, {}};
+  if (!spec.is_array())
+    throw ParamError(param, fmt::format("{} is not a pairing; use diag, all or a list such as [[0,1],[2,0]]", spec.dump()));
+  if (spec.empty()) throw ParamError(param, "the list is empty; use diag for each channel with itself");
+  if (spec.size() > static_cast<std::size_t>(kMaxPairs))
+    throw ParamError(param, fmt::format("{} pairs are more than the {} allowed", spec.size(), kMaxPairs));
+  PairSpec out{Kind::Listed, {}};
+  for (const auto& pair : spec) {
+    if (!pair.is_array() || pair.size() != 2)
+      throw ParamError(param, fmt::format("{} is not a pair [phase channel, amplitude channel]", pair.dump()));
+    out.listed.push_back({channel_number(param, pair[0], pair), channel_number(param, pair[1], pair)});
+  }
+  return out;
+}
+
+void to_json(json& out, const PairSpec& spec) {
+  switch (spec.kind) {
+    case PairSpec::Kind::Diagonal: out = "diag"; return;
+    case PairSpec::Kind::All: out = "all"; return;
+    case PairSpec::Kind::Listed:
+      out = json::array();
+      for (const auto& p : spec.listed) out.push_back({p.phase_channel, p.amplitude_channel});
+      return;
+  }
+}
+
+PairPlan::PairPlan(const PairSpec& spec, const StreamInfo& stream) {
+  if (spec.kind == PairSpec::Kind::Diagonal) {
     const Shape& lead = stream.leading_dims;
     channels_ = lead.size() >= 2 ? lead[1] : 1;
     return;
@@ -40,7 +75,7 @@ PairPlan::PairPlan(const json& spec, const StreamInfo& stream) {
     segment_dims_.push_back(lead[d]);
     segment_names_.push_back(stream.leading_names[d]);
   }
-  if (spec.is_string() && spec.get<std::string>() == "all") {
+  if (spec.kind == PairSpec::Kind::All) {
     // Counted in double before the list is made: 10^5 channels would be 10^10 pairs.
     const double count = static_cast<double>(channels_) * static_cast<double>(channels_);
     if (count > static_cast<double>(kMaxPairs))
@@ -52,16 +87,11 @@ PairPlan::PairPlan(const json& spec, const StreamInfo& stream) {
       for (std::int64_t j = 0; j < channels_; ++j) pairs_.push_back({i, j});
     return;
   }
-  if (!spec.is_array())
-    throw ParamError("pairs", fmt::format("{} is not a pairing; use diag, all or a list such as [[0,1],[2,0]]", spec.dump()));
-  if (spec.empty()) throw ParamError("pairs", "the list is empty; use diag for each channel with itself");
-  if (spec.size() > static_cast<std::size_t>(kMaxPairs))
-    throw ParamError("pairs", fmt::format("{} pairs are more than the {} allowed", spec.size(), kMaxPairs));
-  for (const auto& pair : spec) {
-    if (!pair.is_array() || pair.size() != 2)
-      throw ParamError("pairs", fmt::format("{} is not a pair [phase channel, amplitude channel]", pair.dump()));
-    pairs_.push_back({channel_index(pair[0], pair, channels_), channel_index(pair[1], pair, channels_)});
+  for (const auto& pair : spec.listed) {
+    check_channel(pair.phase_channel, pair, channels_);
+    check_channel(pair.amplitude_channel, pair, channels_);
   }
+  pairs_ = spec.listed;
 }
 
 json PairPlan::resolved_json() const {

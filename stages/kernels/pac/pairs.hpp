@@ -26,14 +26,25 @@ inline constexpr std::int64_t kMaxPairs = std::int64_t{1} << 16;
 // The most pairs the report lists (pairs_resolved); more are described in words.
 inline constexpr std::int64_t kListedPairs = 1024;
 
+// pairs= as read: diag, all (every ordered pair, phase channel major) or the pairs listed.
+struct PairSpec {
+  enum class Kind { Diagonal, All, Listed };
+  Kind kind = Kind::Diagonal;
+  std::vector<ChannelPair> listed;  // Listed: as given, channels not yet checked against an input
+  // "diag", "all" or [[i, j], …] of whole numbers. Throws ParamError(param) for anything else, an
+  // empty list or more than kMaxPairs pairs.
+  static PairSpec parse(const std::string& param, const json& spec);
+};
+// As pairs= writes it: "diag", "all" or [[i, j], …] (the report's mi_pairs).
+void to_json(json& out, const PairSpec& spec);
+
 class PairPlan {
  public:
   PairPlan() = default;
-  // spec: "diag", "all" (every ordered pair, phase channel major) or [[i, j], …]. Throws ParamError
-  // ("pairs") naming a pair whose channel the input does not have, or more than kMaxPairs pairs.
-  // diag lists nothing: its rows are the series (a million channels once made a million pairs, and
-  // their JSON, while planning).
-  PairPlan(const json& spec, const StreamInfo& stream);
+  // Throws ParamError("pairs") naming a pair whose channel the input does not have, or all pairs of
+  // more channels than kMaxPairs pairs allow. diag lists nothing: its rows are the series (a million
+  // channels once made a million pairs, and their JSON, while planning).
+  PairPlan(const PairSpec& spec, const StreamInfo& stream);
 
   bool diagonal() const { return diagonal_; }
   // The pairs, unless diagonal.
