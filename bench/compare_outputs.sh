@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Every output of two builds of pipeline_cli, compared byte for byte (issue 37: a refactoring changes
 # no result): each shipped pipeline (gpu.pipe on the CPU; gPAC's scenario left out for its 3 minutes),
-# two datasets of three recordings (the second with named channels, conditions and group figures), the
-# first also resumed from its checkpoint and over two MPI ranks, and the default pipeline as three
-# shards merged and over two MPI ranks (the MPI cases when mpirun is here), each run by OLD and by NEW
-# into folders of their own. Every file must be byte-identical but result.json, whose run times and
+# a BDF recording epoched around events with re-referencing and a notch, a BIDS dataset filtered by
+# subject, two datasets of three recordings (the second with named channels, conditions and group
+# figures), the first also resumed from its checkpoint and over two MPI ranks, and the default
+# pipeline as three shards merged and over two MPI ranks (the MPI cases when mpirun is here), each
+# run by OLD and by NEW into folders of their own. Every file must be byte-identical but result.json, whose run times and
 # command line differ by nature (and the HDF5 files that embed it): of it, the resolved pipeline, the
 # warnings, the input and the file list must be equal.
 # Usage: bench/compare_outputs.sh OLD_CLI NEW_CLI   (from the repository root; an old build as in
@@ -144,6 +145,24 @@ done
 printf '%b' 'source manifest path=subjects.tsv\nstage bandpass pha=4:12:3 amp=60:100:3\nstage hilbert\nstage mi\n' \
   'stage surrogates n=50 seed=3\nsink npy dir=out\nsink png path=out/pac.png\n' > "$work/named/ds.pipe"
 both dataset_named run "$work/named/ds.pipe"
+
+# Preprocessing and the spec parameters read into types (issue 37): events, bad annotations, channel
+# ranges, bipolar pairs, notch harmonics, cross-channel pairs; and a BIDS tree whose subjects are
+# filtered by label and by number.
+printf '%b' "source edf path=$(realpath out/example_inputs/recording.bdf) channels=0-4 events=[stim] " \
+  'window=-1s:3s reject_by_annotation=[BAD, EDGE]\nstage reref bipolar=[0-1, [2, 3]]\n' \
+  'stage notch freq=50 harmonics=2\nstage bandpass pha=4:12:3 amp=60:100:3\nstage hilbert\n' \
+  'stage mi pairs=[[0,1],[1,0]]\nstage surrogates n=50 seed=3\nsink npy dir=out\n' > "$work/preprocessed.pipe"
+both preprocessed run "$work/preprocessed.pipe"
+for k in 01 02 03; do
+  mkdir -p "$work/bids/sub-$k/eeg"
+  cp out/example_inputs/recording.edf "$work/bids/sub-$k/eeg/sub-${k}_task-rest_eeg.edf"
+done
+echo '{"Name": "compare", "BIDSVersion": "1.8.0"}' > "$work/bids/dataset_description.json"
+printf '%b' 'source bids root=. task=rest subjects=[01, 3] channels=Fz,Cz,Pz epoch=4s\n' \
+  'stage reref ref=Cz\nstage bandpass pha=4:12:3 amp=60:100:3\nstage hilbert\nstage mi\n' \
+  'stage surrogates n=50 seed=3\nsink npy dir=out\n' > "$work/bids/ds.pipe"
+both dataset_bids run "$work/bids/ds.pipe"
 
 # The first dataset again, resumed from its checkpoint: its third recording fails (a damaged file),
 # is mended, and the run again takes the first two from the checkpoint (their arrays through the
