@@ -15,6 +15,7 @@
 #include "engine/io/output_folders.hpp"
 #include "engine/io/output_set.hpp"
 #include "pipelines/bids/bids_derivative.hpp"
+#include "pipelines/channel_alignment.hpp"
 #include "pipelines/dataset_checkpoint.hpp"
 #include "pipelines/dataset_table.hpp"
 #include "pipelines/group/group_figure.hpp"
@@ -221,8 +222,9 @@ class GroupValues {
       : settings_(settings), values_(recordings) {}
   void add(std::size_t i, const stages::ResultArrays& results) {
     if (!settings_) return;
+    if (i == 0) statistic_ = statistic_of(results);
     for (const stages::ResultArray& a : results.arrays) {
-      if (a.name != group::kGroupStatistic) continue;
+      if (a.name != statistic_) continue;
       if (i == 0) {
         shape_.assign(a.shape.begin(), a.shape.end());
         dims_ = a.dims;
@@ -230,26 +232,23 @@ class GroupValues {
       values_[i].assign(a.values.begin(), a.values.end());
     }
   }
+  // A recording whose channels are not the first's by name: the subjects' cells would not match.
+  void refuse(std::string why) { refused_ = std::move(why); }
   // The tests, into the stacked file and the report, and returned; nothing when the recordings have no
-  // trial_rank_z (the report says so) or there is one recording.
+  // statistic to test (the report says so) or there is one recording.
   std::optional<group::GroupOutcome> finish(stages::StackedResults& stacked, DatasetReport& report) const {
     if (!settings_) return std::nullopt;
-    if (values_.size() < 2) {
-      report.group = group::GroupReport{"one recording: a group test needs at least two", *settings_, {}};
-      return std::nullopt;
-    }
+    if (values_.size() < 2) return skip(report, "one recording: a group test needs at least two");
+    if (refused_) return skip(report, *refused_);
     std::vector<double> all;
     for (const auto& v : values_) {
-      if (v.empty()) {
-        report.group = group::GroupReport{"the recordings have no trial_rank_z (the trial-level test is off: "
-                                          "surrogates trials=none, or fewer than four epochs)",
-                                          *settings_, {}};
-        return std::nullopt;
-      }
+      if (v.empty())
+        return skip(report, "the recordings have no trial_rank_z (the trial-level test is off: surrogates "
+                            "trials=none, or fewer than four epochs) and no erpac_rank_z (erpac n=)");
       all.insert(all.end(), v.begin(), v.end());
     }
     group::GroupOutcome outcome =
-        group::group_tests(all, static_cast<std::int64_t>(values_.size()), shape_, dims_, *settings_);
+        group::group_tests(all, static_cast<std::int64_t>(values_.size()), shape_, dims_, *settings_, statistic_);
     for (const group::GroupArray& a : outcome.arrays) stacked.add_summary(a.name, a.shape, a.dims, a.doc, a.values);
     report.group = outcome.report;
     report.warnings.insert(report.warnings.end(), outcome.warnings.begin(), outcome.warnings.end());
@@ -258,7 +257,24 @@ class GroupValues {
   std::size_t subjects() const { return values_.size(); }
 
  private:
+  // The first of the statistics a group test takes that the results have; empty: none.
+  static std::string statistic_of(const stages::ResultArrays& results) {
+    for (const char* name : group::kGroupStatistics)
+      for (const stages::ResultArray& a : results.arrays)
+        if (a.name == name) return name;
+    return "";
+  }
+  std::nullopt_t skip(DatasetReport& report, std::string why) const {
+    group::GroupReport skipped;
+    skipped.skipped = std::move(why);
+    skipped.settings = *settings_;
+    report.group = std::move(skipped);
+    return std::nullopt;
+  }
+
   std::optional<group::Settings> settings_;
+  std::string statistic_;
+  std::optional<std::string> refused_;
   std::vector<std::vector<double>> values_;  // [recording][cells]
   std::vector<std::size_t> shape_;
   std::vector<std::string> dims_;
@@ -553,13 +569,26 @@ class DatasetRun {
       for (const auto& r : table_.recordings) ids.push_back(r.id);
       stacked_.emplace(stacked_path_, std::move(ids), results);
     }
-    // Stacked by position: other channel names are said (montages may name one electrode otherwise).
+    // The first recording's channels in another order: matched by name. Other names are stacked by
+    // position and said (montages may name one electrode otherwise), and the group test, which would
+    // pool other electrodes' cells, is not made.
     const ManifestRecording& row = table_.recordings[i];
-    if (i > 0 && facts.channel_names != first_facts_.channel_names)
-      warnings_.push_back(fmt::format("recording {}'s channels {} are not {}'s {}: the stacked file holds them by "
-                                      "position, under the first recording's names",
-                                      row.id, json_text(facts.channel_names), table_.recordings[0].id,
-                                      json_text(first_facts_.channel_names)));
+    std::optional<stages::ResultArrays> aligned;
+    if (i > 0 && facts.channel_names != first_facts_.channel_names) {
+      if (const auto order = channel_order(facts.channel_names, first_facts_.channel_names)) {
+        aligned = reordered_channels(results, *order);
+      } else {
+        warnings_.push_back(fmt::format("recording {}'s channels {} are not {}'s {}: the stacked file holds them by "
+                                        "position, under the first recording's names",
+                                        row.id, json_text(facts.channel_names), table_.recordings[0].id,
+                                        json_text(first_facts_.channel_names)));
+        group_.refuse(fmt::format("recording {}'s channels are not {}'s by name: the group test pools each "
+                                  "channel's cells across subjects, so every recording must name the same channels "
+                                  "(in any order)",
+                                  row.id, table_.recordings[0].id));
+      }
+    }
+    const stages::ResultArrays& stacking = aligned ? *aligned : results;
     try {
       // Conditions in another order would be mixed by position: refused.
       if (i > 0 && facts.condition_names != first_facts_.condition_names)
@@ -567,8 +596,8 @@ class DatasetRun {
                                      "recording the same conditions, in one order",
                                      json_text(facts.condition_names), table_.recordings[0].id,
                                      json_text(first_facts_.condition_names)));
-      stacked_->add(i, results);
-      group_.add(i, results);
+      stacked_->add(i, stacking);
+      group_.add(i, stacking);
     } catch (const InputError& e) {
       std::throw_with_nested(RecordingFailed(
           fmt::format("{}: recording {}: {}", origin_of(table_, row), row.id, e.bare_message())));

@@ -36,9 +36,10 @@ std::string panel_label(const GroupArray& t, std::size_t panel, const FigureAxes
   return label;
 }
 
-std::string title_of(const std::string& prefix, std::int64_t subjects, const FigureAxes& axes) {
+std::string title_of(const std::string& prefix, const std::string& statistic, std::int64_t subjects,
+                     const FigureAxes& axes) {
   if (prefix == "group")
-    return fmt::format("group t over {} subjects: coupling above each subject's own null (trial_rank_z)", subjects);
+    return fmt::format("group t over {} subjects: coupling above each subject's own null ({})", subjects, statistic);
   const auto name = [&](std::size_t i) { return index_name("conditions", i, axes); };
   return fmt::format("group t over {} subjects: {} against {} (paired)", subjects, name(0), name(1));
 }
@@ -61,13 +62,14 @@ std::vector<Figure> group_figures(const GroupOutcome& outcome, const FigureAxes&
   for (const std::string prefix : kTests) {
     const GroupArray* t = find(outcome, prefix + "_t");
     const GroupArray* p = find(outcome, prefix + "_cluster_pvalues");
-    if (!t || t->shape.size() < 2) continue;
+    // ERPAC's statistic has a time axis after the bands: not drawn as comodulograms.
+    if (!t || t->shape.size() < 2 || t->dims.back() == "times") continue;
     const std::size_t cells = t->shape[t->shape.size() - 2] * t->shape.back();
     const std::size_t panels = t->values.size() / cells;
     plot::HeatmapGrid grid;
     grid.x_centres = axes.pha_centres_hz;
     grid.y_centres = axes.amp_centres_hz;
-    grid.title = title_of(prefix, subjects, axes);
+    grid.title = title_of(prefix, outcome.report.statistic, subjects, axes);
     grid.subtitle = fmt::format("outlined: clusters with p < {:g} ({}_cluster_pvalues, cluster mass over sign flips)",
                                 alpha, prefix);
     grid.x_label = "phase frequency (Hz)";

@@ -64,7 +64,7 @@ double TestReport::best_cluster_p() const {
 nlohmann::json to_json(const GroupReport& report) {
   if (report.skipped) return {{"skipped", *report.skipped}};
   const Settings& s = report.settings;
-  nlohmann::json out = {{"statistic", kGroupStatistic},
+  nlohmann::json out = {{"statistic", report.statistic},
                         {"settings", {{"group_n", s.flips}, {"group_seed", s.seed}, {"group_cluster_p", s.cluster_p}}}};
   for (const TestReport& t : report.tests) {
     nlohmann::json clusters = nlohmann::json::array();
@@ -86,17 +86,22 @@ nlohmann::json to_json(const GroupReport& report) {
 }
 
 GroupOutcome group_tests(const std::vector<double>& values, std::int64_t subjects, const std::vector<std::size_t>& shape,
-                         const std::vector<std::string>& dims, const Settings& settings) {
-  if (shape.size() < 2 || dims.size() != shape.size())
+                         const std::vector<std::string>& dims, const Settings& settings, const std::string& statistic) {
+  // The cells of a map: phase x amplitude bands, and ERPAC's time samples after them.
+  const std::size_t cell_axes = !dims.empty() && dims.back() == "times" ? 3 : 2;
+  if (shape.size() < cell_axes || dims.size() != shape.size())
     throw std::invalid_argument("group: the statistic needs phase and amplitude band axes");
   GroupOutcome out;
   out.report.settings = settings;
-  const std::size_t axes = shape.size();
-  const Layout all{product(shape, 0, axes - 2), static_cast<std::int64_t>(shape[axes - 2]),
-                   static_cast<std::int64_t>(shape[axes - 1])};
+  out.report.statistic = statistic;
+  const std::size_t axes = shape.size(), first_cell_axis = axes - cell_axes;
+  const Layout all{product(shape, 0, first_cell_axis), static_cast<std::int64_t>(shape[first_cell_axis]),
+                   static_cast<std::int64_t>(shape[first_cell_axis + 1]),
+                   cell_axes == 3 ? static_cast<std::int64_t>(shape[axes - 1]) : 1};
   Settings one_sided = settings;
   one_sided.tail = Tail::Greater;
-  add_test(out, "group", "one-sample: the subjects' trial_rank_z above 0 (coupling beyond each subject's own null)",
+  add_test(out, "group",
+           fmt::format("one-sample: the subjects' {} above 0 (coupling beyond each subject's own null)", statistic),
            sign_flip_test(values, subjects, all, one_sided), shape, dims, one_sided);
   // Two conditions: their paired difference, per channel and cell.
   if (dims.front() != "conditions" || shape.front() != 2) return out;
@@ -111,8 +116,9 @@ GroupOutcome group_tests(const std::vector<double>& values, std::int64_t subject
   two_sided.tail = Tail::TwoSided;
   const std::vector<std::size_t> contrast_shape(shape.begin() + 1, shape.end());
   const std::vector<std::string> contrast_dims(dims.begin() + 1, dims.end());
-  add_test(out, "group_contrast", "paired: the first condition's trial_rank_z minus the second's, two-sided",
-           sign_flip_test(differences, subjects, {all.maps / 2, all.rows, all.cols}, two_sided), contrast_shape,
+  add_test(out, "group_contrast",
+           fmt::format("paired: the first condition's {} minus the second's, two-sided", statistic),
+           sign_flip_test(differences, subjects, {all.maps / 2, all.rows, all.cols, all.times}, two_sided), contrast_shape,
            contrast_dims, two_sided);
   return out;
 }

@@ -9,6 +9,7 @@
 //             (each against its own null, so a power difference alone makes none).
 // Written into the stacked file (group_* and group_contrast_* arrays, dims as trial_rank_z's) and the
 // dataset's report (`group`).
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -52,6 +53,7 @@ struct TestReport {
 struct GroupReport {
   std::optional<std::string> skipped;  // set: no test was made, and why
   Settings settings;
+  std::string statistic = "trial_rank_z";  // the subjects' values tested (kGroupStatistics)
   std::vector<TestReport> tests;  // "group", then "group_contrast" with two conditions
 };
 // As the dataset's report (result.json's `group`) and Python show it.
@@ -65,10 +67,14 @@ struct GroupOutcome {
 
 // The subjects' values: `values` [subjects][cells] of one array whose axes are `dims` (the subject's
 // own, without `recordings`; the last two the phase and amplitude bands) and `shape`.
+// `statistic`: their name, in the report's words.
 GroupOutcome group_tests(const std::vector<double>& values, std::int64_t subjects, const std::vector<std::size_t>& shape,
-                         const std::vector<std::string>& dims, const Settings& settings);
+                         const std::vector<std::string>& dims, const Settings& settings,
+                         const std::string& statistic = "trial_rank_z");
 
-// The statistic the dataset tests across subjects.
-inline constexpr const char* kGroupStatistic = "trial_rank_z";
+// The statistics a dataset tests across subjects, the first its recordings have: the trial-level
+// test's (surrogates) or ERPAC's (erpac n=), each a rank among the subject's own epoch permutations
+// as a normal quantile. ERPAC's has a time axis last: its clusters run over time too.
+inline constexpr std::array<const char*, 2> kGroupStatistics{"trial_rank_z", "erpac_rank_z"};
 
 }  // namespace pacflow::group

@@ -59,9 +59,10 @@ struct MapClusters {
   std::vector<double> mass;
 };
 
-MapClusters clusters_of(const double* t, std::int64_t rows, std::int64_t cols, double threshold, bool two_sided) {
+MapClusters clusters_of(const double* t, const Layout& layout, double threshold, bool two_sided) {
   MapClusters out;
-  const auto n = static_cast<std::size_t>(rows * cols);
+  const std::int64_t rows = layout.rows, cols = layout.cols, times = layout.times;
+  const auto n = static_cast<std::size_t>(layout.per_map());
   out.label.assign(n, -1);
   const auto side = [&](std::size_t i) { return t[i] > threshold ? 1 : two_sided && t[i] < -threshold ? -1 : 0; };
   std::vector<std::size_t> stack;
@@ -76,11 +77,13 @@ MapClusters clusters_of(const double* t, std::int64_t rows, std::int64_t cols, d
       const std::size_t i = stack.back();
       stack.pop_back();
       mass += t[i];
-      const auto r = static_cast<std::int64_t>(i) / cols, c = static_cast<std::int64_t>(i) % cols;
-      const std::int64_t next[4][2] = {{r - 1, c}, {r + 1, c}, {r, c - 1}, {r, c + 1}};
-      for (const auto& rc : next) {
-        if (rc[0] < 0 || rc[0] >= rows || rc[1] < 0 || rc[1] >= cols) continue;
-        const auto j = static_cast<std::size_t>(rc[0] * cols + rc[1]);
+      const auto cell = static_cast<std::int64_t>(i) / times, k = static_cast<std::int64_t>(i) % times;
+      const std::int64_t r = cell / cols, c = cell % cols;
+      const std::int64_t next[6][3] = {{r - 1, c, k}, {r + 1, c, k}, {r, c - 1, k},
+                                       {r, c + 1, k}, {r, c, k - 1}, {r, c, k + 1}};
+      for (const auto& rck : next) {
+        if (rck[0] < 0 || rck[0] >= rows || rck[1] < 0 || rck[1] >= cols || rck[2] < 0 || rck[2] >= times) continue;
+        const auto j = static_cast<std::size_t>((rck[0] * cols + rck[1]) * times + rck[2]);
         if (out.label[j] < 0 && side(j) == sign) {
           out.label[j] = id;
           stack.push_back(j);
@@ -102,9 +105,9 @@ Maxima maxima_of(const std::vector<double>& t, const Layout& layout, double thre
   Maxima m;
   for (double v : t)
     if (!std::isnan(v)) m.t = std::max(m.t, two_sided ? std::abs(v) : v);
-  const std::int64_t per_map = layout.rows * layout.cols;
+  const std::int64_t per_map = layout.per_map();
   for (std::int64_t map = 0; map < layout.maps; ++map)
-    for (double mass : clusters_of(t.data() + map * per_map, layout.rows, layout.cols, threshold, two_sided).mass)
+    for (double mass : clusters_of(t.data() + map * per_map, layout, threshold, two_sided).mass)
       m.mass = std::max(m.mass, two_sided ? std::abs(mass) : mass);
   return m;
 }
@@ -171,9 +174,9 @@ void cell_statistics(Result& r, const std::vector<bool>& kept, const std::vector
 // Each map's clusters of the observed t (r.t) above the threshold, with their mass and its p-value
 // against the flips' largest masses; every cell of a cluster gets the cluster's p.
 void observed_clusters(Result& r, const Layout& layout, const std::vector<double>& max_mass, bool two_sided) {
-  const std::int64_t per_map = layout.rows * layout.cols;
+  const std::int64_t per_map = layout.per_map();
   for (std::int64_t map = 0; map < layout.maps; ++map) {
-    const MapClusters found = clusters_of(r.t.data() + map * per_map, layout.rows, layout.cols, r.threshold, two_sided);
+    const MapClusters found = clusters_of(r.t.data() + map * per_map, layout, r.threshold, two_sided);
     const auto first = static_cast<std::int32_t>(r.clusters.size());
     for (double mass : found.mass)
       r.clusters.push_back({map, 0, mass, p_of(max_mass, two_sided ? std::abs(mass) : mass)});

@@ -12,8 +12,8 @@
 //   max-T: p_c = share of flips whose largest t (|t| two-sided) reaches t_c (|t_c|);
 //   clusters (Maris & Oostenveld 2007): cells whose t passes the cluster-forming threshold (the
 //   (1 - cluster_p) quantile of Student's t with S - 1 degrees of freedom; two-sided cluster_p / 2 on
-//   each side, positive and negative clusters apart) and touch along a row or a column of their map
-//   form clusters, whose mass is the sum of their t; a cluster's p is the share of flips whose
+//   each side, positive and negative clusters apart) and touch along a row, a column or (ERPAC) a
+//   time step of their map form clusters, whose mass is the sum of their t; a cluster's p is the share of flips whose
 //   largest mass (|mass| two-sided) reaches its own, and each of its cells takes it (1 elsewhere).
 // With every flip enumerated, p counts the observed one among them (as MNE's exact test); with
 // drawn flips, p = (1 + count) / (flips + 1).
@@ -25,11 +25,13 @@ namespace pacflow::group {
 
 enum class Tail { Greater, TwoSided };
 
-// The cells: `maps` maps (channels, conditions) of rows x cols cells (phase x amplitude bands),
-// adjacent along rows and columns within a map only.
+// The cells: `maps` maps (channels, conditions) of rows x cols x times cells (phase bands x
+// amplitude bands x, for ERPAC, time samples; times last in memory), adjacent along rows, columns
+// and times within a map only.
 struct Layout {
-  std::int64_t maps = 1, rows = 1, cols = 1;
-  std::int64_t cells() const { return maps * rows * cols; }
+  std::int64_t maps = 1, rows = 1, cols = 1, times = 1;
+  std::int64_t per_map() const { return rows * cols * times; }
+  std::int64_t cells() const { return maps * per_map(); }
 };
 
 struct Settings {

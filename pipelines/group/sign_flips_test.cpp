@@ -112,6 +112,34 @@ TEST(SignFlips, AdjacentCellsAboveTheThresholdFormOneClusterPerMap) {
   EXPECT_NEAR(r.threshold, 1.7958848187, 1e-8);  // t(11) at 0.95 (R: qt(0.95, 11))
 }
 
+// ERPAC's maps have a time axis after the bands: cells one time step apart touch, so an effect that
+// lasts is one cluster across time; the same cells without the time axis are apart.
+TEST(SignFlips, CellsTouchAcrossTimeWhenTheMapsHaveATimeAxis) {
+  const Layout layout{1, 2, 2, 6};  // [pha][amp][times]: cell (r, c, k) at (r * 2 + c) * 6 + k
+  std::vector<std::int64_t> lasting;
+  for (std::int64_t k = 1; k <= 4; ++k) lasting.push_back((1 * 2 + 0) * 6 + k);  // band pair (1, 0), times 1-4
+  const auto v = noise(10, layout, 5, 3.0, lasting);
+  const Result r = sign_flip_test(v, 10, layout, {});
+  const std::int32_t id = r.cluster_of[static_cast<std::size_t>(lasting.front())];
+  ASSERT_GE(id, 0);
+  for (std::int64_t c : lasting) EXPECT_EQ(r.cluster_of[static_cast<std::size_t>(c)], id) << c;
+  EXPECT_GE(r.clusters[static_cast<std::size_t>(id)].cells, 4);
+  EXPECT_LT(r.clusters[static_cast<std::size_t>(id)].p, 0.05);
+  // The same values read as 24 separate maps of one cell each: no cell touches another.
+  const Result apart = sign_flip_test(v, 10, {24, 1, 1, 1}, {});
+  for (std::int64_t c : lasting) {
+    const std::int32_t own = apart.cluster_of[static_cast<std::size_t>(c)];
+    ASSERT_GE(own, 0);
+    EXPECT_EQ(apart.clusters[static_cast<std::size_t>(own)].cells, 1);
+  }
+  // Without a time axis (times = 1) the layout is the comodulogram's, cell for cell.
+  const Layout flat{2, 3, 4};
+  const auto w = noise(8, flat, 6, 1.0, {1, 2, 5});
+  const Result as_before = sign_flip_test(w, 8, flat, {}), with_times = sign_flip_test(w, 8, {2, 3, 4, 1}, {});
+  EXPECT_EQ(as_before.cluster_of, with_times.cluster_of);
+  EXPECT_EQ(as_before.p_cluster, with_times.p_cluster);
+}
+
 // Drawn flips when 2^S is more than asked: p = (1 + count) / (n + 1), the same for the same seed.
 TEST(SignFlips, ManySubjectsDrawFlipsByTheSeed) {
   const Layout layout{1, 3, 3};

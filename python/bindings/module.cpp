@@ -117,7 +117,8 @@ std::string merge(const std::string& out, const std::vector<std::string>& dirs, 
 // `dims` (pipelines/group/group_summary.hpp): (report as JSON text, warnings, [(name, values, shape,
 // dims, doc)…]).
 py::tuple group_test(const py::array_t<double, py::array::c_style | py::array::forcecast>& values,
-                     const std::vector<std::string>& dims, std::int64_t flips, std::uint64_t seed, double cluster_p) {
+                     const std::vector<std::string>& dims, std::int64_t flips, std::uint64_t seed, double cluster_p,
+                     const std::string& statistic) {
   if (values.ndim() < 3 || static_cast<std::size_t>(values.ndim() - 1) != dims.size())
     throw InputError("group: the values need a subjects axis, then the statistic's axes (the last two the bands)");
   const std::vector<std::size_t> shape(values.shape() + 1, values.shape() + values.ndim());
@@ -129,7 +130,7 @@ py::tuple group_test(const py::array_t<double, py::array::c_style | py::array::f
   group::GroupOutcome outcome;
   {
     const py::gil_scoped_release released;
-    outcome = group::group_tests(all, static_cast<std::int64_t>(values.shape(0)), shape, dims, settings);
+    outcome = group::group_tests(all, static_cast<std::int64_t>(values.shape(0)), shape, dims, settings, statistic);
   }
   py::list arrays;
   for (const auto& a : outcome.arrays)
@@ -233,7 +234,7 @@ PYBIND11_MODULE(_core, m) {
   m.def("merge", &merge, py::arg("out"), py::arg("shards"), py::arg("progress"), py::arg("command"));
   m.def("parse_set", &parse_set, py::arg("text"));
   m.def("group_test", &group_test, py::arg("values"), py::arg("dims"), py::arg("flips"), py::arg("seed"),
-        py::arg("cluster_p"));
+        py::arg("cluster_p"), py::arg("statistic"));
   m.def("validate", &validate, py::arg("request"), py::arg("input"), py::arg("input_name"));
   m.def("graph", &graph, py::arg("request"), py::arg("input"), py::arg("input_name"));
   m.def("elements", &elements);

@@ -63,6 +63,32 @@ def test_clusters_equal_mnes_and_max_t_every_flips(subjects: int) -> None:
     np.testing.assert_allclose(ours["group_pvalues"].ravel(), expected, rtol=1e-12)
 
 
+
+def test_clusters_run_over_time_for_erpac_as_mnes_lattice() -> None:
+    """ERPAC's statistic has a time axis after the bands: clusters join cells one time step apart, as
+    MNE's lattice adjacency over (phase, amplitude, time) does."""
+    stats = pytest.importorskip("mne.stats")
+    from scipy import stats as scipy_stats
+
+    subjects = 8
+    rng = np.random.default_rng(3)
+    values = rng.standard_normal((subjects, 1, 2, 3, 10))
+    values[:, 0, 1, 0:2, 3:7] += 1.5  # an effect lasting four samples in two amplitude bands
+    dims = ("channels", "phase_bands", "amplitude_bands", "times")
+    ours = group_test(values, dims)
+    threshold = scipy_stats.t.ppf(0.95, subjects - 1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        t_obs, clusters, _, _ = stats.permutation_cluster_1samp_test(
+            values[:, 0], threshold=threshold, n_permutations=2 ** subjects, tail=1, out_type="mask", verbose=False)
+    np.testing.assert_allclose(ours["group_t"][0], t_obs, rtol=1e-10)
+    ids = ours["group_clusters"][0]
+    ours_masks = sorted(tuple(np.flatnonzero(ids == k)) for k in range(len(ours.report["group"]["clusters"])))
+    mne_masks = sorted(tuple(np.flatnonzero(mask)) for mask in clusters)
+    assert ours_masks == mne_masks
+    lasting = ids[1, 0, 3]
+    assert lasting >= 0 and (ids[1, 0:2, 3:7] == lasting).all()
+
 def test_effect_sizes_and_their_interval() -> None:
     from scipy import stats as scipy_stats
 
@@ -136,6 +162,26 @@ def test_a_dataset_of_subjects_gets_its_group_test(tmp_path: Path) -> None:
     assert p[1].min() > 0.05  # the other is noise
     assert (tmp_path / "out" / "recordings.h5").exists()
 
+
+
+def test_a_dataset_of_erpac_subjects_is_tested_over_time(tmp_path: Path) -> None:
+    rng = np.random.default_rng(12)
+    rows = ["id\tpath\tfs"]
+    for k in range(6):
+        np.save(tmp_path / f"sub-{k}.npy", coupled(rng, 12, 2, 512, 256.0, 0.8))
+        rows.append(f"sub-{k}\tsub-{k}.npy\t256")
+    (tmp_path / "subjects.tsv").write_text("\n".join(rows) + "\n")
+    (tmp_path / "erpac.pipe").write_text(
+        "source manifest path=subjects.tsv\nstage bandpass pha=[[5,7]] amp=[[70,90]]\nstage hilbert\n"
+        "stage erpac n=99\nsink npy dir=out\n")
+    dataset = pacflow.run(tmp_path / "erpac.pipe", progress=False)
+    assert dataset.report["group"]["statistic"] == "erpac_rank_z"
+    group = dataset.group()
+    assert group.report["group"] == dataset.report["group"]["group"]  # the run's own test, again
+    assert group.dims["group_t"] == ("channels", "phase_bands", "amplitude_bands", "times")
+    p = group["group_cluster_pvalues"]
+    assert p[0].min() <= 1 / 64 + 1e-12  # the coupled channel, at the floor of 2^6 flips
+    assert (group["group_clusters"][0] >= 0).sum() > 1  # a cluster over time samples
 
 def test_a_study_of_mne_epochs_in_two_conditions_with_unequal_epoch_counts() -> None:
     mne = pytest.importorskip("mne")

@@ -20,5 +20,6 @@ inline constexpr const char* kPvaluesMaxstat = "pvalues_maxstat";
 inline constexpr const char* kPacNorm = "pac_norm";            // surrogates, norm other than z
 inline constexpr const char* kErpac = "erpac";                 // erpac: [n_pha][n_amp][T]
 inline constexpr const char* kErpacPvalues = "erpac_pvalues";
+inline constexpr const char* kErpacRankZ = "erpac_rank_z";  // erpac n=: rank among epoch permutations
 
 }  // namespace pacflow::stages::tensors

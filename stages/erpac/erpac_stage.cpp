@@ -10,6 +10,8 @@
 #include "stages/common/tensor_names.hpp"
 #include "stages/common/whole_input.hpp"
 #include "stages/erpac/erpac_math.hpp"
+#include "stages/kernels/statistics/rank_z.hpp"
+#include "stages/kernels/surrogates/surrogate_math.hpp"
 
 namespace pacflow::stages {
 
@@ -20,6 +22,12 @@ void ErpacStage::declare(ParamBinder<ErpacStage>& p) {
            "fdr",
            "correction of the p-values over each channel's cells: fdr (Benjamini-Hochberg, TensorPAC's default), "
            "bonferroni or none");
+  p.add(&ErpacStage::permutations_, "n", 0,
+        "epoch permutations for erpac_rank_z (each cell's correlation ranked among the permutations', as a normal "
+        "quantile: the value a dataset's group test takes per subject, with clusters over time); 0: none")
+      .unit("permutations")
+      .range(0, 100000);
+  p.add(&ErpacStage::seed_, "seed", 42, "key of the counter-based epoch permutations").at_least(0);
 }
 
 ElementInfo ErpacStage::info() {
@@ -53,14 +61,27 @@ void ErpacStage::plan(PlanContext& ctx) {
   ctx.publish_coordinate({"erpac_times", stream.time_origin_s, 1.0 / stream.sample_rate, length_, "s",
                           "time of each erpac sample (last axis of erpac, erpac_pvalues) in seconds from the epoch's "
                           "reference: the event for epochs cut around events, else the epoch's first sample"});
+  if (permutations_ > 0) {
+    ctx.declare(over_cells({tensors::kErpacRankZ, {n_pha_, n_amp_, length_}, DType::Float32, true,
+                            "rank of rho among n epoch permutations as a normal quantile, "
+                            "-Phi^-1((#{rho_k > rho} + (#{rho_k = rho} + 1) / 2) / (n + 1))",
+                            rows},
+                           {"times"}));
+    permuted_.resize(static_cast<std::size_t>(permutations_ * epochs_));
+    for (std::int64_t k = 0; k < permutations_; ++k)
+      surrogates::epoch_permutation(static_cast<std::uint64_t>(seed_), static_cast<std::uint64_t>(k + 1), epochs_,
+                                    permuted_.data() + k * epochs_, 0x6572706163ULL /* "erpac" */);
+  }
   warn_if_whole_input_is_large(ctx, "erpac", n_pha_, n_amp_, length_);
   if (epochs_ < 10)
     ctx.warn(fmt::format("erpac with {} epochs: the chi-squared p-values assume many epochs", epochs_));
 }
 
 double ErpacStage::host_workspace_bytes(int threads) const {
-  // amplitude_means: n_amp × T; correlate: five T-long sums and sin, cos for every epoch (2 × E × T).
-  return threads * static_cast<double>(length_ * (n_amp_ + 5 + 2 * epochs_)) * sizeof(double);
+  // amplitude_means: n_amp × T; correlate: eight T-long sums and sin, cos and the centred amplitude for
+  // every epoch (3 × E × T).
+  return threads * static_cast<double>(length_ * (n_amp_ + 8 + 3 * epochs_)) * sizeof(double) +
+         static_cast<double>(permuted_.size() * sizeof(std::int64_t));
 }
 
 std::vector<double> ErpacStage::amplitude_means(const float* amplitude, std::int64_t row, std::int64_t rows) const {
@@ -79,13 +100,12 @@ std::vector<double> ErpacStage::amplitude_means(const float* amplitude, std::int
 }
 
 void ErpacStage::correlate(const float* phase, const float* amplitude, const double* mean_x_all, std::int64_t row,
-                           std::int64_t p, std::int64_t rows, float* rho, double* pvalues) const {
+                           std::int64_t p, std::int64_t rows, float* rho, double* pvalues, float* rank_z) const {
   const auto t = static_cast<std::size_t>(length_);
   const auto e_count = static_cast<double>(epochs_);
   // Series of epoch e for this row: e · rows + row. Two passes over the epochs: means, then centred
   // sums of products.
   const auto phase_of = [&](std::int64_t e) { return phase + ((e * rows + row) * n_pha_ + p) * length_; };
-  const auto amplitude_of = [&](std::int64_t e, std::int64_t a) { return amplitude + ((e * rows + row) * n_amp_ + a) * length_; };
   std::vector<double> mean_s(t, 0), mean_c(t, 0), ss(t, 0), cc(t, 0), sc(t, 0);
   std::vector<double> ds(t * static_cast<std::size_t>(epochs_)), dc(ds.size());  // sin, cos; then centred; [e][t]
   for (std::int64_t e = 0; e < epochs_; ++e) {
@@ -112,29 +132,68 @@ void ErpacStage::correlate(const float* phase, const float* amplitude, const dou
       sc[i] += ds[at] * dc[at];
     }
   }
-  std::vector<double> xx(t), xs(t), xc(t);
+  std::vector<double> xx(t), xs(t), xc(t), r(t), dx;
   for (std::int64_t a = 0; a < n_amp_; ++a) {
-    const double* mean_x = mean_x_all + static_cast<std::size_t>(a) * t;
+    centred_amplitude(amplitude, mean_x_all + static_cast<std::size_t>(a) * t, row, a, rows, dx);
     std::fill(xx.begin(), xx.end(), 0.0);
     std::fill(xs.begin(), xs.end(), 0.0);
     std::fill(xc.begin(), xc.end(), 0.0);
     for (std::int64_t e = 0; e < epochs_; ++e) {
-      const float* x = amplitude_of(e, a);
       for (std::size_t i = 0; i < t; ++i) {
         const std::size_t at = static_cast<std::size_t>(e) * t + i;
-        const double dx = static_cast<double>(x[i]) - mean_x[i];
-        xx[i] += dx * dx;
-        xs[i] += dx * ds[at];
-        xc[i] += dx * dc[at];
+        xx[i] += dx[at] * dx[at];
+        xs[i] += dx[at] * ds[at];
+        xc[i] += dx[at] * dc[at];
+      }
+    }
+    const std::size_t first = static_cast<std::size_t>(p * n_amp_ + a) * t;
+    for (std::size_t i = 0; i < t; ++i) {
+      r[i] = erpac::circular_linear_correlation({xx[i], ss[i], cc[i], xs[i], xc[i], sc[i]});
+      rho[first + i] = static_cast<float>(r[i]);
+      pvalues[first + i] = std::isnan(r[i]) ? NAN : erpac::correlation_pvalue(r[i], epochs_);
+    }
+    if (rank_z)
+      rank_against_permutations({ds.data(), dc.data(), dx.data(), ss.data(), cc.data(), sc.data(), xx.data()}, r.data(),
+                                rank_z + first);
+  }
+}
+
+void ErpacStage::centred_amplitude(const float* amplitude, const double* mean_x, std::int64_t row, std::int64_t a,
+                                   std::int64_t rows, std::vector<double>& dx) const {
+  const auto t = static_cast<std::size_t>(length_);
+  dx.resize(t * static_cast<std::size_t>(epochs_));
+  for (std::int64_t e = 0; e < epochs_; ++e) {
+    const float* x = amplitude + ((e * rows + row) * n_amp_ + a) * length_;
+    for (std::size_t i = 0; i < t; ++i) dx[static_cast<std::size_t>(e) * t + i] = static_cast<double>(x[i]) - mean_x[i];
+  }
+}
+
+void ErpacStage::rank_against_permutations(const Centred& v, const double* r, float* rank_z) const {
+  const auto t = static_cast<std::size_t>(length_);
+  std::vector<double> above(t, 0.0), tied(t, 0.0), xs(t), xc(t);
+  for (std::int64_t k = 0; k < permutations_; ++k) {
+    // Epoch e's phase with epoch permuted[e]'s amplitude: the phase's and the amplitude's own sums
+    // stay; their products change.
+    const std::int64_t* permuted = permuted_.data() + k * epochs_;
+    std::fill(xs.begin(), xs.end(), 0.0);
+    std::fill(xc.begin(), xc.end(), 0.0);
+    for (std::int64_t e = 0; e < epochs_; ++e) {
+      const double* x = v.dx + static_cast<std::size_t>(permuted[e]) * t;
+      const double* s = v.ds + static_cast<std::size_t>(e) * t;
+      const double* c = v.dc + static_cast<std::size_t>(e) * t;
+      for (std::size_t i = 0; i < t; ++i) {
+        xs[i] += x[i] * s[i];
+        xc[i] += x[i] * c[i];
       }
     }
     for (std::size_t i = 0; i < t; ++i) {
-      const double r = erpac::circular_linear_correlation({xx[i], ss[i], cc[i], xs[i], xc[i], sc[i]});
-      const std::size_t cell = static_cast<std::size_t>(p * n_amp_ + a) * t + i;
-      rho[cell] = static_cast<float>(r);
-      pvalues[cell] = std::isnan(r) ? NAN : erpac::correlation_pvalue(r, epochs_);
+      const double rk = erpac::circular_linear_correlation({v.xx[i], v.ss[i], v.cc[i], xs[i], xc[i], v.sc[i]});
+      above[i] += rk > r[i] ? 1 : 0;
+      tied[i] += rk == r[i] ? 1 : 0;
     }
   }
+  for (std::size_t i = 0; i < t; ++i)
+    rank_z[i] = std::isnan(r[i]) ? NAN : static_cast<float>(statistics::rank_z(above[i], tied[i], permutations_));
 }
 
 void ErpacStage::process(Batch& batch) {
@@ -145,11 +204,15 @@ void ErpacStage::process(Batch& batch) {
   const Shape per_row{n_pha_, n_amp_, length_};
   float* rho = batch.emplace_rows(tensors::kErpac, rows, per_row, DType::Float32).values<float>().data();
   float* p_out = batch.emplace_rows(tensors::kErpacPvalues, rows, per_row, DType::Float32).values<float>().data();
+  float* rank_z = permutations_ > 0
+                      ? batch.emplace_rows(tensors::kErpacRankZ, rows, per_row, DType::Float32).values<float>().data()
+                      : nullptr;
   oneapi::tbb::parallel_for(std::int64_t{0}, rows, [&](std::int64_t row) {
     std::vector<double> pvalues(static_cast<std::size_t>(cells));
     const std::vector<double> mean_x = amplitude_means(amplitude, row, rows);
     oneapi::tbb::parallel_for(std::int64_t{0}, n_pha_, [&](std::int64_t p) {
-      correlate(phase, amplitude, mean_x.data(), row, p, rows, rho + row * cells, pvalues.data());
+      correlate(phase, amplitude, mean_x.data(), row, p, rows, rho + row * cells, pvalues.data(),
+                rank_z ? rank_z + row * cells : nullptr);
     });
     erpac::correct(pvalues, correction_);  // the family: every cell of this channel
     for (std::int64_t c = 0; c < cells; ++c) p_out[row * cells + c] = static_cast<float>(pvalues[static_cast<std::size_t>(c)]);

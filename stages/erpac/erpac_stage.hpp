@@ -4,6 +4,9 @@
 // with its p-values corrected per channel (TensorPAC's EventRelatedPac, method "circular").
 // Reads `phase`, `amplitude`; writes the results `erpac` and `erpac_pvalues`, [C][n_pha][n_amp][T],
 // and publishes the coordinate `erpac_times` (the time of each of the T samples; sinks write it).
+// With n= permutations it also writes `erpac_rank_z`: each cell's correlation ranked among those of
+// n permutations of the epochs' amplitudes against their phases, as a normal quantile
+// (stages/kernels/statistics/rank_z.hpp), the value a dataset's group test takes per subject.
 //
 // It reduces across epochs, and the series of one channel lie E·C apart in the stream ([E][C]
 // order), so it asks for the whole input in one batch (PlanContext::require_batch_multiple): memory
@@ -32,9 +35,22 @@ class ErpacStage final : public Stage {
   // ρ and p of one output row (channel, segment) and phase band, every amplitude band and time;
   // `mean_x` is amplitude_means() of the row.
   void correlate(const float* phase, const float* amplitude, const double* mean_x, std::int64_t row, std::int64_t p,
-                 std::int64_t rows, float* rho, double* pvalues) const;
+                 std::int64_t rows, float* rho, double* pvalues, float* rank_z) const;
+  // The centred amplitude of one band of one row, [epoch][time], into `dx`.
+  void centred_amplitude(const float* amplitude, const double* mean_x, std::int64_t row, std::int64_t a,
+                         std::int64_t rows, std::vector<double>& dx) const;
+  // erpac_rank_z of one row, phase band and amplitude band at every time: `r` the observed
+  // correlations, ds, dc, dx the centred sin, cos and amplitude [epoch][time], ss, cc, sc, xx their
+  // sums of products.
+  struct Centred {
+    const double *ds, *dc, *dx, *ss, *cc, *sc, *xx;
+  };
+  void rank_against_permutations(const Centred& v, const double* r, float* rank_z) const;
 
   erpac::Correction correction_ = erpac::Correction::Fdr;
+  std::int64_t permutations_ = 0;  // n=: 0, no erpac_rank_z
+  std::int64_t seed_ = 42;
+  std::vector<std::int64_t> permuted_;  // [permutation][epoch]: the epoch whose amplitude pairs with e's phase
   std::int64_t epochs_ = 0;
   std::int64_t length_ = 0;
   std::int64_t n_pha_ = 0;

@@ -1,6 +1,7 @@
 // erpac against closed forms and TensorPAC's formulas computed here (pearson, circ_corrcc, the
 // chi-squared p-value, MNE's FDR and Bonferroni corrections).
 #include <algorithm>
+#include <boost/math/special_functions/erf.hpp>
 #include <cmath>
 #include <gtest/gtest.h>
 #include <numbers>
@@ -10,6 +11,7 @@
 #include "stages/builtin.hpp"
 #include "stages/erpac/erpac_stage.hpp"
 #include "stages/kernels/statistics/multiple_comparisons.hpp"
+#include "stages/kernels/surrogates/surrogate_math.hpp"
 
 namespace pacflow {
 namespace {
@@ -22,7 +24,7 @@ struct Dims {
 
 // Plans erpac on phase and amplitude tensors given directly ([E·C][n][T]) and runs one batch.
 Batch run_erpac(const Dims& s, const std::vector<float>& phase, const std::vector<float>& amplitude,
-                const std::string& mcp) {
+                const json& params) {
   StreamInfo stream;
   stream.leading_dims = {s.epochs, s.channels};
   stream.leading_names = {"epochs", "channels"};
@@ -32,7 +34,7 @@ Batch run_erpac(const Dims& s, const std::vector<float>& phase, const std::vecto
   ctx.declare({"phase", {s.n_pha, kT}, DType::Float32, false, "given"});
   ctx.declare({"amplitude", {s.n_amp, kT}, DType::Float32, false, "given"});
   const ElementInfo* info = stages::builtin_registry().find(ElementKind::Stage, "erpac");
-  auto stage = info->make_stage(Params({{"mcp", mcp}}, info->params));
+  auto stage = info->make_stage(Params(params.is_string() ? json{{"mcp", params}} : params, info->params));
   stage->plan(ctx);
   stage->prepare();
   EXPECT_EQ(ctx.batch_multiple(), s.epochs * s.channels);
@@ -126,6 +128,65 @@ TEST(Erpac, EqualsCircularLinearCorrelationAcrossEpochsWithCorrectedPValues) {
       }
     }
   }
+}
+
+// erpac n=: each cell's ρ ranked among the ρ of n permutations of the epochs' amplitudes against
+// their phases (permutation k: surrogates::epoch_permutation(seed, k, E, …, "erpac"), k = 1…n), as
+// -Φ⁻¹(mid-rank / (n + 1)), computed here from the definition.
+TEST(Erpac, RankZIsTheCorrelationsRankAmongEpochPermutations) {
+  const Dims s{10, 2, 1, 2};
+  std::vector<float> phase(static_cast<std::size_t>(s.epochs * s.channels * s.n_pha * kT));
+  std::vector<float> amplitude(static_cast<std::size_t>(s.epochs * s.channels * s.n_amp * kT));
+  for (std::size_t i = 0; i < phase.size(); ++i)
+    phase[i] = static_cast<float>(std::remainder(3.2 * wobble(0.113 * static_cast<double>(i)), 2 * std::numbers::pi));
+  for (std::size_t i = 0; i < amplitude.size(); ++i) {
+    const std::size_t series = i / static_cast<std::size_t>(s.n_amp * kT), t = i % kT;
+    const float ph = phase[series * kT + t];
+    // Band 0 coupled to the phase at every time, band 1 not.
+    amplitude[i] = static_cast<float>((i / kT) % 2 == 0 ? 2.0 + std::cos(static_cast<double>(ph) - 0.8)
+                                                         : 1.5 + 0.5 * wobble(0.71 * static_cast<double>(i)));
+  }
+  constexpr std::int64_t kPermutations = 49, kSeed = 7;
+  const Batch batch = run_erpac(s, phase, amplitude, {{"n", kPermutations}, {"seed", kSeed}});
+  ASSERT_EQ(batch.at("erpac_rank_z").shape(), (Shape{2, 1, 2, kT}));
+  const auto z = batch.at("erpac_rank_z").values<float>();
+  const auto rho_of = [&](std::int64_t c, std::int64_t a, std::int64_t t, const std::vector<std::int64_t>& paired) {
+    std::vector<double> x, sn, cs;
+    for (std::int64_t e = 0; e < s.epochs; ++e) {
+      const double ph = phase[static_cast<std::size_t>((e * s.channels + c) * kT + t)];
+      sn.push_back(std::sin(ph));
+      cs.push_back(std::cos(ph));
+      x.push_back(amplitude[static_cast<std::size_t>(((paired[static_cast<std::size_t>(e)] * s.channels + c) * s.n_amp + a) * kT + t)]);
+    }
+    const double rxs = pearson(x, sn), rxc = pearson(x, cs), rcs = pearson(sn, cs);
+    return std::sqrt((rxc * rxc + rxs * rxs - 2 * rxc * rxs * rcs) / (1 - rcs * rcs));
+  };
+  std::vector<std::vector<std::int64_t>> permutations(kPermutations, std::vector<std::int64_t>(s.epochs));
+  for (std::int64_t k = 0; k < kPermutations; ++k)
+    surrogates::epoch_permutation(kSeed, static_cast<std::uint64_t>(k + 1), s.epochs, permutations[static_cast<std::size_t>(k)].data(),
+                                  0x6572706163ULL);
+  std::vector<std::int64_t> identity(static_cast<std::size_t>(s.epochs));
+  for (std::int64_t e = 0; e < s.epochs; ++e) identity[static_cast<std::size_t>(e)] = e;
+  for (std::int64_t c = 0; c < s.channels; ++c)
+    for (std::int64_t a = 0; a < s.n_amp; ++a)
+      for (std::int64_t t = 0; t < kT; t += 7) {
+        const double observed = rho_of(c, a, t, identity);
+        double above = 0, tied = 0;
+        for (const auto& paired : permutations) {
+          const double r = rho_of(c, a, t, paired);
+          above += r > observed + 1e-12 ? 1 : 0;
+          tied += std::abs(r - observed) <= 1e-12 ? 1 : 0;
+        }
+        const double mid = (above + (tied + 1) / 2) / static_cast<double>(kPermutations + 1);
+        const double expected = std::sqrt(2.0) * boost::math::erfc_inv(2 * mid);
+        ASSERT_NEAR(z[static_cast<std::size_t>((c * s.n_amp + a) * kT + t)], expected, 1e-5)
+            << "channel " << c << " band " << a << " time " << t;
+        if (a == 0) {
+          EXPECT_GT(expected, 2.0);  // coupled: above every permutation
+        }
+      }
+  // Without n=, no erpac_rank_z.
+  EXPECT_FALSE(run_erpac(s, phase, amplitude, "none").has("erpac_rank_z"));
 }
 
 TEST(Erpac, NeedsAtLeastThreeEpochsAndAKnownCorrection) {

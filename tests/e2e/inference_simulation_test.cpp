@@ -310,5 +310,35 @@ TEST_F(InferenceSimulation, GroupTestOfNullSubjects) {
   expect_nominal(cluster_hits, datasets(), "group: 10 null subjects, cluster mass over 8 channels x 9 cells");
 }
 
+// ERPAC at the group level: studies of ten null subjects (sixteen 1 s epochs of white noise, two
+// channels), each subject's erpac_rank_z against 100 epoch permutations, tested across subjects with
+// clusters over bands and time (2 channels x 2 x 2 bands x 256 samples, one family).
+TEST_F(InferenceSimulation, GroupErpacOfNullSubjectsWithClustersOverTime) {
+  constexpr int kSubjects = 10;
+  std::int64_t max_t_hits = 0, cluster_hits = 0;
+  for (std::int64_t study = 0; study < datasets(); ++study) {
+    std::string table = "id\tpath\tepoch\tchannels\n";
+    for (int s = 0; s < kSubjects; ++s) {
+      const std::string id = fmt::format("sub-{:02}", s);
+      recording(dir_ / (id + ".edf"), 70000 + static_cast<std::uint64_t>(study * kSubjects + s), 16, false);
+      table += fmt::format("{}\t{}.edf\t1s\tCh1,Ch2\n", id, id);
+    }
+    dir_.write("subjects.tsv", table);
+    Pipeline p(stages::builtin_registry());
+    p.source("manifest", {{"path", (dir_ / "subjects.tsv").string()}, {"group_seed", study}});
+    p.stage("bandpass", {{"pha", "6:12:2"}, {"amp", "50:90:2"}});
+    p.stage("hilbert");
+    p.stage("erpac", {{"n", 100}, {"seed", study}});
+    p.sink("npy", {{"dir", (dir_ / "out").string()}});
+    const json report = run_dataset(p, RunOptions{}).to_json();
+    ASSERT_EQ(report.at("group").at("statistic"), "erpac_rank_z");
+    const json& group = report.at("group").at("group");
+    max_t_hits += group.at("significant_cells_maxstat").get<std::int64_t>() > 0;
+    cluster_hits += group.at("significant_cells_cluster").get<std::int64_t>() > 0;
+  }
+  expect_nominal(max_t_hits, datasets(), "group erpac: 10 null subjects, one-sided max-T over 2 x 4 cells x 256 times");
+  expect_nominal(cluster_hits, datasets(), "group erpac: 10 null subjects, cluster mass over cells and time");
+}
+
 }  // namespace
 }  // namespace pacflow

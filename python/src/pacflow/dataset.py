@@ -8,7 +8,7 @@ from typing import Any, Optional
 
 import numpy as np
 
-from .group import GroupResult, group_test
+from .group import GROUP_STATISTICS, GroupResult, group_test
 from .result import Result
 
 
@@ -75,7 +75,8 @@ class Dataset(Mapping[str, Result]):
     def group(self, *, n_flips: Optional[int] = None, seed: Optional[int] = None,
               cluster_p: Optional[float] = None) -> GroupResult:
         """The group-level test of the recordings (subjects): what the dataset run wrote into its
-        stacked file, computed again from every recording's ``trial_rank_z``.
+        stacked file, computed again from every recording's ``trial_rank_z`` (or, for ERPAC run with
+        ``n=``, its ``erpac_rank_z``, whose clusters run over time too), channels matched by name.
 
         Parameters
         ----------
@@ -92,17 +93,38 @@ class Dataset(Mapping[str, Result]):
         Raises
         ------
         ValueError
-            When the recordings have no ``trial_rank_z`` (the trial-level test was off) or differ in shape.
+            When the recordings have neither statistic (the trial-level test was off, erpac had no
+            ``n=``) or differ in shape.
         """
         first = next(iter(self._recordings.values()), None)
-        if first is None or "trial_rank_z" not in first:
-            raise ValueError("the recordings have no trial_rank_z: the group test needs the trial-level test "
-                             "(surrogates trials=auto with four epochs or more)")
+        statistic = next((name for name in GROUP_STATISTICS if first is not None and name in first), None)
+        if first is None or statistic is None:
+            raise ValueError("the recordings have no trial_rank_z and no erpac_rank_z: the group test needs the "
+                             "trial-level test (surrogates trials=auto with four epochs or more) or erpac n=")
         ran = self.report.get("group", {}).get("settings", {})  # the manifest's group_* as the run read them
-        return group_test(self.stack("trial_rank_z"), first.dims["trial_rank_z"],
+        return group_test(self._by_channel_name(statistic), first.dims[statistic],
                           n_flips=int(ran.get("group_n", 10000)) if n_flips is None else n_flips,
                           seed=int(ran.get("group_seed", 42)) if seed is None else seed,
-                          cluster_p=float(ran.get("group_cluster_p", 0.05)) if cluster_p is None else cluster_p)
+                          cluster_p=float(ran.get("group_cluster_p", 0.05)) if cluster_p is None else cluster_p,
+                          statistic=statistic)
+
+    def _by_channel_name(self, name: str) -> np.ndarray:
+        """stack(name) with each recording's channels in the first's order where they are the same
+        names in another order, as the dataset run stacks them."""
+        results = list(self._recordings.values())
+        first = results[0].channels
+        dims = results[0].dims[name]
+        arrays = []
+        for result in results:
+            array = result[name]
+            names = result.channels
+            if first and names and names != first and sorted(names) == sorted(first) and "channels" in dims:
+                array = np.take(array, [names.index(c) for c in first], axis=dims.index("channels"))
+            arrays.append(array)
+        shapes = {a.shape for a in arrays}
+        if len(shapes) > 1:
+            raise ValueError(f"{name}: the recordings' arrays differ in shape ({sorted(shapes)})")
+        return np.stack(arrays)
 
     def __repr__(self) -> str:
         return f"Dataset({len(self)} recordings: {', '.join(self._recordings)})"

@@ -10,6 +10,10 @@ import numpy as np
 
 from . import _core
 
+#: The per-subject statistics a dataset's group test takes, the first its recordings have: the
+#: trial-level test's and ERPAC's (``erpac n=``; a ``times`` axis last, clusters over time too).
+GROUP_STATISTICS: tuple[str, ...] = ("trial_rank_z", "erpac_rank_z")
+
 
 class GroupResult(Mapping[str, np.ndarray]):
     """The group test of a dataset's subjects, as the dataset run writes it into its stacked file.
@@ -21,7 +25,8 @@ class GroupResult(Mapping[str, np.ndarray]):
     the first condition's ``trial_rank_z`` minus the second's (two-sided). Each test gives ``_t``, Cohen's
     ``_dz`` with ``_dz_low``/``_dz_high`` (its confidence interval), ``_pvalues`` (max-T over the
     family, against sign flips of whole subjects), ``_cluster_pvalues`` and ``_clusters``
-    (cluster-based permutation over adjacent cells of a channel's comodulogram).
+    (cluster-based permutation over adjacent cells of a channel's comodulogram, and adjacent times
+    for ERPAC's ``erpac_rank_z``).
 
     Attributes
     ----------
@@ -61,14 +66,16 @@ class GroupResult(Mapping[str, np.ndarray]):
 
 
 def group_test(values: np.ndarray, dims: tuple[str, ...], *, n_flips: int = 10000, seed: int = 42,
-               cluster_p: float = 0.05) -> GroupResult:
+               cluster_p: float = 0.05, statistic: str = "trial_rank_z") -> GroupResult:
     """The group test of one value per subject and cell, computed by the engine.
 
     Parameters
     ----------
     values : numpy.ndarray
-        ``(subjects, *dims)``: each subject's ``trial_rank_z`` (or any value symmetric around 0 under the null); the last two axes are the phase and
-        amplitude bands; a first axis ``conditions`` of two adds the paired contrast.
+        ``(subjects, *dims)``: each subject's ``trial_rank_z`` (or any value symmetric around 0 under
+        the null); the last two axes are the phase and amplitude bands, or the last three the bands
+        and ``times`` (ERPAC's ``erpac_rank_z``: clusters join adjacent times too); a first axis
+        ``conditions`` of two adds the paired contrast.
     dims : tuple of str
         The axis names after ``subjects``.
     n_flips : int
@@ -77,12 +84,14 @@ def group_test(values: np.ndarray, dims: tuple[str, ...], *, n_flips: int = 1000
         Key of the drawn flips.
     cluster_p : float
         The cluster-forming threshold as a p-value of Student's t (``subjects - 1`` degrees of freedom).
+    statistic : str
+        The values' name, in the report's words.
 
     Returns
     -------
     GroupResult
     """
     report, warnings, arrays = _core.group_test(np.ascontiguousarray(values, dtype=np.float64), list(dims),
-                                                int(n_flips), int(seed), float(cluster_p))
+                                                int(n_flips), int(seed), float(cluster_p), statistic)
     return GroupResult(json.loads(report), list(warnings), {name: array for name, array, _, _ in arrays},
                        {name: tuple(d) for name, _, d, _ in arrays}, {name: doc for name, _, _, doc in arrays})

@@ -1,6 +1,5 @@
 #include "stages/kernels/surrogates/trial_statistics.hpp"
 
-#include <boost/math/special_functions/erf.hpp>
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -11,6 +10,7 @@
 #include <limits>
 
 #include "engine/api/errors.hpp"
+#include "stages/kernels/statistics/rank_z.hpp"
 #include "engine/io/atomic_file.hpp"
 #include "stages/kernels/statistics/multiple_comparisons.hpp"
 #include "stages/kernels/surrogates/surrogate_math.hpp"
@@ -137,11 +137,9 @@ void test_cells(const Values& at, std::int64_t n, std::int64_t cells, TrialTest 
     std::transform(raw.begin(), raw.end(), p, [](double v) { return static_cast<float>(v); });
 }
 
-// The observed value's mid-rank among all n + 1 arrangements, as a standard-normal quantile:
-// -Phi^-1((#{k: v_k > v_0} + (#{k: v_k = v_0} + 1) / 2) / (n + 1)). With no coupling the observed
-// arrangement is one of n + 1 exchangeable ones, so this takes the n + 1 values symmetric around 0
-// alike: the subject-level value a group test's sign flips need (pipelines/group/), where the
-// standardised mean (trial_z) is skewed by the measure's own skew.
+// The observed mean's rank among its permutations' (stages/kernels/statistics/rank_z.hpp): the
+// subject-level value a group test's sign flips need, where the standardised mean (trial_z) is
+// skewed by the measure's own skew.
 template <class Values>
 double rank_z(const Values& at, std::int64_t n, std::int64_t column) {
   const double observed = at(0, column);
@@ -152,8 +150,7 @@ double rank_z(const Values& at, std::int64_t n, std::int64_t column) {
     above += v > observed ? 1 : 0;
     tied += v == observed ? 1 : 0;
   }
-  const double mid = (above + (tied + 1) / 2) / static_cast<double>(n + 1);
-  return std::sqrt(2.0) * boost::math::erfc_inv(2 * mid);
+  return statistics::rank_z(above, tied, n);
 }
 
 }  // namespace
