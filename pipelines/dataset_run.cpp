@@ -15,6 +15,7 @@
 #include "engine/io/output_folders.hpp"
 #include "engine/io/output_set.hpp"
 #include "pipelines/bids/bids_derivative.hpp"
+#include "pipelines/bids/bids_sidecar.hpp"
 #include "pipelines/channel_alignment.hpp"
 #include "pipelines/dataset_checkpoint.hpp"
 #include "pipelines/dataset_table.hpp"
@@ -508,6 +509,8 @@ class DatasetRun {
     recordings.push_back(
         {row.id, rank_, run.run.series, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count()});
     note_warnings(run.plan.warnings);
+    if (const auto mismatch = bids::sampling_frequency_warning(row.id, row.metadata, run.plan.input.sample_rate_hz))
+      note_warnings({*mismatch});
     const json report = run.to_json();  // what the checkpoint keeps and the Python module hands over
     if (is_bids()) add_sidecars(row);
     if (on_recording_) on_recording_(row.id, report, results);

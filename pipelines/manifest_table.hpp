@@ -31,8 +31,11 @@ struct ManifestRecording {
   std::string reader;  // the source element reading it
   json params;         // the reader's parameters: path= (as the working directory sees it) and the row's
   int line = 0;        // in the table; 0 when the recording is no table's row (a file of a BIDS tree)
-  // Other files its row was made from: a BIDS recording's _events.tsv and _channels.tsv.
+  // Other files its row was made from: a BIDS recording's _events.tsv, _channels.tsv and _eeg.json.
   std::vector<std::filesystem::path> companions;
+  // What the dataset says of the recording beside its parameters: a BIDS recording's merged
+  // _eeg.json (pipelines/bids/bids_sidecar.hpp); empty for a table's row.
+  json metadata = json::object();
 };
 
 struct ManifestTable {

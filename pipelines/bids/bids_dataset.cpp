@@ -9,6 +9,7 @@
 #include "pipelines/bids/bids_channels.hpp"
 #include "pipelines/bids/bids_filters.hpp"
 #include "pipelines/bids/bids_inheritance.hpp"
+#include "pipelines/bids/bids_sidecar.hpp"
 #include "pipelines/bids/bids_participants.hpp"
 #include "pipelines/bids/bids_tree.hpp"
 #include "stages/io/common/events_tsv.hpp"
@@ -180,6 +181,15 @@ ManifestRecording BidsReader::row_of(const BidsFile& file, const std::string& re
     row.companions.push_back(*events_tsv);
   }
   if (channels_tsv) row.companions.push_back(*channels_tsv);
+  // Its _eeg.json (or _ieeg.json), merged from the root down: read now, so a malformed one stops the
+  // dataset before any recording runs.
+  try {
+    RecordingSidecar sidecar = read_recording_sidecar(root_, file.path, file.name, datatype_);
+    row.metadata = std::move(sidecar.metadata);
+    row.companions.insert(row.companions.end(), sidecar.files.begin(), sidecar.files.end());
+  } catch (const InputError& e) {
+    std::throw_with_nested(InputError(fmt::format("recording {}: {}", id, e.what())));
+  }
   return row;
 }
 

@@ -82,6 +82,9 @@ std::string recording_sidecar(const ManifestTable& table, const ManifestRecordin
                {"GeneratedBy", generated_by()},
                {"Reader", {{"Name", row.reader}, {"Parameters", reader_params}}},
                {"Stages", stages_of(plan)}};
+  // The raw recording's own sidecar (_eeg.json, merged as BIDS inherits it): its rate, line frequency
+  // and reference travel with the results.
+  if (!row.metadata.empty()) sidecar["SourceMetadata"] = row.metadata;
   return sidecar.dump(2) + "\n";
 }
 

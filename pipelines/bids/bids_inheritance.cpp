@@ -37,24 +37,34 @@ std::vector<fs::path> applicable_in(const fs::path& dir, const BidsName& recordi
 
 }  // namespace
 
-std::optional<fs::path> applicable_file(const fs::path& root, const fs::path& recording, const BidsName& name,
-                                        const std::string& suffix, const std::string& extension) {
+std::vector<fs::path> applicable_files(const fs::path& root, const fs::path& recording, const BidsName& name,
+                                       const std::string& suffix, const std::string& extension) {
   const fs::path top = fs::absolute(root).lexically_normal();
   fs::path dir = fs::absolute(recording).lexically_normal().parent_path();
   const fs::path below = dir.lexically_relative(top);
   const bool under_root = !below.empty() && *below.begin() != "..";
   // From the recording's folder up to the root, never past it (a recording outside the root: its
   // own folder alone).
+  std::vector<fs::path> levels;
   for (;;) {
     const std::vector<fs::path> found = applicable_in(dir, name, suffix, extension);
     if (found.size() > 1)
       throw InputError(fmt::format("{} and {} both apply to recording {} (BIDS' inheritance principle allows one "
                                    "_{}{} per folder); remove or rename one",
                                    found[0].string(), found[1].string(), name.stem, suffix, extension));
-    if (found.size() == 1) return under_root ? root / found.front().lexically_relative(top) : found.front();
-    if (!under_root || dir == top || dir == dir.parent_path()) return std::nullopt;
+    if (found.size() == 1) levels.push_back(under_root ? root / found.front().lexically_relative(top) : found.front());
+    if (!under_root || dir == top || dir == dir.parent_path()) break;
     dir = dir.parent_path();
   }
+  std::reverse(levels.begin(), levels.end());
+  return levels;
+}
+
+std::optional<fs::path> applicable_file(const fs::path& root, const fs::path& recording, const BidsName& name,
+                                        const std::string& suffix, const std::string& extension) {
+  std::vector<fs::path> levels = applicable_files(root, recording, name, suffix, extension);
+  if (levels.empty()) return std::nullopt;
+  return levels.back();
 }
 
 }  // namespace pacflow::bids

@@ -241,7 +241,9 @@ TEST(Bids, ResultsAreABidsDerivativeWithSidecarsNamingTheirSources) {
   const json run1 = result_of(dir / "out" / kIds[0] / (kIds[0] + "_pac.json"));
   EXPECT_EQ(run1.at("Sources"), (json{"bids:raw:sub-01/eeg/sub-01_task-gonogo_run-1_eeg.edf",
                                       "bids:raw:sub-01/eeg/sub-01_task-gonogo_run-1_events.tsv",
-                                      "bids:raw:sub-01/eeg/sub-01_task-gonogo_run-1_channels.tsv"}));
+                                      "bids:raw:sub-01/eeg/sub-01_task-gonogo_run-1_channels.tsv",
+                                      "bids:raw:sub-01/eeg/sub-01_task-gonogo_run-1_eeg.json"}));
+  EXPECT_EQ(run1.at("SourceMetadata"), (json{{"SamplingFrequency", 512}}));
   EXPECT_EQ(run1.at("Reader").at("Name"), "edf");
   EXPECT_EQ(run1.at("Reader").at("Parameters").at("events"), (json{"go", "nogo"}));
   EXPECT_EQ(run1.at("Stages")[3].at("Parameters").at("n"), 20);
@@ -326,6 +328,39 @@ TEST(Bids, CompanionsHigherInTheTreeApplyByTheInheritancePrinciple) {
   EXPECT_EQ(refused.exit_code, 2) << refused.err;
   EXPECT_TRUE(contains(refused.err, "sub-03_events.tsv and ")) << refused.err;
   EXPECT_TRUE(contains(refused.err, "both apply to recording sub-03_task-gonogo")) << refused.err;
+  EXPECT_FALSE(fs::exists(dir / "again"));
+}
+
+// _eeg.json sidecars are merged from the root down (a deeper file's keys win), travel into the
+// derivative's sidecars, and are checked: a SamplingFrequency other than the file's is said, a
+// sidecar that is not a JSON object stops the dataset naming it.
+TEST(Bids, EegJsonSidecarsAreInheritedMergedAndChecked) {
+  const ScratchDir dir("bids_eeg_json");
+  write_bids(dir);
+  dir.write("bids/task-gonogo_eeg.json", R"({"PowerLineFrequency": 50, "EEGReference": "Cz", "SamplingFrequency": 512})");
+  dir.write("bids/sub-02/sub-02_task-gonogo_eeg.json", R"({"EEGReference": "average"})");
+  write_pipe(dir, "");
+  const CliResult r = run_cli("run bids.pipe -q", dir.path());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const json sub02 = result_of(dir / "out" / kIds[2] / (kIds[2] + "_pac.json"));
+  EXPECT_EQ(sub02.at("SourceMetadata"),
+            (json{{"PowerLineFrequency", 50}, {"EEGReference", "average"}, {"SamplingFrequency", 512}}));
+  EXPECT_EQ(sub02.at("Sources")[3], "bids:raw:task-gonogo_eeg.json");
+  EXPECT_EQ(sub02.at("Sources")[4], "bids:raw:sub-02/sub-02_task-gonogo_eeg.json");
+  EXPECT_FALSE(contains(r.err, "SamplingFrequency")) << r.err;
+
+  dir.write("bids/sub-03/eeg/sub-03_task-gonogo_eeg.json", R"({"SamplingFrequency": 256})");
+  const CliResult mismatch = run_cli("run bids.pipe --out other", dir.path());
+  ASSERT_EQ(mismatch.exit_code, 0) << mismatch.err;
+  EXPECT_TRUE(contains(mismatch.err, "recording sub-03_task-gonogo: its sidecar's SamplingFrequency is 256 Hz, but "
+                                     "the file is read at 512 Hz"))
+      << mismatch.err;
+
+  dir.write("bids/sub-03/eeg/sub-03_task-gonogo_eeg.json", "[1, 2]");
+  const CliResult refused = run_cli("run bids.pipe -q --out again", dir.path());
+  EXPECT_EQ(refused.exit_code, 2) << refused.err;
+  EXPECT_TRUE(contains(refused.err, "sub-03_task-gonogo_eeg.json: a BIDS sidecar is one JSON object, not array"))
+      << refused.err;
   EXPECT_FALSE(fs::exists(dir / "again"));
 }
 
