@@ -24,6 +24,7 @@
 #include "pipelines/manifest_table.hpp"
 #include "pipelines/recording_codec.hpp"
 #include "stages/bandpass/bandpass_facts.hpp"
+#include "stages/common/tensor_names.hpp"
 #include "stages/io/common/file_sha256.hpp"
 #include "stages/io/hdf5/stacked_results.hpp"
 #include "stages/io/memory/memory_sink.hpp"
@@ -405,7 +406,7 @@ class DatasetRun {
       return first_facts_.study.value(fact.name, json::array()).get<std::vector<double>>();
     };
     const group::FigureAxes axes{centres(stages::kPhaseCentres), centres(stages::kAmplitudeCentres),
-                                 first_facts_.channel_names, first_facts_.condition_names};
+                                 first_facts_.channel_names, first_facts_.condition_names, first_times_};
     for (const auto& [folder, alpha] : group_figure_places())
       for (group::Figure& f : group::group_figures(outcome, axes, static_cast<std::int64_t>(group_.subjects()), alpha, folder))
         outputs().add_content(f.file, f.png);
@@ -568,6 +569,8 @@ class DatasetRun {
     if (stacked_path_.empty()) return;
     if (i == 0) {
       first_facts_ = facts;
+      for (const Coordinate& c : results.coordinates)
+        if (c.name == stages::tensors::kErpacTimes) first_times_ = c.values();
       std::vector<std::string> ids;
       for (const auto& r : table_.recordings) ids.push_back(r.id);
       stacked_.emplace(stacked_path_, std::move(ids), results);
@@ -618,6 +621,7 @@ class DatasetRun {
   int rank_ = 0, ranks_ = 1;
   bool collects_ = true, computes_ = true;
   stages::SharedFacts first_facts_;  // the first recording's, for the stacked file and the group figures
+  std::vector<double> first_times_;  // its erpac_times, for the group figures of ERPAC
   OutputFolders folders_;  // declared before the files: released after they are committed or removed
   OutputSet own_outputs_;  // every file of the dataset, committed together (unless commit_into)
   std::vector<std::string> warnings_;

@@ -2,7 +2,8 @@
 // The group tests drawn (issue 38), as the png sink draws a recording: for each test (group_t,
 // coupling above each subject's own null; group_contrast_t, the first condition against the second)
 // a grid of comodulograms of t, one panel per channel (and condition), with the cells of the clusters
-// whose p is under alpha outlined. Written beside the dataset's figure when the pipeline has a png
+// whose p is under alpha outlined. ERPAC's (erpac_rank_z, a time axis last) is drawn as the png sink
+// draws erpac: a panel per channel and phase band, time on x, amplitude frequency on y. Written beside the dataset's figure when the pipeline has a png
 // sink; the same bytes whichever process writes them.
 #include <cstdint>
 #include <filesystem>
@@ -17,6 +18,7 @@ namespace pacflow::group {
 struct FigureAxes {
   std::vector<double> pha_centres_hz, amp_centres_hz;
   std::vector<std::string> channel_names, condition_names;
+  std::vector<double> times_s;  // ERPAC's time of each sample (erpac_times), for a statistic with a times axis
 };
 
 struct Figure {

@@ -21,7 +21,7 @@ GroupOutcome outcome(std::size_t significant = 24) {
   return o;
 }
 
-const FigureAxes kAxes{{4, 8}, {60, 80}, {"Fz", "Cz", "Pz"}, {"go", "nogo"}};
+const FigureAxes kAxes{{4, 8}, {60, 80}, {"Fz", "Cz", "Pz"}, {"go", "nogo"}, {}};
 
 TEST(GroupFigure, OneFigurePerTestWithSignificantClustersOutlinedAndTheSameBytesEveryTime) {
   const std::vector<Figure> figures = group_figures(outcome(5), kAxes, 12, 0.05, "out");

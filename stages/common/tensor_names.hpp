@@ -21,5 +21,6 @@ inline constexpr const char* kPacNorm = "pac_norm";            // surrogates, no
 inline constexpr const char* kErpac = "erpac";                 // erpac: [n_pha][n_amp][T]
 inline constexpr const char* kErpacPvalues = "erpac_pvalues";
 inline constexpr const char* kErpacRankZ = "erpac_rank_z";  // erpac n=: rank among epoch permutations
+inline constexpr const char* kErpacTimes = "erpac_times";   // the coordinate of erpac's last axis
 
 }  // namespace pacflow::stages::tensors

@@ -58,7 +58,7 @@ void ErpacStage::plan(PlanContext& ctx) {
                           "p = exp(-E rho^2 / 2), corrected over each channel's cells", rows},
                          {"times"}));
   // The time of each of the T samples (after a source's pad= is cropped), from the epoch's reference.
-  ctx.publish_coordinate({"erpac_times", stream.time_origin_s, 1.0 / stream.sample_rate, length_, "s",
+  ctx.publish_coordinate({tensors::kErpacTimes, stream.time_origin_s, 1.0 / stream.sample_rate, length_, "s",
                           "time of each erpac sample (last axis of erpac, erpac_pvalues) in seconds from the epoch's "
                           "reference: the event for epochs cut around events, else the epoch's first sample"});
   if (permutations_ > 0) {

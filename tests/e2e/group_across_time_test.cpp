@@ -70,6 +70,7 @@ json run_study(const testing::ScratchDir& dir, const std::vector<std::vector<std
   p.stage("hilbert");
   p.stage("erpac", {{"n", 99}, {"seed", 3}});
   p.sink("npy", {{"dir", (dir / "out").string()}});
+  p.sink("png", {{"path", (dir / "out" / "pac.png").string()}});
   return run_dataset(p, RunOptions{}).to_json();
 }
 
@@ -96,6 +97,8 @@ TEST(GroupAcrossTime, ErpacSubjectsAreTestedWithClustersOverTimeChannelsMatchedB
     found = true;
   }
   EXPECT_TRUE(found) << test.dump();
+  // Drawn as erpac.png is: a panel per channel and phase band, time on x.
+  EXPECT_GT(fs::file_size(dir / "out" / "group_t.png"), 1000u);
 }
 
 TEST(GroupAcrossTime, AnotherMontageGetsNoGroupTestAndSaysWhy) {
@@ -106,6 +109,7 @@ TEST(GroupAcrossTime, AnotherMontageGetsNoGroupTestAndSaysWhy) {
   const std::string skipped = report.at("group").at("skipped").get<std::string>();
   EXPECT_NE(skipped.find("recording sub-05's channels are not sub-01's by name"), std::string::npos) << skipped;
   EXPECT_NE(report["warnings"].dump().find("holds them by position"), std::string::npos);
+  EXPECT_FALSE(fs::exists(dir / "out" / "group_t.png"));
 }
 
 }  // namespace

@@ -32,6 +32,9 @@ struct ErpacAxes {
   std::vector<double> amp_centres_hz;   // n_amp
 };
 
+// Time columns at most: 3 pixels each in a 360-pixel panel.
+inline constexpr std::size_t kErpacColumns = 120;
+
 // The grid render_grid draws; `needed` rows with p < alpha outline a cell.
 HeatmapGrid erpac_grid(const ErpacSums& sums, const ErpacAxes& axes, std::int64_t needed, std::size_t max_columns);
 

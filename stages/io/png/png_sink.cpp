@@ -29,7 +29,6 @@ constexpr const char* kSignificance = tensors::kPvaluesMaxstat;
 constexpr const char* kTrialSignificance = "trial_pvalues";  // [conditions…][channels or pairs][segments…][cells]
 constexpr const char* kTrialZ = "trial_z";                   // the same test's z-score, same rows
 constexpr double kNan = std::numeric_limits<double>::quiet_NaN();
-constexpr std::size_t kErpacColumns = 120;  // time columns at most: 3 pixels each in a 360-pixel panel
 }  // namespace
 
 void PngSink::declare(ParamBinder<PngSink>& p) {
@@ -299,7 +298,7 @@ std::vector<bool> PngSink::significant_cells(std::int64_t panel) const {
 }
 
 void PngSink::write_erpac(OutputSet& outputs) const {
-  plot::HeatmapGrid grid = plot::erpac_grid(erpac_sums_, erpac_axes_, erpac_needed_, kErpacColumns);
+  plot::HeatmapGrid grid = plot::erpac_grid(erpac_sums_, erpac_axes_, erpac_needed_, plot::kErpacColumns);
   grid.title = fmt::format("ERPAC (circular-linear rho across {} epochs) per phase band, mean over {} channel{}",
                            erpac_epochs_, erpac_rows_, erpac_rows_ == 1 ? "" : "s");
   grid.subtitle = erpac_rows_ == 1 ? fmt::format("outlined: corrected p (erpac_pvalues) < {:g}", alpha_)
