@@ -140,13 +140,18 @@ def coupled(rng: np.random.Generator, epochs: int, channels: int, times: int, fs
     return x.astype(np.float32)
 
 
-def test_a_dataset_of_subjects_gets_its_group_test(tmp_path: Path) -> None:
-    rng = np.random.default_rng(11)
+def write_subjects(folder: Path, seed: int, epochs: int, times: int, strength: float) -> None:
+    """Six subjects' npy files, each coupled on channel 0, and their table subjects.tsv."""
+    rng = np.random.default_rng(seed)
     rows = ["id\tpath\tfs"]
     for k in range(6):
-        np.save(tmp_path / f"sub-{k}.npy", coupled(rng, 8, 2, 1024, 256.0, 0.6))
+        np.save(folder / f"sub-{k}.npy", coupled(rng, epochs, 2, times, 256.0, strength))
         rows.append(f"sub-{k}\tsub-{k}.npy\t256")
-    (tmp_path / "subjects.tsv").write_text("\n".join(rows) + "\n")
+    (folder / "subjects.tsv").write_text("\n".join(rows) + "\n")
+
+
+def test_a_dataset_of_subjects_gets_its_group_test(tmp_path: Path) -> None:
+    write_subjects(tmp_path, 11, 8, 1024, 0.6)
     (tmp_path / "study.pipe").write_text(
         "source manifest path=subjects.tsv group_n=5000\n"
         "stage bandpass pha=5:7:2 amp=60:100:3\nstage hilbert\nstage mi\nstage surrogates n=100 min_shift=0.5s\n"
@@ -163,14 +168,8 @@ def test_a_dataset_of_subjects_gets_its_group_test(tmp_path: Path) -> None:
     assert (tmp_path / "out" / "recordings.h5").exists()
 
 
-
 def test_a_dataset_of_erpac_subjects_is_tested_over_time(tmp_path: Path) -> None:
-    rng = np.random.default_rng(12)
-    rows = ["id\tpath\tfs"]
-    for k in range(6):
-        np.save(tmp_path / f"sub-{k}.npy", coupled(rng, 12, 2, 512, 256.0, 0.8))
-        rows.append(f"sub-{k}\tsub-{k}.npy\t256")
-    (tmp_path / "subjects.tsv").write_text("\n".join(rows) + "\n")
+    write_subjects(tmp_path, 12, 12, 512, 0.8)
     (tmp_path / "erpac.pipe").write_text(
         "source manifest path=subjects.tsv\nstage bandpass pha=[[5,7]] amp=[[70,90]]\nstage hilbert\n"
         "stage erpac n=99\nsink npy dir=out\n")

@@ -58,6 +58,26 @@ double pearson(const std::vector<double>& x, const std::vector<double>& y) {
   return (sxy - n * mx * my) / (std::sqrt(vx) * std::sqrt(vy));
 }
 
+// Irregular phases in [−π, π], [E·C][n_pha][T].
+std::vector<float> irregular_phases(const Dims& s) {
+  std::vector<float> phase(static_cast<std::size_t>(s.epochs * s.channels * s.n_pha * kT));
+  for (std::size_t i = 0; i < phase.size(); ++i)
+    phase[i] = static_cast<float>(std::remainder(3.2 * wobble(0.113 * static_cast<double>(i)), 2 * std::numbers::pi));
+  return phase;
+}
+
+// Amplitudes [E·C][n_amp][T]: sample i is value(i, φ), φ the first phase band's at its series and time.
+template <class Value>
+std::vector<float> amplitudes_of(const Dims& s, const std::vector<float>& phase, Value value) {
+  std::vector<float> amplitude(static_cast<std::size_t>(s.epochs * s.channels * s.n_amp * kT));
+  for (std::size_t i = 0; i < amplitude.size(); ++i) {
+    const std::size_t series = i / static_cast<std::size_t>(s.n_amp * kT), t = i % kT;
+    const double ph = phase[(series * static_cast<std::size_t>(s.n_pha)) * kT + t];
+    amplitude[i] = static_cast<float>(value(i, ph));
+  }
+  return amplitude;
+}
+
 // An amplitude that is an affine function of cos φ and sin φ correlates perfectly: ρ = 1, p = e^{−E/2}.
 TEST(Erpac, AmplitudeLinearInTheCosineOfThePhaseCorrelatesPerfectly) {
   const Dims s{12, 2, 1, 1};
@@ -76,16 +96,10 @@ TEST(Erpac, AmplitudeLinearInTheCosineOfThePhaseCorrelatesPerfectly) {
 // corrections, for every channel, band pair and time.
 TEST(Erpac, EqualsCircularLinearCorrelationAcrossEpochsWithCorrectedPValues) {
   const Dims s{9, 2, 2, 3};
-  std::vector<float> phase(static_cast<std::size_t>(s.epochs * s.channels * s.n_pha * kT));
-  std::vector<float> amplitude(static_cast<std::size_t>(s.epochs * s.channels * s.n_amp * kT));
-  for (std::size_t i = 0; i < phase.size(); ++i)
-    phase[i] = static_cast<float>(std::remainder(3.2 * wobble(0.113 * static_cast<double>(i)), 2 * std::numbers::pi));
-  for (std::size_t i = 0; i < amplitude.size(); ++i) {
-    const std::size_t series = i / static_cast<std::size_t>(s.n_amp * kT), t = i % kT;
-    const float ph = phase[(series * static_cast<std::size_t>(s.n_pha)) * kT + t];
-    amplitude[i] = static_cast<float>(1.5 + 0.3 * std::cos(static_cast<double>(ph)) * static_cast<double>(i % 3) +
-                                      0.5 * wobble(0.71 * static_cast<double>(i)));
-  }
+  const std::vector<float> phase = irregular_phases(s);
+  const std::vector<float> amplitude = amplitudes_of(s, phase, [](std::size_t i, double ph) {
+    return 1.5 + 0.3 * std::cos(ph) * static_cast<double>(i % 3) + 0.5 * wobble(0.71 * static_cast<double>(i));
+  });
   for (const std::string mcp : {"none", "fdr", "bonferroni"}) {
     const Batch batch = run_erpac(s, phase, amplitude, mcp);
     const auto rho = batch.at("erpac").values<float>();
@@ -135,17 +149,11 @@ TEST(Erpac, EqualsCircularLinearCorrelationAcrossEpochsWithCorrectedPValues) {
 // -Φ⁻¹(mid-rank / (n + 1)), computed here from the definition.
 TEST(Erpac, RankZIsTheCorrelationsRankAmongEpochPermutations) {
   const Dims s{10, 2, 1, 2};
-  std::vector<float> phase(static_cast<std::size_t>(s.epochs * s.channels * s.n_pha * kT));
-  std::vector<float> amplitude(static_cast<std::size_t>(s.epochs * s.channels * s.n_amp * kT));
-  for (std::size_t i = 0; i < phase.size(); ++i)
-    phase[i] = static_cast<float>(std::remainder(3.2 * wobble(0.113 * static_cast<double>(i)), 2 * std::numbers::pi));
-  for (std::size_t i = 0; i < amplitude.size(); ++i) {
-    const std::size_t series = i / static_cast<std::size_t>(s.n_amp * kT), t = i % kT;
-    const float ph = phase[series * kT + t];
-    // Band 0 coupled to the phase at every time, band 1 not.
-    amplitude[i] = static_cast<float>((i / kT) % 2 == 0 ? 2.0 + std::cos(static_cast<double>(ph) - 0.8)
-                                                         : 1.5 + 0.5 * wobble(0.71 * static_cast<double>(i)));
-  }
+  const std::vector<float> phase = irregular_phases(s);
+  // Band 0 coupled to the phase at every time, band 1 not.
+  const std::vector<float> amplitude = amplitudes_of(s, phase, [](std::size_t i, double ph) {
+    return (i / kT) % 2 == 0 ? 2.0 + std::cos(ph - 0.8) : 1.5 + 0.5 * wobble(0.71 * static_cast<double>(i));
+  });
   constexpr std::int64_t kPermutations = 49, kSeed = 7;
   const Batch batch = run_erpac(s, phase, amplitude, {{"n", kPermutations}, {"seed", kSeed}});
   ASSERT_EQ(batch.at("erpac_rank_z").shape(), (Shape{2, 1, 2, kT}));
