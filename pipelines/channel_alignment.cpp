@@ -8,9 +8,12 @@
 
 namespace pacflow {
 
-std::optional<std::vector<std::size_t>> channel_order(const std::vector<std::string>& names,
+std::optional<std::vector<std::size_t>> channel_order(const stages::ResultArrays& results,
                                                       const std::vector<std::string>& first) {
+  const std::vector<std::string>& names = results.facts.channel_names;
   if (names.empty() || names.size() != first.size()) return std::nullopt;
+  for (const stages::ResultArray& a : results.arrays)
+    if (std::find(a.dims.begin(), a.dims.end(), "pairs") != a.dims.end()) return std::nullopt;
   if (std::set<std::string>(first.begin(), first.end()).size() != first.size()) return std::nullopt;
   std::vector<std::size_t> order;
   for (const std::string& name : first) {

@@ -11,8 +11,9 @@
 namespace pacflow {
 
 // order[c]: the index in `names` of first[c]. Nothing when the two are not the same names in some
-// order (one unnamed, a name missing or given twice).
-std::optional<std::vector<std::size_t>> channel_order(const std::vector<std::string>& names,
+// order (one unnamed, a name missing or given twice), or when `results` has channel pairs (mi
+// pairs=: a pair names channels by index, so another order would pair other electrodes).
+std::optional<std::vector<std::size_t>> channel_order(const stages::ResultArrays& results,
                                                       const std::vector<std::string>& first);
 
 // `results` with the axis named "channels" of every array, and the channel names, in `order`

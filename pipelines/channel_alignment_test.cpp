@@ -8,13 +8,20 @@ namespace pacflow {
 namespace {
 
 TEST(ChannelAlignment, TheSameNamesInAnotherOrderAreMatchedOthersAreNot) {
-  using Names = std::vector<std::string>;
-  EXPECT_EQ(channel_order({"Cz", "Fz", "Pz"}, {"Fz", "Pz", "Cz"}), (std::vector<std::size_t>{1, 2, 0}));
-  EXPECT_EQ(channel_order({"Fz", "Cz"}, {"Fz", "Cz"}), (std::vector<std::size_t>{0, 1}));
-  EXPECT_FALSE(channel_order({"Fz", "Oz"}, {"Fz", "Cz"}));        // another electrode
-  EXPECT_FALSE(channel_order({"Fz", "Cz", "Pz"}, {"Fz", "Cz"}));  // another montage's size
-  EXPECT_FALSE(channel_order(Names{}, Names{}));                  // unnamed: by position
-  EXPECT_FALSE(channel_order({"Fz", "Fz"}, {"Fz", "Fz"}));        // a name twice says nothing
+  const auto order = [](std::vector<std::string> names, const std::vector<std::string>& first,
+                        const char* dim = "channels") {
+    stages::ResultArrays r;
+    r.facts.channel_names = std::move(names);
+    r.arrays.push_back({"pac", {1}, {dim}, "", {0}});
+    return channel_order(r, first);
+  };
+  EXPECT_EQ(order({"Cz", "Fz", "Pz"}, {"Fz", "Pz", "Cz"}), (std::vector<std::size_t>{1, 2, 0}));
+  EXPECT_EQ(order({"Fz", "Cz"}, {"Fz", "Cz"}), (std::vector<std::size_t>{0, 1}));
+  EXPECT_FALSE(order({"Fz", "Oz"}, {"Fz", "Cz"}));        // another electrode
+  EXPECT_FALSE(order({"Fz", "Cz", "Pz"}, {"Fz", "Cz"}));  // another montage's size
+  EXPECT_FALSE(order({}, {}));                            // unnamed: by position
+  EXPECT_FALSE(order({"Fz", "Fz"}, {"Fz", "Fz"}));        // a name twice says nothing
+  EXPECT_FALSE(order({"Cz", "Fz"}, {"Fz", "Cz"}, "pairs"));  // pairs name channels by index
 }
 
 TEST(ChannelAlignment, EveryArrayWithAChannelAxisIsReorderedTheRestCopied) {

@@ -581,7 +581,7 @@ class DatasetRun {
     const ManifestRecording& row = table_.recordings[i];
     std::optional<stages::ResultArrays> aligned;
     if (i > 0 && facts.channel_names != first_facts_.channel_names) {
-      if (const auto order = channel_order(facts.channel_names, first_facts_.channel_names)) {
+      if (const auto order = channel_order(results, first_facts_.channel_names)) {
         aligned = reordered_channels(results, *order);
       } else {
         warnings_.push_back(fmt::format("recording {}'s channels {} are not {}'s {}: the stacked file holds them by "
