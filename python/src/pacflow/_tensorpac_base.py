@@ -81,9 +81,9 @@ def check_cycle(cycle: Any, count: int = 2) -> tuple[int, ...]:
 
 
 def check_dcomplex(dcomplex: str) -> str:
-    if dcomplex != "hilbert":
-        raise ValueError(f"dcomplex={dcomplex!r}: pacflow computes the analytic signal with the Hilbert "
-                         "transform only (dcomplex='hilbert'); TensorPAC's Morlet wavelets are not built")
+    if dcomplex not in ("hilbert", "wavelet"):
+        raise ValueError(f"dcomplex={dcomplex!r}: use 'hilbert' (band-pass filters, then the Hilbert transform) or "
+                         "'wavelet' (complex Morlet wavelets at each band's centre)")
     return dcomplex
 
 
@@ -94,12 +94,13 @@ class _PacObject:
     ----------
     f_pha, f_amp : str, list, tuple or array_like
         The bands, in any form of :func:`pac_vec`.
-    dcomplex : {"hilbert"}
-        The analytic signal: pacflow's Hilbert transform.
+    dcomplex : {"hilbert", "wavelet"}
+        The analytic signal: band-pass filters then the Hilbert transform, or TensorPAC's complex Morlet
+        wavelets at each band's centre (the engine's ``wavelet`` stage).
     cycle : tuple of 2 int
         Filter cycles of the phase and the amplitude bands (fir1 order = cycle * (sf // f_lo)).
     width : int
-        Morlet width (TensorPAC's wavelets; unused with ``dcomplex="hilbert"``).
+        Morlet width in cycles (unused with ``dcomplex="hilbert"``).
     """
 
     def __init__(self, f_pha: Any = (2, 4), f_amp: Any = (60, 200), dcomplex: str = "hilbert",
@@ -189,6 +190,12 @@ class _PacObject:
             raise ValueError("ftype must either be 'phase' or 'amplitude.'")
         x = epochs_by_times(x)
         key = "pha" if ftype == "phase" else "amp"
+        if self._dcomplex == "wavelet":
+            if keepfilt:
+                raise ValueError("keepfilt=True: with dcomplex='wavelet' there is no band-passed signal (the wavelet "
+                                 "gives phase and amplitude at once)")
+            result = self._analytic_pipeline(sf, x, edges, outputs=ftype).run(progress=False)
+            return result[ftype][:, 0].transpose(1, 0, 2)
         pipeline = self._filter_pipeline(sf, x, edges, filtered=keepfilt, used=(key,))
         if keepfilt:
             filtered = pipeline.run(progress=False)[f"filtered_{key}"][:, 0]  # (epochs, bands, padded times)
@@ -234,6 +241,22 @@ class _PacObject:
         if filtered:
             bandpass["outputs"] = "filtered"
         return Pipeline().source(x, **source).stage("bandpass", **bandpass)
+
+    def _analytic_pipeline(self, sf: float, x: np.ndarray, edges: Optional[int],
+                           outputs: Optional[str] = None) -> Pipeline:
+        """source then phase and amplitude: bandpass and hilbert, or with ``dcomplex="wavelet"`` the
+        engine's wavelet stage (each band's centre, ``width`` cycles; bands as given, as TensorPAC
+        takes their mean)."""
+        extra: dict[str, Any] = {"outputs": outputs} if outputs else {}
+        if self._dcomplex == "hilbert":
+            return self._filter_pipeline(sf, x, edges, filtered=False).stage("hilbert", **extra)
+        self._sf = float(sf)
+        self._edges = slice(int(edges), -int(edges)) if edges else slice(None)
+        source: dict[str, Any] = {"fs": float(sf), "layout": "ECT" if x.ndim == 3 else "ET"}
+        if edges:
+            source["pad"] = f"{int(edges)}smp"
+        return Pipeline().source(x, **source).stage("wavelet", pha=self._f_pha.tolist(), amp=self._f_amp.tolist(),
+                                                    width=self._width, **extra)
 
     def _given_pipeline(self, pha: Any, amp: Any, sf: Optional[float]) -> Pipeline:
         """Phases (n_pha, n_epochs, n_times) and amplitudes (n_amp, n_epochs, n_times) filtered elsewhere,

@@ -325,8 +325,7 @@ class BinAmplitude(_PacObject):
         if not isinstance(n_bins, (int, np.integer)):
             raise ValueError("`n_bins` should be an integer")
         x = epochs_by_times(x)
-        result = self._filter_pipeline(sf, x, edges, filtered=False).stage(
-            "hilbert", outputs="phase,amplitude").run(progress=False)
+        result = self._analytic_pipeline(sf, x, edges, outputs="phase,amplitude").run(progress=False)
         phase, amplitude = result["phase"][:, 0], result["amplitude"][:, 0]  # (epochs, bands, times)
         n_epochs = x.shape[0]
         bins = _phase_bins(phase, int(n_bins)) + (np.arange(n_epochs) * n_bins)[:, None, None]

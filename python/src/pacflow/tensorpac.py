@@ -29,8 +29,8 @@ Differences by design (docs/methods.md, docs/python.md; the first call that meet
 - A band whose high edge passes Nyquist is filtered up to just below it, with a warning (TensorPAC
   designs its filter past Nyquist without one).
 
-Not built: ``dcomplex="wavelet"`` (refused with the reason) and the Gaussian-copula ERPAC
-(``EventRelatedPac.fit(method="gc")``, refused).
+``dcomplex="wavelet"`` runs the engine's ``wavelet`` stage (TensorPAC's Morlet wavelets at each band's
+centre). Not built: the Gaussian-copula ERPAC (``EventRelatedPac.fit(method="gc")``, refused).
 """
 
 from __future__ import annotations
@@ -97,7 +97,7 @@ class Pac(_PacObject, _PacPlots):
         2 divide by it, 3 subtract then divide, 4 z-score.
     f_pha, f_amp : str, list, tuple or array_like
         The bands, in any form of :func:`pac_vec`.
-    dcomplex : {"hilbert"}
+    dcomplex : {"hilbert", "wavelet"}
         The analytic signal: pacflow's Hilbert transform.
     cycle : tuple of 2 int
         Filter cycles for the phase and the amplitude bands (fir1 order = cycle * (sf // f_lo)).
@@ -211,7 +211,7 @@ class Pac(_PacObject, _PacPlots):
             x = np.stack([x_pha, x_amp], axis=1)  # the phase of channel 0 with the amplitude of channel 1
         else:
             x = x_pha[:, None]
-        pipeline = self._filter_pipeline(sf, x, edges, filtered=False).stage("hilbert")
+        pipeline = self._analytic_pipeline(sf, x, edges)
         if int(self._idpac[0]) == 5:
             pipeline.stage("envelope_phase")
         return self._measure(pipeline, cross, n_perm, p, mcp, random_state, min_shift, trials)
@@ -340,7 +340,7 @@ class EventRelatedPac(_PacObject, _Plots):
     ----------
     f_pha, f_amp : str, list, tuple or array_like
         The bands, in any form of :func:`pac_vec`.
-    dcomplex : {"hilbert"}
+    dcomplex : {"hilbert", "wavelet"}
         The analytic signal: pacflow's Hilbert transform.
     cycle : tuple of 2 int
         Filter cycles of the phase and amplitude bands.
@@ -423,8 +423,7 @@ class EventRelatedPac(_PacObject, _Plots):
             return self.fit(pha, amp, method=method, p=p, mcp=mcp, sf=sf)
 
         def run(correction: str) -> Result:
-            pipeline = self._filter_pipeline(sf, x_pha, edges, filtered=False)
-            return pipeline.stage("hilbert").stage("erpac", mcp=correction).run(progress=False)
+            return self._analytic_pipeline(sf, x_pha, edges).stage("erpac", mcp=correction).run(progress=False)
 
         return self._run(run, len(self._f_pha), mcp)
 
@@ -502,7 +501,7 @@ class PreferredPhase(_PacObject, _PacPlots):
     ----------
     f_pha, f_amp : str, list, tuple or array_like
         The bands, in any form of :func:`pac_vec`.
-    dcomplex : {"hilbert"}
+    dcomplex : {"hilbert", "wavelet"}
         The analytic signal: pacflow's Hilbert transform.
     cycle : tuple of 2 int
         Filter cycles of the phase and amplitude bands.
@@ -575,7 +574,7 @@ class PreferredPhase(_PacObject, _PacPlots):
             x = np.stack([x_pha, x_amp], axis=1)
         else:
             x = x_pha[:, None]
-        pipeline = self._filter_pipeline(sf, x, edges, filtered=False).stage("hilbert")
+        pipeline = self._analytic_pipeline(sf, x, edges)
         return self._distribution(pipeline, int(n_bins), cross)
 
     def _distribution(self, pipeline: Pipeline, n_bins: int,
