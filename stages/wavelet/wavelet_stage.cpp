@@ -56,20 +56,20 @@ std::vector<morlet::Wavelet> WaveletStage::wavelets(const std::string& param, co
 void WaveletStage::plan(PlanContext& ctx) {
   const StreamInfo& stream = ctx.stream();
   ctx.require(stream.tensor, "wavelet");
-  input_ = stream.tensor;
-  length_ = stream.series_length;
-  first_ = stream.pad;
-  kept_ = length_ - 2 * first_;
-  if (kept_ < 2)
-    throw InputError(fmt::format("series of {} samples padded by {} on each side leave {} to analyse", length_, first_,
-                                 kept_));
-  pha_wavelets_ = wavelets("pha", pha_spec_.bands, stream.sample_rate);
-  amp_wavelets_ = wavelets("amp", amp_spec_.bands, stream.sample_rate);
-  const auto n_pha = static_cast<std::int64_t>(pha_wavelets_.size());
-  const auto n_amp = static_cast<std::int64_t>(amp_wavelets_.size());
-  TensorDecl phase{tensors::kPhase, {n_pha, kept_}, DType::Float32, phase_result_, "instantaneous phase in (-pi, pi]"};
+  plan_.input = stream.tensor;
+  plan_.length = stream.series_length;
+  plan_.first = stream.pad;
+  plan_.kept = plan_.length - 2 * plan_.first;
+  if (plan_.kept < 2)
+    throw InputError(fmt::format("series of {} samples padded by {} on each side leave {} to analyse", plan_.length,
+                                 plan_.first, plan_.kept));
+  plan_.pha = wavelets("pha", pha_spec_.bands, stream.sample_rate);
+  plan_.amp = wavelets("amp", amp_spec_.bands, stream.sample_rate);
+  const auto n_pha = static_cast<std::int64_t>(plan_.pha.size());
+  const auto n_amp = static_cast<std::int64_t>(plan_.amp.size());
+  TensorDecl phase{tensors::kPhase, {n_pha, plan_.kept}, DType::Float32, phase_result_, "instantaneous phase in (-pi, pi]"};
   phase.axes = {"phase_bands", "times"};
-  TensorDecl amplitude{tensors::kAmplitude, {n_amp, kept_}, DType::Float32, amplitude_result_,
+  TensorDecl amplitude{tensors::kAmplitude, {n_amp, plan_.kept}, DType::Float32, amplitude_result_,
                        "instantaneous amplitude"};
   amplitude.axes = {"amplitude_bands", "times"};
   ctx.declare(std::move(phase));
@@ -81,28 +81,28 @@ void WaveletStage::plan(PlanContext& ctx) {
   ctx.resolved()["pha_bands_hz"] = bands::edges(pha_spec_.bands);
   ctx.resolved()["amp_bands_hz"] = bands::edges(amp_spec_.bands);
   json taps = json::object();
-  for (const auto* list : {&pha_wavelets_, &amp_wavelets_}) {
-    json& counts = taps[list == &pha_wavelets_ ? "pha" : "amp"] = json::array();
+  for (const auto* list : {&plan_.pha, &plan_.amp}) {
+    json& counts = taps[list == &plan_.pha ? "pha" : "amp"] = json::array();
     for (const morlet::Wavelet& w : *list) counts.push_back(w.taps());
   }
   ctx.resolved()["wavelet_taps"] = taps;
-  if (first_ > 0) ctx.resolved()["cropped"] = {{"first_sample", first_}, {"samples", kept_}};
-  for (const auto* list : {&pha_wavelets_, &amp_wavelets_})
+  if (plan_.first > 0) ctx.resolved()["cropped"] = {{"plan_.firstsample", plan_.first}, {"samples", plan_.kept}};
+  for (const auto* list : {&plan_.pha, &plan_.amp})
     for (const morlet::Wavelet& w : *list)
-      if (w.taps() > length_) {
+      if (w.taps() > plan_.length) {
         ctx.warn(fmt::format("wavelet: a {}-tap wavelet is longer than the series ({} samples): every output sample "
                              "sees the series' ends (TensorPAC computes the same)",
-                             w.taps(), length_));
+                             w.taps(), plan_.length));
         break;
       }
 }
 
 void WaveletStage::process(Batch& batch) {
-  const float* x = batch.at(input_).values<float>().data();
-  const auto n_pha = static_cast<std::int64_t>(pha_wavelets_.size());
-  const auto n_amp = static_cast<std::int64_t>(amp_wavelets_.size());
-  float* phase = batch.emplace(tensors::kPhase, {n_pha, kept_}, DType::Float32).values<float>().data();
-  float* amplitude = batch.emplace(tensors::kAmplitude, {n_amp, kept_}, DType::Float32).values<float>().data();
+  const float* x = batch.at(plan_.input).values<float>().data();
+  const auto n_pha = static_cast<std::int64_t>(plan_.pha.size());
+  const auto n_amp = static_cast<std::int64_t>(plan_.amp.size());
+  float* phase = batch.emplace(tensors::kPhase, {n_pha, plan_.kept}, DType::Float32).values<float>().data();
+  float* amplitude = batch.emplace(tensors::kAmplitude, {n_amp, plan_.kept}, DType::Float32).values<float>().data();
   const std::int64_t rows_pha = batch.series_count * n_pha;
   const std::int64_t rows = rows_pha + batch.series_count * n_amp;
   // One task per (series, band) row: phase rows first, then amplitude rows.
@@ -110,12 +110,12 @@ void WaveletStage::process(Batch& batch) {
     const bool is_phase = r < rows_pha;
     const std::int64_t row = is_phase ? r : r - rows_pha;
     const std::int64_t bands = is_phase ? n_pha : n_amp;
-    const morlet::Wavelet& w = (is_phase ? pha_wavelets_ : amp_wavelets_)[static_cast<std::size_t>(row % bands)];
-    const float* series = x + (row / bands) * length_;
-    float* out = (is_phase ? phase : amplitude) + row * kept_;
-    for (std::int64_t n = 0; n < kept_; ++n) {
+    const morlet::Wavelet& w = (is_phase ? plan_.pha : plan_.amp)[static_cast<std::size_t>(row % bands)];
+    const float* series = x + (row / bands) * plan_.length;
+    float* out = (is_phase ? phase : amplitude) + row * plan_.kept;
+    for (std::int64_t n = 0; n < plan_.kept; ++n) {
       double re = 0, im = 0;
-      morlet::morlet_sample(series, length_, w.re.data(), w.im.data(), w.taps(), w.offset(), first_ + n, re, im);
+      morlet::morlet_sample(series, plan_.length, w.re.data(), w.im.data(), w.taps(), w.offset(), plan_.first + n, re, im);
       out[n] = static_cast<float>(is_phase ? std::atan2(im, re) : std::hypot(re, im));
     }
   });
@@ -123,9 +123,9 @@ void WaveletStage::process(Batch& batch) {
 
 double WaveletStage::flops_per_series() const {
   double taps = 0;
-  for (const auto* list : {&pha_wavelets_, &amp_wavelets_})
+  for (const auto* list : {&plan_.pha, &plan_.amp})
     for (const morlet::Wavelet& w : *list) taps += static_cast<double>(w.taps());
-  return 4.0 * taps * static_cast<double>(kept_);
+  return 4.0 * taps * static_cast<double>(plan_.kept);
 }
 
 }  // namespace pacflow::stages

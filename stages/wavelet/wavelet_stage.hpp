@@ -4,7 +4,8 @@
 // of bandpass and hilbert: each band is one wavelet at its centre frequency (the mean of its edges),
 // `width` cycles wide, convolved with the source's series. Writes `phase` [n_pha][T] and `amplitude`
 // [n_amp][T] and publishes the bands as bandpass does, for the stages and sinks after it. A padded
-// stream (a source's pad=) is cropped here, as hilbert crops it. On the CPU.
+// stream (a source's pad=) is cropped here, as hilbert crops it. On the CPU, or a GPU
+// (wavelet_cuda_kernel.cpp), both through morlet::morlet_sample.
 //
 // Its own stage rather than an option of hilbert: the wavelet is the filter and the analytic signal
 // at once, and takes the unfiltered series, where hilbert takes bandpass's output.
@@ -18,6 +19,15 @@
 
 namespace pacflow::stages {
 
+// What the stage planned: the one description its CPU code and its GPU adapter both run from.
+struct WaveletPlan {
+  std::string input;  // the source's tensor
+  std::vector<morlet::Wavelet> pha, amp;
+  std::int64_t length = 0;  // of the series, padding included
+  std::int64_t first = 0;   // the window kept: samples [first, first + kept)
+  std::int64_t kept = 0;
+};
+
 class WaveletStage final : public Stage {
  public:
   void plan(PlanContext& ctx) override;
@@ -28,6 +38,7 @@ class WaveletStage final : public Stage {
   static ElementInfo info();
   static void declare(ParamBinder<WaveletStage>& p);
   void configured();  // reads outputs=
+  const WaveletPlan& planned() const { return plan_; }  // once plan() returned
 
  private:
   // The wavelets of `list` (one per band, at its edges' mean); refuses a centre at or past Nyquist.
@@ -38,9 +49,7 @@ class WaveletStage final : public Stage {
   double width_ = 7;
   std::vector<std::string> outputs_;  // outputs= as read; unset: none
   bool phase_result_ = false, amplitude_result_ = false;
-  std::string input_;  // the source's tensor
-  std::vector<morlet::Wavelet> pha_wavelets_, amp_wavelets_;
-  std::int64_t length_ = 0, first_ = 0, kept_ = 0;
+  WaveletPlan plan_;
 };
 
 }  // namespace pacflow::stages

@@ -3,4 +3,4 @@
 # decomposition (morlet.hpp), whose per-sample sum is shared arithmetic too.
 pacflow_stage_folder(
   SOURCES analytic_signal.cpp morlet.cpp
-  CUDA_SOURCES analytic_signal_cuda.cu)
+  CUDA_SOURCES analytic_signal_cuda.cu morlet_cuda.cu)
