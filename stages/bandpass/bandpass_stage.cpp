@@ -127,13 +127,8 @@ void BandpassStage::plan(PlanContext& ctx) {
   filtered_amp.axes = {"amplitude_bands", "times"};
   ctx.declare(std::move(filtered_pha));
   ctx.declare(std::move(filtered_amp));
-  ctx.publish(kPhaseBands, bands::edges(plan_.pha.bands));
-  ctx.publish(kAmplitudeBands, bands::edges(plan_.amp.bands));
-  ctx.publish(kPhaseCentres, bands::centres(plan_.pha.bands));
-  ctx.publish(kAmplitudeCentres, bands::centres(plan_.amp.bands));
+  publish_bands(ctx, plan_.pha.bands, plan_.amp.bands);
   ctx.publish(kPhaseFilterOrders, plan_.pha.orders);
-  ctx.resolved()["pha_bands_hz"] = bands::edges(plan_.pha.bands);
-  ctx.resolved()["amp_bands_hz"] = bands::edges(plan_.amp.bands);
   ctx.resolved()["pha_filter_orders"] = plan_.pha.orders;
   ctx.resolved()["amp_filter_orders"] = plan_.amp.orders;
   ctx.resolved()["filter"] = "fir1 (Hamming), filtfilt padtype=odd padlen=order";

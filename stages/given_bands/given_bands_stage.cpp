@@ -7,6 +7,7 @@
 
 #include "engine/api/errors.hpp"
 #include "stages/bandpass/bandpass_facts.hpp"
+#include "stages/common/phase_amplitude.hpp"
 #include "stages/common/sample_range.hpp"
 #include "stages/common/tensor_names.hpp"
 
@@ -48,21 +49,9 @@ void GivenBandsStage::plan(PlanContext& ctx) {
     throw ParamError("pad", "given_bands takes phases and amplitudes already cropped: the source's pad= is for "
                             "signals the bandpass stage filters");
   length_ = samples / rows;
-  const auto n_pha = static_cast<std::int64_t>(pha_.size()), n_amp = static_cast<std::int64_t>(amp_.size());
-  TensorDecl phase{tensors::kPhase, {n_pha, length_}, DType::Float32, false,
-                   "instantaneous phase in (-pi, pi], as given"};
-  phase.axes = {"phase_bands", "times"};
-  TensorDecl amplitude{tensors::kAmplitude, {n_amp, length_}, DType::Float32, false,
-                       "instantaneous amplitude, as given"};
-  amplitude.axes = {"amplitude_bands", "times"};
-  ctx.declare(std::move(phase));
-  ctx.declare(std::move(amplitude));
-  ctx.publish(kPhaseBands, bands::edges(pha_));
-  ctx.publish(kAmplitudeBands, bands::edges(amp_));
-  ctx.publish(kPhaseCentres, bands::centres(pha_));
-  ctx.publish(kAmplitudeCentres, bands::centres(amp_));
-  ctx.resolved()["pha_bands_hz"] = bands::edges(pha_);
-  ctx.resolved()["amp_bands_hz"] = bands::edges(amp_);
+  declare_phase_amplitude(ctx, static_cast<std::int64_t>(pha_.size()), static_cast<std::int64_t>(amp_.size()), length_,
+                          false, false, ", as given");
+  publish_bands(ctx, pha_, amp_);
   ctx.resolved()["samples_per_band"] = length_;
 }
 

@@ -6,6 +6,7 @@
 #include "engine/api/errors.hpp"
 #include "stages/common/fast_length.hpp"
 #include "stages/common/output_names.hpp"
+#include "stages/common/phase_amplitude.hpp"
 #include "stages/common/tensor_names.hpp"
 #include "stages/hilbert/hilbert_facts.hpp"
 
@@ -45,14 +46,7 @@ void HilbertStage::plan(PlanContext& ctx) {
   const std::int64_t n = pad_ == Pad::Fast ? next_fast_length(plan_.length) : plan_.length;
   plan_.fft_length = n;
   transform_.reset();
-  TensorDecl phase{tensors::kPhase, {plan_.n_pha, plan_.kept}, DType::Float32, phase_result_,
-                   "instantaneous phase in (-pi, pi]"};
-  phase.axes = {"phase_bands", "times"};
-  TensorDecl amplitude{tensors::kAmplitude, {plan_.n_amp, plan_.kept}, DType::Float32, amplitude_result_,
-                       "instantaneous amplitude"};
-  amplitude.axes = {"amplitude_bands", "times"};
-  ctx.declare(std::move(phase));
-  ctx.declare(std::move(amplitude));
+  declare_phase_amplitude(ctx, plan_.n_pha, plan_.n_amp, plan_.kept, phase_result_, amplitude_result_);
   ctx.resolved()["fft_length"] = n;
   if (plan_.first > 0) ctx.resolved()["cropped"] = {{"first_sample", plan_.first}, {"samples", plan_.kept}};
   ctx.publish(kHilbertFftLength, n);  // envelope_phase uses the same transform

@@ -7,6 +7,7 @@
 #include "engine/api/errors.hpp"
 #include "stages/bandpass/bandpass_facts.hpp"
 #include "stages/common/output_names.hpp"
+#include "stages/common/phase_amplitude.hpp"
 #include "stages/common/tensor_names.hpp"
 
 namespace pacflow::stages {
@@ -67,19 +68,8 @@ void WaveletStage::plan(PlanContext& ctx) {
   plan_.amp = wavelets("amp", amp_spec_.bands, stream.sample_rate);
   const auto n_pha = static_cast<std::int64_t>(plan_.pha.size());
   const auto n_amp = static_cast<std::int64_t>(plan_.amp.size());
-  TensorDecl phase{tensors::kPhase, {n_pha, plan_.kept}, DType::Float32, phase_result_, "instantaneous phase in (-pi, pi]"};
-  phase.axes = {"phase_bands", "times"};
-  TensorDecl amplitude{tensors::kAmplitude, {n_amp, plan_.kept}, DType::Float32, amplitude_result_,
-                       "instantaneous amplitude"};
-  amplitude.axes = {"amplitude_bands", "times"};
-  ctx.declare(std::move(phase));
-  ctx.declare(std::move(amplitude));
-  ctx.publish(kPhaseBands, bands::edges(pha_spec_.bands));
-  ctx.publish(kAmplitudeBands, bands::edges(amp_spec_.bands));
-  ctx.publish(kPhaseCentres, bands::centres(pha_spec_.bands));
-  ctx.publish(kAmplitudeCentres, bands::centres(amp_spec_.bands));
-  ctx.resolved()["pha_bands_hz"] = bands::edges(pha_spec_.bands);
-  ctx.resolved()["amp_bands_hz"] = bands::edges(amp_spec_.bands);
+  declare_phase_amplitude(ctx, n_pha, n_amp, plan_.kept, phase_result_, amplitude_result_);
+  publish_bands(ctx, pha_spec_.bands, amp_spec_.bands);
   json taps = json::object();
   for (const auto* list : {&plan_.pha, &plan_.amp}) {
     json& counts = taps[list == &plan_.pha ? "pha" : "amp"] = json::array();
