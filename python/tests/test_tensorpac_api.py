@@ -231,8 +231,28 @@ def test_erpac_fit_on_tensorpacs_phases_and_infer_pvalues(wavelet_data: np.ndarr
     ours = drop.EventRelatedPac(f_pha=[5, 7], f_amp=(60, 140, 20, 20))
     assert_within_spec(ours.fit(pha, amp, mcp="fdr"), expected)
     np.testing.assert_allclose(ours.infer_pvalues(0.05, mcp="bonferroni"), theirs.pvalues, rtol=1e-3, atol=1e-6)
-    with pytest.raises(ValueError, match="Gaussian-copula ERPAC is not built"):
-        ours.fit(pha, amp, method="gc")
+    with pytest.raises(ValueError, match="use 'circular' or 'gc'"):
+        ours.fit(pha, amp, method="kendall")
+
+
+def test_gaussian_copula_erpac_is_tensorpacs(wavelet_data: np.ndarray) -> None:
+    """method='gc': TensorPAC's Gaussian-copula ERPAC on the same phases and amplitudes, with and
+    without smoothing; its p-values are max-T against the engine's own epoch permutations."""
+    theirs = run_script(TENSORPAC, lambda a: a["EventRelatedPac"](f_pha=[5, 7], f_amp=(60, 140, 20, 20)))
+    pha = run_script(TENSORPAC, lambda a: theirs.filter(SF, wavelet_data, "phase", n_jobs=1))
+    amp = run_script(TENSORPAC, lambda a: theirs.filter(SF, wavelet_data, "amplitude", n_jobs=1))
+    ours = drop.EventRelatedPac(f_pha=[5, 7], f_amp=(60, 140, 20, 20))
+    for smooth in (None, 5):
+        expected = run_script(TENSORPAC, lambda a: theirs.fit(pha, amp, method="gc", smooth=smooth, n_jobs=1))
+        got = ours.fit(pha, amp, method="gc", smooth=smooth)
+        assert got.shape == expected.shape
+        finite = np.isfinite(expected)
+        np.testing.assert_array_equal(np.isfinite(got), finite)
+        np.testing.assert_allclose(got[finite], expected[finite], rtol=1e-4, atol=1e-6)
+    assert ours.method == "Gaussian-Copula ERPAC" and np.isnan(ours.pvalues).all()
+    ours.fit(pha, amp, method="gc", n_perm=99)
+    assert ours.pvalues.min() >= 1 / 100 and (ours.pvalues <= 1).all()
+    assert np.array_equal(ours.infer_pvalues(0.05), ours.pvalues)  # max-T: no correction to apply
 
 
 # -- Gallery: preferred phase ----------------------------------------------------------------------------

@@ -1,6 +1,8 @@
 #include "stages/erpac/erpac_stage.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <limits>
 #include <fmt/format.h>
 #include <oneapi/tbb/parallel_for.h>
 #include <vector>
@@ -28,6 +30,21 @@ void ErpacStage::declare(ParamBinder<ErpacStage>& p) {
       .unit("permutations")
       .range(0, 100000);
   p.add(&ErpacStage::seed_, "seed", 42, "key of the counter-based epoch permutations").at_least(0);
+  p.choice(&ErpacStage::method_, "method", {{"circular", Method::Circular}, {"gc", Method::GaussianCopula}},
+           "circular",
+           "circular: Voytek's circular-linear correlation with chi-squared p-values corrected by mcp=; gc: the "
+           "Gaussian-copula mutual information in bits (Ince 2017, TensorPAC's method=\"gc\"), its p-values max-T over "
+           "the channel's cells against the n= permutations (mcp= unused)");
+  p.optional(&ErpacStage::smooth_, "smooth",
+             "method=gc: each time's information from the epochs' samples within this many samples of it, pooled, "
+             "then averaged over the windows holding it (TensorPAC's smooth=)")
+      .unit("samples")
+      .range(0, 100000);
+}
+
+void ErpacStage::configured() {
+  if (smooth_ && method_ != Method::GaussianCopula)
+    throw ParamError("smooth", "smooth= is for method=gc (the circular correlation is per time point)");
 }
 
 ElementInfo ErpacStage::info() {
@@ -51,16 +68,29 @@ void ErpacStage::plan(PlanContext& ctx) {
   // One row per channel (and segment): the stream's leading dims without the epochs.
   RowLayout rows{series, series / epochs_, Shape(stream.leading_dims.begin() + 1, stream.leading_dims.end()),
                  std::vector<std::string>(stream.leading_names.begin() + 1, stream.leading_names.end())};
+  const bool gc = method_ == Method::GaussianCopula;
   ctx.declare(over_cells({tensors::kErpac, {n_pha_, n_amp_, length_}, DType::Float32, true,
-                          "circular-linear correlation across epochs of phase and amplitude", rows},
+                          gc ? "Gaussian-copula mutual information (bits) across epochs of phase and amplitude"
+                             : "circular-linear correlation across epochs of phase and amplitude",
+                          rows},
                          {"times"}));
   ctx.declare(over_cells({tensors::kErpacPvalues, {n_pha_, n_amp_, length_}, DType::Float32, true,
-                          "p = exp(-E rho^2 / 2), corrected over each channel's cells", rows},
+                          gc ? "max-T over each channel's cells against the n epoch permutations, (1 + count) / (n + 1)"
+                             : "p = exp(-E rho^2 / 2), corrected over each channel's cells",
+                          rows},
                          {"times"}));
   // The time of each of the T samples (after a source's pad= is cropped), from the epoch's reference.
   ctx.publish_coordinate({tensors::kErpacTimes, stream.time_origin_s, 1.0 / stream.sample_rate, length_, "s",
                           "time of each erpac sample (last axis of erpac, erpac_pvalues) in seconds from the epoch's "
                           "reference: the event for epochs cut around events, else the epoch's first sample"});
+  if (method_ == Method::GaussianCopula) {
+    if (smooth_ && 2 * *smooth_ + 1 > length_)
+      throw ParamError("smooth", fmt::format("a window of 2 x {} + 1 samples is longer than the series ({})", *smooth_,
+                                             length_));
+    gc_.emplace(epochs_, length_, smooth_);
+    if (permutations_ == 0)
+      ctx.warn("erpac method=gc without n= permutations: erpac_pvalues are NaN (give n=, e.g. n=200)");
+  }
   if (permutations_ > 0) {
     ctx.declare(over_cells({tensors::kErpacRankZ, {n_pha_, n_amp_, length_}, DType::Float32, true,
                             "rank of rho among n epoch permutations as a normal quantile, "
@@ -73,13 +103,17 @@ void ErpacStage::plan(PlanContext& ctx) {
                                     permuted_.data() + k * epochs_, 0x6572706163ULL /* "erpac" */);
   }
   warn_if_whole_input_is_large(ctx, "erpac", n_pha_, n_amp_, length_);
-  if (epochs_ < 10)
+  if (epochs_ < 10 && method_ == Method::Circular)
     ctx.warn(fmt::format("erpac with {} epochs: the chi-squared p-values assume many epochs", epochs_));
 }
 
 double ErpacStage::host_workspace_bytes(int threads) const {
   // amplitude_means: n_amp × T; correlate: eight T-long sums and sin, cos and the centred amplitude for
   // every epoch (3 × E × T).
+  if (method_ == Method::GaussianCopula)  // per row: the amplitudes normalised, every cell; per band: its phases
+    return threads * static_cast<double>(length_ * (epochs_ * (n_amp_ + 2) + 3 * n_amp_ + n_pha_ * n_amp_ + 12)) *
+               sizeof(double) +
+           static_cast<double>(permuted_.size() * sizeof(std::int64_t));
   return threads * static_cast<double>(length_ * (n_amp_ + 8 + 3 * epochs_)) * sizeof(double) +
          static_cast<double>(permuted_.size() * sizeof(std::int64_t));
 }
@@ -207,6 +241,7 @@ void ErpacStage::process(Batch& batch) {
   float* rank_z = permutations_ > 0
                       ? batch.emplace_rows(tensors::kErpacRankZ, rows, per_row, DType::Float32).values<float>().data()
                       : nullptr;
+  if (method_ == Method::GaussianCopula) return process_gc(phase, amplitude, rows, rho, p_out, rank_z);
   oneapi::tbb::parallel_for(std::int64_t{0}, rows, [&](std::int64_t row) {
     std::vector<double> pvalues(static_cast<std::size_t>(cells));
     const std::vector<double> mean_x = amplitude_means(amplitude, row, rows);
@@ -217,6 +252,65 @@ void ErpacStage::process(Batch& batch) {
     erpac::correct(pvalues, correction_);  // the family: every cell of this channel
     for (std::int64_t c = 0; c < cells; ++c) p_out[row * cells + c] = static_cast<float>(pvalues[static_cast<std::size_t>(c)]);
   });
+}
+
+void ErpacStage::process_gc(const float* phase, const float* amplitude, std::int64_t rows, float* information,
+                            float* pvalues, float* rank_z) const {
+  const std::int64_t cells = n_pha_ * n_amp_ * length_;
+  oneapi::tbb::parallel_for(std::int64_t{0}, rows, [&](std::int64_t row) {
+    std::vector<erpac::Normalised> amplitudes;
+    for (std::int64_t a = 0; a < n_amp_; ++a)
+      amplitudes.push_back(gc_->amplitudes(amplitude + (row * n_amp_ + a) * length_, rows * n_amp_ * length_));
+    std::vector<double> observed(static_cast<std::size_t>(cells));
+    std::vector<std::vector<double>> maxima(static_cast<std::size_t>(n_pha_));
+    oneapi::tbb::parallel_for(std::int64_t{0}, n_pha_, [&](std::int64_t p) {
+      maxima[static_cast<std::size_t>(p)] =
+          gc_phase_band(phase, amplitudes, row, p, rows, observed.data(), rank_z ? rank_z + row * cells : nullptr);
+    });
+    // Max-T over the channel's cells: each permutation's largest information, against every cell's.
+    std::vector<double> largest(static_cast<std::size_t>(permutations_), -std::numeric_limits<double>::infinity());
+    for (const auto& m : maxima)
+      for (std::size_t k = 0; k < m.size(); ++k) largest[k] = std::max(largest[k], m[k]);
+    for (std::int64_t c = 0; c < cells; ++c) {
+      const double v = observed[static_cast<std::size_t>(c)];
+      information[row * cells + c] = static_cast<float>(v);
+      double reached = 0;
+      for (const double m : largest) reached += m >= v ? 1 : 0;
+      pvalues[row * cells + c] = std::isnan(v) || permutations_ == 0
+                                     ? NAN
+                                     : static_cast<float>((1 + reached) / static_cast<double>(permutations_ + 1));
+    }
+  });
+}
+
+std::vector<double> ErpacStage::gc_phase_band(const float* phase, const std::vector<erpac::Normalised>& amplitudes,
+                                              std::int64_t row, std::int64_t p, std::int64_t rows, double* information,
+                                              float* rank_z) const {
+  const auto t = static_cast<std::size_t>(length_);
+  const erpac::Normalised phases = gc_->phases(phase + (row * n_pha_ + p) * length_, rows * n_pha_ * length_);
+  std::vector<double> largest(static_cast<std::size_t>(permutations_), -std::numeric_limits<double>::infinity());
+  std::vector<double> permuted(t), above(t), tied(t);
+  for (std::int64_t a = 0; a < n_amp_; ++a) {
+    double* observed = information + static_cast<std::size_t>(p * n_amp_ + a) * t;
+    gc_->information(phases, amplitudes[static_cast<std::size_t>(a)], nullptr, observed);
+    std::fill(above.begin(), above.end(), 0.0);
+    std::fill(tied.begin(), tied.end(), 0.0);
+    for (std::int64_t k = 0; k < permutations_; ++k) {
+      gc_->information(phases, amplitudes[static_cast<std::size_t>(a)], permuted_.data() + k * epochs_,
+                       permuted.data());
+      for (std::size_t i = 0; i < t; ++i) {
+        above[i] += permuted[i] > observed[i] ? 1 : 0;
+        tied[i] += permuted[i] == observed[i] ? 1 : 0;
+        double& most = largest[static_cast<std::size_t>(k)];
+        if (!std::isnan(permuted[i])) most = std::max(most, permuted[i]);
+      }
+    }
+    if (rank_z)
+      for (std::size_t i = 0; i < t; ++i)
+        rank_z[static_cast<std::size_t>(p * n_amp_ + a) * t + i] =
+            std::isnan(observed[i]) ? NAN : static_cast<float>(statistics::rank_z(above[i], tied[i], permutations_));
+  }
+  return largest;
 }
 
 double ErpacStage::flops_per_series() const {

@@ -1,7 +1,9 @@
 #pragma once
 // Stage `erpac`: event-related PAC (Voytek et al. 2013), the circular-linear correlation across
 // epochs between phase and amplitude at every time point, per channel (and segment) and band pair,
-// with its p-values corrected per channel (TensorPAC's EventRelatedPac, method "circular").
+// with its p-values corrected per channel (TensorPAC's EventRelatedPac, method "circular"); or with
+// method=gc the Gaussian-copula mutual information across epochs (erpac_gc.hpp), its p-values max-T
+// over the channel's cells against n= epoch permutations.
 // Reads `phase`, `amplitude`; writes the results `erpac` and `erpac_pvalues`, [C][n_pha][n_amp][T],
 // and publishes the coordinate `erpac_times` (the time of each of the T samples; sinks write it).
 // With n= permutations it also writes `erpac_rank_z`: each cell's correlation ranked among those of
@@ -11,9 +13,11 @@
 // It reduces across epochs, and the series of one channel lie E·C apart in the stream ([E][C]
 // order), so it asks for the whole input in one batch (PlanContext::require_batch_multiple): memory
 // grows with the input, E·C·T·(n_pha + n_amp) floats for phase and amplitude.
+#include <optional>
 #include <vector>
 
 #include "engine/api/param_binding.hpp"
+#include "stages/erpac/erpac_gc.hpp"
 #include "stages/kernels/statistics/multiple_comparisons.hpp"
 
 namespace pacflow::stages {
@@ -28,6 +32,7 @@ class ErpacStage final : public Stage {
 
   static ElementInfo info();
   static void declare(ParamBinder<ErpacStage>& p);
+  void configured();  // smooth= only with method=gc
 
  private:
   // The mean over epochs of each amplitude band of one output row, [n_amp][time].
@@ -46,7 +51,19 @@ class ErpacStage final : public Stage {
     const double *ds, *dc, *dx, *ss, *cc, *sc, *xx;
   };
   void rank_against_permutations(const Centred& v, const double* r, float* rank_z) const;
+  // method=gc: the information of every cell of every row, its rank among the permutations', and
+  // the rows' max-T p-values.
+  void process_gc(const float* phase, const float* amplitude, std::int64_t rows, float* information, float* pvalues,
+                  float* rank_z) const;
+  // One row and phase band of process_gc; returns each permutation's largest information.
+  std::vector<double> gc_phase_band(const float* phase, const std::vector<erpac::Normalised>& amplitudes,
+                                    std::int64_t row, std::int64_t p, std::int64_t rows, double* information,
+                                    float* rank_z) const;
 
+  enum class Method { Circular, GaussianCopula };
+  Method method_ = Method::Circular;
+  std::optional<std::int64_t> smooth_;  // method=gc: half the window of times pooled
+  std::optional<erpac::GaussianCopulaErpac> gc_;  // planned for method=gc
   erpac::Correction correction_ = erpac::Correction::Fdr;
   std::int64_t permutations_ = 0;  // n=: 0, no erpac_rank_z
   std::int64_t seed_ = 42;

@@ -1,6 +1,7 @@
 // erpac against closed forms and TensorPAC's formulas computed here (pearson, circ_corrcc, the
 // chi-squared p-value, MNE's FDR and Bonferroni corrections).
 #include <algorithm>
+#include <array>
 #include <boost/math/special_functions/erf.hpp>
 #include <cmath>
 #include <gtest/gtest.h>
@@ -195,6 +196,108 @@ TEST(Erpac, RankZIsTheCorrelationsRankAmongEpochPermutations) {
       }
   // Without n=, no erpac_rank_z.
   EXPECT_FALSE(run_erpac(s, phase, amplitude, "none").has("erpac_rank_z"));
+}
+
+// Gaussian-copula ERPAC written out: copnorm across epochs (Φ⁻¹(rank / (E + 1))), then the mutual
+// information in bits of the 3 x 3 second-moment matrix C of (x1, x2, y), ½ log2(det C_xx C_yy / det C).
+double inverse_normal(double p) { return std::sqrt(2.0) * boost::math::erf_inv(2 * p - 1); }
+
+std::vector<double> copnorm(const std::vector<double>& x) {
+  std::vector<double> out(x.size());
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    double rank = 1;
+    for (const double v : x) rank += v < x[i] ? 1 : 0;
+    out[i] = inverse_normal(rank / static_cast<double>(x.size() + 1));
+  }
+  return out;
+}
+
+double gaussian_information(const std::vector<std::array<double, 3>>& samples) {
+  double c[3][3] = {};
+  for (const auto& v : samples)
+    for (int i = 0; i < 3; ++i)
+      for (int j = 0; j < 3; ++j) c[i][j] += v[static_cast<std::size_t>(i)] * v[static_cast<std::size_t>(j)];
+  const double det_xx = c[0][0] * c[1][1] - c[0][1] * c[1][0];
+  const double det = c[0][0] * (c[1][1] * c[2][2] - c[1][2] * c[2][1]) - c[0][1] * (c[1][0] * c[2][2] - c[1][2] * c[2][0]) +
+                     c[0][2] * (c[1][0] * c[2][1] - c[1][1] * c[2][0]);
+  return 0.5 * std::log2(det_xx * c[2][2] / det);
+}
+
+TEST(Erpac, GaussianCopulaIsTheInformationOfCopulaNormalisedPhaseAndAmplitude) {
+  const Dims s{12, 2, 1, 2};
+  const std::vector<float> phase = irregular_phases(s);
+  const std::vector<float> amplitude = amplitudes_of(s, phase, [](std::size_t i, double ph) {
+    return 1.5 + 0.4 * std::cos(ph) * static_cast<double>(i % 2) + 0.5 * wobble(0.71 * static_cast<double>(i));
+  });
+  // Per channel, band and time: copnorm across the epochs at that time, pooled over times [from, to].
+  const auto expected = [&](std::int64_t c, std::int64_t a, std::int64_t from, std::int64_t to,
+                            const std::vector<std::int64_t>& paired) {
+    std::vector<std::array<double, 3>> samples;
+    for (std::int64_t t = from; t <= to; ++t) {
+      std::vector<double> sn, cs, x;
+      for (std::int64_t e = 0; e < s.epochs; ++e) {
+        const double ph = phase[static_cast<std::size_t>((e * s.channels + c) * kT + t)];
+        sn.push_back(std::sin(ph));
+        cs.push_back(std::cos(ph));
+        x.push_back(amplitude[static_cast<std::size_t>(((e * s.channels + c) * s.n_amp + a) * kT + t)]);
+      }
+      const auto a1 = copnorm(sn), a2 = copnorm(cs), y = copnorm(x);
+      for (std::int64_t e = 0; e < s.epochs; ++e)
+        samples.push_back({a1[static_cast<std::size_t>(e)], a2[static_cast<std::size_t>(e)],
+                           y[static_cast<std::size_t>(paired[static_cast<std::size_t>(e)])]});
+    }
+    return gaussian_information(samples);
+  };
+  std::vector<std::int64_t> identity(static_cast<std::size_t>(s.epochs));
+  for (std::int64_t e = 0; e < s.epochs; ++e) identity[static_cast<std::size_t>(e)] = e;
+  const auto cell = [&](std::int64_t c, std::int64_t a, std::int64_t t) {
+    return static_cast<std::size_t>((c * s.n_amp + a) * kT + t);
+  };
+
+  const Batch plain = run_erpac(s, phase, amplitude, {{"method", "gc"}});
+  const auto information = plain.at("erpac").values<float>();
+  for (std::int64_t c = 0; c < s.channels; ++c)
+    for (std::int64_t a = 0; a < s.n_amp; ++a)
+      for (std::int64_t t = 0; t < kT; t += 3)
+        ASSERT_NEAR(information[cell(c, a, t)], expected(c, a, t, t, identity), 1e-5) << c << " " << a << " " << t;
+  EXPECT_TRUE(std::isnan(plain.at("erpac_pvalues").values<float>()[0]));  // no n=: no p-values
+
+  // smooth=2: each window [k - 2, k + 2] pooled, then each time the mean of the windows holding it.
+  const Batch smoothed = run_erpac(s, phase, amplitude, {{"method", "gc"}, {"smooth", 2}});
+  const auto smooth = smoothed.at("erpac").values<float>();
+  for (std::int64_t t = 0; t < kT; t += 7) {
+    double sum = 0, count = 0;
+    for (std::int64_t k = std::max<std::int64_t>(2, t - 2); k <= std::min<std::int64_t>(kT - 3, t + 2); ++k) {
+      sum += expected(1, 0, k - 2, k + 2, identity);
+      count += 1;
+    }
+    ASSERT_NEAR(smooth[cell(1, 0, t)], sum / count, 1e-5) << t;
+  }
+
+  // n=: max-T over the channel's cells, (1 + #{k: max over cells of I_k >= I}) / (n + 1), with the
+  // permutations of erpac n= (amplitudes of epoch permuted[e] against the phases of epoch e).
+  constexpr std::int64_t kPermutations = 19, kSeed = 5;
+  const Batch tested = run_erpac(s, phase, amplitude, {{"method", "gc"}, {"n", kPermutations}, {"seed", kSeed}});
+  const auto p = tested.at("erpac_pvalues").values<float>();
+  for (std::int64_t c = 0; c < s.channels; ++c) {
+    std::vector<double> largest(kPermutations, 0.0);
+    for (std::int64_t k = 0; k < kPermutations; ++k) {
+      std::vector<std::int64_t> permuted(static_cast<std::size_t>(s.epochs));
+      surrogates::epoch_permutation(kSeed, static_cast<std::uint64_t>(k + 1), s.epochs, permuted.data(),
+                                    0x6572706163ULL);
+      for (std::int64_t a = 0; a < s.n_amp; ++a)
+        for (std::int64_t t = 0; t < kT; ++t)
+          largest[static_cast<std::size_t>(k)] = std::max(largest[static_cast<std::size_t>(k)], expected(c, a, t, t, permuted));
+    }
+    for (std::int64_t a = 0; a < s.n_amp; ++a)
+      for (std::int64_t t = 0; t < kT; t += 11) {
+        const double observed = expected(c, a, t, t, identity);
+        double reached = 0;
+        for (const double m : largest) reached += m >= observed - 1e-9 ? 1 : 0;
+        ASSERT_NEAR(p[cell(c, a, t)], (1 + reached) / (kPermutations + 1), 1e-6) << c << " " << a << " " << t;
+      }
+  }
+  EXPECT_THROW(make_element<stages::ErpacStage>({{"smooth", 2}}), ParamError);  // smooth= is gc's
 }
 
 TEST(Erpac, NeedsAtLeastThreeEpochsAndAKnownCorrection) {

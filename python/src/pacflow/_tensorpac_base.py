@@ -155,7 +155,7 @@ class _PacObject:
 
     @property
     def width(self) -> int:
-        """Morlet width (unused with the Hilbert transform)."""
+        """Morlet width in cycles (with ``dcomplex="wavelet"``)."""
         return self._width
 
     @width.setter

@@ -30,7 +30,7 @@ Differences by design (docs/methods.md, docs/python.md; the first call that meet
   designs its filter past Nyquist without one).
 
 ``dcomplex="wavelet"`` runs the engine's ``wavelet`` stage (TensorPAC's Morlet wavelets at each band's
-centre). Not built: the Gaussian-copula ERPAC (``EventRelatedPac.fit(method="gc")``, refused).
+centre); ``EventRelatedPac.fit(method="gc")`` the erpac stage's Gaussian-copula ERPAC.
 """
 
 from __future__ import annotations
@@ -98,7 +98,7 @@ class Pac(_PacObject, _PacPlots):
     f_pha, f_amp : str, list, tuple or array_like
         The bands, in any form of :func:`pac_vec`.
     dcomplex : {"hilbert", "wavelet"}
-        The analytic signal: pacflow's Hilbert transform.
+        The analytic signal: band-pass filters then the Hilbert transform, or Morlet wavelets.
     cycle : tuple of 2 int
         Filter cycles for the phase and the amplitude bands (fir1 order = cycle * (sf // f_lo)).
     width : int
@@ -341,11 +341,11 @@ class EventRelatedPac(_PacObject, _Plots):
     f_pha, f_amp : str, list, tuple or array_like
         The bands, in any form of :func:`pac_vec`.
     dcomplex : {"hilbert", "wavelet"}
-        The analytic signal: pacflow's Hilbert transform.
+        The analytic signal: band-pass filters then the Hilbert transform, or Morlet wavelets.
     cycle : tuple of 2 int
         Filter cycles of the phase and amplitude bands.
     width : int
-        Morlet width (unused with the Hilbert transform).
+        Morlet width in cycles (with ``dcomplex="wavelet"``).
     verbose : optional
         Accepted for compatibility.
     """
@@ -371,11 +371,14 @@ class EventRelatedPac(_PacObject, _Plots):
             Phases in radians, (n_pha, n_epochs, n_times).
         amp : array_like
             Amplitudes, (n_amp, n_epochs, n_times).
-        method : {"circular"}
-            Voytek et al. 2013's circular-linear correlation; TensorPAC's Gaussian-copula ERPAC
-            (``"gc"``) is not built in pacflow and is refused.
-        smooth, n_perm
-            Parameters of the Gaussian-copula ERPAC only (accepted, unused).
+        method : {"circular", "gc"}
+            Voytek et al. 2013's circular-linear correlation, or the Gaussian-copula mutual
+            information (Ince et al. 2017; the erpac stage's ``method=gc``).
+        smooth : int, optional
+            ``"gc"``: each time's information from the samples within this many of it, pooled, then
+            averaged over the windows holding it.
+        n_perm : int, optional
+            ``"gc"``: epoch permutations for the p-values (max-T over the cells); none: no p-values.
         n_jobs : int
             Accepted for compatibility.
         p : float
@@ -395,9 +398,10 @@ class EventRelatedPac(_PacObject, _Plots):
         sf = sf if sf is not None else self._sf
 
         def run(correction: str) -> Result:
-            return self._given_pipeline(pha, amp, sf).stage("erpac", mcp=correction).run(progress=False)
+            erpac = self._erpac_params(method, smooth, n_perm, correction)
+            return self._given_pipeline(pha, amp, sf).stage("erpac", **erpac).run(progress=False)
 
-        return self._run(run, len(pha), mcp)
+        return self._run(run, len(pha), mcp, method)
 
     def filterfit(self, sf: float, x_pha: Any, x_amp: Any = None, method: str = "circular",
                   smooth: Optional[int] = None, n_perm: Optional[int] = None, p: float = 0.05, mcp: str = "fdr",
@@ -420,31 +424,40 @@ class EventRelatedPac(_PacObject, _Plots):
         if x_amp is not None and x_amp is not x_pha:
             pha = self.filter(sf, x_pha, "phase", edges=edges)
             amp = self.filter(sf, epochs_by_times(x_amp), "amplitude", edges=edges)
-            return self.fit(pha, amp, method=method, p=p, mcp=mcp, sf=sf)
+            return self.fit(pha, amp, method=method, smooth=smooth, n_perm=n_perm, p=p, mcp=mcp, sf=sf)
 
         def run(correction: str) -> Result:
-            return self._analytic_pipeline(sf, x_pha, edges).stage("erpac", mcp=correction).run(progress=False)
+            erpac = self._erpac_params(method, smooth, n_perm, correction)
+            return self._analytic_pipeline(sf, x_pha, edges).stage("erpac", **erpac).run(progress=False)
 
-        return self._run(run, len(self._f_pha), mcp)
+        return self._run(run, len(self._f_pha), mcp, method)
 
     def _check(self, method: str, mcp: str) -> None:
-        if method == "gc":
-            raise ValueError("method='gc': the Gaussian-copula ERPAC is not built in pacflow (its erpac stage "
-                             "computes Voytek et al. 2013's circular-linear correlation, method='circular')")
-        if method != "circular":
-            raise ValueError(f"method={method!r}: use 'circular'")
+        if method not in ("circular", "gc"):
+            raise ValueError(f"method={method!r}: use 'circular' or 'gc'")
         if mcp not in ("fdr", "bonferroni"):
             raise ValueError(f"mcp={mcp!r}: use 'fdr' or 'bonferroni'")
 
-    def _run(self, run: Callable[[str], Result], n_pha: int, mcp: str) -> np.ndarray:
-        if n_pha > 1:
+    @staticmethod
+    def _erpac_params(method: str, smooth: Optional[int], n_perm: Optional[int], correction: str) -> dict[str, Any]:
+        """The erpac stage's parameters: the circular correlation's correction, or the Gaussian copula's
+        smoothing and permutations (TensorPAC applies no ``mcp`` to it: max-T over the cells)."""
+        if method == "circular":
+            return {"mcp": correction}
+        params: dict[str, Any] = {"method": "gc", "n": int(n_perm) if isinstance(n_perm, int) and n_perm > 0 else 0}
+        if isinstance(smooth, int):
+            params["smooth"] = smooth
+        return params
+
+    def _run(self, run: Callable[[str], Result], n_pha: int, mcp: str, method: str = "circular") -> np.ndarray:
+        if n_pha > 1 and method == "circular":
             warn_once("erpac", "ERPAC with several phase bands: pacflow computes each band's own circular-linear "
                                "correlation (Voytek et al. 2013, as TensorPAC documents it); TensorPAC's erpac mixes "
                                "the bands' sines and cosines, and equals pacflow's called one phase band at a time "
                                "(docs/methods.md)", stacklevel=4)
         result = run(mcp)
         self._rerun, self._result = run, result
-        self.method = "ERPAC (Voytek et al. 2013)"
+        self.method = "ERPAC (Voytek et al. 2013)" if method == "circular" else "Gaussian-Copula ERPAC"
         self._erpac = result["erpac"][0].transpose(1, 0, 2)  # (channel, pha, amp, times) -> (amp, pha, times)
         self._pvalues = result["erpac_pvalues"][0].transpose(1, 0, 2)
         self._surrogates = None
@@ -469,6 +482,8 @@ class EventRelatedPac(_PacObject, _Plots):
         if self._rerun is None:
             raise ValueError("You should compute ERPAC first. Use the `fit` method")
         self._check("circular", mcp)
+        if "Voytek" not in self.method:  # the Gaussian copula's max-T p-values take no correction
+            return self._pvalues
         self._pvalues = self._rerun(mcp)["erpac_pvalues"][0].transpose(1, 0, 2)
         return self._pvalues
 
@@ -484,7 +499,8 @@ class EventRelatedPac(_PacObject, _Plots):
 
     @property
     def surrogates(self) -> Optional[np.ndarray]:
-        """Surrogates of the Gaussian-copula ERPAC (not built: None)."""
+        """Surrogates of the Gaussian-copula ERPAC: None (the engine ranks and counts its permutations in
+        place; ``result["erpac_rank_z"]`` and the p-values are what they give)."""
         return self._surrogates
 
     @property
@@ -502,11 +518,11 @@ class PreferredPhase(_PacObject, _PacPlots):
     f_pha, f_amp : str, list, tuple or array_like
         The bands, in any form of :func:`pac_vec`.
     dcomplex : {"hilbert", "wavelet"}
-        The analytic signal: pacflow's Hilbert transform.
+        The analytic signal: band-pass filters then the Hilbert transform, or Morlet wavelets.
     cycle : tuple of 2 int
         Filter cycles of the phase and amplitude bands.
     width : int
-        Morlet width (unused with the Hilbert transform).
+        Morlet width in cycles (with ``dcomplex="wavelet"``).
     verbose : optional
         Accepted for compatibility.
     """
