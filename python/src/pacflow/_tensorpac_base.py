@@ -230,17 +230,22 @@ class _PacObject:
                          used: Sequence[str] = ("pha", "amp")) -> Pipeline:
         """source (pad = edges) then bandpass, for TensorPAC's ``(n_epochs, n_times)`` or pacflow's
         ``(n_epochs, n_channels, n_times)``."""
-        self._sf = float(sf)
-        self._edges = slice(int(edges), -int(edges)) if edges else slice(None)
-        source: dict[str, Any] = {"fs": float(sf), "layout": "ECT" if x.ndim == 3 else "ET"}
-        if edges:
-            source["pad"] = f"{int(edges)}smp"
         pha, amp = self._engine_bands(sf, used)
         bandpass: dict[str, Any] = {"pha": pha, "amp": amp, "pha_cycles": self._cycle[0],
                                     "amp_cycles": self._cycle[1]}
         if filtered:
             bandpass["outputs"] = "filtered"
-        return Pipeline().source(x, **source).stage("bandpass", **bandpass)
+        return self._source_pipeline(sf, x, edges).stage("bandpass", **bandpass)
+
+    def _source_pipeline(self, sf: float, x: np.ndarray, edges: Optional[int]) -> Pipeline:
+        """The array source (pad = edges) for TensorPAC's ``(n_epochs, n_times)`` or pacflow's
+        ``(n_epochs, n_channels, n_times)``; remembers `sf` and the samples kept."""
+        self._sf = float(sf)
+        self._edges = slice(int(edges), -int(edges)) if edges else slice(None)
+        source: dict[str, Any] = {"fs": float(sf), "layout": "ECT" if x.ndim == 3 else "ET"}
+        if edges:
+            source["pad"] = f"{int(edges)}smp"
+        return Pipeline().source(x, **source)
 
     def _analytic_pipeline(self, sf: float, x: np.ndarray, edges: Optional[int],
                            outputs: Optional[str] = None) -> Pipeline:
@@ -250,13 +255,8 @@ class _PacObject:
         extra: dict[str, Any] = {"outputs": outputs} if outputs else {}
         if self._dcomplex == "hilbert":
             return self._filter_pipeline(sf, x, edges, filtered=False).stage("hilbert", **extra)
-        self._sf = float(sf)
-        self._edges = slice(int(edges), -int(edges)) if edges else slice(None)
-        source: dict[str, Any] = {"fs": float(sf), "layout": "ECT" if x.ndim == 3 else "ET"}
-        if edges:
-            source["pad"] = f"{int(edges)}smp"
-        return Pipeline().source(x, **source).stage("wavelet", pha=self._f_pha.tolist(), amp=self._f_amp.tolist(),
-                                                    width=self._width, **extra)
+        return self._source_pipeline(sf, x, edges).stage("wavelet", pha=self._f_pha.tolist(),
+                                                         amp=self._f_amp.tolist(), width=self._width, **extra)
 
     def _given_pipeline(self, pha: Any, amp: Any, sf: Optional[float]) -> Pipeline:
         """Phases (n_pha, n_epochs, n_times) and amplitudes (n_amp, n_epochs, n_times) filtered elsewhere,
