@@ -1,10 +1,75 @@
 #include "stages/kernels/pac/methods/copula.hpp"
 
 #include <algorithm>
+#include <array>
+#include <bit>
+#include <cmath>
+#include <numbers>
 #include <boost/math/distributions/normal.hpp>
 #include <numeric>
+#include <utility>
 
 namespace pacflow::mi {
+
+namespace {
+
+// An unsigned key that orders as the value does (-0 just below +0; no NaN): the sign bit flipped
+// for positive values, every bit flipped for negative ones.
+std::uint64_t ordered_key(double x) {
+  const auto bits = std::bit_cast<std::uint64_t>(x);
+  return (bits >> 63) != 0 ? ~bits : bits | (std::uint64_t{1} << 63);
+}
+std::uint64_t ordered_key(float x) {
+  const auto bits = std::bit_cast<std::uint32_t>(x);
+  return (bits >> 31) != 0 ? ~bits : bits | (std::uint32_t{1} << 31);
+}
+
+// Below this many values a comparison sort of the keys is quicker than the radix passes.
+constexpr std::size_t kRadixFrom = 64;
+constexpr int kDigitBits = 8;
+constexpr std::size_t kBuckets = std::size_t{1} << kDigitBits;
+
+// The indices of x in ascending order of value: an LSD radix sort of the ordered keys, a byte a
+// pass (4 for floats, 8 for doubles), skipping the bytes every key shares. The sort is stable, so
+// equal values keep their index order (ties are averaged anyway).
+template <typename Value>
+void ascending_order(const Value* x, std::size_t n, std::vector<std::uint64_t>& keys,
+                     std::vector<std::uint32_t>& order) {
+  constexpr int kDigits = sizeof(Value);
+  keys.resize(2 * n);
+  order.resize(2 * n);
+  std::uint64_t* key = keys.data();
+  std::uint32_t* index = order.data();
+  for (std::size_t i = 0; i < n; ++i) {
+    key[i] = ordered_key(x[i]);
+    index[i] = static_cast<std::uint32_t>(i);
+  }
+  if (n < kRadixFrom) {
+    std::sort(index, index + n, [key](std::uint32_t a, std::uint32_t b) { return key[a] < key[b]; });
+    return;
+  }
+  std::array<std::array<std::uint32_t, kBuckets>, kDigits> counts{};
+  for (std::size_t i = 0; i < n; ++i)
+    for (int d = 0; d < kDigits; ++d) ++counts[static_cast<std::size_t>(d)][(key[i] >> (d * kDigitBits)) & (kBuckets - 1)];
+  std::uint64_t* key_out = key + n;
+  std::uint32_t* index_out = index + n;
+  for (int d = 0; d < kDigits; ++d) {
+    auto& count = counts[static_cast<std::size_t>(d)];
+    if (count[(key[0] >> (d * kDigitBits)) & (kBuckets - 1)] == n) continue;  // every key has this byte
+    std::uint32_t start = 0;
+    for (auto& c : count) start += std::exchange(c, start);
+    for (std::size_t i = 0; i < n; ++i) {
+      const std::uint32_t slot = count[(key[i] >> (d * kDigitBits)) & (kBuckets - 1)]++;
+      key_out[slot] = key[i];
+      index_out[slot] = index[i];
+    }
+    std::swap(key, key_out);
+    std::swap(index, index_out);
+  }
+  if (index != order.data()) std::copy(index, index + n, order.data());
+}
+
+}  // namespace
 
 CopulaNormaliser::CopulaNormaliser(std::int64_t length) : quantiles_(static_cast<std::size_t>(length)) {
   const boost::math::normal_distribution<double> normal;
@@ -13,13 +78,12 @@ CopulaNormaliser::CopulaNormaliser(std::int64_t length) : quantiles_(static_cast
     quantiles_[r] = boost::math::quantile(normal, static_cast<double>(r + 1) / (n + 1.0));
 }
 
-void CopulaNormaliser::apply(const double* x, double* out) const {
-  std::vector<std::int64_t> order(quantiles_.size());
-  std::iota(order.begin(), order.end(), std::int64_t{0});
-  std::sort(order.begin(), order.end(), [x](std::int64_t a, std::int64_t b) { return x[a] < x[b]; });
-  for (std::size_t first = 0; first < order.size();) {
+template <typename Value>
+void CopulaNormaliser::assign(const Value* x, const std::uint32_t* order, double* out) const {
+  const std::size_t n = quantiles_.size();
+  for (std::size_t first = 0; first < n;) {
     std::size_t end = first + 1;
-    while (end < order.size() && x[order[end]] == x[order[first]]) ++end;
+    while (end < n && x[order[end]] == x[order[first]]) ++end;
     double value = quantiles_[first];
     if (end - first > 1) {  // a tie: the mean quantile of its ranks
       value = 0;
@@ -29,6 +93,67 @@ void CopulaNormaliser::apply(const double* x, double* out) const {
     for (std::size_t r = first; r < end; ++r) out[order[r]] = value;
     first = end;
   }
+}
+
+void CopulaNormaliser::apply(const double* x, double* out) const {
+  std::vector<std::uint64_t> keys;
+  std::vector<std::uint32_t> order;
+  ascending_order(x, quantiles_.size(), keys, order);
+  assign(x, order.data(), out);
+}
+
+void CopulaNormaliser::apply(const float* x, double* out) const {
+  std::vector<std::uint64_t> keys;
+  std::vector<std::uint32_t> order;
+  ascending_order(x, quantiles_.size(), keys, order);
+  assign(x, order.data(), out);
+}
+
+void CopulaNormaliser::apply_sin_cos(const float* phase, double* sines, double* cosines) const {
+  const std::size_t n = quantiles_.size();
+  std::vector<double> angle(n), sin_value(n), cos_value(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    angle[i] = static_cast<double>(phase[i]);
+    sin_value[i] = std::sin(angle[i]);
+    cos_value[i] = std::cos(angle[i]);
+  }
+  std::vector<std::uint64_t> keys;
+  std::vector<std::uint32_t> by_angle, order(n);
+  ascending_order(phase, n, keys, by_angle);
+  // In angle order, sin falls on [-π, -π/2), rises on [-π/2, π/2] and falls on (π/2, π]; cos rises
+  // on [-π, 0] and falls on (0, π]. Walking the falling stretches backwards gives rising runs, and
+  // merging them sorts the values in linear time. Angles outside [-π, π] break the runs: checked.
+  const double half_pi = std::numbers::pi / 2;
+  const std::uint32_t* first = by_angle.data();
+  const std::size_t rise = static_cast<std::size_t>(std::lower_bound(first, first + n, -half_pi,
+      [&](std::uint32_t i, double v) { return angle[i] < v; }) - first);
+  const std::size_t fall = static_cast<std::size_t>(std::upper_bound(first, first + n, half_pi,
+      [&](double v, std::uint32_t i) { return v < angle[i]; }) - first);
+  const std::size_t positive = static_cast<std::size_t>(std::upper_bound(first, first + n, 0.0,
+      [&](double v, std::uint32_t i) { return v < angle[i]; }) - first);
+  std::vector<std::uint32_t> outer(n);
+  const auto sorted = [&](const std::vector<double>& value, std::vector<std::uint32_t>& merged) {
+    for (std::size_t i = 1; i < n; ++i)
+      if (value[merged[i]] < value[merged[i - 1]]) return false;
+    return true;
+  };
+  // sin: [0, rise) backwards with (fall, n) backwards, then with [rise, fall) forwards.
+  std::vector<std::uint32_t> falling(first, first + rise);
+  std::reverse(falling.begin(), falling.end());
+  std::vector<std::uint32_t> late(first + fall, first + n);
+  std::reverse(late.begin(), late.end());
+  const auto by_sin = [&](std::uint32_t a, std::uint32_t b) { return sin_value[a] < sin_value[b]; };
+  const auto middle = std::merge(falling.begin(), falling.end(), late.begin(), late.end(), outer.begin(), by_sin);
+  std::merge(outer.begin(), middle, first + rise, first + fall, order.begin(), by_sin);
+  if (!sorted(sin_value, order)) ascending_order(sin_value.data(), n, keys, order);
+  assign(sin_value.data(), order.data(), sines);
+  // cos: [0, positive) forwards with [positive, n) backwards.
+  std::vector<std::uint32_t> descending(first + positive, first + n);
+  std::reverse(descending.begin(), descending.end());
+  const auto by_cos = [&](std::uint32_t a, std::uint32_t b) { return cos_value[a] < cos_value[b]; };
+  std::merge(first, first + positive, descending.begin(), descending.end(), order.begin(), by_cos);
+  if (!sorted(cos_value, order)) ascending_order(cos_value.data(), n, keys, order);
+  assign(cos_value.data(), order.data(), cosines);
 }
 
 }  // namespace pacflow::mi
