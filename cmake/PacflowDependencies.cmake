@@ -6,6 +6,8 @@ find_package(CLI11 REQUIRED)
 find_package(OpenSSL REQUIRED COMPONENTS Crypto)
 find_package(PkgConfig REQUIRED)
 pkg_check_modules(FFTW3F REQUIRED IMPORTED_TARGET fftw3f)
+# Double precision (same Debian package): the Gaussian copula's surrogate sums by FFT.
+pkg_check_modules(FFTW3 REQUIRED IMPORTED_TARGET fftw3)
 # xxHash: checksums of what a run reads back (engine/io/checksum.hpp).
 pkg_check_modules(XXHASH REQUIRED IMPORTED_TARGET libxxhash)
 find_path(STB_INCLUDE_DIR stb_image_write.h PATH_SUFFIXES stb REQUIRED)

@@ -88,4 +88,39 @@ void Plan::complex(fftwf_complex* in, fftwf_complex* out) const {
   fftwf_execute_dft(plan_, in, out);
 }
 
+ComplexArrayF64 complex_array_f64(std::size_t n) {
+  auto* p = static_cast<fftw_complex*>(fftw_malloc(sizeof(fftw_complex) * std::max<std::size_t>(n, 1)));
+  if (!p) throw std::bad_alloc();
+  for (std::size_t i = 0; i < n; ++i) p[i][0] = p[i][1] = 0.0;
+  return ComplexArrayF64(p);
+}
+
+ComplexPlanF64::ComplexPlanF64(int sign, std::size_t n) : n_(n) {
+  if (n == 0) throw std::invalid_argument("FFT size must be > 0");
+  auto in = complex_array_f64(n);
+  auto out = complex_array_f64(n);
+  std::lock_guard lock(planner_mutex());
+  plan_ = fftw_plan_dft_1d(static_cast<int>(n), in.get(), out.get(), sign, FFTW_ESTIMATE);
+  if (!plan_) throw std::runtime_error("FFTW could not plan a transform of size " + std::to_string(n));
+}
+
+ComplexPlanF64::~ComplexPlanF64() {
+  if (plan_) {
+    std::lock_guard lock(planner_mutex());
+    fftw_destroy_plan(plan_);
+  }
+}
+
+ComplexPlanF64::ComplexPlanF64(ComplexPlanF64&& other) noexcept
+    : plan_(std::exchange(other.plan_, nullptr)), n_(other.n_) {}
+
+ComplexPlanF64& ComplexPlanF64::operator=(ComplexPlanF64&& other) noexcept {
+  if (this != &other) {
+    ComplexPlanF64 dying(std::move(*this));
+    plan_ = std::exchange(other.plan_, nullptr);
+    n_ = other.n_;
+  }
+  return *this;
+}
+
 }  // namespace pacflow::fft

@@ -1,6 +1,7 @@
 #pragma once
-// RAII around single-precision FFTW: SIMD-aligned arrays and plans. Plans are made once per shape
-// (FFTW's planner is not thread-safe, so creation is serialised); executing a plan on other arrays
+// RAII around FFTW: SIMD-aligned arrays and plans, in single precision (the signal path) and, for sums
+// that must keep double accuracy, double-precision complex transforms. Plans are made once per shape
+// (FFTW's planners are not thread-safe, so creation is serialised); executing a plan on other arrays
 // of the same alignment is thread-safe (FFTW's new-array execute functions).
 #include <complex>
 #include <cstddef>
@@ -44,6 +45,33 @@ class Plan {
  private:
   fftwf_plan plan_ = nullptr;
   Kind kind_ = Kind::RealForward;
+  std::size_t n_ = 0;
+};
+
+// Double precision (fftw3): complex transforms only.
+struct FftwFreeF64 {
+  void operator()(void* p) const noexcept { fftw_free(p); }
+};
+using ComplexArrayF64 = std::unique_ptr<fftw_complex[], FftwFreeF64>;
+
+// Zero-initialised, SIMD-aligned array of n double-precision complex values.
+ComplexArrayF64 complex_array_f64(std::size_t n);
+
+class ComplexPlanF64 {
+ public:
+  ComplexPlanF64(int sign, std::size_t n);  // sign: FFTW_FORWARD (e^-) or FFTW_BACKWARD (e^+)
+  ~ComplexPlanF64();
+  ComplexPlanF64(ComplexPlanF64&& other) noexcept;
+  ComplexPlanF64& operator=(ComplexPlanF64&& other) noexcept;
+  ComplexPlanF64(const ComplexPlanF64&) = delete;
+  ComplexPlanF64& operator=(const ComplexPlanF64&) = delete;
+
+  std::size_t size() const { return n_; }
+  // Unnormalised; in and out start on complex_array_f64's alignment (the plan's).
+  void execute(fftw_complex* in, fftw_complex* out) const { fftw_execute_dft(plan_, in, out); }
+
+ private:
+  fftw_plan plan_ = nullptr;
   std::size_t n_ = 0;
 };
 

@@ -7,13 +7,16 @@
 #include <cmath>
 #include <complex>
 #include <gtest/gtest.h>
+#include <map>
 #include <numbers>
+#include <random>
 #include <numeric>
 #include <stop_token>
 #include <vector>
 
 #include "engine/api/errors.hpp"
 #include "stages/common/lanes.hpp"
+#include "stages/kernels/pac/methods/copula.hpp"
 #include "stages/kernels/pac/methods/method.hpp"
 #include "stages/kernels/pac/methods/pac_math.hpp"
 #include "stages/kernels/pac/methods/shifted_sums.hpp"
@@ -272,7 +275,10 @@ std::vector<float> shifted(const std::vector<float>& bands, std::int64_t length,
 TEST(Methods, EveryMethodEqualsItsDirectDefinitionForEveryCellAndShift) {
   const std::int64_t t = 1001;
   const Signals sig = irregular_signals(t);
-  const std::vector<std::int64_t> shifts = {0, 1, 333, 1000};
+  // Four shifts, and forty (gc sums that many by FFT, circular_correlation.hpp).
+  std::vector<std::int64_t> many = {0, 1, 333, 1000};
+  for (std::int64_t k = 0; k < 36; ++k) many.push_back(7 + 27 * k);
+  for (const std::vector<std::int64_t>& shifts : {std::vector<std::int64_t>(many.begin(), many.begin() + 4), many})
   for (mi::MethodKind kind : {mi::MethodKind::Mvl, mi::MethodKind::Ndpac, mi::MethodKind::Plv, mi::MethodKind::Hr,
                               mi::MethodKind::Gc}) {
     for (bool variant : {false, true}) {
@@ -308,6 +314,9 @@ TEST(Methods, EveryMethodEqualsItsDirectDefinitionForEveryCellAndShift) {
                 << "," << a;
           }
       }
+      // The observed alignment is the same sum whatever else is evaluated beside it.
+      const auto observed = evaluate(s, sig.phase, sig.amplitude, 2, 3, {0}, sig.envelope.data());
+      for (std::size_t c = 0; c < 6; ++c) EXPECT_EQ(out[c], observed[c]) << mi::method_name(kind) << " cell " << c;
     }
   }
 }
@@ -367,6 +376,74 @@ TEST(Methods, ShiftedDotEqualsDirectSumAndIsIdenticalOnEveryVectorWidth) {
       std::vector<double> other(shifts.size());
       mi::shifted_dot(u.data(), v.data(), t, shifts, other.data(), 1, width);
       EXPECT_EQ(other, out) << width << "-byte vectors, length " << t;
+    }
+  }
+}
+
+// Copula normalisation from its definition: rank r (1-based) among the values, quantile
+// Φ⁻¹(r / (n + 1)) = −√2 erfc⁻¹(2 r / (n + 1)), equal values the mean quantile of their ranks. Sizes on
+// both sides of the radix sort's threshold; ties, ±0, negative values and float-valued doubles.
+TEST(Methods, CopulaNormalisationIsTheQuantileOfEachValuesRankWithTiesAveraged) {
+  std::mt19937_64 generator(7);
+  std::normal_distribution<double> normal(0.0, 3.0);
+  for (const std::int64_t n : {1, 2, 17, 63, 64, 160, 1500, 4001}) {
+    for (const int kind : {0, 1, 2}) {
+      std::vector<double> x(static_cast<std::size_t>(n));
+      for (auto& v : x) {
+        v = normal(generator);
+        if (kind == 1) v = static_cast<double>(static_cast<float>(v));  // amplitudes arrive as floats
+        if (kind == 2) v = std::round(v);                                // many ties, ±0 among them
+      }
+      if (kind == 2 && n > 2) x[1] = -0.0;
+      std::map<double, std::vector<std::int64_t>> ranks;  // -0 and +0 compare equal: one key
+      std::vector<double> sorted(x);
+      std::sort(sorted.begin(), sorted.end());
+      for (std::int64_t r = 0; r < n; ++r) ranks[sorted[static_cast<std::size_t>(r)]].push_back(r + 1);
+      std::vector<double> out(x.size());
+      mi::CopulaNormaliser(n).apply(x.data(), out.data());
+      if (kind == 1) {  // the float overload ranks the same values by their 4-byte keys
+        const std::vector<float> as_float(x.begin(), x.end());
+        std::vector<double> from_float(x.size());
+        mi::CopulaNormaliser(n).apply(as_float.data(), from_float.data());
+        EXPECT_EQ(from_float, out) << "n " << n;
+      }
+      for (std::size_t i = 0; i < x.size(); ++i) {
+        const auto& tied = ranks.at(x[i]);
+        double expected = 0;
+        for (const std::int64_t r : tied)
+          expected += -std::sqrt(2.0) * boost::math::erfc_inv(2.0 * static_cast<double>(r) / static_cast<double>(n + 1));
+        expected /= static_cast<double>(tied.size());
+        ASSERT_NEAR(out[i], expected, 1e-12) << "n " << n << " kind " << kind << " value " << x[i];
+      }
+    }
+  }
+}
+
+// apply_sin_cos sorts the angles once and merges the runs of sin and cos: the same bits as
+// normalising sin φ and cos φ each by its own sort, for angles in [-π, π] (with repeats, and ±π/2,
+// 0, ±π exactly) and for angles outside it (the runs break; it sorts again).
+TEST(Methods, CopulaOfSinesAndCosinesEqualsTheirOwnSorts) {
+  std::mt19937_64 generator(11);
+  for (const std::int64_t n : {1, 5, 160, 1500}) {
+    for (const double span : {std::numbers::pi, 3.0 * std::numbers::pi}) {
+      std::uniform_real_distribution<double> uniform(-span, span);
+      std::vector<float> phase(static_cast<std::size_t>(n));
+      for (auto& v : phase) v = static_cast<float>(uniform(generator));
+      const float marks[] = {0.0f, -0.0f, static_cast<float>(std::numbers::pi / 2), static_cast<float>(-std::numbers::pi / 2),
+                             static_cast<float>(std::numbers::pi), static_cast<float>(-std::numbers::pi)};
+      for (std::size_t i = 0; i < 6 && 2 * i + 1 < phase.size(); ++i) phase[2 * i] = phase[2 * i + 1] = marks[i];
+      std::vector<double> sines(phase.size()), cosines(phase.size());
+      for (std::size_t i = 0; i < phase.size(); ++i) {
+        sines[i] = std::sin(static_cast<double>(phase[i]));
+        cosines[i] = std::cos(static_cast<double>(phase[i]));
+      }
+      const mi::CopulaNormaliser copula(n);
+      std::vector<double> sin_expected(phase.size()), cos_expected(phase.size()), sin_out(phase.size()), cos_out(phase.size());
+      copula.apply(sines.data(), sin_expected.data());
+      copula.apply(cosines.data(), cos_expected.data());
+      copula.apply_sin_cos(phase.data(), sin_out.data(), cos_out.data());
+      EXPECT_EQ(sin_out, sin_expected) << "n " << n << " span " << span;
+      EXPECT_EQ(cos_out, cos_expected) << "n " << n << " span " << span;
     }
   }
 }
