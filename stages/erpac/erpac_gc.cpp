@@ -23,23 +23,18 @@ Normalised GaussianCopulaErpac::normalised(const float* rows, std::int64_t strid
   Normalised n;
   n.a.resize(e_count * t_count);
   if (phase) n.b.resize(e_count * t_count);
-  std::vector<double> across(e_count), sines(e_count), cosines(e_count), normal(e_count);
+  std::vector<float> across(e_count);  // the values (angles or amplitudes) across epochs at t
+  std::vector<double> normal(e_count), normal_cos(e_count);
   for (std::size_t t = 0; t < t_count; ++t) {
-    for (std::size_t e = 0; e < e_count; ++e) {
-      const double v = rows[static_cast<std::int64_t>(e) * stride + static_cast<std::int64_t>(t)];
-      if (phase) {
-        sines[e] = std::sin(v);
-        cosines[e] = std::cos(v);
-      } else {
-        across[e] = v;
-      }
-    }
-    copula_.apply(phase ? sines.data() : across.data(), normal.data());
-    for (std::size_t e = 0; e < e_count; ++e) n.a[e * t_count + t] = normal[e];
+    for (std::size_t e = 0; e < e_count; ++e)
+      across[e] = rows[static_cast<std::int64_t>(e) * stride + static_cast<std::int64_t>(t)];
     if (phase) {
-      copula_.apply(cosines.data(), normal.data());
-      for (std::size_t e = 0; e < e_count; ++e) n.b[e * t_count + t] = normal[e];
+      copula_.apply_sin_cos(across.data(), normal.data(), normal_cos.data());
+      for (std::size_t e = 0; e < e_count; ++e) n.b[e * t_count + t] = normal_cos[e];
+    } else {
+      copula_.apply(across.data(), normal.data());
     }
+    for (std::size_t e = 0; e < e_count; ++e) n.a[e * t_count + t] = normal[e];
   }
   n.aa.assign(t_count, 0.0);
   n.bb.assign(t_count, 0.0);

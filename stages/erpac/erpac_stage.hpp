@@ -55,10 +55,11 @@ class ErpacStage final : public Stage {
   // the rows' max-T p-values.
   void process_gc(const float* phase, const float* amplitude, std::int64_t rows, float* information, float* pvalues,
                   float* rank_z) const;
-  // One row and phase band of process_gc; returns each permutation's largest information.
-  std::vector<double> gc_phase_band(const float* phase, const std::vector<erpac::Normalised>& amplitudes,
-                                    std::int64_t row, std::int64_t p, std::int64_t rows, double* information,
-                                    float* rank_z) const;
+  // One (phase band, amplitude band) cell of a row of process_gc, `cell` = p · n_amp + a: its
+  // information at each time into information[cell][t], its rank_z; returns each permutation's
+  // largest information over the cell's times.
+  std::vector<double> gc_cell(const erpac::Normalised& phases, const erpac::Normalised& amplitudes, std::int64_t cell,
+                              double* information, float* rank_z) const;
 
   enum class Method { Circular, GaussianCopula };
   Method method_ = Method::Circular;
