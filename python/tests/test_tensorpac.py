@@ -103,6 +103,25 @@ def test_filter_gives_tensorpacs_phases_amplitudes_and_filtered_signals(data: np
     assert np.abs(a - b).max() <= 1e-4 * np.abs(b).max()
 
 
+def test_filter_makes_only_the_kind_asked_for_with_the_same_values(data: np.ndarray) -> None:
+    """``filter`` runs only the bands of its ftype, with one stand-in band of the other kind filtered at
+    the asked kind's cycles (no order cut short for it: 2048 samples hold three orders of a 3-cycle
+    4 Hz filter, 3 * 128 taps, not of a 6-cycle one), and gives the values of a pipeline filtering both."""
+    import pacflow
+
+    p = Pac(f_pha=[[4, 6], [6, 8]], f_amp=[[60, 80], [90, 110], [120, 140]])
+    both = pacflow.Pipeline().source(data, fs=SF, layout="ET").stage(
+        "bandpass", pha=p.f_pha.tolist(), amp=p.f_amp.tolist()).stage("hilbert", outputs="phase,amplitude").run(
+        progress=False)
+    np.testing.assert_array_equal(p.filter(SF, data, "phase"), both["phase"][:, 0].transpose(1, 0, 2))
+    np.testing.assert_array_equal(p.filter(SF, data, "amplitude"), both["amplitude"][:, 0].transpose(1, 0, 2))
+    for used, kept, stand_in in ((("pha",), "phase", "amplitude"), (("amp",), "amplitude", "phase")):
+        run = p._filter_pipeline(SF, data, None, filtered=False, used=used).stage(
+            "hilbert", outputs="phase,amplitude").run(progress=False)
+        assert run[kept].shape[-2] == (2 if kept == "phase" else 3) and run[stand_in].shape[-2] == 1
+        assert run.warnings == [], run.warnings
+
+
 @pytest.mark.parametrize("idpac", [(2, 2, 4), (1, 3, 1), (6, 1, 2), (2, 2, 3)])
 def test_surrogates_layout_and_normalisation(idpac: tuple[int, int, int], data: np.ndarray) -> None:
     p = Pac(idpac=idpac, **BANDS)

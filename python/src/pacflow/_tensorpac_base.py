@@ -194,7 +194,7 @@ class _PacObject:
             if keepfilt:
                 raise ValueError("keepfilt=True: with dcomplex='wavelet' there is no band-passed signal (the wavelet "
                                  "gives phase and amplitude at once)")
-            result = self._analytic_pipeline(sf, x, edges, outputs=ftype).run(progress=False)
+            result = self._analytic_pipeline(sf, x, edges, outputs=ftype, used=(key,)).run(progress=False)
             return result[ftype][:, 0].transpose(1, 0, 2)
         pipeline = self._filter_pipeline(sf, x, edges, filtered=keepfilt, used=(key,))
         if keepfilt:
@@ -226,13 +226,26 @@ class _PacObject:
             out.append(bands.tolist())
         return out[0], out[1]
 
+    @staticmethod
+    def _only(pha: list, amp: list, used: Sequence[str]) -> tuple[list, list]:
+        """The bands for a pipeline that keeps only the kinds in `used`: the engine's stages always make
+        phases and amplitudes, so the kind not asked for stands in with one band (the first of the kind
+        asked for) and costs what one band costs (``filter(ftype="phase")`` with 130 amplitude bands
+        filtered all 130 for nothing)."""
+        if tuple(used) == ("pha",):
+            return pha, pha[:1]
+        if tuple(used) == ("amp",):
+            return amp[:1], amp
+        return pha, amp
+
     def _filter_pipeline(self, sf: float, x: np.ndarray, edges: Optional[int], filtered: bool,
                          used: Sequence[str] = ("pha", "amp")) -> Pipeline:
         """source (pad = edges) then bandpass, for TensorPAC's ``(n_epochs, n_times)`` or pacflow's
-        ``(n_epochs, n_channels, n_times)``."""
-        pha, amp = self._engine_bands(sf, used)
-        bandpass: dict[str, Any] = {"pha": pha, "amp": amp, "pha_cycles": self._cycle[0],
-                                    "amp_cycles": self._cycle[1]}
+        ``(n_epochs, n_channels, n_times)``; only the bands of the kinds in `used` are filtered."""
+        pha, amp = self._only(*self._engine_bands(sf, used), used)
+        # The stand-in band is filtered with its own kind's cycles: the order it had, no warning of its own.
+        cycles = {("pha",): (self._cycle[0],) * 2, ("amp",): (self._cycle[1],) * 2}.get(tuple(used), self._cycle)
+        bandpass: dict[str, Any] = {"pha": pha, "amp": amp, "pha_cycles": cycles[0], "amp_cycles": cycles[1]}
         if filtered:
             bandpass["outputs"] = "filtered"
         return self._source_pipeline(sf, x, edges).stage("bandpass", **bandpass)
@@ -247,16 +260,16 @@ class _PacObject:
             source["pad"] = f"{int(edges)}smp"
         return Pipeline().source(x, **source)
 
-    def _analytic_pipeline(self, sf: float, x: np.ndarray, edges: Optional[int],
-                           outputs: Optional[str] = None) -> Pipeline:
+    def _analytic_pipeline(self, sf: float, x: np.ndarray, edges: Optional[int], outputs: Optional[str] = None,
+                           used: Sequence[str] = ("pha", "amp")) -> Pipeline:
         """source then phase and amplitude: bandpass and hilbert, or with ``dcomplex="wavelet"`` the
         engine's wavelet stage (each band's centre, ``width`` cycles; bands as given, as TensorPAC
-        takes their mean)."""
+        takes their mean); only the bands of the kinds in `used` are computed."""
         extra: dict[str, Any] = {"outputs": outputs} if outputs else {}
         if self._dcomplex == "hilbert":
-            return self._filter_pipeline(sf, x, edges, filtered=False).stage("hilbert", **extra)
-        return self._source_pipeline(sf, x, edges).stage("wavelet", pha=self._f_pha.tolist(),
-                                                         amp=self._f_amp.tolist(), width=self._width, **extra)
+            return self._filter_pipeline(sf, x, edges, filtered=False, used=used).stage("hilbert", **extra)
+        pha, amp = self._only(self._f_pha.tolist(), self._f_amp.tolist(), used)
+        return self._source_pipeline(sf, x, edges).stage("wavelet", pha=pha, amp=amp, width=self._width, **extra)
 
     def _given_pipeline(self, pha: Any, amp: Any, sf: Optional[float]) -> Pipeline:
         """Phases (n_pha, n_epochs, n_times) and amplitudes (n_amp, n_epochs, n_times) filtered elsewhere,
@@ -278,7 +291,10 @@ class _PacObject:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # the bands were filtered already: only their labels change
             pha_bands, amp_bands = self._engine_bands(sf)
-        rows = np.concatenate([pha, amp], axis=0).transpose(1, 0, 2)
-        x = np.ascontiguousarray(rows, dtype=np.float64 if rows.dtype == np.float64 else np.float32)
-        return Pipeline().source(x.reshape(x.shape[0], -1), fs=float(sf), layout="ET") \
+        # One copy into (n_epochs, n_pha + n_amp, n_times): each epoch's phase rows, then its amplitude rows.
+        dtype = np.float64 if np.result_type(pha, amp) == np.float64 else np.float32
+        x = np.empty((pha.shape[1], len(pha) + len(amp), pha.shape[2]), dtype=dtype)
+        x[:, :len(pha)] = pha.transpose(1, 0, 2)
+        x[:, len(pha):] = amp.transpose(1, 0, 2)
+        return Pipeline().source(x.reshape(x.shape[0], -1), fs=float(sf), layout="ET", checksum="none") \
             .stage("given_bands", pha=pha_bands, amp=amp_bands)

@@ -9,6 +9,7 @@
 #include "engine/api/plan_report.hpp"
 #include "engine/io/npy.hpp"
 #include "stages/builtin.hpp"
+#include "stages/io/common/file_sha256.hpp"
 #include "stages/io/memory/memory_sink.hpp"
 #include "stages/io/memory/memory_source.hpp"
 #include "tests/support/fixtures.hpp"
@@ -62,7 +63,12 @@ TEST(MemorySource, ReadsFloat32InPlaceAndOtherDtypesConvertedAsTheNpyReaders) {
   EXPECT_EQ(s.series_length, kT);
   EXPECT_EQ(s.description["source"], "array");
   EXPECT_EQ(s.description["dtype"], "float32");
-  EXPECT_EQ(s.description["sha256"].get<std::string>().size(), 64u);
+  EXPECT_EQ(s.description["sha256"], stages::sha256_bytes(f32.data(), f32.size() * sizeof(float), {}));
+  // checksum=none: not hashed, and the report says so.
+  EXPECT_EQ(make_source(host_array(f32, {kE, kC, kT}), {{"fs", 256}, {"layout", "ECT"}, {"checksum", "none"}})
+                ->open({})
+                .description["sha256"],
+            "not computed (checksum=none)");
   std::vector<float> rows(static_cast<std::size_t>(2 * kT));
   source->read(3, 2, rows.data());
   for (std::size_t i = 0; i < rows.size(); ++i) ASSERT_EQ(rows[i], f32[3 * kT + i]);

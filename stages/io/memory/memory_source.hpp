@@ -38,6 +38,7 @@ class MemorySource final : public Source {
   std::string layout_given_;
   std::optional<Duration> pad_;
   std::optional<std::vector<std::string>> channel_names_;  // unset: unnamed
+  bool checksum_ = true;  // the array's sha256 in the report
   ConditionLabels conditions_, condition_names_;  // each epoch's condition, their order
   ArrayLayout layout_;
   std::unique_ptr<HostArrayValues> values_;
