@@ -76,7 +76,7 @@ void WaveletStage::plan(PlanContext& ctx) {
     for (const morlet::Wavelet& w : *list) counts.push_back(w.taps());
   }
   ctx.resolved()["wavelet_taps"] = taps;
-  if (plan_.first > 0) ctx.resolved()["cropped"] = {{"plan_.firstsample", plan_.first}, {"samples", plan_.kept}};
+  if (plan_.first > 0) ctx.resolved()["cropped"] = {{"first_sample", plan_.first}, {"samples", plan_.kept}};
   for (const auto* list : {&plan_.pha, &plan_.amp})
     for (const morlet::Wavelet& w : *list)
       if (w.taps() > plan_.length) {

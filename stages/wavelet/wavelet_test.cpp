@@ -117,6 +117,7 @@ TEST(Wavelet, ACentrePastNyquistIsRefusedAndAPaddedStreamCropped) {
   EXPECT_NO_THROW(plan_wavelet({{"amp", json::parse("[[80,110]]")}}, 512, 200));
   const Planned padded = plan_wavelet({{"pha", json::parse("[[4,8]]")}, {"amp", json::parse("[[60,80]]")}}, 512, 256, 64);
   EXPECT_EQ(padded.ctx->require("phase", "test").per_series, (Shape{1, 384}));
+  EXPECT_EQ(padded.ctx->resolved()["cropped"], (json{{"first_sample", 64}, {"samples", 384}}));
 }
 
 }  // namespace
