@@ -4,6 +4,7 @@
 #include <array>
 #include <bit>
 #include <cmath>
+#include <iterator>
 #include <numbers>
 #include <boost/math/distributions/normal.hpp>
 #include <numeric>
@@ -132,27 +133,23 @@ void CopulaNormaliser::apply_sin_cos(const float* phase, double* sines, double* 
   const std::size_t positive = static_cast<std::size_t>(std::upper_bound(first, first + n, 0.0,
       [&](double v, std::uint32_t i) { return v < angle[i]; }) - first);
   std::vector<std::uint32_t> outer(n);
-  const auto sorted = [&](const std::vector<double>& value, std::vector<std::uint32_t>& merged) {
+  const auto sorted = [&](const std::vector<double>& value) {
     for (std::size_t i = 1; i < n; ++i)
-      if (value[merged[i]] < value[merged[i - 1]]) return false;
+      if (value[order[i]] < value[order[i - 1]]) return false;
     return true;
   };
-  // sin: [0, rise) backwards with (fall, n) backwards, then with [rise, fall) forwards.
-  std::vector<std::uint32_t> falling(first, first + rise);
-  std::reverse(falling.begin(), falling.end());
-  std::vector<std::uint32_t> late(first + fall, first + n);
-  std::reverse(late.begin(), late.end());
+  const auto backwards = [](const std::uint32_t* begin) { return std::make_reverse_iterator(begin); };
+  // sin: [0, rise) backwards with [fall, n) backwards, then with [rise, fall) forwards.
   const auto by_sin = [&](std::uint32_t a, std::uint32_t b) { return sin_value[a] < sin_value[b]; };
-  const auto middle = std::merge(falling.begin(), falling.end(), late.begin(), late.end(), outer.begin(), by_sin);
+  const auto middle = std::merge(backwards(first + rise), backwards(first), backwards(first + n),
+                                 backwards(first + fall), outer.begin(), by_sin);
   std::merge(outer.begin(), middle, first + rise, first + fall, order.begin(), by_sin);
-  if (!sorted(sin_value, order)) ascending_order(sin_value.data(), n, keys, order);
+  if (!sorted(sin_value)) ascending_order(sin_value.data(), n, keys, order);
   assign(sin_value.data(), order.data(), sines);
   // cos: [0, positive) forwards with [positive, n) backwards.
-  std::vector<std::uint32_t> descending(first + positive, first + n);
-  std::reverse(descending.begin(), descending.end());
   const auto by_cos = [&](std::uint32_t a, std::uint32_t b) { return cos_value[a] < cos_value[b]; };
-  std::merge(first, first + positive, descending.begin(), descending.end(), order.begin(), by_cos);
-  if (!sorted(cos_value, order)) ascending_order(cos_value.data(), n, keys, order);
+  std::merge(first, first + positive, backwards(first + n), backwards(first + positive), order.begin(), by_cos);
+  if (!sorted(cos_value)) ascending_order(cos_value.data(), n, keys, order);
   assign(cos_value.data(), order.data(), cosines);
 }
 
