@@ -1,7 +1,8 @@
 // Seeded simulations of the trial-level inference (issue 36): datasets with no coupling in the
 // designs the sources produce, run through whole pipelines, and the share of families with a
 // p-value at or below 0.05 (the family-wise error), which must be the nominal 5 %. CI runs
-// PACFLOW_SIMULATION_DATASETS datasets per design (default 40, a minute or two) and checks a
+// PACFLOW_SIMULATION_DATASETS datasets per design (default 40, a minute or two; the measure is
+// PACFLOW_SIMULATION_METHOD's, default tort) and checks a
 // binomial 99.9 % range around 5 %; docs/methods.md records a run of 500 and its figures against
 // [3.5 %, 6.5 %]. Every design is an EDF recording cut into epochs by the edf source:
 //   white, pink      8 epochs of 4 s, eight channels of noise (pink: 1/f, Kellet's filter)
@@ -42,6 +43,12 @@ constexpr double kAlpha = 0.05;
 std::int64_t datasets() {
   const char* given = std::getenv("PACFLOW_SIMULATION_DATASETS");
   return given ? std::max(1L, std::strtol(given, nullptr, 10)) : 40;
+}
+
+// The PAC measure tested (the mi stage's method=): PACFLOW_SIMULATION_METHOD, default tort.
+std::string method() {
+  const char* given = std::getenv("PACFLOW_SIMULATION_METHOD");
+  return given ? given : "tort";
 }
 
 // Sample i of channel c at time t (seconds): what a design adds to the noise.
@@ -96,7 +103,7 @@ json run(const fs::path& edf, const json& source, const json& surrogates, const 
   if (remove_evoked) p.stage("evoked");
   p.stage("bandpass", {{"pha", "4:12:3"}, {"amp", "50:90:3"}});
   p.stage("hilbert");
-  p.stage("mi");
+  p.stage("mi", {{"method", method()}});
   json s = {{"n", 200}, {"min_shift", "0.5s"}};
   s.update(surrogates);
   p.stage("surrogates", s);
