@@ -10,7 +10,8 @@ pkg_check_modules(FFTW3F REQUIRED IMPORTED_TARGET fftw3f)
 pkg_check_modules(FFTW3 REQUIRED IMPORTED_TARGET fftw3)
 # xxHash: checksums of what a run reads back (engine/io/checksum.hpp).
 pkg_check_modules(XXHASH REQUIRED IMPORTED_TARGET libxxhash)
-find_path(STB_INCLUDE_DIR stb_image_write.h PATH_SUFFIXES stb REQUIRED)
+# cairo: the figures, drawn once and written as PNG, SVG and PDF (stages/io/png/canvas.hpp).
+pkg_check_modules(CAIRO REQUIRED IMPORTED_TARGET cairo cairo-svg cairo-pdf cairo-png)
 # HDF5 C library (serial build: Debian's hdf5.pc is an alternative pointing at hdf5-serial.pc).
 pkg_search_module(HDF5 REQUIRED IMPORTED_TARGET hdf5 hdf5-serial)
 # Its high-level library beside it (same package): dimension scales (stages/io/hdf5/dimension_scales.hpp).

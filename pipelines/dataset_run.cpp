@@ -20,6 +20,7 @@
 #include "pipelines/dataset_checkpoint.hpp"
 #include "pipelines/dataset_table.hpp"
 #include "pipelines/group/group_figure.hpp"
+#include "stages/io/png/png_sink.hpp"
 #include "pipelines/group/group_summary.hpp"
 #include "pipelines/manifest_table.hpp"
 #include "pipelines/recording_codec.hpp"
@@ -391,12 +392,18 @@ class DatasetRun {
 
   // Where the group figures go: beside each png sink's dataset figure (not a recording's), with the
   // sink's alpha.
-  std::vector<std::pair<fs::path, double>> group_figure_places() const {
-    std::vector<std::pair<fs::path, double>> places;
+  struct FigurePlace {
+    fs::path folder;
+    double alpha;
+    std::vector<plot::FigureFormat> formats;  // the sink's formats=
+  };
+  std::vector<FigurePlace> group_figure_places() const {
+    std::vector<FigurePlace> places;
     for_each_output(pipeline_.elements(), pipeline_.registry(), [&](const ElementSpec& e, const ParamSpec& spec, const fs::path& path) {
       if (e.kind != ElementKind::Sink || e.name != "png" || spec.name != "path") return;
-      places.emplace_back(path.parent_path(),
-                          Params(e.params, pipeline_.registry().find(ElementKind::Sink, "png")->params).number("alpha"));
+      const Params params(e.params, pipeline_.registry().find(ElementKind::Sink, "png")->params);
+      places.push_back({path.parent_path(), params.number("alpha"),
+                        stages::PngSink::parse_formats(params.string("formats"), path)});
     });
     return places;
   }
@@ -407,9 +414,10 @@ class DatasetRun {
     };
     const group::FigureAxes axes{centres(stages::kPhaseCentres), centres(stages::kAmplitudeCentres),
                                  first_facts_.channel_names, first_facts_.condition_names, first_times_};
-    for (const auto& [folder, alpha] : group_figure_places())
-      for (group::Figure& f : group::group_figures(outcome, axes, static_cast<std::int64_t>(group_.subjects()), alpha, folder))
-        outputs().add_content(f.file, f.png);
+    for (const FigurePlace& place : group_figure_places())
+      for (group::Figure& f : group::group_figures(outcome, axes, static_cast<std::int64_t>(group_.subjects()),
+                                                   place.alpha, place.folder, place.formats))
+        outputs().add_content(f.file, f.bytes);
   }
 
   // The files the dataset names itself (a BIDS derivative's description and sidecars, the group
@@ -419,7 +427,8 @@ class DatasetRun {
     std::vector<OutputPath> own;
     if (collects_ && !stacked_path_.empty())
       for (const auto& place : group_figure_places())
-        for (const std::string& name : group::group_figure_names()) own.push_back({place.first / name, "the group figures"});
+        for (const std::string& name : group::group_figure_names(place.formats))
+          own.push_back({place.folder / name, "the group figures"});
     if (is_bids()) {
       if (collects_)
         for (const fs::path& root : pipeline_.output_folders())

@@ -108,18 +108,22 @@ plot::HeatmapGrid comodulogram_grid(const GroupArray& t, const GroupArray* p, co
 
 constexpr std::array<const char*, 2> kTests{"group", "group_contrast"};
 
-std::string figure_name(const std::string& prefix) { return prefix + "_t.png"; }
+std::string figure_name(const std::string& prefix, plot::FigureFormat format) {
+  return fmt::format("{}_t.{}", prefix, plot::extension_of(format));
+}
 
 }  // namespace
 
-std::vector<std::string> group_figure_names() {
+std::vector<std::string> group_figure_names(const std::vector<plot::FigureFormat>& formats) {
   std::vector<std::string> names;
-  for (const char* prefix : kTests) names.push_back(figure_name(prefix));
+  for (const char* prefix : kTests)
+    for (const plot::FigureFormat format : formats) names.push_back(figure_name(prefix, format));
   return names;
 }
 
 std::vector<Figure> group_figures(const GroupOutcome& outcome, const FigureAxes& axes, std::int64_t subjects,
-                                  double alpha, const std::filesystem::path& folder) {
+                                  double alpha, const std::filesystem::path& folder,
+                                  const std::vector<plot::FigureFormat>& formats) {
   std::vector<Figure> figures;
   for (const std::string prefix : kTests) {
     const GroupArray* t = find(outcome, prefix + "_t");
@@ -133,8 +137,11 @@ std::vector<Figure> group_figures(const GroupOutcome& outcome, const FigureAxes&
                                 alpha, prefix);
     grid.y_label = "amplitude frequency (Hz)";
     grid.colorbar_label = "t";
-    const std::filesystem::path file = folder / figure_name(prefix);
-    figures.push_back({file, plot::png_bytes(plot::render_grid(grid), file.string())});
+    const plot::Canvas figure = plot::render_grid(grid);
+    for (const plot::FigureFormat format : formats) {
+      const std::filesystem::path file = folder / figure_name(prefix, format);
+      figures.push_back({file, figure.encode(format, file.string())});
+    }
   }
   return figures;
 }

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "pipelines/group/group_summary.hpp"
+#include "stages/io/png/canvas.hpp"
 
 namespace pacflow::group {
 
@@ -22,14 +23,16 @@ struct FigureAxes {
 };
 
 struct Figure {
-  std::filesystem::path file;  // folder / "group_t.png", folder / "group_contrast_t.png"
-  std::string png;             // its bytes
+  std::filesystem::path file;  // folder / "group_t.png", folder / "group_contrast_t.svg", …
+  std::string bytes;           // the file's bytes, in the format its extension names
 };
 
-// The names of the figures group_figures may write ("group_t.png", "group_contrast_t.png").
-std::vector<std::string> group_figure_names();
+// The names of the figures group_figures may write in `formats` ("group_t.png", "group_contrast_t.png").
+std::vector<std::string> group_figure_names(const std::vector<plot::FigureFormat>& formats);
 
+// Each test's figure in every one of `formats` (the png sink's formats=).
 std::vector<Figure> group_figures(const GroupOutcome& outcome, const FigureAxes& axes, std::int64_t subjects,
-                                  double alpha, const std::filesystem::path& folder);
+                                  double alpha, const std::filesystem::path& folder,
+                                  const std::vector<plot::FigureFormat>& formats);
 
 }  // namespace pacflow::group

@@ -83,8 +83,9 @@ def test_significant_without_a_trial_level_test_and_by_name(signals: np.ndarray)
 
 def test_plot_colours_and_outlines_the_same_test(trial_run: pacflow.Result) -> None:
     figure = trial_run.plot(per_channel=True)
-    assert "trial_pvalues" in figure.get_suptitle()
-    assert any(ax.get_ylabel() == "trial_z" for ax in figure.axes), "the colour bar names trial_z"
+    assert "trial_pvalues" in figure.get_suptitle() and "(trial_z)" in figure.get_suptitle()
+    assert "against epoch permutations" in figure.get_suptitle(), "the statistic in words"
+    assert any(ax.get_ylabel() == "z-score" for ax in figure.axes), "the colour bar names the unit"
     panels = [a for a in figure.axes if a.get_visible() and a.get_title()]
     outlined = trial_run.significant().mask
     assert [len(p.patches) for p in panels] == [int(outlined[c].sum()) for c in range(2)]

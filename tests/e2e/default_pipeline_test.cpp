@@ -23,7 +23,8 @@ TEST(DefaultPipeline, ScaledDownRunPutsLargestZInTheCoupledCell) {
       dir.path());
   ASSERT_EQ(r.exit_code, 0) << r.err;
   for (const char* file : {"pac.npy", "pac_z.npy", "surrogate_mean.npy", "surrogate_std.npy", "pvalues.npy",
-                           "pvalues_maxstat.npy", "result.json", "comodulogram.png"})
+                           "pvalues_maxstat.npy", "result.json", "comodulogram.png", "comodulogram.pdf",
+                           "comodulogram_channels.pdf"})
     EXPECT_TRUE(fs::exists(dir / "out" / file)) << file;
 
   const Tensor z = read_npy(dir / "out" / "pac_z.npy");
@@ -58,6 +59,7 @@ TEST(DefaultPipeline, ScaledDownRunPutsLargestZInTheCoupledCell) {
   char signature[8] = {};
   png.read(signature, 8);
   EXPECT_EQ(std::string(signature + 1, 3), "PNG");
+  EXPECT_EQ(testing::read_file(dir / "out" / "comodulogram.pdf").substr(0, 5), "%PDF-") << "its vector form";
 }
 
 // chi=1: no coupling anywhere. Max-T over each channel's 90 cells allows a 5 % chance of any

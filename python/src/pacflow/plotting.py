@@ -54,28 +54,73 @@ def _default_name(result: "Result") -> str:
     return "pac_z" if "pac_z" in result.arrays else "pac"
 
 
-def _significant(result: "Result", alpha: float) -> tuple[Optional[np.ndarray], str]:
-    """The cells significant in each channel, [channels][n_pha][n_amp], and what that means: the
-    p-values Result.significant() reports (trial_pvalues when the run has them, else
-    pvalues_maxstat) below alpha, in enough of a channel's rows (epochs, segments, conditions) when
-    it has several: a binomial test at alpha, as the png sink outlines them."""
-    try:
-        significance = result.significant(alpha)
-    except ValueError:  # no p-values: no outlines
-        return None, ""
-    per = _per_channel(significance.mask, significance.dims)
+# The p-values that test each statistic: a picture's outline comes from the test of its colour.
+_TEST_OF = {"trial_z": "trial_pvalues", "trial_pac": "trial_pvalues", "contrast_z": "contrast_pvalues",
+            "contrast_pac": "contrast_pvalues", "pac_z": "pvalues_maxstat", "pac": "pvalues_maxstat"}
+
+
+def _statistic(result: "Result", name: str) -> tuple[str, str]:
+    """What `name` is, in words (a title, naming the array), and its colour bar's label: the words the
+    png sink's figures use."""
+    measure = str(result.report.get("mi_measure") or "PAC")
+    epochs = result.report.get("trial_epochs")
+    over = f" over {epochs} epochs" if epochs else " over epochs"
+    words = {
+        "trial_z": (f"z-score of each channel's mean{over} against epoch permutations", "z-score"),
+        "trial_pac": (f"each channel's mean {measure}{over}", measure),
+        "trial_rank_z": (f"rank z-score of each channel's mean{over} against epoch permutations", "z-score"),
+        "contrast_z": ("z-score of the contrast of the two conditions (first minus second)", "z-score"),
+        "contrast_pac": (f"contrast of the two conditions' mean {measure} (first minus second)", measure),
+        "pac_z": ("PAC z-score against surrogates", "z-score"),
+        "pac": (str(result.report.get("mi_method_name") or measure), measure),
+    }
+    title, unit = words.get(name, (name, name))
+    return f"{title} ({name})", unit
+
+
+def _by_condition(result: "Result", name: str) -> list[tuple[str, np.ndarray, tuple[str, ...]]]:
+    """`name` split along its conditions axis, each part with the condition's name; the whole array, with
+    no name, when it has none."""
+    array, dims = result[name], tuple(result.dims[name])
+    if "conditions" not in dims[:-2]:
+        return [("", array, dims)]
+    axis = dims.index("conditions")
+    names = [c["name"] for c in result.report.get("input", {}).get("conditions", [])]
+    rest = dims[:axis] + dims[axis + 1:]
+    return [(names[c] if c < len(names) else f"condition {c}", np.take(array, c, axis=axis), rest)
+            for c in range(array.shape[axis])]
+
+
+def _significant(result: "Result", name: str, alpha: float, condition: int) -> tuple[Optional[np.ndarray], str]:
+    """The cells of statistic `name` significant in each channel (of `condition`, when its test has
+    conditions), [channels][n_pha][n_amp], and what that means: the p-values of `name`'s own test
+    (trial_pvalues for trial_z, contrast_pvalues for contrast_z, pvalues_maxstat for pac_z) below alpha,
+    in enough of a channel's rows (epochs, segments) when it has several: a binomial test at alpha, as
+    the png sink outlines them. None, with the reason, when the run has no test of `name`."""
+    test = _TEST_OF.get(name)
+    if test is None or test not in result.arrays:
+        return None, f"no test of {name} in this run: no outlines"
+    significance = result.significant(alpha, test)
+    parts = _by_condition(result, test)
+    _, part, dims = parts[min(condition, len(parts) - 1)]
+    with np.errstate(invalid="ignore"):
+        per = _per_channel(np.asarray(part < alpha), dims)
     if per is None:
-        return None, ""
+        return None, f"{test} has no channels axis: no outlines"
     rows = per.shape[1]
     needed = rows_needed(rows, alpha)
-    others = " × ".join(d for d in significance.dims[:-2] if d not in ("channels", "pairs"))
+    others = " × ".join(d for d in dims[:-2] if d not in ("channels", "pairs"))
     where = "" if rows == 1 else f" in at least {needed} of {rows} {others}"
-    return per.sum(axis=1) >= needed, f"outlined: {significance.array} < {alpha:g}{where}"
+    return per.sum(axis=1) >= needed, f"outlined: {test} < {alpha:g}{where} ({significance.correction})"
 
 
 def plot_comodulogram(result: "Result", name: Optional[str] = None, *, per_channel: bool = False,
                       alpha: float = 0.05, ax: Any = None, cmap: str = "viridis", **kwargs: Any) -> Any:
-    """Draw `result`'s comodulogram: the mean over epochs and channels, or one panel per channel.
+    """Draw `result`'s comodulogram: the mean over channels, or one panel per channel; an array with
+    conditions gets a panel (or a row of panels) per condition.
+
+    One statistic per picture: the colour is `name` and the outline is `name`'s own test, both named
+    in the title, as in the png sink's figures.
 
     Parameters
     ----------
@@ -86,69 +131,94 @@ def plot_comodulogram(result: "Result", name: Optional[str] = None, *, per_chann
         (each channel's mean over epochs against epoch permutations) when the run made the
         trial-level test, else ``pac_z`` when present, else ``pac``.
     per_channel : bool
-        One panel per channel (or channel pair) instead of the mean over them.
+        One panel per channel (or channel pair) instead of the mean over them. An array without a
+        channel axis has no such panels: ValueError.
     alpha : float
-        Cells significant at this level are outlined, by :meth:`Result.significant`: ``trial_pvalues <
-        alpha`` (the test of the mean over epochs) when the run has it, else ``pvalues_maxstat < alpha``
-        in enough epochs; in the mean panel, in enough channels (a binomial test at ``alpha``, as the
-        png sink draws them).
+        Cells significant at this level by `name`'s own test are outlined: ``trial_pvalues`` for
+        ``trial_z`` and ``trial_pac``, ``contrast_pvalues`` for ``contrast_z``, ``pvalues_maxstat``
+        (in enough epochs) for ``pac_z`` and ``pac``; in a mean panel, in enough channels (a binomial
+        test at ``alpha``, as the png sink draws them). Any other array is drawn without outlines.
     ax : matplotlib Axes, optional
-        Where to draw the mean (``per_channel=False``).
+        Where to draw the mean (``per_channel=False``) of an array without conditions.
     **kwargs
         Passed to ``pcolormesh``.
 
     Returns
     -------
     matplotlib.figure.Figure
+
+    Raises
+    ------
+    ValueError
+        For an array that is not a comodulogram, ``per_channel=True`` on one without channels, or an
+        `ax` for an array with several conditions.
     """
     import matplotlib.pyplot as plt
     from matplotlib.patches import Rectangle
 
     name = name or _default_name(result)
-    array, dims = result[name], result.dims[name]
     x_edges = _edges(result.pha_bands, result.f_pha)
     y_edges = _edges(result.amp_bands, result.f_amp)
-    per = _per_channel(array, dims)
-    if per is not None:
-        values = per.mean(axis=1)  # [channels][pha][amp]
-    else:
-        values = _cells(array, dims).mean(axis=0, keepdims=True)
-    significant, subtitle = _significant(result, alpha) if per is not None else (None, "")
-    labels = result.channels or [f"channel {i}" for i in range(len(values))]
+    title, unit = _statistic(result, name)
+    channel_names = result.channels
+    # Each panel: its label, its values [n_pha][n_amp] and outlined cells (or None).
+    panels: list[tuple[str, np.ndarray, Optional[np.ndarray]]] = []
+    captions: list[str] = []
+    for condition, (label, array, dims) in enumerate(_by_condition(result, name)):
+        per = _per_channel(array, dims)
+        if per_channel and per is None:
+            raise ValueError(f"{name} has no channels axis (its dimensions: {', '.join(dims)}): it has no "
+                             f"per-channel panels; draw it with per_channel=False")
+        values = per.mean(axis=1) if per is not None else _cells(array, dims).mean(axis=0, keepdims=True)
+        significant, subtitle = _significant(result, name, alpha, condition) if per is not None else (None, "")
+        prefix = f"{label} · " if label else ""
+        if per_channel:
+            for i in range(values.shape[0]):
+                channel = channel_names[i] if channel_names and i < len(channel_names) else f"channel {i}"
+                panels.append((prefix + channel, values[i], None if significant is None else significant[i]))
+            captions = [subtitle] if subtitle else []
+            continue
+        over = f"mean over {values.shape[0]} channels" if per is not None else f"mean over {', '.join(dims[:-2])}"
+        mask = None
+        if significant is not None:
+            needed = rows_needed(significant.shape[0], alpha)
+            mask = significant.sum(axis=0) >= needed
+            subtitle += f", in at least {needed} of {significant.shape[0]} channels"
+        panels.append((prefix + over, values.mean(axis=0), mask))
+        captions = [subtitle] if subtitle else []
 
-    if per_channel:
-        n = values.shape[0]
+    n = len(panels)
+    if ax is not None and (per_channel or n > 1):
+        raise ValueError(f"ax holds one panel; this figure has {n}: leave ax out")
+    if ax is not None:
+        fig, axes = ax.figure, np.array([[ax]])
+    else:
         cols = math.ceil(math.sqrt(n))
         rows = math.ceil(n / cols)
-        fig, axes = plt.subplots(rows, cols, figsize=(3.2 * cols, 2.8 * rows), squeeze=False, sharex=True, sharey=True)
-        vmin, vmax = np.nanmin(values), np.nanmax(values)
-        for i, panel_ax in enumerate(axes.flat):
-            if i >= n:
-                panel_ax.set_visible(False)
-                continue
-            mesh = panel_ax.pcolormesh(x_edges, y_edges, values[i].T, cmap=cmap, vmin=vmin, vmax=vmax, **kwargs)
-            panel_ax.set_title(labels[i], fontsize=9)
-            if significant is not None:
-                _outline(panel_ax, x_edges, y_edges, significant[i], Rectangle)
-        fig.colorbar(mesh, ax=axes, label=name)
-        fig.supxlabel("phase frequency (Hz)")
-        fig.supylabel("amplitude frequency (Hz)")
-        if subtitle:
-            fig.suptitle(subtitle, fontsize=9)
+        fig, axes = plt.subplots(rows, cols, figsize=(max(3.2 * cols, 6.0), 2.8 * rows + 1.2), squeeze=False,
+                                 sharex=True, sharey=True, layout="constrained")
+    vmin = np.nanmin([np.nanmin(v) for _, v, _ in panels])
+    vmax = np.nanmax([np.nanmax(v) for _, v, _ in panels])
+    for i, panel_ax in enumerate(axes.flat):
+        if i >= n:
+            panel_ax.set_visible(False)
+            continue
+        label, values, mask = panels[i]
+        mesh = panel_ax.pcolormesh(x_edges, y_edges, values.T, cmap=cmap, vmin=vmin, vmax=vmax, **kwargs)
+        panel_ax.set_title(label, fontsize=9)
+        if mask is not None:
+            _outline(panel_ax, x_edges, y_edges, mask, Rectangle)
+    if n == 1 and not per_channel:  # one panel (perhaps on the caller's axes): labelled on it
+        only = axes.flat[0]
+        fig.colorbar(mesh, ax=only, label=unit)
+        only.set_xlabel("phase frequency (Hz)")
+        only.set_ylabel("amplitude frequency (Hz)")
+        only.set_title("\n".join([title, panels[0][0]] + captions), fontsize=8)
         return fig
-
-    if ax is None:
-        fig, ax = plt.subplots(figsize=(5.5, 4.5))
-    else:
-        fig = ax.figure
-    mean = values.mean(axis=0)
-    mesh = ax.pcolormesh(x_edges, y_edges, mean.T, cmap=cmap, **kwargs)
-    fig.colorbar(mesh, ax=ax, label=f"{name} (mean)")
-    ax.set_xlabel("phase frequency (Hz)")
-    ax.set_ylabel("amplitude frequency (Hz)")
-    if significant is not None:
-        _outline(ax, x_edges, y_edges, significant.sum(axis=0) >= rows_needed(significant.shape[0], alpha), Rectangle)
-        ax.set_title(f"{subtitle}, in enough channels", fontsize=8)
+    fig.colorbar(mesh, ax=axes, label=unit)
+    fig.supxlabel("phase frequency (Hz)")
+    fig.supylabel("amplitude frequency (Hz)")
+    fig.suptitle("\n".join([title] + captions), fontsize=9)
     return fig
 
 

@@ -10,11 +10,9 @@ namespace pacflow::plot {
 
 namespace {
 
-constexpr int kCap = kCapHeight * kScale;
-constexpr int kRotated = kDescent * kScale;  // width of a vertical label incl. descenders
-constexpr int kLabelBand = kCap + 10;        // above each panel: its label
-constexpr int kTickBand = kTick + kGap + kCap + 14;  // below each panel: x tick labels
 constexpr int kPanelGap = 16;
+int label_band() { return label_height() + 10; }                    // above each panel: its label
+int tick_band() { return kTick + kGap + label_height() + 14; }      // below each panel: x tick labels
 
 void check(const HeatmapGrid& grid) {
   const std::size_t cells = grid.x_centres.size() * grid.y_centres.size();
@@ -33,7 +31,8 @@ ColourRange shared_range(const HeatmapGrid& grid) {
 }
 
 int top_margin(const HeatmapGrid& grid) {
-  return 16 + (grid.title.empty() ? 0 : kCap + 10) + (grid.subtitle.empty() ? 0 : kCapHeight + 10) + 8;
+  return 16 + (grid.title.empty() ? 0 : label_height(kTitleSize) + 10) +
+         (grid.subtitle.empty() ? 0 : label_height(kSmallSize) + 10) + 8;
 }
 
 }  // namespace
@@ -49,52 +48,53 @@ GridLayout layout_grid(const HeatmapGrid& grid, int panel_width, int panel_heigh
   for (const AxisTick& t : axis_ticks(grid.y_centres, panel_height, false)) y_labels.push_back(t.label);
   const int y_ticks = kGap + kTick + widest(y_labels) + 8;
   const int block_width = y_ticks + panel_width + kPanelGap;
-  const int block_height = kLabelBand + panel_height + kTickBand;
-  const int left = 16 + kRotated + 4, top = top_margin(grid);
+  const int block_height = label_band() + panel_height + tick_band();
+  const int left = 16 + rotated_label_width() + 4, top = top_margin(grid);
   const int right = colour_bar_margin(colour_bar_ticks(shared_range(grid)));
   // Wide enough for the subtitle, which is drawn small and never shrinks further.
-  layout.width = std::max(left + layout.columns * block_width + right, text_width(grid.subtitle, 1) + 16);
-  layout.height = top + layout.rows * block_height + kRotated + 14;
+  layout.width = std::max({left + layout.columns * block_width + right, label_width(grid.subtitle, kSmallSize) + 16,
+                           label_width(grid.title, kSmallSize) + 16});
+  layout.height = top + layout.rows * block_height + rotated_label_width() + 14;
   for (int i = 0; i < n; ++i) {
     const int x0 = left + (i % layout.columns) * block_width + y_ticks;
-    const int y0 = top + (i / layout.columns) * block_height + kLabelBand;
-    layout.panels.push_back({x0, y0, x0 + panel_width, y0 + panel_height, x0 + panel_width / 2, y0 - kLabelBand + 2});
+    const int y0 = top + (i / layout.columns) * block_height + label_band();
+    layout.panels.push_back({x0, y0, x0 + panel_width, y0 + panel_height, x0 + panel_width / 2, y0 - label_band() + 2});
   }
   return layout;
 }
 
-Image render_grid(const HeatmapGrid& grid, int panel_width, int panel_height) {
+Canvas render_grid(const HeatmapGrid& grid, int panel_width, int panel_height) {
   const GridLayout layout = layout_grid(grid, panel_width, panel_height);
   const ColourRange range = shared_range(grid);
   const std::vector<AxisTick> x_ticks = axis_ticks(grid.x_centres, panel_width, true);
   const std::vector<AxisTick> y_ticks = axis_ticks(grid.y_centres, panel_height, false);
 
-  Image img(layout.width, layout.height, kWhite);
+  Canvas canvas(layout.width, layout.height);
   for (std::size_t i = 0; i < grid.panels.size(); ++i) {
     const GridLayout::Box& box = layout.panels[i];
     const PanelArea area{box.x0, box.y0, box.x1, box.y1, grid.x_centres.size(), grid.y_centres.size()};
-    draw_cells(img, area, grid.panels[i].values, range, grid.panels[i].outlined);
-    for (const double x : grid.x_markers) draw_x_marker(img, area, grid.x_centres, x);
-    draw_x_ticks(img, area, x_ticks);
-    draw_y_ticks(img, area, y_ticks);
-    const std::string& label = grid.panels[i].label;
-    draw_text(img, label, box.label_x, box.label_y, Align::kCentre, Align::kStart,
-              text_width(label) <= panel_width ? kScale : 1);
+    draw_cells(canvas, area, grid.panels[i].values, range, grid.panels[i].outlined);
+    for (const double x : grid.x_markers) draw_x_marker(canvas, area, grid.x_centres, x);
+    draw_x_ticks(canvas, area, x_ticks);
+    draw_y_ticks(canvas, area, y_ticks);
+    const FittedText label = fitted(grid.panels[i].label, panel_width);
+    canvas.text(label.text, box.label_x, box.label_y, Align::kCentre, Align::kStart, label.size);
   }
   const int first_y = layout.panels.front().y0, last_y = layout.panels.back().y1;
   const int grid_x1 = layout.panels[static_cast<std::size_t>(layout.columns - 1)].x1;
-  draw_text(img, grid.x_label, (layout.panels.front().x0 + grid_x1) / 2, layout.height - 14 - kRotated,
-            Align::kCentre, Align::kStart);
-  draw_vertical_text(img, grid.y_label, 16, (first_y + last_y) / 2);
+  canvas.text(grid.x_label, (layout.panels.front().x0 + grid_x1) / 2.0, layout.height - 14 - rotated_label_width(),
+              Align::kCentre, Align::kStart, kFontSize);
+  canvas.vertical_text(grid.y_label, 16, (first_y + last_y) / 2.0, kFontSize);
   int y = 16;
   if (!grid.title.empty()) {
-    draw_text(img, grid.title, layout.width / 2, y, Align::kCentre, Align::kStart,
-              text_width(grid.title) <= layout.width - 8 ? kScale : 1);
-    y += kCap + 10;
+    const FittedText title = fitted(grid.title, layout.width - 8, kTitleSize);
+    canvas.text(title.text, layout.width / 2.0, y, Align::kCentre, Align::kStart, title.size);
+    y += label_height(kTitleSize) + 10;
   }
-  if (!grid.subtitle.empty()) draw_text(img, grid.subtitle, layout.width / 2, y, Align::kCentre, Align::kStart, 1);
-  draw_colour_bar(img, grid_x1 + 28, first_y, last_y, colour_bar_ticks(range), grid.colorbar_label);
-  return img;
+  if (!grid.subtitle.empty())
+    canvas.text(grid.subtitle, layout.width / 2.0, y, Align::kCentre, Align::kStart, kSmallSize);
+  draw_colour_bar(canvas, grid_x1 + 24, first_y, last_y, colour_bar_ticks(range), grid.colorbar_label);
+  return canvas;
 }
 
 }  // namespace pacflow::plot

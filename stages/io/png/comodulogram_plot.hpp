@@ -1,11 +1,11 @@
-// Comodulogram heat maps rendered to PNG (viridis colour map, axes, colour bar): one map, or a grid
-// of small maps (one per channel) on a shared colour scale.
+// Comodulogram heat maps drawn as figures (viridis colour map, axes, colour bar; written as PNG, SVG or
+// PDF from one drawing): one map, or a grid of small maps (one per channel) on a shared colour scale.
 #pragma once
 
 #include <string>
 #include <vector>
 
-#include "stages/io/png/image.hpp"
+#include "stages/io/png/canvas.hpp"
 
 namespace pacflow::plot {
 
@@ -20,10 +20,10 @@ struct Heatmap {
   std::vector<bool> outlined;     // empty, or like `values`: cells framed in kSignificant
 };
 
-// Renders the heat map with axes, ticks, labels, title and a colour bar.
+// Draws the heat map with axes, ticks, labels, title and a colour bar.
 // Colours span [min, max] of the finite values. Throws std::invalid_argument
 // for inconsistent sizes, empty axes or an image too small for the layout.
-Image render_heatmap(const Heatmap& map, int width = 900, int height = 700);
+Canvas render_heatmap(const Heatmap& map, int width = 900, int height = 700);
 
 // Small multiples: one panel per entry, all on the colour scale of every panel's finite values.
 struct HeatmapGrid {
@@ -55,7 +55,7 @@ struct GridLayout {
 
 // Throws std::invalid_argument for no panels, empty axes or inconsistent sizes.
 GridLayout layout_grid(const HeatmapGrid& grid, int panel_width = 180, int panel_height = 140);
-Image render_grid(const HeatmapGrid& grid, int panel_width = 180, int panel_height = 140);
+Canvas render_grid(const HeatmapGrid& grid, int panel_width = 180, int panel_height = 140);
 
 
 }  // namespace pacflow::plot

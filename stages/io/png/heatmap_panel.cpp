@@ -15,21 +15,24 @@ int PanelArea::y_edge(std::size_t i) const {  // y grows upwards: cell 0 sits on
   return y1 - static_cast<int>(std::lround(static_cast<double>(i) * cell_height()));
 }
 
-void draw_cells(Image& img, const PanelArea& area, const std::vector<double>& values, ColourRange range,
+void draw_cells(Canvas& canvas, const PanelArea& area, const std::vector<double>& values, ColourRange range,
                 const std::vector<bool>& outlined) {
-  for (std::size_t ix = 0; ix < area.nx; ++ix) {
-    for (std::size_t iy = 0; iy < area.ny; ++iy) {
-      const double v = values[ix * area.ny + iy];
-      const Rgb c = std::isnan(v) ? kNanGrey : viridis((v - range.lo) / (range.hi - range.lo));
-      const int cx0 = area.x_edge(ix), cx1 = area.x_edge(ix + 1), cy0 = area.y_edge(iy + 1), cy1 = area.y_edge(iy);
-      fill(img, cx0, cy0, cx1, cy1, c);
-      if (!outlined.empty() && outlined[ix * area.ny + iy]) {
-        const int w = kSignificantWidth;
-        outline(img, cx0 + w, cy0 + w, cx1 - w, cy1 - w, kSignificant, w);  // the frame lies inside the cell
-      }
+  std::vector<Rgb> colours;  // [row][column], the top row (iy = ny - 1) first
+  colours.reserve(area.nx * area.ny);
+  for (std::size_t row = 0; row < area.ny; ++row)
+    for (std::size_t ix = 0; ix < area.nx; ++ix) {
+      const double v = values[ix * area.ny + (area.ny - 1 - row)];
+      colours.push_back(std::isnan(v) ? kNanGrey : viridis((v - range.lo) / (range.hi - range.lo)));
     }
-  }
-  outline(img, area.x0, area.y0, area.x1, area.y1);
+  canvas.cells(area.x0, area.y0, area.x1, area.y1, static_cast<int>(area.nx), static_cast<int>(area.ny), colours);
+  for (std::size_t ix = 0; ix < area.nx && !outlined.empty(); ++ix)
+    for (std::size_t iy = 0; iy < area.ny; ++iy) {
+      if (!outlined[ix * area.ny + iy]) continue;
+      const int w = kSignificantWidth;  // the frame lies inside the cell
+      outline(canvas, area.x_edge(ix) + w, area.y_edge(iy + 1) + w, area.x_edge(ix + 1) - w, area.y_edge(iy) - w,
+              kSignificant, w);
+    }
+  outline(canvas, area.x0, area.y0, area.x1, area.y1);
 }
 
 double position_in_cells(const std::vector<double>& centres, double x) {
@@ -51,7 +54,7 @@ double position_in_cells(const std::vector<double>& centres, double x) {
 
 std::vector<AxisTick> axis_ticks(const std::vector<double>& centres, double length_px, bool along_x) {
   const auto room = [&](const std::vector<std::string>& labels) {
-    return static_cast<double>(labels.size()) * ((along_x ? widest(labels) : kCapHeight * kScale) + 8);
+    return static_cast<double>(labels.size()) * ((along_x ? widest(labels) : label_height()) + 8);
   };
   std::vector<AxisTick> ticks;
   // Three bands or fewer are each labelled by their centre: round values between them would read as
@@ -68,32 +71,32 @@ std::vector<AxisTick> axis_ticks(const std::vector<double>& centres, double leng
   // The cells' own centres, on as many cells as fit.
   const std::vector<std::string> labels = format_values(centres);
   const double cell_px = centres.empty() ? 0 : length_px / static_cast<double>(centres.size());
-  for (const std::size_t i : tick_cells(centres.size(), cell_px, along_x ? widest(labels) : kCapHeight * kScale))
+  for (const std::size_t i : tick_cells(centres.size(), cell_px, along_x ? widest(labels) : label_height()))
     ticks.push_back({static_cast<double>(i) + 0.5, labels[i]});
   return ticks;
 }
 
-void draw_x_ticks(Image& img, const PanelArea& area, const std::vector<AxisTick>& ticks) {
+void draw_x_ticks(Canvas& canvas, const PanelArea& area, const std::vector<AxisTick>& ticks) {
   for (const AxisTick& t : ticks) {
     const int x = area.x0 + static_cast<int>(std::lround(t.position * area.cell_width()));
-    fill(img, x, area.y1 + 1, x + 1, area.y1 + 1 + kTick, kBlack);
-    draw_text(img, t.label, x, area.y1 + 1 + kTick + kGap, Align::kCentre, Align::kStart);
+    canvas.fill(x, area.y1 + 1, x + 1, area.y1 + 1 + kTick, kBlack);
+    canvas.text(t.label, x + 0.5, area.y1 + 1 + kTick + kGap, Align::kCentre, Align::kStart, kFontSize);
   }
 }
 
-void draw_y_ticks(Image& img, const PanelArea& area, const std::vector<AxisTick>& ticks) {
+void draw_y_ticks(Canvas& canvas, const PanelArea& area, const std::vector<AxisTick>& ticks) {
   for (const AxisTick& t : ticks) {  // y grows upwards: position 0 sits on the bottom edge
     const int y = area.y1 - static_cast<int>(std::lround(t.position * area.cell_height()));
-    fill(img, area.x0 - 1 - kTick, y, area.x0 - 1, y + 1, kBlack);
-    draw_text(img, t.label, area.x0 - 1 - kTick - kGap, y, Align::kEnd, Align::kCentre);
+    canvas.fill(area.x0 - 1 - kTick, y, area.x0 - 1, y + 1, kBlack);
+    canvas.text(t.label, area.x0 - 1 - kTick - kGap, y + 0.5, Align::kEnd, Align::kCentre, kFontSize);
   }
 }
 
-void draw_x_marker(Image& img, const PanelArea& area, const std::vector<double>& x_centres, double x) {
+void draw_x_marker(Canvas& canvas, const PanelArea& area, const std::vector<double>& x_centres, double x) {
   const double u = x_centres.size() == area.nx ? position_in_cells(x_centres, x) : std::numeric_limits<double>::quiet_NaN();
   if (std::isnan(u)) return;
   const int px = area.x0 + static_cast<int>(std::lround(u * area.cell_width()));
-  fill(img, px - kMarkerWidth / 2, area.y0, px - kMarkerWidth / 2 + kMarkerWidth, area.y1, kMarker);
+  canvas.fill(px - kMarkerWidth / 2, area.y0, px - kMarkerWidth / 2 + kMarkerWidth, area.y1, kMarker);
 }
 
 }  // namespace pacflow::plot

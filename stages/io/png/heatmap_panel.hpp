@@ -23,7 +23,7 @@ struct PanelArea {
 };
 
 // values and outlined are [nx][ny] (values[ix * ny + iy]); outlined may be empty. NaN is grey.
-void draw_cells(Image& img, const PanelArea& area, const std::vector<double>& values, ColourRange range,
+void draw_cells(Canvas& canvas, const PanelArea& area, const std::vector<double>& values, ColourRange range,
                 const std::vector<bool>& outlined);
 // Where `x` lies on an axis whose cells are centred at `centres` (increasing), in cells: cell k spans
 // [k, k + 1) with its centre at k + 0.5; between two centres in proportion, and up to half a cell
@@ -48,10 +48,10 @@ inline constexpr Rgb kMarker{255, 255, 255};
 inline constexpr int kMarkerWidth = 2;
 
 // A vertical line at `x` on the axis whose columns are centred at `x_centres`; none outside it.
-void draw_x_marker(Image& img, const PanelArea& area, const std::vector<double>& x_centres, double x);
+void draw_x_marker(Canvas& canvas, const PanelArea& area, const std::vector<double>& x_centres, double x);
 
 // Tick marks and labels below the panel (x) or left of it (y).
-void draw_x_ticks(Image& img, const PanelArea& area, const std::vector<AxisTick>& ticks);
-void draw_y_ticks(Image& img, const PanelArea& area, const std::vector<AxisTick>& ticks);
+void draw_x_ticks(Canvas& canvas, const PanelArea& area, const std::vector<AxisTick>& ticks);
+void draw_y_ticks(Canvas& canvas, const PanelArea& area, const std::vector<AxisTick>& ticks);
 
 }  // namespace pacflow::plot

@@ -4,16 +4,6 @@
 #include <array>
 #include <cmath>
 #include <stdexcept>
-#include <string>
-
-#include "engine/io/atomic_file.hpp"
-
-// stb is included as a system header (tools/setup.sh installs it under /usr/include), so its own
-// warnings stay out of ours. Static linkage so another translation unit may embed its own copy; no stdio API needed.
-#define STB_IMAGE_WRITE_STATIC
-#define STBI_WRITE_NO_STDIO
-#define STB_IMAGE_WRITE_IMPLEMENTATION
-#include <stb/stb_image_write.h>
 
 namespace pacflow::plot {
 namespace {
@@ -78,30 +68,6 @@ Rgb viridis(double t) {
   const double f = (pos - a.index) / (b.index - a.index);
   return {to_byte(a.r + f * (b.r - a.r)), to_byte(a.g + f * (b.g - a.g)),
           to_byte(a.b + f * (b.b - a.b))};
-}
-
-// ---- PNG output -------------------------------------------------------------
-
-std::string png_bytes(const Image& image, const std::string& what) {
-  std::string bytes;
-  auto sink = [](void* context, void* data, int size) {
-    static_cast<std::string*>(context)->append(static_cast<const char*>(data), static_cast<std::size_t>(size));
-  };
-  if (stbi_write_png_to_func(sink, &bytes, image.width(), image.height(), 3, image.rgb().data(),
-                             image.width() * 3) == 0)
-    throw std::runtime_error("write_png: PNG encoding failed for " + what);
-  return bytes;
-}
-
-void write_png(const Image& image, const std::filesystem::path& path) {
-  if (!path.has_filename())
-    throw std::runtime_error("write_png: no file name in path " + path.string());
-  const std::string bytes = png_bytes(image, path.string());
-  try {
-    write_file_atomically(path, bytes);
-  } catch (const std::exception& e) {
-    throw std::runtime_error("write_png: cannot write " + path.string() + ": " + e.what());
-  }
 }
 
 }  // namespace pacflow::plot

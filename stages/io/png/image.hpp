@@ -1,7 +1,6 @@
 #pragma once
-// An 8-bit RGB raster, the viridis colour map and atomic PNG output (stb_image_write).
+// An 8-bit RGB raster (what a PNG figure shows, for checks) and the viridis colour map.
 #include <cstdint>
-#include <filesystem>
 #include <vector>
 
 namespace pacflow::plot {
@@ -32,14 +31,11 @@ class Image {
   std::vector<std::uint8_t> rgb_;
 };
 
+inline constexpr Rgb kWhite{255, 255, 255};
+inline constexpr Rgb kBlack{0, 0, 0};
+inline constexpr Rgb kNanGrey{211, 211, 211};  // matplotlib "lightgrey"
+
 // Viridis colour map; t is clamped to [0, 1] (NaN maps to 0).
 Rgb viridis(double t);
-
-// `image` encoded as PNG; throws std::runtime_error naming `what` if encoding fails.
-std::string png_bytes(const Image& image, const std::string& what);
-
-// Encodes `image` as PNG and writes it atomically (temp file in the same
-// directory, then rename). Throws std::runtime_error naming `path` on failure.
-void write_png(const Image& image, const std::filesystem::path& path);
 
 }  // namespace pacflow::plot

@@ -4,86 +4,36 @@
 #include <array>
 #include <cmath>
 #include <cstdio>
-#include <cstring>
 #include <limits>
 
-#include <stb/stb_easy_font.h>
 
 namespace pacflow::plot {
 
-void fill(Image& img, int x0, int y0, int x1, int y1, Rgb c) {  // half-open, clipped by set()
-  x0 = std::max(x0, 0);
-  y0 = std::max(y0, 0);
-  x1 = std::min(x1, img.width());
-  y1 = std::min(y1, img.height());
-  for (int y = y0; y < y1; ++y)
-    for (int x = x0; x < x1; ++x) img.set(x, y, c);
+int label_width(std::string_view text, double size) {
+  return static_cast<int>(std::ceil(text_width(text, size)));
 }
 
-void outline(Image& img, int x0, int y0, int x1, int y1, Rgb c, int width) {
-  fill(img, x0 - width, y0 - width, x1 + width, y0, c);
-  fill(img, x0 - width, y1, x1 + width, y1 + width, c);
-  fill(img, x0 - width, y0, x0, y1, c);
-  fill(img, x1, y0, x1 + width, y1, c);
-}
+int label_height(double size) { return static_cast<int>(std::ceil(cap_height(size))); }
 
-namespace {
+int rotated_label_width(double size) { return static_cast<int>(std::ceil(cap_height(size) + descent(size))); }
 
-struct Quad {
-  int x0, y0, x1, y1;  // font units, y down, half-open
-};
-
-struct Glyphs {
-  std::vector<Quad> quads;
-  int width = 0;  // ink extent in font units
-};
-
-Glyphs layout_text(std::string_view text) {
-  std::string buf(text);
-  for (char& c : buf)
-    if (c < 32 || c > 126) c = '?';  // the font covers printable ASCII only
-  // 64 bytes per quad (4 vertices x 16 bytes); no glyph needs more than ~16 quads.
-  std::vector<char> vbuf(buf.size() * 64 * 32 + 64);
-  const int n = stb_easy_font_print(0.0f, 0.0f, buf.data(), nullptr, vbuf.data(),
-                                    static_cast<int>(vbuf.size()));
-  Glyphs g;
-  for (int q = 0; q < n; ++q) {
-    std::array<float, 2> v0{}, v2{};  // opposite corners of the axis-aligned quad
-    std::memcpy(v0.data(), vbuf.data() + q * 64, sizeof v0);
-    std::memcpy(v2.data(), vbuf.data() + q * 64 + 32, sizeof v2);
-    const Quad quad{static_cast<int>(std::lround(std::min(v0[0], v2[0]))),
-                    static_cast<int>(std::lround(std::min(v0[1], v2[1]))),
-                    static_cast<int>(std::lround(std::max(v0[0], v2[0]))),
-                    static_cast<int>(std::lround(std::max(v0[1], v2[1])))};
-    g.quads.push_back(quad);
-    g.width = std::max(g.width, quad.x1);
+FittedText fitted(std::string_view text, int room, double size) {
+  if (label_width(text, size) <= room) return {std::string(text), size};
+  if (label_width(text, kSmallSize) <= room) return {std::string(text), kSmallSize};
+  std::string shortened(text);
+  while (!shortened.empty() && label_width(shortened + "\u2026", kSmallSize) > room) {
+    shortened.pop_back();
+    while (!shortened.empty() && (static_cast<unsigned char>(shortened.back()) & 0xC0) == 0x80) shortened.pop_back();
+    if (!shortened.empty() && static_cast<unsigned char>(shortened.back()) >= 0xC0) shortened.pop_back();  // a lead byte
   }
-  return g;
+  return {shortened + "\u2026", kSmallSize};
 }
 
-int aligned(int pos, int extent, Align a) {
-  return a == Align::kStart ? pos : a == Align::kCentre ? pos - extent / 2 : pos - extent;
-}
-
-}  // namespace
-
-int text_width(std::string_view text, int scale) { return layout_text(text).width * scale; }
-
-void draw_text(Image& img, std::string_view text, int x, int y, Align ax, Align ay, int scale) {
-  const Glyphs g = layout_text(text);
-  const int left = aligned(x, g.width * scale, ax);
-  const int top = aligned(y, kCapHeight * scale, ay);
-  for (const Quad& q : g.quads)
-    fill(img, left + q.x0 * scale, top + q.y0 * scale, left + q.x1 * scale, top + q.y1 * scale,
-         kBlack);
-}
-
-void draw_vertical_text(Image& img, std::string_view text, int x_left, int y_centre) {
-  const Glyphs g = layout_text(text);
-  const int bottom = y_centre + g.width * kScale / 2;
-  for (const Quad& q : g.quads)  // font (u, v) -> pixel (x_left + v, bottom - u)
-    fill(img, x_left + q.y0 * kScale, bottom - q.x1 * kScale, x_left + q.y1 * kScale,
-         bottom - q.x0 * kScale, kBlack);
+void outline(Canvas& canvas, int x0, int y0, int x1, int y1, Rgb c, int width) {
+  canvas.fill(x0 - width, y0 - width, x1 + width, y0, c);
+  canvas.fill(x0 - width, y1, x1 + width, y1 + width, c);
+  canvas.fill(x0 - width, y0, x0, y1, c);
+  canvas.fill(x1, y0, x1 + width, y1, c);
 }
 
 std::string format_hz(double hz) {
@@ -125,9 +75,9 @@ std::vector<std::size_t> tick_cells(std::size_t n, double cell_px, int label_px)
   return cells;
 }
 
-int widest(const std::vector<std::string>& labels) {
+int widest(const std::vector<std::string>& labels, double size) {
   int w = 0;
-  for (const auto& s : labels) w = std::max(w, text_width(s));
+  for (const auto& s : labels) w = std::max(w, label_width(s, size));
   return w;
 }
 
@@ -178,24 +128,26 @@ std::vector<ColourBarTick> colour_bar_ticks(ColourRange range) {
 int colour_bar_margin(const std::vector<ColourBarTick>& ticks) {
   std::vector<std::string> labels;
   for (const ColourBarTick& t : ticks) labels.push_back(t.label);
-  return 28 + kColourBarWidth + kTick + kGap + widest(labels) + 12 + kDescent * kScale + 16;
+  return 24 + kColourBarWidth + kTick + kGap + widest(labels) + 10 + rotated_label_width() + 12;
 }
 
-void draw_colour_bar(Image& img, int x0, int y0, int y1, const std::vector<ColourBarTick>& ticks,
+void draw_colour_bar(Canvas& canvas, int x0, int y0, int y1, const std::vector<ColourBarTick>& ticks,
                      const std::string& label) {
+  constexpr int kSteps = 256;  // one block per entry of the colour map, top (1) to bottom (0)
+  std::vector<Rgb> steps;
+  for (int k = kSteps - 1; k >= 0; --k) steps.push_back(viridis(static_cast<double>(k) / (kSteps - 1)));
   const int x1 = x0 + kColourBarWidth;
+  canvas.cells(x0, y0, x1, y1, 1, kSteps, steps);
+  outline(canvas, x0, y0, x1, y1);
   const int bar_h = y1 - y0;
-  for (int y = y0; y < y1; ++y)
-    fill(img, x0, y, x1, y + 1, viridis(static_cast<double>(y1 - 1 - y) / (bar_h - 1)));
-  outline(img, x0, y0, x1, y1);
   std::vector<std::string> labels;
   for (const ColourBarTick& t : ticks) {
     const int y = y1 - 1 - static_cast<int>(std::lround((bar_h - 1) * t.fraction));
-    fill(img, x1 + 1, y, x1 + 1 + kTick, y + 1, kBlack);
-    draw_text(img, t.label, x1 + 1 + kTick + kGap, y, Align::kStart, Align::kCentre);
+    canvas.fill(x1 + 1, y, x1 + 1 + kTick, y + 1, kBlack);
+    canvas.text(t.label, x1 + 1 + kTick + kGap, y + 0.5, Align::kStart, Align::kCentre, kFontSize);
     labels.push_back(t.label);
   }
-  draw_vertical_text(img, label, x1 + 1 + kTick + kGap + widest(labels) + 12, (y0 + y1) / 2);
+  canvas.vertical_text(label, x1 + 1 + kTick + kGap + widest(labels) + 10, (y0 + y1) / 2.0, kFontSize);
 }
 
 }  // namespace pacflow::plot

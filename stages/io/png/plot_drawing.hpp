@@ -1,37 +1,37 @@
 #pragma once
-// Drawing on an Image: filled and outlined rectangles, text in stb_easy_font's bitmap font, tick
-// and number formatting, and the colour bar the comodulogram plots share.
+// Drawing primitives the figures share: outlined rectangles, labels in the figures' font, tick and
+// number formatting, and the colour bar the comodulogram plots share.
 #include <string>
 #include <string_view>
 #include <vector>
 
-#include "stages/io/png/image.hpp"
+#include "stages/io/png/canvas.hpp"
 
 namespace pacflow::plot {
 
-inline constexpr Rgb kWhite{255, 255, 255};
-inline constexpr Rgb kBlack{0, 0, 0};
-inline constexpr Rgb kNanGrey{211, 211, 211};  // matplotlib "lightgrey"
-inline constexpr int kScale = 2;               // font pixels per stb_easy_font unit
-inline constexpr int kCapHeight = 7;           // font units: digits and capitals span y in [0, 7)
-inline constexpr int kDescent = 9;             // font units: lowest descender ("g", "y")
-inline constexpr int kTick = 6;
-inline constexpr int kGap = 6;
-inline constexpr int kColourBarWidth = 24;
+inline constexpr double kFontSize = 13;   // tick labels, axis labels, panel labels (px)
+inline constexpr double kTitleSize = 16;  // a figure's title
+inline constexpr double kSmallSize = 11;  // a subtitle; labels too long for their room
+inline constexpr int kTick = 5;
+inline constexpr int kGap = 5;
+inline constexpr int kColourBarWidth = 20;
 
-// Fills [x0, x1) x [y0, y1), clipped to the image.
-void fill(Image& img, int x0, int y0, int x1, int y1, Rgb c);
+// Whole pixels a label of `size` takes: its width, its capitals' height, and the width of a
+// vertical label including its descenders.
+int label_width(std::string_view text, double size = kFontSize);
+int label_height(double size = kFontSize);
+int rotated_label_width(double size = kFontSize);
+
+// Text as it fits in `room` pixels: at `size`, else at kSmallSize, else shortened with an ellipsis
+// (whole characters) at kSmallSize.
+struct FittedText {
+  std::string text;
+  double size;
+};
+FittedText fitted(std::string_view text, int room, double size = kFontSize);
+
 // A frame `width` pixels wide just outside [x0, x1) x [y0, y1).
-void outline(Image& img, int x0, int y0, int x1, int y1, Rgb c = kBlack, int width = 1);
-
-enum class Align { kStart, kCentre, kEnd };
-
-int text_width(std::string_view text, int scale = kScale);
-// Horizontal text; (x, y) is the anchor of the cap-height box.
-void draw_text(Image& img, std::string_view text, int x, int y, Align ax, Align ay, int scale = kScale);
-// Text rotated 90 degrees counter-clockwise (reads bottom to top), centred
-// vertically on y_centre; x_left is where the tops of the capitals lie.
-void draw_vertical_text(Image& img, std::string_view text, int x_left, int y_centre);
+void outline(Canvas& canvas, int x0, int y0, int x1, int y1, Rgb c = kBlack, int width = 1);
 
 // "6", "82.2", "4.25", "150"
 std::string format_hz(double hz);
@@ -41,7 +41,7 @@ std::vector<std::string> format_values(const std::vector<double>& values);
 // otherwise ~8 evenly spaced, thinned further if the labels would collide.
 std::vector<std::size_t> tick_cells(std::size_t n, double cell_px, int label_px);
 // Widest of `labels` in pixels.
-int widest(const std::vector<std::string>& labels);
+int widest(const std::vector<std::string>& labels, double size = kFontSize);
 // Multiples of the smallest step of 1, 2 or 5 times a power of ten that puts at most `most` of them
 // in [lo, hi] (an exact 0 among them); none when the range is empty or not finite.
 std::vector<double> round_values(double lo, double hi, std::size_t most);
@@ -65,7 +65,7 @@ std::vector<ColourBarTick> colour_bar_ticks(ColourRange range);
 int colour_bar_margin(const std::vector<ColourBarTick>& ticks);
 // Draws a vertical viridis bar from y0 to y1 starting at x0 (left edge), ticks, labels and the
 // rotated `label`.
-void draw_colour_bar(Image& img, int x0, int y0, int y1, const std::vector<ColourBarTick>& ticks,
+void draw_colour_bar(Canvas& canvas, int x0, int y0, int y1, const std::vector<ColourBarTick>& ticks,
                      const std::string& label);
 
 }  // namespace pacflow::plot

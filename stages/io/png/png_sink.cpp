@@ -1,9 +1,11 @@
 #include "stages/io/png/png_sink.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <limits>
+#include <optional>
 
 #include "engine/api/errors.hpp"
 #include "engine/io/output_set.hpp"
@@ -33,6 +35,8 @@ constexpr double kNan = std::numeric_limits<double>::quiet_NaN();
 
 void PngSink::declare(ParamBinder<PngSink>& p) {
   p.add(&PngSink::path_, "path", "out/pac/comodulogram.png", "image file to write").as(ParamType::OutputFile);
+  p.add(&PngSink::formats_text_, "formats", std::string(),
+        "figure formats, comma-separated: png, svg, pdf (each file gets its extension); empty: the path's");
   p.add(&PngSink::grid_, "grid", true,
         "also write STEM_channels.png beside it: one comodulogram per channel, averaged over epochs");
   p.add(&PngSink::alpha_, "alpha", 0.05,
@@ -41,9 +45,53 @@ void PngSink::declare(ParamBinder<PngSink>& p) {
       .less_than(1);
 }
 
+void PngSink::configured() { formats_ = parse_formats(formats_text_, path_); }
+
+std::vector<plot::FigureFormat> PngSink::parse_formats(const std::string& formats, const std::filesystem::path& path) {
+  if (formats.empty()) {
+    try {
+      return {plot::format_of(path)};
+    } catch (const std::invalid_argument&) {
+      throw ParamError("path", fmt::format("{} does not end in .png, .svg or .pdf; name one, or the formats "
+                                           "(formats=png,svg,pdf)", path.string()));
+    }
+  }
+  std::vector<plot::FigureFormat> out;
+  std::size_t at = 0;
+  while (at <= formats.size()) {
+    const std::size_t comma = std::min(formats.find(',', at), formats.size());
+    std::string name = formats.substr(at, comma - at);
+    name.erase(0, name.find_first_not_of(' '));
+    name.erase(name.find_last_not_of(' ') + 1);
+    at = comma + 1;
+    std::optional<plot::FigureFormat> format;
+    for (const plot::FigureFormat f : {plot::FigureFormat::kPng, plot::FigureFormat::kSvg, plot::FigureFormat::kPdf})
+      if (name == plot::extension_of(f)) format = f;
+    if (!format)
+      throw ParamError("formats", fmt::format("\"{}\" is not a figure format: name png, svg or pdf, comma-separated", name));
+    if (std::find(out.begin(), out.end(), *format) != out.end())
+      throw ParamError("formats", fmt::format("{} is named twice", name));
+    out.push_back(*format);
+  }
+  return out;
+}
+
+std::vector<std::filesystem::path> PngSink::in_each_format(const std::filesystem::path& file) const {
+  std::vector<std::filesystem::path> files;
+  for (const plot::FigureFormat f : formats_)
+    files.push_back(std::filesystem::path(file).replace_extension(plot::extension_of(f)));
+  return files;
+}
+
+void PngSink::add_figure(OutputSet& outputs, const std::filesystem::path& file, const plot::Canvas& figure) const {
+  for (const std::filesystem::path& each : in_each_format(file))
+    outputs.add_content(each, figure.encode(plot::format_of(each), each.string()));
+}
+
 ElementInfo PngSink::info() {
   return element_info<PngSink>("png",
-                               "comodulogram heat map (mean over epochs and channels) and a per-channel grid, as PNGs; "
+                               "comodulogram heat map (mean over epochs and channels) and a per-channel grid, as PNG, "
+                               "SVG or PDF figures (formats=); "
                                "erpac.png per phase band when erpac ran; for a dataset, group_t.png (and "
                                "group_contrast_t.png) beside it: the group tests' t, significant clusters outlined");
 }
@@ -173,21 +221,28 @@ double PngSink::finish_seconds() const {
   if (comodulogram_) pixels += kSingle;
   if (comodulogram_ && grid_) pixels += kPerPanel * static_cast<double>(panels_);
   if (erpac_) pixels += kSingle;
-  return pixels * kPerPixel;
+  return pixels * kPerPixel * static_cast<double>(formats_.size());
 }
 
 std::vector<std::filesystem::path> PngSink::output_files() const {
   std::vector<std::filesystem::path> files;
-  if (comodulogram_) files.push_back(path_);
-  if (comodulogram_ && grid_) files.push_back(grid_path(path_));
-  if (erpac_) files.push_back(erpac_path(path_));
+  const auto add = [&](const std::filesystem::path& file) {
+    for (std::filesystem::path& each : in_each_format(file)) files.push_back(std::move(each));
+  };
+  if (comodulogram_) add(path_);
+  if (comodulogram_ && grid_) add(grid_path(path_));
+  if (erpac_) add(erpac_path(path_));
   return files;
 }
 
 std::string PngSink::describe_output(const std::filesystem::path& file) const {
-  if (file == path_) return "comodulogram, mean over every leading dim";
-  if (file == grid_path(path_)) return "one comodulogram per " + panel_kind_ + ", mean over epochs";
-  if (file == erpac_path(path_)) return "ERPAC per phase band (time x amplitude frequency), mean over channels";
+  const auto is = [&](const std::filesystem::path& figure) {
+    const std::vector<std::filesystem::path> files = in_each_format(figure);
+    return std::find(files.begin(), files.end(), file) != files.end();
+  };
+  if (is(path_)) return "comodulogram, mean over every leading dim";
+  if (is(grid_path(path_))) return "one comodulogram per " + panel_kind_ + ", mean over epochs";
+  if (is(erpac_path(path_))) return "ERPAC per phase band (time x amplitude frequency), mean over channels";
   return "";
 }
 
@@ -306,8 +361,7 @@ void PngSink::write_erpac(OutputSet& outputs) const {
                                                  "channels (binomial test at {:g})",
                                                  alpha_, erpac_needed_, erpac_rows_, alpha_);
   if (!grid.x_markers.empty()) grid.subtitle += "; white line: the event, t = 0";
-  const std::filesystem::path file = erpac_path(path_);
-  outputs.add_content(file, plot::png_bytes(plot::render_grid(grid, 360, 180), file.string()));
+  add_figure(outputs, erpac_path(path_), plot::render_grid(grid, 360, 180));
 }
 
 void PngSink::finish(const json& /*report*/, OutputSet& outputs) {
@@ -334,7 +388,7 @@ void PngSink::finish(const json& /*report*/, OutputSet& outputs) {
   map.x_label = "phase frequency (Hz)";
   map.y_label = "amplitude frequency (Hz)";
   map.colorbar_label = colorbar_;
-  outputs.add_content(path_, plot::png_bytes(plot::render_heatmap(map), path_.string()));
+  add_figure(outputs, path_, plot::render_heatmap(map));
   if (!grid_) return;
 
   plot::HeatmapGrid grid;
@@ -370,7 +424,7 @@ void PngSink::finish(const json& /*report*/, OutputSet& outputs) {
   grid.x_label = map.x_label;
   grid.y_label = map.y_label;
   grid.colorbar_label = map.colorbar_label;
-  outputs.add_content(grid_path(path_), plot::png_bytes(plot::render_grid(grid), grid_path(path_).string()));
+  add_figure(outputs, grid_path(path_), plot::render_grid(grid));
 }
 
 }  // namespace pacflow::stages

@@ -1,5 +1,6 @@
 #pragma once
-// Sink `png`: the comodulogram (mean over every leading dim: epochs and channels, or epochs and
+// Sink `png`: figures, written as PNG, SVG or PDF from one drawing (formats=; default: the path's
+// extension). The comodulogram (mean over every leading dim: epochs and channels, or epochs and
 // channel pairs, and segments) as a heat map with axes in Hz and a colour bar, plus (grid=true)
 // STEM_channels.png beside it: one panel per channel (or channel pair), labelled with its name,
 // averaged over epochs (and segments), on a shared colour scale. Plots z-scores when surrogates
@@ -38,14 +39,21 @@ class PngSink final : public Sink {
 
   static ElementInfo info();
   static void declare(ParamBinder<PngSink>& p);
+  void configured();  // reads formats= (or the path's extension)
   // Where the per-channel grid goes for a plot at `path`: comodulogram.png -> comodulogram_channels.png.
   static std::filesystem::path grid_path(const std::filesystem::path& path);
   // Where the ERPAC plot goes for a plot at `path`: out/pac/comodulogram.png -> out/pac/erpac.png.
   static std::filesystem::path erpac_path(const std::filesystem::path& path);
   // The smallest k with P[Binomial(epochs, alpha) >= k] <= alpha.
   static std::int64_t epochs_needed(std::int64_t epochs, double alpha);
+  // The formats a `formats=` value names ("png,pdf"); empty: the one `path`'s extension names.
+  // Throws ParamError naming formats= or path= for anything else.
+  static std::vector<plot::FigureFormat> parse_formats(const std::string& formats, const std::filesystem::path& path);
 
  private:
+  // `file` in every format asked for (its extension replaced), each figure's files together.
+  std::vector<std::filesystem::path> in_each_format(const std::filesystem::path& file) const;
+  void add_figure(OutputSet& outputs, const std::filesystem::path& file, const plot::Canvas& figure) const;
   std::vector<bool> significant_cells(std::int64_t panel) const;
   void plan_erpac(const PlanContext& ctx);
   void write_erpac(OutputSet& outputs) const;
@@ -53,6 +61,8 @@ class PngSink final : public Sink {
   std::size_t panel_of(std::int64_t row) const;
 
   std::filesystem::path path_;
+  std::string formats_text_;
+  std::vector<plot::FigureFormat> formats_;
   bool grid_ = true;
   double alpha_ = 0.05;
   std::string tensor_;

@@ -16,14 +16,11 @@
 #include "stages/io/png/comodulogram_plot.hpp"
 #include "stages/io/png/erpac_plot.hpp"
 #include "stages/io/png/heatmap_panel.hpp"
+#include "stages/io/png/plot_drawing.hpp"
 #include "stages/io/png/png_sink.hpp"
 #include "stages/surrogates/surrogates_facts.hpp"
 #include "tests/support/cli_runner.hpp"
 
-#define STB_IMAGE_STATIC
-#define STBI_ONLY_PNG
-#define STB_IMAGE_IMPLEMENTATION
-#include <stb/stb_image.h>
 
 namespace pacflow::stages {
 namespace {
@@ -34,18 +31,8 @@ constexpr std::int64_t kEpochs = 2, kChannels = 3, kCells = 4;
 
 plot::Image decode(const fs::path& path) {
   std::ifstream in(path, std::ios::binary);
-  const std::vector<unsigned char> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  int w = 0, h = 0, comp = 0;
-  unsigned char* pixels = stbi_load_from_memory(bytes.data(), static_cast<int>(bytes.size()), &w, &h, &comp, 3);
-  if (!pixels) throw std::runtime_error("cannot decode " + path.string());
-  plot::Image img(w, h, plot::kWhite);
-  for (int y = 0; y < h; ++y)
-    for (int x = 0; x < w; ++x) {
-      const unsigned char* p = pixels + (static_cast<std::size_t>(y) * w + x) * 3;
-      img.set(x, y, {p[0], p[1], p[2]});
-    }
-  stbi_image_free(pixels);
-  return img;
+  return plot::decode_png(std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>()),
+                          path.string());
 }
 
 double z_of(std::int64_t epoch, std::int64_t channel, std::int64_t cell) {
@@ -148,8 +135,9 @@ bool outlined(const SinkOutput& run, std::int64_t channel, std::int64_t cell) {
 
 bool label_drawn(const SinkOutput& run, std::int64_t channel, const std::string& label) {
   const auto& box = run.layout.panels[static_cast<std::size_t>(channel)];
-  plot::Image expected(run.grid.width(), run.grid.height(), plot::kWhite);
-  plot::draw_text(expected, label, box.label_x, box.label_y, plot::Align::kCentre, plot::Align::kStart);
+  plot::Canvas drawn(run.grid.width(), run.grid.height());
+  drawn.text(label, box.label_x, box.label_y, plot::Align::kCentre, plot::Align::kStart, plot::kFontSize);
+  const plot::Image expected = drawn.rasterise();
   for (int y = box.label_y - 2; y < box.y0 - 2; ++y)
     for (int x = box.x0; x < box.x1; ++x)
       if (run.grid.at(x, y) != expected.at(x, y)) return false;
@@ -168,7 +156,7 @@ TEST(PngSink, OutlinesCellsWhoseFamilyWisePBeatsAlphaInEnoughEpochs) {
     return 1.0f;
   };
   const SinkOutput run = run_sink(dir.path(), {{}, {"Fz", "Cz", "Pz"}}, p);
-  EXPECT_EQ(run.grid.width(), run.layout.width);
+  EXPECT_GE(run.grid.width(), run.layout.width) << "as wide as its panels, or its subtitle where that is wider";
   EXPECT_EQ(run.grid.height(), run.layout.height);
   for (std::int64_t c = 0; c < kChannels; ++c)
     for (std::int64_t k = 0; k < kCells; ++k)
@@ -315,6 +303,58 @@ TEST(PngSink, PutsTheGridBesideThePlot) {
       EXPECT_EQ(std::string(e.what()), fmt::format("must be from 0 to 1 (both excluded), got {}", json(alpha).dump()));
     }
   }
+}
+
+// formats= names the figure formats; without it the path's extension does; anything else is named.
+TEST(PngSink, FormatsComeFromFormatsOrThePathsExtensionAndAnythingElseIsNamed) {
+  using plot::FigureFormat;
+  EXPECT_EQ(PngSink::parse_formats("", "a/b.png"), std::vector<FigureFormat>{FigureFormat::kPng});
+  EXPECT_EQ(PngSink::parse_formats("", "a/b.PDF"), std::vector<FigureFormat>{FigureFormat::kPdf});
+  EXPECT_EQ(PngSink::parse_formats("svg, pdf,png", "a/b.png"),
+            (std::vector<FigureFormat>{FigureFormat::kSvg, FigureFormat::kPdf, FigureFormat::kPng}));
+  const auto refused = [](const std::string& formats, const std::string& path, const std::string& param,
+                          const std::string& says) {
+    try {
+      PngSink::parse_formats(formats, path);
+      ADD_FAILURE() << formats << " " << path << " accepted";
+    } catch (const ParamError& e) {
+      EXPECT_EQ(e.param(), param);
+      EXPECT_NE(std::string(e.what()).find(says), std::string::npos) << e.what();
+    }
+  };
+  refused("", "out/figure.jpg", "path", "out/figure.jpg does not end in .png, .svg or .pdf");
+  refused("png,eps", "a.png", "formats", "\"eps\" is not a figure format");
+  refused("png,", "a.png", "formats", "\"\" is not a figure format");
+  refused("pdf,pdf", "a.png", "formats", "pdf is named twice");
+}
+
+// A run with formats=png,svg,pdf writes every figure in each and lists each in result.json.
+TEST(PngSink, WritesEveryFigureInEachFormatAskedFor) {
+  const testing::ScratchDir dir("png_formats");
+  const auto pipe = dir.write("p.pipe",
+                              "source synthetic fs=256 epochs=2 channels=2 seconds=2 f_pha=6 f_amp=60 seed=1\n"
+                              "stage bandpass pha=4:8:3 amp=50:70:3\nstage hilbert\nstage mi bins=18\n"
+                              "stage surrogates n=20 seed=1\nsink npy dir=out\n"
+                              "sink png path=out/comodulogram.png formats=png,svg,pdf\n");
+  const testing::CliResult run = testing::run_cli("run -q " + pipe.string(), dir.path());
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const std::string listed = testing::read_file(dir / "out/result.json");
+  for (const char* stem : {"comodulogram", "comodulogram_channels"})
+    for (const char* ext : {".png", ".svg", ".pdf"}) {
+      const std::string name = std::string(stem) + ext;
+      EXPECT_TRUE(fs::exists(dir / "out" / name)) << name;
+      EXPECT_NE(listed.find("\"" + name + "\""), std::string::npos) << name << " in result.json";
+    }
+  EXPECT_EQ(testing::read_file(dir / "out/comodulogram.pdf").substr(0, 5), "%PDF-");
+  EXPECT_NE(testing::read_file(dir / "out/comodulogram.svg").find("<svg"), std::string::npos);
+  const testing::CliResult bad =
+      testing::run_cli("run -q " + dir.write("bad.pipe", "source synthetic\nstage bandpass\nstage hilbert\nstage mi\n"
+                                                         "sink png path=out2/c.png formats=png,gif\n").string(),
+                       dir.path());
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find("formats"), std::string::npos) << bad.err;
+  EXPECT_NE(bad.err.find("gif"), std::string::npos) << bad.err;
+  EXPECT_FALSE(fs::exists(dir / "out2"));
 }
 
 }  // namespace

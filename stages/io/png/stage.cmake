@@ -1,5 +1,5 @@
 pacflow_stage_folder(ORDER 50
-  SOURCES image.cpp plot_drawing.cpp heatmap_panel.cpp comodulogram_plot.cpp comodulogram_grid.cpp erpac_plot.cpp
+  SOURCES image.cpp canvas.cpp plot_drawing.cpp heatmap_panel.cpp comodulogram_plot.cpp comodulogram_grid.cpp erpac_plot.cpp
     png_sink.cpp
   ELEMENTS png_sink.hpp:PngSink
-  TESTS comodulogram_plot_test.cpp comodulogram_grid_test.cpp png_sink_test.cpp)
+  TESTS canvas_test.cpp comodulogram_plot_test.cpp comodulogram_grid_test.cpp png_sink_test.cpp)
