@@ -45,3 +45,12 @@ def coupled(epochs: int = 6, channels: int = 3, n_times: int = 1024, fs: float =
 @pytest.fixture
 def signals() -> np.ndarray:
     return coupled()
+
+
+def outlined_cells(ax: object) -> int:
+    """The cells a comodulogram panel of Result.plot() outlines: its contour's label counts them."""
+    for collection in ax.collections:  # type: ignore[attr-defined]
+        label = str(collection.get_label())
+        if label.endswith(" significant cells"):
+            return int(label.split()[0])
+    return 0

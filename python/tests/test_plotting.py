@@ -15,7 +15,7 @@ import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 
 import pacflow  # noqa: E402
-from conftest import coupled  # noqa: E402
+from conftest import coupled, outlined_cells  # noqa: E402
 
 BANDS = {"f_pha": [[4, 8], [8, 12]], "f_amp": [[60, 80], [80, 100]], "progress": False}
 
@@ -55,10 +55,6 @@ def expect_no_text_over_text(figure: matplotlib.figure.Figure) -> None:
         assert not box_a.overlaps(box_b), f"{a!r} is drawn over {b!r}"
 
 
-def outlined_cells(ax: matplotlib.axes.Axes) -> int:
-    return len(ax.patches)
-
-
 def test_a_statistic_is_outlined_by_its_own_test(conditions_run: pacflow.Result) -> None:
     contrast = conditions_run.plot("contrast_z", per_channel=True)
     assert "(contrast_z)" in contrast.get_suptitle() and "contrast_pvalues" in contrast.get_suptitle()
@@ -75,6 +71,25 @@ def test_a_statistic_is_outlined_by_its_own_test(conditions_run: pacflow.Result)
     surrogate_mean = conditions_run.plot("surrogate_mean")
     assert "no test of surrogate_mean" in surrogate_mean.axes[0].get_title()
     assert all(outlined_cells(a) == 0 for a in surrogate_mean.axes)
+
+
+def test_significance_is_a_contour_around_each_region_not_a_box_per_cell() -> None:
+    import matplotlib.pyplot as plt
+
+    from pacflow.plotting import _outline
+
+    _, ax = plt.subplots()
+    mask = np.array([[True, True], [False, True]])  # an L of three cells on a 2 x 2 grid
+    _outline(ax, np.array([0.0, 1.0, 2.0]), np.array([0.0, 1.0, 2.0]), mask)
+    (contour,) = ax.collections
+    assert outlined_cells(ax) == 3
+    # The L's boundary: 8 unit sides (a box per cell would draw 12, 4 of them twice inside the L).
+    assert len(contour.get_segments()) == 8
+    drawn = {tuple(map(tuple, s)) for s in contour.get_segments()}
+    shared = {((0.0, 1.0), (1.0, 1.0)), ((1.0, 1.0), (1.0, 2.0))}  # between two significant cells
+    bordering = {((1.0, 0.0), (1.0, 1.0)), ((1.0, 1.0), (2.0, 1.0))}  # towards the cell outside, (1, 0)
+    assert not drawn & shared, "no side between two significant cells"
+    assert bordering <= drawn, "the sides towards the cell outside the region"
 
 
 def test_each_condition_gets_its_own_panels_outlined_by_its_own_p_values(conditions_run: pacflow.Result) -> None:

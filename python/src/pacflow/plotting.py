@@ -154,7 +154,6 @@ def plot_comodulogram(result: "Result", name: Optional[str] = None, *, per_chann
         `ax` for an array with several conditions.
     """
     import matplotlib.pyplot as plt
-    from matplotlib.patches import Rectangle
 
     name = name or _default_name(result)
     x_edges = _edges(result.pha_bands, result.f_pha)
@@ -207,7 +206,7 @@ def plot_comodulogram(result: "Result", name: Optional[str] = None, *, per_chann
         mesh = panel_ax.pcolormesh(x_edges, y_edges, values.T, cmap=cmap, vmin=vmin, vmax=vmax, **kwargs)
         panel_ax.set_title(label, fontsize=9)
         if mask is not None:
-            _outline(panel_ax, x_edges, y_edges, mask, Rectangle)
+            _outline(panel_ax, x_edges, y_edges, mask)
     if n == 1 and not per_channel:  # one panel (perhaps on the caller's axes): labelled on it
         only = axes.flat[0]
         fig.colorbar(mesh, ax=only, label=unit)
@@ -231,7 +230,25 @@ def _edges(bands: np.ndarray, centres: np.ndarray) -> np.ndarray:
     return np.concatenate([[c[0] - (mid[0] - c[0])], mid, [c[-1] + (c[-1] - mid[-1])]])
 
 
-def _outline(ax: Any, x_edges: np.ndarray, y_edges: np.ndarray, mask: np.ndarray, rectangle: Any) -> None:
+def _outline(ax: Any, x_edges: np.ndarray, y_edges: np.ndarray, mask: np.ndarray) -> None:
+    """The contour of the significant cells, as the png sink draws it: the cell sides that border a
+    cell outside the region (or the panel's edge), never a side two significant cells share; one
+    LineCollection labelled with the number of cells it surrounds."""
+    from matplotlib.collections import LineCollection
+
+    mask = np.asarray(mask, dtype=bool)
+    inside = np.pad(mask, 1)  # False around the panel
+    segments = []
     for i, j in zip(*np.nonzero(mask)):
-        ax.add_patch(rectangle((x_edges[i], y_edges[j]), x_edges[i + 1] - x_edges[i], y_edges[j + 1] - y_edges[j],
-                               fill=False, edgecolor="white", linewidth=1.5))
+        x0, x1, y0, y1 = x_edges[i], x_edges[i + 1], y_edges[j], y_edges[j + 1]
+        if not inside[i, j + 1]:
+            segments.append([(x0, y0), (x0, y1)])  # left
+        if not inside[i + 2, j + 1]:
+            segments.append([(x1, y0), (x1, y1)])  # right
+        if not inside[i + 1, j]:
+            segments.append([(x0, y0), (x1, y0)])  # bottom
+        if not inside[i + 1, j + 2]:
+            segments.append([(x0, y1), (x1, y1)])  # top
+    if segments:
+        ax.add_collection(LineCollection(segments, colors="#e6194b", linewidths=2,
+                                         label=f"{int(mask.sum())} significant cells"))

@@ -130,6 +130,24 @@ TEST(ComodulogramGrid, OutlinesExactlyTheCellsMarked) {
   }
 }
 
+// Significance is drawn as a contour: around a region of neighbouring cells, never between two of them.
+TEST(ComodulogramGrid, AContourSurroundsARegionOfSignificantCellsNotEachCell) {
+  HeatmapGrid grid = grid_of({"a"}, 3, 2);
+  grid.panels[0].outlined = {true, true, false, false, false, false};  // (0, 0) and (0, 1): one column
+  const GridLayout layout = layout_grid(grid);
+  const Image img = render_grid(grid).rasterise();
+  const auto& box = layout.panels[0];
+  const PanelArea area{box.x0, box.y0, box.x1, box.y1, 3, 2};
+  const int mid_x = (area.x_edge(0) + area.x_edge(1)) / 2, between = area.y_edge(1);
+  for (int y = between - kSignificantWidth - 1; y <= between + kSignificantWidth; ++y)
+    EXPECT_NE(img.at(mid_x, y), kSignificant) << "no line between the two cells, at y " << y;
+  EXPECT_EQ(img.at(area.x_edge(0) + 1, between), kSignificant) << "the region's left side runs past the shared edge";
+  EXPECT_EQ(img.at(area.x_edge(1) - 1, between), kSignificant) << "so does its right side";
+  EXPECT_EQ(img.at(mid_x, area.y_edge(2)), kSignificant) << "its top";
+  EXPECT_EQ(img.at(mid_x, area.y_edge(0) - 1), kSignificant) << "its bottom";
+  EXPECT_NE(img.at(area.x_edge(1) + 1, between), kSignificant) << "the next column is outside";
+}
+
 TEST(ComodulogramGrid, RejectsPanelsOfTheWrongSize) {
   HeatmapGrid grid = grid_of({"a"}, 2, 2);
   grid.panels[0].values.pop_back();

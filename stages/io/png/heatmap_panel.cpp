@@ -25,12 +25,22 @@ void draw_cells(Canvas& canvas, const PanelArea& area, const std::vector<double>
       colours.push_back(std::isnan(v) ? kNanGrey : viridis((v - range.lo) / (range.hi - range.lo)));
     }
   canvas.cells(area.x0, area.y0, area.x1, area.y1, static_cast<int>(area.nx), static_cast<int>(area.ny), colours);
+  // The contour of each region of significant cells: a line inside the region along every cell side
+  // that borders a cell outside it (or the panel's edge), none between two significant cells.
+  const auto in = [&](std::ptrdiff_t ix, std::ptrdiff_t iy) {
+    return ix >= 0 && iy >= 0 && ix < static_cast<std::ptrdiff_t>(area.nx) && iy < static_cast<std::ptrdiff_t>(area.ny) &&
+           outlined[static_cast<std::size_t>(ix) * area.ny + static_cast<std::size_t>(iy)];
+  };
+  constexpr int w = kSignificantWidth;
   for (std::size_t ix = 0; ix < area.nx && !outlined.empty(); ++ix)
     for (std::size_t iy = 0; iy < area.ny; ++iy) {
-      if (!outlined[ix * area.ny + iy]) continue;
-      const int w = kSignificantWidth;  // the frame lies inside the cell
-      outline(canvas, area.x_edge(ix) + w, area.y_edge(iy + 1) + w, area.x_edge(ix + 1) - w, area.y_edge(iy) - w,
-              kSignificant, w);
+      const auto x = static_cast<std::ptrdiff_t>(ix), y = static_cast<std::ptrdiff_t>(iy);
+      if (!in(x, y)) continue;
+      const int x0 = area.x_edge(ix), x1 = area.x_edge(ix + 1), top = area.y_edge(iy + 1), bottom = area.y_edge(iy);
+      if (!in(x - 1, y)) canvas.fill(x0, top, x0 + w, bottom, kSignificant);
+      if (!in(x + 1, y)) canvas.fill(x1 - w, top, x1, bottom, kSignificant);
+      if (!in(x, y + 1)) canvas.fill(x0, top, x1, top + w, kSignificant);
+      if (!in(x, y - 1)) canvas.fill(x0, bottom - w, x1, bottom, kSignificant);
     }
   outline(canvas, area.x0, area.y0, area.x1, area.y1);
 }

@@ -8,7 +8,7 @@
 
 namespace pacflow::plot {
 
-// Outline of a significant cell: a colour viridis never takes, drawn inside the cell's edges.
+// The contour around significant cells: a colour viridis never takes, drawn just inside the region.
 inline constexpr Rgb kSignificant{230, 25, 75};
 inline constexpr int kSignificantWidth = 2;
 
@@ -22,7 +22,8 @@ struct PanelArea {
   double cell_height() const { return (y1 - y0) / static_cast<double>(ny); }
 };
 
-// values and outlined are [nx][ny] (values[ix * ny + iy]); outlined may be empty. NaN is grey.
+// values and outlined are [nx][ny] (values[ix * ny + iy]); outlined may be empty. NaN is grey. Each
+// region of outlined cells gets one contour, kSignificantWidth wide, inside its boundary.
 void draw_cells(Canvas& canvas, const PanelArea& area, const std::vector<double>& values, ColourRange range,
                 const std::vector<bool>& outlined);
 // Where `x` lies on an axis whose cells are centred at `centres` (increasing), in cells: cell k spans

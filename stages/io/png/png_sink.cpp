@@ -30,6 +30,8 @@ double log_gamma(double x) {
 constexpr const char* kSignificance = tensors::kPvaluesMaxstat;
 constexpr const char* kTrialSignificance = "trial_pvalues";  // [conditions…][channels or pairs][segments…][cells]
 constexpr const char* kTrialZ = "trial_z";                   // the same test's z-score, same rows
+constexpr const char* kContrastZ = "contrast_z";             // [channels or pairs][segments…][cells]: first minus second condition
+constexpr const char* kContrastPvalues = "contrast_pvalues";  // its test, same rows
 constexpr double kNan = std::numeric_limits<double>::quiet_NaN();
 }  // namespace
 
@@ -83,11 +85,6 @@ std::vector<std::filesystem::path> PngSink::in_each_format(const std::filesystem
   return files;
 }
 
-void PngSink::add_figure(OutputSet& outputs, const std::filesystem::path& file, const plot::Canvas& figure) const {
-  for (const std::filesystem::path& each : in_each_format(file))
-    outputs.add_content(each, figure.encode(plot::format_of(each), each.string()));
-}
-
 ElementInfo PngSink::info() {
   return element_info<PngSink>("png",
                                "comodulogram heat map (mean over epochs and channels) and a per-channel grid, as PNG, "
@@ -98,6 +95,10 @@ ElementInfo PngSink::info() {
 
 std::filesystem::path PngSink::grid_path(const std::filesystem::path& path) {
   return path.parent_path() / (path.stem().string() + "_channels" + path.extension().string());
+}
+
+std::filesystem::path PngSink::contrast_path(const std::filesystem::path& path) {
+  return path.parent_path() / (path.stem().string() + "_contrast" + path.extension().string());
 }
 
 std::filesystem::path PngSink::erpac_path(const std::filesystem::path& path) {
@@ -135,6 +136,29 @@ void PngSink::plan_erpac(const PlanContext& ctx) {
   erpac_rows_ = element_count(decl.rows.leading);
   erpac_epochs_ = ctx.stream().leading_dims.at(0);
   erpac_needed_ = epochs_needed(erpac_rows_, alpha_);
+}
+
+// The run summaries it draws: the trial-level test (trial_pvalues, trial_z, per condition) and the
+// contrast of two conditions.
+void PngSink::plan_summaries(const PlanContext& ctx) {
+  trial_test_ = grid_ && ctx.provides(kTrialSignificance);
+  if (trial_test_) ctx.require(kTrialSignificance, "png");
+  const std::string* trial_correction = ctx.find(kTrialTest);
+  trial_correction_ = trial_correction ? *trial_correction : std::string();
+  if (const std::string* family = ctx.find(kTrialFamily))  // which p-values one correction covers
+    trial_correction_ += fmt::format(" over {} {}'s cells", *family == "channels" ? "every" : "each", panel_kind_);
+  colour_trial_ = ctx.provides(kTrialZ);
+  if (colour_trial_) ctx.require(kTrialZ, "png");
+  groups_ = 1;
+  trial_hits_.clear();
+  trial_sum_.clear();
+  trial_count_.clear();
+  condition_names_ = ctx.stream().condition_names;
+  contrast_ = grid_ && ctx.provides(kContrastZ) && ctx.provides(kContrastPvalues);
+  if (contrast_) {
+    ctx.require(kContrastZ, "png");
+    ctx.require(kContrastPvalues, "png");
+  }
 }
 
 void PngSink::plan(const PlanContext& ctx) {
@@ -184,18 +208,7 @@ void PngSink::plan(const PlanContext& ctx) {
   significance_ = grid_ && ctx.provides(kSignificance);
   if (significance_) ctx.require(kSignificance, "png");
   hits_.assign(significance_ ? sum_.size() : 0, 0);
-  trial_test_ = grid_ && ctx.provides(kTrialSignificance);
-  if (trial_test_) ctx.require(kTrialSignificance, "png");
-  const std::string* trial_correction = ctx.find(kTrialTest);
-  trial_correction_ = trial_correction ? *trial_correction : std::string();
-  if (const std::string* family = ctx.find(kTrialFamily))  // which p-values one correction covers
-    trial_correction_ += fmt::format(" over {} {}'s cells", *family == "channels" ? "every" : "each", panel_kind_);
-  trial_hits_.assign(trial_test_ ? sum_.size() : 0, 0);
-  trial_rows_ = inner_;
-  colour_trial_ = ctx.provides(kTrialZ);
-  if (colour_trial_) ctx.require(kTrialZ, "png");
-  trial_sum_.assign(colour_trial_ ? sum_.size() : 0, 0.0);
-  trial_count_.assign(trial_sum_.size(), 0);
+  plan_summaries(ctx);
   needed_ = epochs_needed(epochs_ * inner_, alpha_);
   const std::vector<std::int64_t>* shifts = ctx.find(kSurrogateShifts);
   surrogates_ = shifts ? shifts->size() : 0;
@@ -220,6 +233,7 @@ double PngSink::finish_seconds() const {
   double pixels = 0;
   if (comodulogram_) pixels += kSingle;
   if (comodulogram_ && grid_) pixels += kPerPanel * static_cast<double>(panels_);
+  if (contrast_) pixels += kPerPanel * static_cast<double>(panels_);
   if (erpac_) pixels += kSingle;
   return pixels * kPerPixel * static_cast<double>(formats_.size());
 }
@@ -231,6 +245,7 @@ std::vector<std::filesystem::path> PngSink::output_files() const {
   };
   if (comodulogram_) add(path_);
   if (comodulogram_ && grid_) add(grid_path(path_));
+  if (contrast_) add(contrast_path(path_));
   if (erpac_) add(erpac_path(path_));
   return files;
 }
@@ -240,8 +255,10 @@ std::string PngSink::describe_output(const std::filesystem::path& file) const {
     const std::vector<std::filesystem::path> files = in_each_format(figure);
     return std::find(files.begin(), files.end(), file) != files.end();
   };
-  if (is(path_)) return "comodulogram, mean over every leading dim";
+  if (is(path_)) return "comodulogram, mean over epochs and channels (or channel pairs) and segments";
   if (is(grid_path(path_))) return "one comodulogram per " + panel_kind_ + ", mean over epochs";
+  if (is(contrast_path(path_)))
+    return "contrast of the two conditions (contrast_z) per " + panel_kind_ + ", outlined by contrast_pvalues";
   if (is(erpac_path(path_))) return "ERPAC per phase band (time x amplitude frequency), mean over channels";
   return "";
 }
@@ -276,26 +293,44 @@ void PngSink::consume(const Batch& batch) {
   }
 }
 
-// trial_pvalues and trial_z: one row per condition (when several), panel and segment.
+// trial_pvalues and trial_z: one row per condition (when several), panel and segment; contrast_z and
+// contrast_pvalues: one per panel and segment.
+std::size_t PngSink::summary_slot(std::int64_t row) const {
+  const std::int64_t group = row / (panels_ * inner_);
+  return static_cast<std::size_t>(group * panels_ + (row / inner_) % panels_);
+}
+
 void PngSink::consume_summary(const Batch& summary) {
   const std::size_t cells = x_centres_.size() * y_centres_.size();
-  if (trial_test_) {
-    const auto p = summary.at(kTrialSignificance).values<float>();
+  const auto add_hits = [&](const char* name, std::vector<std::int64_t>& hits) {
+    const auto p = summary.at(name).values<float>();
     const auto rows = static_cast<std::int64_t>(p.size() / cells);
-    trial_rows_ = rows / panels_;
+    hits.assign(static_cast<std::size_t>(rows / inner_) * cells, 0);
     for (std::int64_t row = 0; row < rows; ++row)
       for (std::size_t k = 0; k < cells; ++k)
-        trial_hits_[panel_of(row) * cells + k] += double{p[static_cast<std::size_t>(row) * cells + k]} < alpha_ ? 1 : 0;
+        hits[summary_slot(row) * cells + k] += double{p[static_cast<std::size_t>(row) * cells + k]} < alpha_ ? 1 : 0;
+    return rows;
+  };
+  const auto add_values = [&](const char* name, std::vector<double>& sums, std::vector<std::int64_t>& counts) {
+    const auto z = summary.at(name).values<float>();
+    const auto rows = static_cast<std::int64_t>(z.size() / cells);
+    sums.assign(static_cast<std::size_t>(rows / inner_) * cells, 0.0);
+    counts.assign(sums.size(), 0);
+    for (std::int64_t row = 0; row < rows; ++row)
+      for (std::size_t k = 0; k < cells; ++k) {
+        const float v = z[static_cast<std::size_t>(row) * cells + k];
+        if (!std::isfinite(v)) continue;
+        sums[summary_slot(row) * cells + k] += v;
+        ++counts[summary_slot(row) * cells + k];
+      }
+    return rows;
+  };
+  if (trial_test_) groups_ = std::max<std::int64_t>(1, add_hits(kTrialSignificance, trial_hits_) / (panels_ * inner_));
+  if (colour_trial_) groups_ = std::max<std::int64_t>(1, add_values(kTrialZ, trial_sum_, trial_count_) / (panels_ * inner_));
+  if (contrast_) {
+    add_hits(kContrastPvalues, contrast_hits_);
+    add_values(kContrastZ, contrast_sum_, contrast_count_);
   }
-  if (!colour_trial_) return;
-  const auto z = summary.at(kTrialZ).values<float>();
-  for (std::int64_t row = 0; row < static_cast<std::int64_t>(z.size() / cells); ++row)
-    for (std::size_t k = 0; k < cells; ++k) {
-      const float v = z[static_cast<std::size_t>(row) * cells + k];
-      if (!std::isfinite(v)) continue;
-      trial_sum_[panel_of(row) * cells + k] += v;
-      ++trial_count_[panel_of(row) * cells + k];
-    }
 }
 
 void PngSink::resume(const std::filesystem::path& /*dir*/, const json& state, std::int64_t series_done) {
@@ -342,89 +377,10 @@ json PngSink::checkpoint() {
   return state;
 }
 
-std::vector<bool> PngSink::significant_cells(std::int64_t panel) const {
-  if (!significance_ && !trial_test_) return {};
-  const std::size_t cells = x_centres_.size() * y_centres_.size();
-  const std::vector<std::int64_t>& hits = trial_test_ ? trial_hits_ : hits_;
-  const std::int64_t needed = trial_test_ ? epochs_needed(trial_rows_, alpha_) : needed_;
-  std::vector<bool> out(cells);
-  for (std::size_t k = 0; k < cells; ++k) out[k] = hits[static_cast<std::size_t>(panel) * cells + k] >= needed;
-  return out;
-}
-
-void PngSink::write_erpac(OutputSet& outputs) const {
-  plot::HeatmapGrid grid = plot::erpac_grid(erpac_sums_, erpac_axes_, erpac_needed_, plot::kErpacColumns);
-  grid.title = fmt::format("ERPAC (circular-linear rho across {} epochs) per phase band, mean over {} channel{}",
-                           erpac_epochs_, erpac_rows_, erpac_rows_ == 1 ? "" : "s");
-  grid.subtitle = erpac_rows_ == 1 ? fmt::format("outlined: corrected p (erpac_pvalues) < {:g}", alpha_)
-                                   : fmt::format("outlined: corrected p (erpac_pvalues) < {:g} in at least {} of {} "
-                                                 "channels (binomial test at {:g})",
-                                                 alpha_, erpac_needed_, erpac_rows_, alpha_);
-  if (!grid.x_markers.empty()) grid.subtitle += "; white line: the event, t = 0";
-  add_figure(outputs, erpac_path(path_), plot::render_grid(grid, 360, 180));
-}
-
 void PngSink::finish(const json& /*report*/, OutputSet& outputs) {
-  if (erpac_) write_erpac(outputs);
-  if (!comodulogram_) return;
-  const std::size_t cells = x_centres_.size() * y_centres_.size();
-  // The trial-level test's z when it ran (the statistic its p-values outline), else pac_z or pac.
-  const std::vector<double>& sums = colour_trial_ ? trial_sum_ : sum_;
-  const std::vector<std::int64_t>& counts = colour_trial_ ? trial_count_ : count_;
-  plot::Heatmap map;
-  for (std::size_t k = 0; k < cells; ++k) {
-    double sum = 0;
-    std::int64_t count = 0;
-    for (std::size_t c = 0; c < static_cast<std::size_t>(panels_); ++c) {
-      sum += sums[c * cells + k];
-      count += counts[c * cells + k];
-    }
-    map.values.push_back(count ? sum / static_cast<double>(count) : kNan);
-  }
-  map.x_centres = x_centres_;
-  map.y_centres = y_centres_;
-  map.title = colour_trial_ ? fmt::format("{}, mean over {} {}s", what_, panels_, panel_kind_)
-                            : fmt::format("{}, mean over {}", what_, over_);
-  map.x_label = "phase frequency (Hz)";
-  map.y_label = "amplitude frequency (Hz)";
-  map.colorbar_label = colorbar_;
-  add_figure(outputs, path_, plot::render_heatmap(map));
-  if (!grid_) return;
-
-  plot::HeatmapGrid grid;
-  for (std::int64_t c = 0; c < panels_; ++c) {
-    plot::HeatmapGrid::Panel panel{panel_labels_[static_cast<std::size_t>(c)], {}, significant_cells(c)};
-    for (std::size_t k = 0; k < cells; ++k) {
-      const auto at = static_cast<std::size_t>(c) * cells + k;
-      panel.values.push_back(counts[at] ? sums[at] / static_cast<double>(counts[at]) : kNan);
-    }
-    grid.panels.push_back(std::move(panel));
-  }
-  grid.x_centres = x_centres_;
-  grid.y_centres = y_centres_;
-  const std::int64_t tests = epochs_ * inner_;  // one family-wise test per epoch (and segment)
-  grid.title = colour_trial_ ? fmt::format("z-score of each {}'s mean over {} epochs against epoch permutations",
-                                           panel_kind_, trial_epochs_)
-                             : fmt::format("{} per {}, mean over {} epochs{}", what_, panel_kind_, epochs_,
-                                           inner_ > 1 ? fmt::format(" and {} segments", inner_) : "");
-  const std::string trial_rows = trial_rows_ == inner_ ? "segments" : inner_ > 1 ? "conditions x segments" : "conditions";
-  grid.subtitle = trial_test_
-                      ? fmt::format("outlined: p of the mean over {} epochs ({}, {} epoch permutations) < {:g}{}",
-                                    trial_epochs_, trial_correction_, trial_permutations_, alpha_,
-                                    trial_rows_ > 1 ? fmt::format(" in at least {} of {} {}", epochs_needed(trial_rows_, alpha_),
-                                                                  trial_rows_, trial_rows)
-                                                    : "")
-                  : !significance_ ? "no surrogates ran: no significance outlines"
-                  : tests == 1
-                      ? fmt::format("outlined: family-wise p (max over cells, {} surrogates) < {:g}", surrogates_, alpha_)
-                      : fmt::format("outlined: family-wise p (max over cells, {} surrogates) < {:g} in at least {} of "
-                                    "{} {} (binomial test at {:g})",
-                                    surrogates_, alpha_, needed_, tests, inner_ > 1 ? "epoch-segments" : "epochs",
-                                    alpha_);
-  grid.x_label = map.x_label;
-  grid.y_label = map.y_label;
-  grid.colorbar_label = map.colorbar_label;
-  add_figure(outputs, grid_path(path_), plot::render_grid(grid));
+  for (const Figure& figure : figures())
+    for (const std::filesystem::path& each : in_each_format(figure.file))
+      outputs.add_content(each, figure.drawing.encode(plot::format_of(each), each.string()));
 }
 
 }  // namespace pacflow::stages

@@ -10,9 +10,12 @@
 // so for independent epochs the chance of outlining any cell of an uncoupled channel is at most
 // alpha (with one epoch: p < alpha). When the surrogates stage ran its trial-level test
 // (trial_pvalues: the mean over epochs, corrected across its family's cells), cells are outlined
-// by it instead: trial p < alpha (with segments or conditions, in at least k of them, k as above),
-// and the cells are coloured by the same test's z-score (trial_z: each channel's mean over epochs
-// against its epoch permutations), so colour and outline show one statistic.
+// by it instead: trial p < alpha (with segments, in at least k of them, k as above), and the cells
+// are coloured by the same test's z-score (trial_z: each channel's mean over epochs against its
+// epoch permutations), so colour and outline show one statistic. With two conditions or more the
+// trial-level figures have a panel per condition ("go · mean over 16 channels"; "go · Fz"), each
+// outlined by that condition's own p-values, and STEM_contrast.png draws the contrast of the first
+// two: contrast_z per channel, outlined where contrast_pvalues < alpha.
 // When the erpac stage ran it also writes erpac.png beside PATH
 // (stages/io/png/erpac_plot.hpp); a pipeline with erpac and no mi gets erpac.png only.
 #include <filesystem>
@@ -42,6 +45,8 @@ class PngSink final : public Sink {
   void configured();  // reads formats= (or the path's extension)
   // Where the per-channel grid goes for a plot at `path`: comodulogram.png -> comodulogram_channels.png.
   static std::filesystem::path grid_path(const std::filesystem::path& path);
+  // Where the contrast of two conditions goes: comodulogram.png -> comodulogram_contrast.png.
+  static std::filesystem::path contrast_path(const std::filesystem::path& path);
   // Where the ERPAC plot goes for a plot at `path`: out/pac/comodulogram.png -> out/pac/erpac.png.
   static std::filesystem::path erpac_path(const std::filesystem::path& path);
   // The smallest k with P[Binomial(epochs, alpha) >= k] <= alpha.
@@ -50,13 +55,31 @@ class PngSink final : public Sink {
   // Throws ParamError naming formats= or path= for anything else.
   static std::vector<plot::FigureFormat> parse_formats(const std::string& formats, const std::filesystem::path& path);
 
+  // The figures finish() writes, drawn (valid once every batch and summary is consumed): each with
+  // its file (in the path's format; formats= writes it in each) and what it shows. The report sink
+  // draws its pages from them.
+  struct Figure {
+    std::filesystem::path file;
+    std::string what;
+    plot::Canvas drawing;
+  };
+  std::vector<Figure> figures() const;
+
  private:
   // `file` in every format asked for (its extension replaced), each figure's files together.
   std::vector<std::filesystem::path> in_each_format(const std::filesystem::path& file) const;
-  void add_figure(OutputSet& outputs, const std::filesystem::path& file, const plot::Canvas& figure) const;
-  std::vector<bool> significant_cells(std::int64_t panel) const;
+  plot::Canvas mean_figure() const;
+  plot::Canvas grid_figure() const;
+  plot::Canvas erpac_figure() const;
+  // Outlines of the panel (or condition and panel) at `slot`: group * panels + panel.
+  std::vector<bool> significant_cells(std::size_t slot) const;
+  // The slot of summary row `row` ([conditions][panels][segments] rows).
+  std::size_t summary_slot(std::int64_t row) const;
+  std::string condition_name(std::int64_t group) const;
+  std::string grid_subtitle() const;
+  plot::Canvas contrast_figure() const;
   void plan_erpac(const PlanContext& ctx);
-  void write_erpac(OutputSet& outputs) const;
+  void plan_summaries(const PlanContext& ctx);
   // The panel (channel or pair) of global result row `row`.
   std::size_t panel_of(std::int64_t row) const;
 
@@ -87,11 +110,15 @@ class PngSink final : public Sink {
   std::int64_t trial_epochs_ = 0, trial_permutations_ = 0;  // of the trial-level test, when there is one
   bool trial_test_ = false;          // trial_pvalues is available: it outlines the cells
   std::string trial_correction_;     // "maxstat", "fdr", …
-  std::vector<std::int64_t> trial_hits_;  // [panel][cell]: segments (and conditions) whose trial-level p < alpha
-  std::int64_t trial_rows_ = 1;      // trial-level rows per panel: segments × conditions
+  std::vector<std::int64_t> trial_hits_;  // [condition][panel][cell]: segments whose trial-level p < alpha
+  std::int64_t groups_ = 1;          // conditions of the trial-level rows (1 without conditions)
+  std::vector<std::string> condition_names_;
   bool colour_trial_ = false;        // trial_z is available: it colours the cells instead of pac_z
-  std::vector<double> trial_sum_;    // [panel][cell]: trial_z over segments and conditions, finite values
+  std::vector<double> trial_sum_;    // [condition][panel][cell]: trial_z over segments, finite values
   std::vector<std::int64_t> trial_count_;
+  bool contrast_ = false;            // contrast_z and contrast_pvalues: the contrast figure
+  std::vector<double> contrast_sum_;  // [panel][cell] over segments
+  std::vector<std::int64_t> contrast_count_, contrast_hits_;
   bool comodulogram_ = true;         // pac_z or pac is there (else only erpac.png is drawn)
   bool erpac_ = false;               // the erpac stage ran
   plot::ErpacSums erpac_sums_;

@@ -2,6 +2,7 @@
 // epochs, and outlines where the family-wise p-value beats alpha in enough epochs.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -284,7 +285,9 @@ TEST(PngSink, DrawsErpacPerPhaseBandWithTimeAcrossAndAmplitudeUp) {
           x += plot::kMarkerWidth + 1;
         }
         EXPECT_EQ(image.at(x, y), plot::viridis(strong(p, a, t) ? 1.0 : 0.0)) << "phase " << p << " amp " << a << " t " << t;
-        EXPECT_EQ(image.at(area.x_edge(ix) + 1, y), strong(p, a, t) ? plot::kSignificant : image.at(x, y))
+        // The contour runs along the region's left side only (none between two significant samples).
+        const bool left_side = strong(p, a, t) && !strong(p, a, t - 1);
+        EXPECT_EQ(image.at(area.x_edge(ix) + 1, y), left_side ? plot::kSignificant : image.at(x, y))
             << "outline: phase " << p << " amp " << a << " t " << t;
       }
   }
@@ -303,6 +306,96 @@ TEST(PngSink, PutsTheGridBesideThePlot) {
       EXPECT_EQ(std::string(e.what()), fmt::format("must be from 0 to 1 (both excluded), got {}", json(alpha).dump()));
     }
   }
+}
+
+// With two conditions the trial-level figures get a panel per condition (and channel), each outlined
+// by that condition's own trial_pvalues, and the contrast its own figure, coloured by contrast_z and
+// outlined by contrast_pvalues: one statistic per picture (issue 40).
+TEST(PngSink, ConditionsGetTheirOwnPanelsAndTheContrastItsOwnFigure) {
+  const testing::ScratchDir dir("png_conditions");
+  StreamInfo stream;
+  stream.leading_dims = {4, kChannels};
+  stream.leading_names = {"epochs", "channels"};
+  stream.series_length = 128;
+  stream.sample_rate = 128;
+  stream.labels = {{}, {"Fz", "Cz", "Pz"}};
+  stream.condition_names = {"go", "nogo"};
+  stream.epoch_conditions = {0, 0, 1, 1};
+  PlanContext ctx(stream);
+  ctx.publish(kPhaseCentres, {4.0, 6.0});
+  ctx.publish(kAmplitudeCentres, {60.0, 80.0});
+  ctx.publish(kSurrogateShifts, std::vector<std::int64_t>(19, 1));
+  ctx.publish(kTrialTest, std::string("maxstat"));
+  ctx.declare({"pac_z", {2, 2}, DType::Float32, true, ""});
+  ctx.declare({"pvalues_maxstat", {2, 2}, DType::Float32, true, ""});
+  for (const char* name : {"trial_pvalues", "trial_z", "contrast_z", "contrast_pvalues"}) {
+    const bool per_condition = std::string(name).rfind("trial", 0) == 0;
+    TensorDecl decl{name, {2, 2}, DType::Float32, true, "",
+                    per_condition ? RowLayout{1, 1, {2, kChannels}, {"conditions", "channels"}}
+                                  : RowLayout{1, 1, {kChannels}, {"channels"}}};
+    decl.summary = true;
+    ctx.declare(decl);
+  }
+  const auto sink = make_element<PngSink>({{"path", (dir.path() / "comodulogram.png").string()}});
+  sink->plan(ctx);
+  EXPECT_EQ(sink->output_files().size(), 3u) << "the mean, the grid and the contrast";
+  Batch batch;
+  batch.series_count = 4 * kChannels;
+  std::fill_n(batch.emplace("pac_z", {2, 2}, DType::Float32).values<float>().begin(), 4 * kChannels * kCells, 1.0f);
+  std::fill_n(batch.emplace("pvalues_maxstat", {2, 2}, DType::Float32).values<float>().begin(), 4 * kChannels * kCells,
+              1.0f);
+  sink->consume(batch);
+  Batch summary;
+  const auto fill = [&](const char* name, std::int64_t rows, const std::function<float(std::int64_t, std::int64_t)>& f) {
+    auto v = summary.emplace_rows(name, rows, {2, 2}, DType::Float32).values<float>();
+    for (std::int64_t r = 0; r < rows; ++r)
+      for (std::int64_t k = 0; k < kCells; ++k) v[static_cast<std::size_t>(r * kCells + k)] = f(r, k);
+  };
+  // Rows [condition][channel]: go's Cz beats alpha at cell 1; the contrast at Pz, cell 2.
+  fill("trial_pvalues", 2 * kChannels, [](std::int64_t r, std::int64_t k) { return r == 1 && k == 1 ? 0.01f : 0.5f; });
+  fill("trial_z", 2 * kChannels, [](std::int64_t r, std::int64_t k) { return static_cast<float>(r * kCells + k); });
+  fill("contrast_pvalues", kChannels, [](std::int64_t r, std::int64_t k) { return r == 2 && k == 2 ? 0.001f : 0.7f; });
+  fill("contrast_z", kChannels, [](std::int64_t r, std::int64_t k) { return static_cast<float>(k - r); });
+  sink->consume_summary(summary);
+  const std::vector<PngSink::Figure> figures = sink->figures();
+  ASSERT_EQ(figures.size(), 3u);
+  EXPECT_EQ(figures[2].file, PngSink::contrast_path(dir.path() / "comodulogram.png"));
+  const auto texts = [](const plot::Canvas& c) {
+    std::vector<std::string> out;
+    for (const plot::Label& l : c.labels()) out.push_back(l.text);
+    return out;
+  };
+  const auto has = [&](const plot::Canvas& c, const std::string& text) {
+    const std::vector<std::string> all = texts(c);
+    return std::find(all.begin(), all.end(), text) != all.end();
+  };
+  EXPECT_TRUE(has(figures[0].drawing, "go · mean over 3 channels"));
+  EXPECT_TRUE(has(figures[0].drawing, "nogo · mean over 3 channels"));
+  for (const char* panel : {"go · Fz", "go · Cz", "go · Pz", "nogo · Fz", "nogo · Cz", "nogo · Pz"})
+    EXPECT_TRUE(has(figures[1].drawing, panel)) << panel;
+  EXPECT_TRUE(has(figures[2].drawing, "z-score of the contrast go minus nogo per channel (contrast_z)"));
+  EXPECT_TRUE(has(figures[2].drawing, "outlined: contrast_pvalues < 0.05"));
+  // Outlines: only go's Cz in the grid, only Pz in the contrast; found by their colour inside each panel.
+  const auto outlined_panels = [](const plot::Canvas& figure, std::size_t panels) {
+    plot::HeatmapGrid shape;
+    shape.x_centres = {4.0, 6.0};
+    shape.y_centres = {60.0, 80.0};
+    shape.title = shape.subtitle = "x";
+    shape.panels.assign(panels, {"", std::vector<double>(4, 0.0), {}});
+    const plot::GridLayout layout = plot::layout_grid(shape);
+    const plot::Image image = figure.rasterise();
+    std::vector<std::size_t> out;
+    for (std::size_t p = 0; p < panels; ++p) {
+      const auto& box = layout.panels[p];
+      bool framed = false;
+      for (int y = box.y0; y < box.y1; ++y)
+        for (int x = box.x0; x < box.x1; ++x) framed = framed || image.at(x, y) == plot::kSignificant;
+      if (framed) out.push_back(p);
+    }
+    return out;
+  };
+  EXPECT_EQ(outlined_panels(figures[1].drawing, 6), std::vector<std::size_t>{1});
+  EXPECT_EQ(outlined_panels(figures[2].drawing, 3), std::vector<std::size_t>{2});
 }
 
 // formats= names the figure formats; without it the path's extension does; anything else is named.
