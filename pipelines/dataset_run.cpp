@@ -20,6 +20,7 @@
 #include "pipelines/dataset_checkpoint.hpp"
 #include "pipelines/dataset_table.hpp"
 #include "pipelines/group/group_figure.hpp"
+#include "pipelines/report/dataset_page.hpp"
 #include "stages/io/png/png_sink.hpp"
 #include "pipelines/group/group_summary.hpp"
 #include "pipelines/manifest_table.hpp"
@@ -342,12 +343,14 @@ class DatasetRun {
       const std::string description = bids::derivative_description(table_, plan_);
       for (const fs::path& root : pipeline_.output_folders()) outputs().add_content(root / "dataset_description.json", description);
     }
+    std::optional<group::GroupOutcome> outcome;
     if (collects_ && stacked_) {
-      if (const std::optional<group::GroupOutcome> outcome = group_.finish(*stacked_, report))
-        add_group_figures(*outcome);
+      outcome = group_.finish(*stacked_, report);
+      if (outcome) add_group_figures(*outcome);
       stacked_->finish(stacked_attributes(plan_, facts_json(first_facts_)), outputs());
       report.stacked = stacked_path_;
     }
+    if (collects_) add_dataset_pages(report, outcome ? &*outcome : nullptr);
     if (before_commit_) before_commit_(report, outputs());
     if (checkpoint_) report.checkpoint = DatasetReport::Resumed{checkpoint_->dir(), resumed_};
     if (!options_.commit_into) {
@@ -408,16 +411,50 @@ class DatasetRun {
     return places;
   }
 
-  void add_group_figures(const group::GroupOutcome& outcome) {
+  group::FigureAxes group_figure_axes() const {
     const auto centres = [&](const PlanFact<std::vector<double>>& fact) {
       return first_facts_.study.value(fact.name, json::array()).get<std::vector<double>>();
     };
-    const group::FigureAxes axes{centres(stages::kPhaseCentres), centres(stages::kAmplitudeCentres),
-                                 first_facts_.channel_names, first_facts_.condition_names, first_times_};
+    return {centres(stages::kPhaseCentres), centres(stages::kAmplitudeCentres), first_facts_.channel_names,
+            first_facts_.condition_names, first_times_};
+  }
+
+  void add_group_figures(const group::GroupOutcome& outcome) {
+    const group::FigureAxes axes = group_figure_axes();
     for (const FigurePlace& place : group_figure_places())
       for (group::Figure& f : group::group_figures(outcome, axes, static_cast<std::int64_t>(group_.subjects()),
                                                    place.alpha, place.folder, place.formats))
         outputs().add_content(f.file, f.bytes);
+  }
+
+  // The dataset's report pages: each report sink's own path, with its alpha (the recordings' pages
+  // lie one folder deeper, DIR/id/NAME).
+  std::vector<std::pair<fs::path, double>> report_page_places() const {
+    std::vector<std::pair<fs::path, double>> places;
+    for_each_output(pipeline_.elements(), pipeline_.registry(), [&](const ElementSpec& e, const ParamSpec& spec, const fs::path& path) {
+      if (e.kind != ElementKind::Sink || e.name != "report" || spec.name != "path") return;
+      places.emplace_back(path, Params(e.params, pipeline_.registry().find(ElementKind::Sink, "report")->params).number("alpha"));
+    });
+    return places;
+  }
+
+  void add_dataset_pages(const DatasetReport& report, const group::GroupOutcome* outcome) {
+    for (const auto& [path, alpha] : report_page_places()) {
+      report::DatasetPage page{report.dataset, {}, report.group, {}, report.warnings};
+      for (const DatasetReport::Recording& r : report.recordings)
+        page.recordings.push_back({r.id, (fs::path(r.id) / path.filename()).string(),
+                                   r.from_checkpoint ? "taken from the checkpoint"
+                                   : r.series        ? fmt::format("rank {}, {} series, {:.2f} s", r.rank, *r.series, r.wall_s)
+                                                     : fmt::format("rank {}", r.rank)});
+      if (outcome)
+        for (group::Figure& f : group::group_figures(*outcome, group_figure_axes(),
+                                                     static_cast<std::int64_t>(group_.subjects()), alpha,
+                                                     path.parent_path(), {plot::FigureFormat::kSvg}))
+          page.group_figures.push_back({"the group test's t per channel, its significant clusters outlined (" +
+                                            f.file.stem().string() + ")",
+                                        fs::path(f.file).replace_extension(".png").filename().string(), std::move(f.bytes)});
+      outputs().add_content(path, report::dataset_page_html(page));
+    }
   }
 
   // The files the dataset names itself (a BIDS derivative's description and sidecars, the group
@@ -425,6 +462,8 @@ class DatasetRun {
   // pacflow keeps, or one of the run's inputs (the .pipe file, the table, a recording).
   void check_own_targets() const {
     std::vector<OutputPath> own;
+    if (collects_)
+      for (const auto& place : report_page_places()) own.push_back({place.first, "the dataset's report page"});
     if (collects_ && !stacked_path_.empty())
       for (const auto& place : group_figure_places())
         for (const std::string& name : group::group_figure_names(place.formats))

@@ -17,7 +17,7 @@
 #include "python/bindings/numpy_arrays.hpp"
 #include "python/bindings/request.hpp"
 #include "python/bindings/waiting_run.hpp"
-#include "stages/builtin.hpp"
+#include "pipelines/app/registry.hpp"
 #include "stages/common/lanes.hpp"
 
 namespace py = pybind11;
@@ -94,7 +94,7 @@ std::string shard(const std::string& request_text, const std::string& shard_text
   RunOptions options = request_options(request);
   options.provenance = collect_provenance(command, simd::simd_width());
   const json report = run_while_python_waits(
-      [&](const RunOptions& o) { return app::to_json(app::run_shard(spec, share, o, stages::builtin_registry()).report); },
+      [&](const RunOptions& o) { return app::to_json(app::run_shard(spec, share, o, app::registry()).report); },
       std::move(options), progress);
   return json_text(report, -1);
 }
@@ -107,7 +107,7 @@ std::string merge(const std::string& out, const std::vector<std::string>& dirs, 
   options.provenance = collect_provenance(command, simd::simd_width());
   const json report = run_while_python_waits(
       [&](const RunOptions& o) {
-        return app::to_json(app::merge_shards({dirs.begin(), dirs.end()}, out, o, stages::builtin_registry()).report);
+        return app::to_json(app::merge_shards({dirs.begin(), dirs.end()}, out, o, app::registry()).report);
       },
       std::move(options), progress);
   return json_text(report, -1);
@@ -179,7 +179,7 @@ std::string elements() {
                       {"doc", p.doc}});
     return list;
   };
-  for (const ElementInfo& info : stages::builtin_registry().all())
+  for (const ElementInfo& info : app::registry().all())
     out.push_back({{"kind", kind_name(info.kind)}, {"name", info.name}, {"summary", info.summary},
                    {"params", params_of(info.params)}});
   return json_text(json{{"elements", out}, {"placement", params_of(placement_params())}}, -1);
@@ -188,7 +188,7 @@ std::string elements() {
 // Throws the engine's InputError (ValueError) when no element of `kind` is called `name`, with a
 // spelling suggestion, as Pipeline::add does.
 void check_element(const std::string& kind, const std::string& name) {
-  Pipeline pipeline(stages::builtin_registry());
+  Pipeline pipeline(app::registry());
   pipeline.add({kind == "source" ? ElementKind::Source : kind == "sink" ? ElementKind::Sink : ElementKind::Stage, name,
                 json::object(), {}, {}});
 }

@@ -3,7 +3,7 @@
 #include <fmt/format.h>
 
 #include "pipelines/app/job_spec.hpp"
-#include "stages/builtin.hpp"
+#include "pipelines/app/registry.hpp"
 #include "stages/io/memory/memory_source.hpp"
 
 namespace pacflow::python {
@@ -26,7 +26,7 @@ std::string text_or_empty(const json& request, const char* key) {
 
 Registry request_registry(std::shared_ptr<const stages::HostArray> input,
                           std::shared_ptr<stages::ResultArrays> results) {
-  Registry registry = stages::builtin_registry();
+  Registry registry = app::registry();
   if (input) registry.add(stages::MemorySource::info(std::move(input)));
   registry.add(stages::MemorySink::info(std::move(results)));
   return registry;

@@ -11,6 +11,7 @@ inline constexpr const char* kFilteredAmp = "filtered_amp";    // bandpass: [n_a
 inline constexpr const char* kPhase = "phase";                 // hilbert, given_bands: [n_pha][T]
 inline constexpr const char* kAmplitude = "amplitude";         // hilbert, given_bands: [n_amp][T]
 inline constexpr const char* kEnvelopePhase = "envelope_phase";  // envelope_phase: [n_pha][n_amp][T]
+inline constexpr const char* kPhaseWaveform = "phase_waveform";  // waveform: [n_pha][bins], the signal by phase
 inline constexpr const char* kPac = "pac";                     // mi: [n_pha][n_amp]
 inline constexpr const char* kPacZ = "pac_z";                  // surrogates: [n_pha][n_amp]
 inline constexpr const char* kSurrogateMean = "surrogate_mean";

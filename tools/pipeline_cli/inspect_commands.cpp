@@ -11,7 +11,7 @@
 #include "engine/api/plan_report.hpp"
 #include "engine/plan/run_time_estimate.hpp"
 #include "pipelines/app/job.hpp"
-#include "stages/builtin.hpp"
+#include "pipelines/app/registry.hpp"
 #include "stages/common/lanes.hpp"
 #include "tools/pipeline_cli/exit_codes.hpp"
 #include "tools/pipeline_cli/warnings.hpp"
@@ -107,7 +107,7 @@ void print_params(const std::vector<ParamSpec>& params) {
 }  // namespace
 
 int validate_command(const app::JobSpec& spec, const ValidateFlags& flags) {
-  const app::Job job = app::load_job(spec, stages::builtin_registry());
+  const app::Job job = app::load_job(spec, app::registry());
   RunOptions options = app::run_options(spec);
   options.rates = measured_rates(simd::simd_width());
   if (!spec.sim_model.empty()) options.rates.accelerator = options.sim_model;
@@ -122,7 +122,7 @@ int validate_command(const app::JobSpec& spec, const ValidateFlags& flags) {
 }
 
 int graph_command(const app::JobSpec& spec, const std::string& output) {
-  const Pipeline pipeline = app::load_pipeline(spec, stages::builtin_registry());
+  const Pipeline pipeline = app::load_pipeline(spec, app::registry());
   const std::string dot = pipeline.graph(app::run_options(spec));
   if (output.empty())
     fmt::print("{}", dot);
@@ -140,7 +140,7 @@ int devices_command() {
 
 // Every element, or only those called `name` (a source and a sink may share one: npy, hdf5).
 int stages_command(const std::string& name) {
-  const Registry& registry = stages::builtin_registry();
+  const Registry& registry = app::registry();
   if (!name.empty() && std::none_of(registry.all().begin(), registry.all().end(),
                                     [&](const ElementInfo& info) { return info.name == name; })) {
     std::vector<std::string> names;

@@ -9,7 +9,7 @@
 
 #include "engine/io/provenance.hpp"
 #include "pipelines/app/runners.hpp"
-#include "stages/builtin.hpp"
+#include "pipelines/app/registry.hpp"
 #include "stages/common/lanes.hpp"
 #include "tools/pipeline_cli/exit_codes.hpp"
 #include "tools/pipeline_cli/interrupts.hpp"
@@ -141,7 +141,7 @@ int run_dataset_here(const app::Job& job, RunOptions& options, bool quiet, const
 int run_here(const app::JobSpec& spec, bool quiet, const std::vector<std::string>& command_line,
              const InterruptWatch& interrupts, Ranks* ranks) {
   const bool root = !ranks || ranks->link().rank() == 0;
-  const app::Job job = app::load_job(spec, stages::builtin_registry());
+  const app::Job job = app::load_job(spec, app::registry());
   RunOptions options = cli_run_options(spec, interrupts, command_line);
   if (ranks) options.ranks = &ranks->link();
   ProgressLine progress;
@@ -182,7 +182,7 @@ int shard_command(const app::JobSpec& spec, const RunFlags& flags, const std::ve
                      "mpirun gives, without --shard)");
   app::ShardRun run;
   try {
-    run = app::run_shard(spec, shard, cli_run_options(spec, interrupts, command_line), stages::builtin_registry());
+    run = app::run_shard(spec, shard, cli_run_options(spec, interrupts, command_line), app::registry());
   } catch (const RunCancelled& stop) {
     return interrupted(interrupts, stop, "");
   }
@@ -223,7 +223,7 @@ int merge_command(const std::string& out, const std::vector<std::string>& shard_
   options.provenance = collect_provenance(command_line, simd::simd_width());
   app::MergeRun merged;
   try {
-    merged = app::merge_shards({shard_dirs.begin(), shard_dirs.end()}, out, options, stages::builtin_registry());
+    merged = app::merge_shards({shard_dirs.begin(), shard_dirs.end()}, out, options, app::registry());
   } catch (const RunCancelled& stop) {
     return interrupted(interrupts, stop, "");
   }
