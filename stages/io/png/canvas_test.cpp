@@ -87,7 +87,7 @@ TEST(FigureLayout, NoLabelOverlapsAnotherOrLeavesTheFigure) {
   for (int t = 0; t < 500; ++t) axes.times_s.push_back(-0.5 + t / 500.0);
   for (int a = 0; a < 20; ++a) axes.amp_centres_hz.push_back(40 + 5 * a);
   HeatmapGrid erpac = erpac_grid(sums, axes, 1, kErpacColumns);
-  erpac.title = "ERPAC (circular-linear rho across 200 epochs) per phase band, mean over 64 channels";
+  erpac.title = "ERPAC (circular-linear ρ across 200 epochs) per phase band, mean over 64 channels";
   erpac.subtitle = "outlined: corrected p (erpac_pvalues) < 0.05 in at least 7 of 64 channels; white line: the event, t = 0";
   expect_readable(render_grid(erpac, 360, 180), "erpac");
 }

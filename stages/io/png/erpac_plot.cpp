@@ -72,7 +72,7 @@ HeatmapGrid erpac_grid(const ErpacSums& sums, const ErpacAxes& axes, std::int64_
   if (axes.times_s.front() < 0 && axes.times_s.back() > 0) grid.x_markers = {0.0};
   grid.x_label = "time (s)";
   grid.y_label = "amplitude frequency (Hz)";
-  grid.colorbar_label = "ERPAC rho";
+  grid.colorbar_label = "ERPAC ρ";
   return grid;
 }
 

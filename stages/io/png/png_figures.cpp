@@ -81,7 +81,8 @@ plot::Canvas PngSink::mean_figure() const {
       grid.panels.push_back({condition_name(g) + " · " + over, maps[static_cast<std::size_t>(g)], {}});
     grid.x_centres = x_centres_;
     grid.y_centres = y_centres_;
-    grid.title = what_ + ", per condition";
+    grid.title = fmt::format("z-score of the mean over each condition's epochs ({} in all) against epoch permutations",
+                             trial_epochs_);
     grid.x_label = "phase frequency (Hz)";
     grid.y_label = "amplitude frequency (Hz)";
     grid.colorbar_label = colorbar_;
@@ -101,7 +102,8 @@ plot::Canvas PngSink::mean_figure() const {
 std::string PngSink::grid_subtitle() const {
   const std::int64_t tests = epochs_ * inner_;  // one family-wise test per epoch (and segment)
   if (trial_test_)
-    return fmt::format("outlined: p of the mean over {} epochs ({}, {} epoch permutations) < {:g}{}", trial_epochs_,
+    return fmt::format("outlined: p of the mean over {} ({}, {} epoch permutations) < {:g}{}",
+                       groups_ > 1 ? std::string("each condition's epochs") : fmt::format("{} epochs", trial_epochs_),
                        trial_correction_, trial_permutations_, alpha_,
                        inner_ > 1 ? fmt::format(" in at least {} of {} segments", epochs_needed(inner_, alpha_), inner_)
                                   : "");
@@ -127,8 +129,10 @@ plot::Canvas PngSink::grid_figure() const {
     }
   grid.x_centres = x_centres_;
   grid.y_centres = y_centres_;
-  grid.title = colour_trial_ ? fmt::format("z-score of each {}'s mean over {} epochs{} against epoch permutations",
-                                           panel_kind_, trial_epochs_, groups > 1 ? " of each condition" : "")
+  grid.title = colour_trial_ ? (groups > 1 ? fmt::format("z-score of each {}'s mean over each condition's epochs ({} in "
+                                                         "all) against epoch permutations", panel_kind_, trial_epochs_)
+                                          : fmt::format("z-score of each {}'s mean over {} epochs against epoch "
+                                                        "permutations", panel_kind_, trial_epochs_))
                              : fmt::format("{} per {}, mean over {} epochs{}", what_, panel_kind_, epochs_,
                                            inner_ > 1 ? fmt::format(" and {} segments", inner_) : "");
   grid.subtitle = grid_subtitle();
@@ -162,7 +166,7 @@ plot::Canvas PngSink::contrast_figure() const {
 
 plot::Canvas PngSink::erpac_figure() const {
   plot::HeatmapGrid grid = plot::erpac_grid(erpac_sums_, erpac_axes_, erpac_needed_, plot::kErpacColumns);
-  grid.title = fmt::format("ERPAC (circular-linear rho across {} epochs) per phase band, mean over {} channel{}",
+  grid.title = fmt::format("ERPAC (circular-linear ρ across {} epochs) per phase band, mean over {} channel{}",
                            erpac_epochs_, erpac_rows_, erpac_rows_ == 1 ? "" : "s");
   grid.subtitle = erpac_rows_ == 1 ? fmt::format("outlined: corrected p (erpac_pvalues) < {:g}", alpha_)
                                    : fmt::format("outlined: corrected p (erpac_pvalues) < {:g} in at least {} of {} "
