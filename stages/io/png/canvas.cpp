@@ -229,16 +229,23 @@ namespace {
 double aligned(double pos, double extent, Align a) {
   return a == Align::kStart ? pos : a == Align::kCentre ? pos - extent / 2 : pos - extent;
 }
+
+// Sets the text's font and colour on `cr` and measures it there.
+cairo_text_extents_t prepared_text(cairo_t* cr, const std::string& text, double size) {
+  set_font(cr, size);
+  set_colour(cr, kBlack);
+  cairo_text_extents_t extents{};
+  cairo_text_extents(cr, text.c_str(), &extents);
+  return extents;
+}
+
 }  // namespace
 
 void Canvas::text(std::string_view text, double x, double y, Align ax, Align ay, double size) {
   if (text.empty()) return;
   cairo_t* cr = drawing_->cr.get();
-  set_font(cr, size);
-  set_colour(cr, kBlack);
   const std::string s(text);
-  cairo_text_extents_t extents{};
-  cairo_text_extents(cr, s.c_str(), &extents);
+  const cairo_text_extents_t extents = prepared_text(cr, s, size);
   const double cap = cap_height(size);
   const double left = aligned(x, extents.x_advance, ax), baseline = aligned(y, cap, ay) + cap;
   cairo_move_to(cr, left, baseline);
@@ -251,11 +258,8 @@ void Canvas::text(std::string_view text, double x, double y, Align ax, Align ay,
 void Canvas::vertical_text(std::string_view text, double x_left, double y_centre, double size) {
   if (text.empty()) return;
   cairo_t* cr = drawing_->cr.get();
-  set_font(cr, size);
-  set_colour(cr, kBlack);
   const std::string s(text);
-  cairo_text_extents_t extents{};
-  cairo_text_extents(cr, s.c_str(), &extents);
+  const cairo_text_extents_t extents = prepared_text(cr, s, size);
   const double baseline = x_left + cap_height(size), start = y_centre + extents.x_advance / 2;
   // Text space (u, v) lands at (baseline + v, start - u).
   labels_.push_back({s, baseline + extents.y_bearing, start - extents.x_bearing - extents.width,
