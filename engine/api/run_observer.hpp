@@ -17,14 +17,15 @@ namespace pacflow {
 struct ElementWork {
   ElementKind kind;
   std::size_t position;  // among the elements of its kind (the source is 0)
-  std::int64_t batch;
+  std::int64_t batch;    // -1: a run summary's finish, after the last batch
   std::chrono::steady_clock::time_point start, end;
+  bool summary = false;  // the stage's run summary (its trial-level test) worked, not the stage
 };
 
 // One span of the run's timeline.
 struct Span {
   static constexpr int kThisThread = -1;
-  const char* kind;  // "source", "stage", "sink", "copy"
+  const char* kind;  // "source", "stage", "summary", "sink", "copy"
   std::string_view label;
   std::string_view device;
   std::int64_t batch, series;

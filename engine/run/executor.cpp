@@ -57,12 +57,25 @@ double seconds_since(Clock::time_point start) {
 struct NamedSummary {
   std::string stage;
   std::unique_ptr<RunSummary> summary;
+  std::size_t position = 0;  // the stage's, for its timing line
+
+  // Runs `work` (the summary's add or finish) and reports it: its own line in the timings and the trace.
+  template <class Work>
+  void timed(RunObserver& observer, const Batch& batch, Work&& work) {
+    const Clock::time_point start = Clock::now();
+    guarded("stage", stage, batch.index, std::forward<Work>(work));
+    const Clock::time_point end = Clock::now();
+    observer.on_work({ElementKind::Stage, position, batch.index, start, end, true});
+    if (observer.wants_spans())
+      observer.on_span({"summary", stage, "cpu", batch.index, batch.series_count, Span::kThisThread, start, end});
+  }
 };
 
 std::vector<NamedSummary> make_summaries(const detail::BuiltPipeline& built) {
   std::vector<NamedSummary> summaries;
-  for (const auto& stage : built.stages)
-    if (auto summary = stage.stage->make_summary()) summaries.push_back({stage.name, std::move(summary)});
+  for (std::size_t i = 0; i < built.stages.size(); ++i)
+    if (auto summary = built.stages[i].stage->make_summary())
+      summaries.push_back({built.stages[i].name, std::move(summary), i});
   return summaries;
 }
 
@@ -178,7 +191,7 @@ void deliver_batch(Batch& batch, const detail::BuiltPipeline& built, std::vector
                    RunObserver& observer) {
   if (!built.stream.excluded_series.empty())
     detail::mask_excluded_rows(batch, built.masked, built.stream.excluded_series);
-  for (auto& s : summaries) guarded("stage", s.stage, batch.index, [&] { s.summary->add(batch); });
+  for (auto& s : summaries) s.timed(observer, batch, [&] { s.summary->add(batch); });
   for (std::size_t s = 0; s < built.sinks.size(); ++s) {
     const Clock::time_point start = Clock::now();
     guarded("sink", built.sinks[s].name, batch.index, [&] { built.sinks[s].sink->consume(batch); });
@@ -232,13 +245,16 @@ json rank_plan(const Plan& plan, const std::vector<detail::Segment>& segments) {
 
 // After the last batch, each run summary makes its tensors, which every sink receives.
 void finish_summaries(const detail::BuiltPipeline& built, std::vector<NamedSummary>& summaries, std::int64_t index,
-                      const std::stop_token& stop) {
+                      const std::stop_token& stop, RunObserver& observer) {
   if (summaries.empty()) return;
   Batch summary;
   summary.stop = stop;  // a summary's finish() may be long (a million permutations): it checks
   summary.index = index;
   summary.series_count = built.stream.series_count();
-  for (auto& s : summaries) guarded("stage", s.stage, -1, [&] { s.summary->finish(summary); });
+  Batch finishing;  // its index (-1) and series name the finish in the timings and the trace
+  finishing.index = -1;
+  finishing.series_count = summary.series_count;
+  for (auto& s : summaries) s.timed(observer, finishing, [&] { s.summary->finish(summary); });
   for (auto& sink : built.sinks) guarded("sink", sink.name, -1, [&] { sink.sink->consume_summary(summary); });
 }
 
@@ -396,7 +412,7 @@ RunReport execute(PreparedRun& run, const RunOptions& options) {
     if (graph.delivered() != graph.batches())
       throw std::logic_error(fmt::format("engine delivered {} of {} batches", graph.delivered(), graph.batches()));
     if (merge) merge->finish();
-    finish_summaries(built, run.summaries, run.segments.front().batch_count, options.stop);
+    finish_summaries(built, run.summaries, run.segments.front().batch_count, options.stop, observers);
   } catch (...) {
     for (auto& sink : built.sinks) sink.sink->abort();
     // Whatever surfaced while the run was stopping (a stage's RunCancelled, a batch cut short), the

@@ -18,7 +18,7 @@ json timing_row(const char* kind, const std::string& name, const StageTiming& t)
 }  // namespace
 
 Timings::Timings(const BuiltPipeline& built)
-    : built_(built), timings_(std::make_unique<StageTiming[]>(1 + built.stages.size() + built.sinks.size())) {}
+    : built_(built), timings_(std::make_unique<StageTiming[]>(1 + 2 * built.stages.size() + built.sinks.size())) {}
 
 StageTiming& Timings::of(ElementKind kind, std::size_t position) {
   switch (kind) {
@@ -30,9 +30,14 @@ StageTiming& Timings::of(ElementKind kind, std::size_t position) {
 }
 
 void Timings::on_work(const ElementWork& w) {
-  StageTiming& t = of(w.kind, w.position);
-  t.nanoseconds += std::chrono::duration_cast<std::chrono::nanoseconds>(w.end - w.start).count();
-  ++t.batches;
+  StageTiming& t = w.summary ? timings_[1 + built_.stages.size() + built_.sinks.size() + w.position]
+                             : of(w.kind, w.position);
+  const auto nanoseconds = std::chrono::duration_cast<std::chrono::nanoseconds>(w.end - w.start).count();
+  t.nanoseconds += nanoseconds;
+  if (w.batch < 0)
+    t.finish_nanoseconds += nanoseconds;
+  else
+    ++t.batches;
 }
 
 void Timings::on_device_time(std::size_t stage, double seconds) {
@@ -46,6 +51,16 @@ json Timings::report() const {
     rows.push_back(timing_row("stage", built_.stages[i].name, timings_[1 + i]));
   for (std::size_t i = 0; i < built_.sinks.size(); ++i)
     rows.push_back(timing_row("sink", built_.sinks[i].name, timings_[1 + built_.stages.size() + i]));
+  for (std::size_t i = 0; i < built_.stages.size(); ++i) {
+    const StageTiming& t = timings_[1 + built_.stages.size() + built_.sinks.size() + i];
+    if (t.nanoseconds.load() == 0 && t.batches.load() == 0) continue;  // the stage has no run summary
+    json row = timing_row("summary", built_.stages[i].name, t);
+    const double finish = static_cast<double>(t.finish_nanoseconds.load()) * 1e-9;
+    const auto n = t.batches.load();  // the mean per batch counts the additions, not the finish
+    row["mean_ms_per_batch"] = n ? 1e3 * (row["busy_s"].get<double>() - finish) / static_cast<double>(n) : 0.0;
+    row["finish_s"] = finish;
+    rows.push_back(std::move(row));
+  }
   return rows;
 }
 

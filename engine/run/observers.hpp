@@ -21,6 +21,7 @@ struct StageTiming {
   std::atomic<std::int64_t> nanoseconds{0};
   std::atomic<std::int64_t> gpu_nanoseconds{0};  // kernel time on GPUs (between events)
   std::atomic<std::int64_t> batches{0};
+  std::atomic<std::int64_t> finish_nanoseconds{0};  // a run summary's finish (within nanoseconds)
 };
 
 class Timings final : public RunObserver {
@@ -28,14 +29,16 @@ class Timings final : public RunObserver {
   explicit Timings(const BuiltPipeline& built);
   void on_work(const ElementWork& w) override;
   void on_device_time(std::size_t stage, double seconds) override;
-  // One row per element, source first: kind, name, batches, busy_s, mean_ms_per_batch, gpu_kernel_s.
+  // One row per element, source first: kind, name, batches, busy_s, mean_ms_per_batch, gpu_kernel_s;
+  // then one per stage whose run summary worked (kind "summary": its batches' additions and its
+  // finish, finish_s of busy_s).
   json report() const;
 
  private:
   StageTiming& of(ElementKind kind, std::size_t position);
 
   const BuiltPipeline& built_;
-  std::unique_ptr<StageTiming[]> timings_;  // source, stages, sinks (atomics: neither copied nor moved)
+  std::unique_ptr<StageTiming[]> timings_;  // source, stages, sinks, stages' summaries (atomics: never moved)
 };
 
 class TraceSpans final : public RunObserver {

@@ -17,12 +17,18 @@ WaveformShape::WaveformShape(std::int64_t channels, std::int64_t bands, std::int
   re_.assign(count_.size() * static_cast<std::size_t>(harmonics_), 0.0);
   im_.assign(re_.size(), 0.0);
   power_.assign(re_.size(), 0.0);
+  const double width = 2 * std::numbers::pi / static_cast<double>(bins_);
+  for (std::int64_t k = 1; k <= harmonics_; ++k)
+    for (std::int64_t b = 0; b < bins_; ++b) {
+      const double theta = -std::numbers::pi + (static_cast<double>(b) + 0.5) * width;
+      cos_.push_back(std::cos(static_cast<double>(k) * theta));
+      sin_.push_back(std::sin(static_cast<double>(k) * theta));
+    }
 }
 
 void WaveformShape::add(std::int64_t channel, std::span<const float> waveforms) {
   if (static_cast<std::int64_t>(waveforms.size()) != bands_ * bins_ || channel < 0 || channel >= channels_)
     throw std::invalid_argument("WaveformShape::add: not one series' waveforms");
-  const double width = 2 * std::numbers::pi / static_cast<double>(bins_);
   for (std::int64_t band = 0; band < bands_; ++band) {
     const float* w = waveforms.data() + band * bins_;
     bool whole = true;
@@ -32,10 +38,10 @@ void WaveformShape::add(std::int64_t channel, std::span<const float> waveforms) 
     ++count_[cell];
     for (std::int64_t k = 1; k <= harmonics_; ++k) {
       double re = 0, im = 0;
+      const std::size_t row = static_cast<std::size_t>((k - 1) * bins_);
       for (std::int64_t b = 0; b < bins_; ++b) {
-        const double theta = -std::numbers::pi + (static_cast<double>(b) + 0.5) * width;
-        re += w[b] * std::cos(static_cast<double>(k) * theta);
-        im -= w[b] * std::sin(static_cast<double>(k) * theta);
+        re += w[b] * cos_[row + static_cast<std::size_t>(b)];
+        im -= w[b] * sin_[row + static_cast<std::size_t>(b)];
       }
       re /= static_cast<double>(bins_);
       im /= static_cast<double>(bins_);

@@ -53,6 +53,7 @@ class WaveformShape {
   // Per (channel, band): epochs added, and per harmonic the sums of Re c, Im c and |c|^2.
   std::vector<std::int64_t> count_;
   std::vector<double> re_, im_, power_;
+  std::vector<double> cos_, sin_;  // [harmonic][bin]: cos and sin of k times the bin's centre
   // Harmonic k's mean power |C_k|^2 and the scatter's share of it, var(c_k) / S, for (channel, band).
   std::pair<double, double> power_and_noise(std::size_t cell, std::int64_t k) const;
 };

@@ -1,5 +1,6 @@
 // pipeline_cli as a user meets it: exit codes, messages that point at the culprit, and outputs
 // that are either complete or untouched.
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <fmt/format.h>
@@ -373,6 +374,37 @@ TEST(Cli, ResultJsonRecordsInputBandsParametersPlacementAndTimings) {
     EXPECT_GE(s["busy_s"].get<double>(), 0.0);
   }
   EXPECT_EQ(r["outputs"]["pac_z.npy"]["shape"], json::parse("[2, 3, 3, 2]"));
+}
+
+// The trial-level test's own time (issue 42): a "summary" line in result.json's timings (its additions
+// per batch and its finish) and spans of its own in the trace; none without the test.
+TEST(Cli, TheTrialLevelTestsTimeIsALineOfItsOwnInTheTimingsAndTheTrace) {
+  const testing::ScratchDir dir("cli_summary_time");
+  const std::string pipe = "source synthetic fs=256 epochs=6 channels=2 seconds=2 seed=1\n"
+                           "stage bandpass pha=4:12:3 amp=60:100:2\nstage hilbert\nstage mi\n"
+                           "stage surrogates n=30 seed=3 min_shift=0.25s";
+  dir.write("with.pipe", pipe + "\nsink npy dir=with\n");
+  dir.write("without.pipe", pipe + " trials=none\nsink npy dir=without\n");
+  ASSERT_EQ(testing::run_cli("run with.pipe -q --trace with/trace.json", dir.path()).exit_code, 0);
+  ASSERT_EQ(testing::run_cli("run without.pipe -q", dir.path()).exit_code, 0);
+  const auto run_of = [&](const char* folder) {
+    std::ifstream in(dir / folder / "result.json");
+    return json::parse(in)["run"];
+  };
+  const json with = run_of("with")["stages"];
+  const auto batches = run_of("with")["batches"].get<std::int64_t>();
+  const auto summary = std::find_if(with.begin(), with.end(), [](const json& row) { return row["kind"] == "summary"; });
+  ASSERT_NE(summary, with.end()) << with.dump();
+  EXPECT_EQ((*summary)["name"], "surrogates");
+  EXPECT_EQ((*summary)["batches"], batches) << "one addition per batch";
+  EXPECT_GT((*summary)["finish_s"].get<double>(), 0.0);
+  EXPECT_LE((*summary)["finish_s"].get<double>(), (*summary)["busy_s"].get<double>());
+  for (const json& row : run_of("without")["stages"]) EXPECT_NE(row["kind"], "summary") << "no trial-level test, no line";
+  std::ifstream trace_file(dir / "with" / "trace.json");
+  const json trace = json::parse(trace_file);
+  const json& events = trace.is_object() ? trace["traceEvents"] : trace;
+  const auto spans = std::count_if(events.begin(), events.end(), [](const json& e) { return e.value("cat", "") == "summary"; });
+  EXPECT_EQ(spans, batches + 1) << "one per batch and its finish";
 }
 
 }  // namespace
