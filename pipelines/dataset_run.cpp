@@ -167,6 +167,29 @@ Pipeline recording_pipeline(const Pipeline& pipeline, const ManifestTable& table
   return recording;
 }
 
+// The dataset's report pages: each report sink's own path, with its alpha (the recordings' pages lie
+// one folder deeper, DIR/id/NAME).
+std::vector<std::pair<fs::path, double>> report_pages(const Pipeline& pipeline) {
+  std::vector<std::pair<fs::path, double>> places;
+  for_each_output(pipeline.elements(), pipeline.registry(), [&](const ElementSpec& e, const ParamSpec& spec, const fs::path& path) {
+    if (e.kind != ElementKind::Sink || e.name != "report" || spec.name != "path") return;
+    places.emplace_back(path, Params(e.params, pipeline.registry().find(ElementKind::Sink, "report")->params).number("alpha"));
+  });
+  return places;
+}
+
+// No recording's folder (DIR/id) is where a dataset report page goes (DIR/NAME): an id such as
+// report.html is refused at its line.
+void check_report_pages(const Pipeline& pipeline, const ManifestTable& table) {
+  for (const auto& [page, alpha] : report_pages(pipeline))
+    for (const auto& row : table.recordings)
+      if (row.id == page.filename().string())
+        throw InputError(fmt::format("id \"{}\" names the folder of the recording's results, where the dataset's report "
+                                     "page {} goes; rename the recording or give the report sink another path",
+                                     row.id, page.string()),
+                         SourceLocation{origin_of(table, row)});
+}
+
 // The stacked file (none: nothing to check) is an output like any sink's: a regular file or nothing
 // yet, not an input (a recording, the table, the .pipe file), not in a folder a recording's run
 // writes, not where a recording's folder goes (an id such as recordings.h5, refused at its line).
@@ -305,6 +328,7 @@ class DatasetRun {
     }
     if (computes_) check_inputs(table_);
     check_stacked_path(pipeline_, table_, stacked_path_);
+    check_report_pages(pipeline_, table_);
     if (!options.checkpoint.empty()) {
       if (options.ranks)
         throw InputError("--checkpoint: a dataset over ranks or shards keeps no checkpoint; run it in one process "
@@ -429,14 +453,7 @@ class DatasetRun {
 
   // The dataset's report pages: each report sink's own path, with its alpha (the recordings' pages
   // lie one folder deeper, DIR/id/NAME).
-  std::vector<std::pair<fs::path, double>> report_page_places() const {
-    std::vector<std::pair<fs::path, double>> places;
-    for_each_output(pipeline_.elements(), pipeline_.registry(), [&](const ElementSpec& e, const ParamSpec& spec, const fs::path& path) {
-      if (e.kind != ElementKind::Sink || e.name != "report" || spec.name != "path") return;
-      places.emplace_back(path, Params(e.params, pipeline_.registry().find(ElementKind::Sink, "report")->params).number("alpha"));
-    });
-    return places;
-  }
+  std::vector<std::pair<fs::path, double>> report_page_places() const { return report_pages(pipeline_); }
 
   void add_dataset_pages(const DatasetReport& report, const group::GroupOutcome* outcome) {
     for (const auto& [path, alpha] : report_page_places()) {
@@ -726,6 +743,7 @@ DatasetPlan validate_dataset(const Pipeline& pipeline, const RunOptions& options
   const ManifestTable table = table_of(pipeline);
   check_inputs(table);
   check_stacked_path(pipeline, table, stacked_path_of(pipeline));
+  check_report_pages(pipeline, table);
   DatasetPlan plan{table.file.string(), table.warnings, {}};
   for (const auto& row : table.recordings) {
     try {

@@ -175,6 +175,15 @@ TEST(ReportSink, ADatasetGetsAPagePerRecordingAndOneForTheGroupLinkingThem) {
     EXPECT_NE(recording.find("id=\"validity\""), std::string::npos) << link;
   }
   for (const char* absent : {"<script", "http://", "https://"}) EXPECT_EQ(page.find(absent), std::string::npos);
+  // A recording whose folder would be the dataset's page is refused at its line, nothing written.
+  dir.write("clash.tsv", "id\tpath\tfs\nreport.html\traw/sub-01.npy\t512\n");
+  dir.write("clash.pipe", "source manifest path=clash.tsv\nstage bandpass pha=4:12:3 amp=60:100:3\nstage hilbert\n"
+                          "stage mi\nsink report path=clash/report.html\n");
+  const testing::CliResult clash = run_cli("run -q clash.pipe", dir.path());
+  EXPECT_EQ(clash.exit_code, 2);
+  EXPECT_NE(clash.err.find("clash.tsv:2"), std::string::npos) << clash.err;
+  EXPECT_NE(clash.err.find("where the dataset's report page"), std::string::npos) << clash.err;
+  EXPECT_FALSE(fs::exists(dir / "clash"));
   // The group tests of four subjects, each with its figure (or the reason none was made).
   const bool tested = page.find("<code>group</code>") != std::string::npos;
   EXPECT_TRUE(tested || page.find("No group-level test: ") != std::string::npos);
