@@ -32,7 +32,10 @@ void ReportSink::configured() {
 }
 
 void ReportSink::plan(const PlanContext& ctx) {
-  figures_->plan(ctx);
+  // Figures where there is something to draw (a comodulogram or ERPAC); the page says when there is not.
+  drawn_ = ctx.provides(stages::tensors::kPac) || ctx.provides(stages::tensors::kPacZ) ||
+           ctx.provides(stages::tensors::kErpac);
+  if (drawn_) figures_->plan(ctx);
   waveforms_ = {};
   if (!ctx.provides(stages::tensors::kPhaseWaveform)) return;
   const TensorDecl& decl = ctx.require(stages::tensors::kPhaseWaveform, "report");
@@ -54,7 +57,7 @@ std::string ReportSink::describe_output(const std::filesystem::path&) const {
 }
 
 void ReportSink::consume(const Batch& batch) {
-  figures_->consume(batch);
+  if (drawn_) figures_->consume(batch);
   if (waveforms_.empty()) return;
   const auto rows = batch.at(stages::tensors::kPhaseWaveform).values<float>();
   const std::size_t per_series = rows.size() / static_cast<std::size_t>(batch.series_count);
@@ -63,13 +66,15 @@ void ReportSink::consume(const Batch& batch) {
                    rows.subspan(static_cast<std::size_t>(i) * per_series, per_series));
 }
 
-void ReportSink::consume_summary(const Batch& summary) { figures_->consume_summary(summary); }
+void ReportSink::consume_summary(const Batch& summary) {
+  if (drawn_) figures_->consume_summary(summary);
+}
 
 // Drawing as the png sink (SVG encoding costs about what PNG encoding does), and the page itself.
-double ReportSink::finish_seconds() const { return figures_->finish_seconds() + 0.01; }
+double ReportSink::finish_seconds() const { return (drawn_ ? figures_->finish_seconds() : 0.0) + 0.01; }
 
 void ReportSink::resume(const std::filesystem::path& dir, const json& state, std::int64_t series_done) {
-  figures_->resume(dir, state.is_null() ? state : state.at("figures"), series_done);
+  if (drawn_) figures_->resume(dir, state.is_null() ? state : state.at("figures"), series_done);
   if (waveforms_.empty() || state.is_null()) return;
   try {
     waveforms_.restore(state.at("waveforms"));
@@ -79,14 +84,14 @@ void ReportSink::resume(const std::filesystem::path& dir, const json& state, std
 }
 
 json ReportSink::checkpoint() {
-  json state = {{"figures", figures_->checkpoint()}};
+  json state = {{"figures", drawn_ ? figures_->checkpoint() : json()}};
   if (!waveforms_.empty()) state["waveforms"] = waveforms_.state();
   return state;
 }
 
 void ReportSink::finish(const json& report, OutputSet& outputs) {
   std::vector<ReportFigure> figures;
-  for (const stages::PngSink::Figure& f : figures_->figures())
+  for (const stages::PngSink::Figure& f : drawn_ ? figures_->figures() : std::vector<stages::PngSink::Figure>{})
     figures.push_back({f.what, std::filesystem::path(f.file).replace_extension(".png").filename().string(),
                        f.drawing.encode(plot::FigureFormat::kSvg, path_.string())});
   json page = report;  // files named as the reader of this page finds them: beside it

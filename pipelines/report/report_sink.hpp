@@ -35,6 +35,7 @@ class ReportSink final : public Sink {
   std::filesystem::path path_;
   double alpha_ = 0.05;
   std::unique_ptr<stages::PngSink> figures_;  // draws the figures; writes no file
+  bool drawn_ = false;                        // the run has a comodulogram or ERPAC to draw
   // Stage waveform's phase_waveform, when it ran: the non-sinusoidality diagnostic.
   WaveformShape waveforms_;
   std::int64_t channels_ = 1, inner_ = 1;  // a series' channel: (series / inner) % channels

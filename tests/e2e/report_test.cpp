@@ -90,6 +90,18 @@ TEST(ReportSink, OneSelfContainedPageWithEverySectionTheFiguresAndEachCellsDiagn
   EXPECT_NE(html.find("<code>report.html</code>"), std::string::npos) << "the files table lists the report";
 }
 
+// A pipeline with nothing to draw (no mi, no erpac) still gets its page: no figure, and it says so.
+TEST(ReportSink, APipelineWithoutAComodulogramGetsAPageThatSaysSo) {
+  const ScratchDir dir("report_plain");
+  dir.write("p.pipe", "source synthetic fs=256 epochs=2 channels=2 seconds=2 seed=1\n"
+                      "stage bandpass pha=4:8:2 amp=60:80:2\nstage hilbert\nsink report path=out/report.html\n");
+  const testing::CliResult r = run_cli("run -q p.pipe", dir.path());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string html = read_file(dir / "out/report.html");
+  EXPECT_NE(html.find("This run draws no figure"), std::string::npos);
+  EXPECT_NE(html.find("id=\"validity\""), std::string::npos);
+}
+
 TEST(ReportSink, TextFromTheRunIsEscaped) {
   const ScratchDir dir("report_escape");
   dir.write("p.pipe", std::string(kPipe) + "sink png path=\"out/<b>x&y</b>.png\"\n");

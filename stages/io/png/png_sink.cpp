@@ -139,7 +139,7 @@ void PngSink::plan_erpac(const PlanContext& ctx) {
 }
 
 // The run summaries it draws: the trial-level test (trial_pvalues, trial_z, per condition) and the
-// contrast of two conditions.
+// contrast of two conditions. Called once sum_ is sized.
 void PngSink::plan_summaries(const PlanContext& ctx) {
   trial_test_ = grid_ && ctx.provides(kTrialSignificance);
   if (trial_test_) ctx.require(kTrialSignificance, "png");
@@ -149,16 +149,20 @@ void PngSink::plan_summaries(const PlanContext& ctx) {
     trial_correction_ += fmt::format(" over {} {}'s cells", *family == "channels" ? "every" : "each", panel_kind_);
   colour_trial_ = ctx.provides(kTrialZ);
   if (colour_trial_) ctx.require(kTrialZ, "png");
+  // Sized for one condition until the summary says how many it has (consume_summary).
   groups_ = 1;
-  trial_hits_.clear();
-  trial_sum_.clear();
-  trial_count_.clear();
+  trial_hits_.assign(trial_test_ ? sum_.size() : 0, 0);
+  trial_sum_.assign(colour_trial_ ? sum_.size() : 0, 0.0);
+  trial_count_.assign(trial_sum_.size(), 0);
   condition_names_ = ctx.stream().condition_names;
   contrast_ = grid_ && ctx.provides(kContrastZ) && ctx.provides(kContrastPvalues);
   if (contrast_) {
     ctx.require(kContrastZ, "png");
     ctx.require(kContrastPvalues, "png");
   }
+  contrast_sum_.assign(contrast_ ? sum_.size() : 0, 0.0);
+  contrast_count_.assign(contrast_sum_.size(), 0);
+  contrast_hits_.assign(contrast_sum_.size(), 0);
 }
 
 void PngSink::plan(const PlanContext& ctx) {
