@@ -14,6 +14,12 @@ inline std::string json_text(const nlohmann::json& value, int indent = -1) {
   return value.dump(indent, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
+// `text` with every byte sequence that is not UTF-8 replaced by U+FFFD, as json_text writes it: for
+// what must be UTF-8 (a figure's label drawn by cairo, an HTML page).
+inline std::string utf8_text(std::string_view text) {
+  return nlohmann::json::parse(json_text(nlohmann::json(std::string(text)))).get<std::string>();
+}
+
 // The deepest nesting accepted in a JSON record the engine reads back (a checkpoint record, a commit
 // journal): its own records nest a few levels; a damaged or hostile one nested thousands deep would
 // otherwise exhaust the stack when compared or written.

@@ -5,6 +5,7 @@
 
 #include <exception>
 
+#include "engine/api/json_text.hpp"
 #include "pipelines/report/methods_text.hpp"
 #include "pipelines/report/run_facts.hpp"
 #include "pipelines/report/validity.hpp"
@@ -47,10 +48,10 @@ std::string shown(const json& value) {
   if (value.is_array() && value.size() > 12) {
     json head = json::array();
     for (std::size_t k = 0; k < 8; ++k) head.push_back(value[k]);
-    std::string text = head.dump();
+    std::string text = json_text(head);
     return text.substr(0, text.size() - 1) + fmt::format(", … ({} values)]", value.size());
   }
-  return value.dump();
+  return json_text(value);
 }
 
 std::string input_words(const json& report) {
@@ -60,7 +61,7 @@ std::string input_words(const json& report) {
   std::string shape;
   if (input.contains("shape") && input.contains("dims"))
     for (std::size_t k = 0; k < input["shape"].size(); ++k)
-      shape += fmt::format("{}{} {}", k ? " × " : "", input["shape"][k].dump(), input["dims"][k].get<std::string>());
+      shape += fmt::format("{}{} {}", k ? " × " : "", json_text(input["shape"][k]), input["dims"][k].get<std::string>());
   return fmt::format("{}{}: {} at {} Hz", source, path.empty() ? "" : " " + path, shape,
                      input.value("sample_rate_hz", input.value("fs", 0.0)));
 }
@@ -193,7 +194,7 @@ std::string warnings_section(const json& report) {
   const json warnings = report.value("warnings", json::array());
   if (warnings.empty()) return html + "<p>The run gave no warning.</p></section>\n";
   for (const json& w : warnings)
-    html += "<p class=\"warning\">" + html_escaped(w.is_string() ? w.get<std::string>() : w.dump()) + "</p>\n";
+    html += "<p class=\"warning\">" + html_escaped(w.is_string() ? w.get<std::string>() : json_text(w)) + "</p>\n";
   return html + "</section>\n";
 }
 
@@ -231,7 +232,8 @@ std::string files_section(const json& report) {
 
 }  // namespace
 
-std::string html_escaped(const std::string& text) {
+std::string html_escaped(const std::string& raw) {
+  const std::string text = utf8_text(raw);  // the page is UTF-8: other bytes (a Latin-1 label) become U+FFFD
   std::string out;
   out.reserve(text.size());
   for (const char c : text) {

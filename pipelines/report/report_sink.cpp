@@ -1,12 +1,12 @@
 #include "pipelines/report/report_sink.hpp"
 
-#include "engine/io/output_set.hpp"
-#include "engine/api/errors.hpp"
-#include "engine/io/run_files.hpp"
-#include "stages/common/tensor_names.hpp"
-
 #include <fmt/format.h>
+
+#include "engine/api/errors.hpp"
+#include "engine/io/output_set.hpp"
+#include "engine/io/run_files.hpp"
 #include "pipelines/report/report_html.hpp"
+#include "stages/common/tensor_names.hpp"
 
 namespace pacflow::report {
 

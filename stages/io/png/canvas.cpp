@@ -11,6 +11,7 @@
 #include <numbers>
 #include <stdexcept>
 
+#include "engine/api/json_text.hpp"
 #include "engine/io/atomic_file.hpp"
 
 namespace pacflow::plot {
@@ -62,7 +63,7 @@ Measured measure(std::string_view text, double size) {
   const Context cr = context_on(scratch.get(), "text measurement");
   set_font(cr.get(), size);
   Measured m;
-  const std::string s(text);
+  const std::string s = utf8_text(text);
   cairo_text_extents(cr.get(), s.c_str(), &m.text);
   cairo_font_extents(cr.get(), &m.font);
   return m;
@@ -244,7 +245,7 @@ cairo_text_extents_t prepared_text(cairo_t* cr, const std::string& text, double 
 void Canvas::text(std::string_view text, double x, double y, Align ax, Align ay, double size) {
   if (text.empty()) return;
   cairo_t* cr = drawing_->cr.get();
-  const std::string s(text);
+  const std::string s = utf8_text(text);  // cairo refuses other bytes (an EDF label in Latin-1)
   const cairo_text_extents_t extents = prepared_text(cr, s, size);
   const double cap = cap_height(size);
   const double left = aligned(x, extents.x_advance, ax), baseline = aligned(y, cap, ay) + cap;
@@ -258,7 +259,7 @@ void Canvas::text(std::string_view text, double x, double y, Align ax, Align ay,
 void Canvas::vertical_text(std::string_view text, double x_left, double y_centre, double size) {
   if (text.empty()) return;
   cairo_t* cr = drawing_->cr.get();
-  const std::string s(text);
+  const std::string s = utf8_text(text);
   const cairo_text_extents_t extents = prepared_text(cr, s, size);
   const double baseline = x_left + cap_height(size), start = y_centre + extents.x_advance / 2;
   // Text space (u, v) lands at (baseline + v, start - u).

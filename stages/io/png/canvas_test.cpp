@@ -130,6 +130,17 @@ TEST(Figure, EveryFormatFromOneDrawingTheSameBytesEveryTime) {
   EXPECT_EQ(svg.find("id=\"image4\""), svg.rfind("id=\"image")) << "images numbered 1 to 4";
 }
 
+// A label that is not UTF-8 (an EDF channel name in Latin-1: "\xB5V") is drawn with U+FFFD for its bad
+// bytes in every format, never failing the figure.
+TEST(Figure, TextThatIsNotUtf8IsDrawnWithReplacementCharacters) {
+  Canvas figure(200, 100);
+  figure.text("Fp1 \xB5V", 10, 10, Align::kStart, Align::kStart, 13);
+  figure.vertical_text("\xFF\xFE", 150, 50, 13);
+  EXPECT_EQ(figure.labels().front().text, "Fp1 \uFFFDV");
+  for (const FigureFormat f : {FigureFormat::kPng, FigureFormat::kSvg, FigureFormat::kPdf})
+    EXPECT_NO_THROW(figure.encode(f, "latin-1 label"));
+}
+
 // The PDF holds its labels as text (searchable, selectable), read back by poppler's pdftotext.
 TEST(Figure, ThePdfHoldsEveryLabelAsText) {
   const testing::ScratchDir dir("figure_pdf");
