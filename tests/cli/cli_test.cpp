@@ -399,7 +399,8 @@ TEST(Cli, TheTrialLevelTestsTimeIsALineOfItsOwnInTheTimingsAndTheTrace) {
   EXPECT_EQ((*summary)["batches"], batches) << "one addition per batch";
   EXPECT_GT((*summary)["finish_s"].get<double>(), 0.0);
   EXPECT_LE((*summary)["finish_s"].get<double>(), (*summary)["busy_s"].get<double>());
-  for (const json& row : run_of("without")["stages"]) EXPECT_NE(row["kind"], "summary") << "no trial-level test, no line";
+  const json without = run_of("without");  // named: the loop below must not outlive it
+  for (const json& row : without["stages"]) EXPECT_NE(row["kind"], "summary") << "no trial-level test, no line";
   std::ifstream trace_file(dir / "with" / "trace.json");
   const json trace = json::parse(trace_file);
   const json& events = trace.is_object() ? trace["traceEvents"] : trace;

@@ -1,6 +1,6 @@
 #pragma once
 // A figure drawn once, in pixels (1 px is 1 pt in the vector forms), and written as PNG, SVG or PDF
-// from that one drawing (cairo: a recording surface replayed onto each). Text is set in a real
+// from that one drawing (its cairo operations, replayed onto each target). Text is set in a real
 // font (DejaVu Sans through fontconfig; its outlines in SVG, embedded and searchable in PDF).
 #include <filesystem>
 #include <memory>
