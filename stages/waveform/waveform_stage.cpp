@@ -14,7 +14,8 @@
 namespace pacflow::stages {
 
 void WaveformStage::declare(ParamBinder<WaveformStage>& p) {
-  p.add(&WaveformStage::bins_, "bins", 36, "phase bins of the waveform, equal in (-pi, pi]").range(8, 720);
+  p.add(&WaveformStage::bins_, "bins", 36, "phase bins of the waveform, as the modulation index bins the phase (spec §5)")
+      .range(8, 720);
 }
 
 ElementInfo WaveformStage::info() {
