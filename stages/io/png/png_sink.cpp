@@ -32,7 +32,6 @@ constexpr const char* kTrialSignificance = "trial_pvalues";  // [conditions…][
 constexpr const char* kTrialZ = "trial_z";                   // the same test's z-score, same rows
 constexpr const char* kContrastZ = "contrast_z";             // [channels or pairs][segments…][cells]: first minus second condition
 constexpr const char* kContrastPvalues = "contrast_pvalues";  // its test, same rows
-constexpr double kNan = std::numeric_limits<double>::quiet_NaN();
 }  // namespace
 
 void PngSink::declare(ParamBinder<PngSink>& p) {
