@@ -33,7 +33,7 @@ TEST(Hilbert, AnalyticWeightsMatchScipy) {
 // Every vector width computes the scalar function's bits.
 template <int Bytes>
 void expect_vector_phases_equal_scalar(const std::vector<float>& res, const std::vector<float>& ims) {
-  using Float = simd::Simd<Bytes>::Float;
+  using Float = typename simd::Simd<Bytes>::Float;
   constexpr std::size_t lanes = simd::Simd<Bytes>::floats;
   for (std::size_t i = 0; i + lanes <= res.size(); i += lanes) {
     Float re, im;

@@ -21,6 +21,7 @@
 #include "tests/support/cli_process.hpp"
 #include "tests/support/cli_runner.hpp"
 #include "tests/support/folder_state.hpp"
+#include "tests/support/sanitizers.hpp"
 #include "tests/support/special_files.hpp"
 
 namespace pacflow {
@@ -359,7 +360,7 @@ TEST(OutputSafety, ListsNestedBeyondTheLimitAreRefused) {
 // The refusals come before anything that grows with the input is allocated: the CLI's peak memory
 // stays far below what the run would need.
 TEST(OutputSafety, MemoryIsCheckedBeforeAnythingGrowsWithTheInput) {
-#if defined(__SANITIZE_ADDRESS__)
+#if defined(PACFLOW_UNDER_ASAN)
   GTEST_SKIP() << "peak RSS means nothing under AddressSanitizer";
 #endif
   const ScratchDir dir("safety_memory");

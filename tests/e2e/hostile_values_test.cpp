@@ -394,8 +394,11 @@ TEST(HostileValues, MillionChannelsArePlannedWithoutPerChannelListsAndAllPairsOf
 // (pha_bw=1e308) are refused naming them, instead of NaN everywhere.
 TEST(HostileValues, SyntheticParametersThatOverflowAreRefusedNamingThem) {
   const ScratchDir dir("hostile");
-  for (const auto& [key, value, words] : {std::tuple{"noise", 1e37, "parameter \"noise\": must be from 0 to 1e+19"},
-                                          std::tuple{"pha_bw", 1e308, "parameter \"pha_bw\": must be from 0 to fs/2"}}) {
+  for (const auto& [name, number, words] : {std::tuple{"noise", 1e37, "parameter \"noise\": must be from 0 to 1e+19"},
+                                            std::tuple{"pha_bw", 1e308, "parameter \"pha_bw\": must be from 0 to fs/2"}}) {
+    // Named copies: clang 14 cannot capture a structured binding in a lambda (C++20 allows it).
+    const std::string key = name;
+    const double value = number;
     const std::string error = error_of([&] {
       Pipeline(stages::builtin_registry())
           .source("synthetic", {{key, value}})

@@ -31,6 +31,7 @@
 #include "stages/io/edf/edf_writer.hpp"
 #include "tests/support/cli_runner.hpp"
 #include "tests/support/fixtures.hpp"
+#include "tests/support/sanitizers.hpp"
 
 namespace pacflow {
 namespace {
@@ -136,7 +137,7 @@ void expect_nominal(std::int64_t hits, std::int64_t families, const std::string&
 class InferenceSimulation : public ::testing::Test {
  protected:
   void SetUp() override {
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#if defined(PACFLOW_UNDER_ASAN) || defined(PACFLOW_UNDER_TSAN)
     GTEST_SKIP() << "simulations: the statistics do not depend on a sanitizer, which only makes them slower";
 #endif
   }

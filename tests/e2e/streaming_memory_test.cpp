@@ -6,6 +6,7 @@
 
 #include "engine/io/npy.hpp"
 #include "tests/support/cli_runner.hpp"
+#include "tests/support/sanitizers.hpp"
 
 namespace pacflow {
 namespace {
@@ -32,7 +33,7 @@ void expect_flat_peak_rss(const testing::ScratchDir& dir, const std::string& sma
 }
 
 TEST(Streaming, PeakMemoryStaysFlatWhenTheInputGrowsSixteenfold) {
-#if defined(__SANITIZE_ADDRESS__)
+#if defined(PACFLOW_UNDER_ASAN)
   GTEST_SKIP() << "peak RSS means nothing under AddressSanitizer: its quarantine keeps freed batches";
 #endif
   testing::ScratchDir dir("streaming_rss");
@@ -51,7 +52,7 @@ TEST(Streaming, PeakMemoryStaysFlatWhenTheInputGrowsSixteenfold) {
 // the memory of one that fits in them. (Without the trial-level test, whose blocks of 8 epochs would
 // make every batch 64 series.)
 TEST(Streaming, PeakMemoryStaysFlatThroughRingsForAnInputFiftyTimesTheirCapacity) {
-#if defined(__SANITIZE_ADDRESS__)
+#if defined(PACFLOW_UNDER_ASAN)
   GTEST_SKIP() << "peak RSS means nothing under AddressSanitizer: its quarantine keeps freed batches";
 #endif
   testing::ScratchDir dir("streaming_rings");
@@ -70,7 +71,7 @@ TEST(Streaming, PeakMemoryStaysFlatThroughRingsForAnInputFiftyTimesTheirCapacity
 // The npy source maps its file and hands back the pages of each batch it has read: a file 8 times
 // larger (16 MiB -> 128 MiB) keeps the CLI's peak RSS flat instead of growing with the file.
 TEST(Streaming, PeakMemoryStaysFlatWhenAnNpyInputGrowsEightfold) {
-#if defined(__SANITIZE_ADDRESS__)
+#if defined(PACFLOW_UNDER_ASAN)
   GTEST_SKIP() << "peak RSS means nothing under AddressSanitizer: its quarantine keeps freed batches";
 #endif
   testing::ScratchDir dir("streaming_npy");
@@ -103,7 +104,7 @@ TEST(Streaming, PeakMemoryStaysFlatWhenAnNpyInputGrowsEightfold) {
 // (a diag pair, and its JSON, per channel) while the estimate it printed, which run --max-memory
 // checks, said 20 MiB. Its peak RSS is now that of one channel.
 TEST(Streaming, PlanningAMillionChannelsTakesNoMemoryPerChannel) {
-#if defined(__SANITIZE_ADDRESS__)
+#if defined(PACFLOW_UNDER_ASAN)
   GTEST_SKIP() << "peak RSS means nothing under AddressSanitizer";
 #endif
   testing::ScratchDir dir("streaming_channels");

@@ -6,6 +6,8 @@
 #include <map>
 #include <string>
 
+#include "tests/support/sanitizers.hpp"
+
 namespace pacflow::testing {
 
 // Every entry of `dir` (hidden ones too) with its bytes; an entry that is not a regular file is
@@ -19,7 +21,7 @@ bool has_temporary(const std::filesystem::path& dir);
 std::int64_t series_recorded(const std::filesystem::path& dir);
 
 // How much slower every batch runs under a sanitizer, for timeouts.
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#if defined(PACFLOW_UNDER_ASAN) || defined(PACFLOW_UNDER_TSAN)
 inline constexpr int kSanitizerSlowdown = 10;
 #else
 inline constexpr int kSanitizerSlowdown = 1;
