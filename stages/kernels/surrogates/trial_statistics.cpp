@@ -8,11 +8,12 @@
 #include <fstream>
 #include <iterator>
 #include <limits>
+#include <span>
 
 #include "engine/api/errors.hpp"
-#include "stages/kernels/statistics/rank_z.hpp"
 #include "engine/io/atomic_file.hpp"
-#include "stages/kernels/statistics/multiple_comparisons.hpp"
+#include "stages/kernels/surrogates/family_test.hpp"
+#include "stages/kernels/surrogates/parallel_chunks.hpp"
 #include "stages/kernels/surrogates/surrogate_math.hpp"
 
 namespace pacflow::surrogates {
@@ -55,102 +56,6 @@ void nth_ordering(std::uint64_t index, std::int64_t m, std::int64_t* out) {
     left.erase(left.begin() + static_cast<std::ptrdiff_t>(digit));
     if (m - 1 - i > 0) place /= static_cast<std::uint64_t>(m - 1 - i);
   }
-}
-
-// Mean and population std per cell of values(k, c) for k in [first, n] (two passes, in double).
-template <class Values>
-void cell_moments(const Values& values, std::int64_t first, std::int64_t n, std::int64_t cells, std::vector<double>& mu,
-                  std::vector<double>& sd) {
-  const auto count = static_cast<double>(n - first + 1);
-  mu.assign(static_cast<std::size_t>(cells), 0.0);
-  sd.assign(mu.size(), 0.0);
-  for (std::int64_t k = first; k <= n; ++k)
-    for (std::int64_t c = 0; c < cells; ++c) mu[static_cast<std::size_t>(c)] += values(k, c);
-  for (auto& m : mu) m /= count;
-  for (std::int64_t k = first; k <= n; ++k)
-    for (std::int64_t c = 0; c < cells; ++c) {
-      const double d = values(k, c) - mu[static_cast<std::size_t>(c)];
-      sd[static_cast<std::size_t>(c)] += d * d;
-    }
-  for (auto& s : sd) s = std::sqrt(s / count);
-}
-
-// The p-values of the observed values(0, c) against values(1..n, c) (spec §6.4), written to p, and
-// z = (observed - mean) / population std of values(1..n, c) to z when not null. The cells c are one
-// family: one group's, or every group's of a condition side by side. One-sided (a mean over
-// epochs: large is coupled) or two-sided (a difference of conditions: compares magnitudes). Max-T
-// standardises every arrangement, the observed one included, by the mean and std over all n + 1,
-// so the observed maximum is exchangeable with the others and the family-wise error is the nominal
-// one (standardising by the surrogates alone makes each surrogate's own z a little smaller than an
-// outsider's, which the maximum over many cells turns into excess rejections). A cell with no
-// spread has z NaN; max-T leaves it out of the maxima and gives it p NaN.
-// Throws RunCancelled when `stop` was requested: called every so often in the long loops below.
-void check(const std::stop_token& stop) {
-  if (stop.stop_requested()) throw RunCancelled(-1);
-}
-
-template <class Values>
-void test_cells(const Values& at, std::int64_t n, std::int64_t cells, TrialTest test, bool two_sided, float* p,
-                float* z, const std::stop_token& stop) {
-  const auto size = [](double v, bool both) { return both ? std::abs(v) : v; };
-  std::vector<double> mu, sd, all_mu, all_sd, raw(static_cast<std::size_t>(cells));
-  cell_moments(at, 1, n, cells, mu, sd);
-  cell_moments(at, 0, n, cells, all_mu, all_sd);
-  const auto standardised = [&](std::int64_t k, std::int64_t c) {
-    const auto i = static_cast<std::size_t>(c);
-    return all_sd[i] > 0 ? (at(k, c) - all_mu[i]) / all_sd[i] : std::numeric_limits<double>::quiet_NaN();
-  };
-  // The largest statistic of each surrogate over the cells: raw values, or standardised (max-T).
-  check(stop);
-  std::vector<double> largest(static_cast<std::size_t>(n), -std::numeric_limits<double>::infinity());
-  for (std::int64_t k = 1; k <= n; ++k) {
-    check(stop);
-    double& most = largest[static_cast<std::size_t>(k - 1)];
-    for (std::int64_t c = 0; c < cells; ++c) {
-      const double v = test == TrialTest::Maxstat ? standardised(k, c) : at(k, c);
-      if (!std::isnan(v)) most = std::max(most, size(v, two_sided));
-    }
-  }
-  const auto above_largest = [&](double observed) {
-    return [&largest, observed](std::int64_t k) { return largest[static_cast<std::size_t>(k - 1)] >= observed; };
-  };
-  const auto share = [&](auto&& beats) {
-    std::int64_t count = 0;
-    for (std::int64_t k = 1; k <= n; ++k) count += beats(k) ? 1 : 0;
-    return (1.0 + static_cast<double>(count)) / static_cast<double>(n + 1);
-  };
-  for (std::int64_t c = 0; c < cells; ++c) {
-    if (c % 1024 == 0) check(stop);
-    const auto i = static_cast<std::size_t>(c);
-    const double observed = size(at(0, c), two_sided);
-    if (z) z[c] = static_cast<float>(sd[i] > 0 ? (at(0, c) - mu[i]) / sd[i] : std::numeric_limits<double>::quiet_NaN());
-    raw[i] = share([&](std::int64_t k) { return size(at(k, c), two_sided) >= observed; });
-    if (test == TrialTest::MaxstatRaw) p[c] = static_cast<float>(share(above_largest(observed)));
-    if (test == TrialTest::Maxstat) {
-      const double t = size(standardised(0, c), two_sided);
-      p[c] = std::isnan(t) ? std::numeric_limits<float>::quiet_NaN() : static_cast<float>(share(above_largest(t)));
-    }
-  }
-  if (test == TrialTest::Fdr || test == TrialTest::Bonferroni)
-    erpac::correct(raw, test == TrialTest::Fdr ? erpac::Correction::Fdr : erpac::Correction::Bonferroni);
-  if (test != TrialTest::Maxstat && test != TrialTest::MaxstatRaw)
-    std::transform(raw.begin(), raw.end(), p, [](double v) { return static_cast<float>(v); });
-}
-
-// The observed mean's rank among its permutations' (stages/kernels/statistics/rank_z.hpp): the
-// subject-level value a group test's sign flips need, where the standardised mean (trial_z) is
-// skewed by the measure's own skew.
-template <class Values>
-double rank_z(const Values& at, std::int64_t n, std::int64_t column) {
-  const double observed = at(0, column);
-  if (std::isnan(observed)) return std::numeric_limits<double>::quiet_NaN();
-  double above = 0, tied = 0;
-  for (std::int64_t k = 1; k <= n; ++k) {
-    const double v = at(k, column);
-    above += v > observed ? 1 : 0;
-    tied += v == observed ? 1 : 0;
-  }
-  return statistics::rank_z(above, tied, n);
 }
 
 }  // namespace
@@ -228,7 +133,7 @@ void TrialStatistics::add_block(const double* pairings, std::int64_t first_row, 
   const auto add = [cells](double* to, const double* from) {
     for (std::int64_t c = 0; c < cells; ++c) to[c] += from[c];
   };
-  std::vector<std::int64_t> epochs, perm;
+  std::vector<std::int64_t> epochs;
   for (std::int64_t condition = 0; condition < layout_.conditions; ++condition) {
     epochs.clear();
     for (std::int64_t e = first; e < last; ++e)
@@ -239,22 +144,24 @@ void TrialStatistics::add_block(const double* pairings, std::int64_t first_row, 
     double* sums = sums_.data() + slot * row_values_;
     counts_[static_cast<std::size_t>(slot)] += m;
     for (std::int64_t e : epochs) add(sums, pairing(e, e));
-    perm.resize(epochs.size());
     const std::uint64_t key = rng::key(rng::key(layout_.seed, static_cast<std::uint64_t>(first / layout_.block)),
                                        static_cast<std::uint64_t>(condition));
-    for (std::int64_t k = 0; k < layout_.n_perm; ++k) {
-      // A million permutations of every group take seconds, serially: the stop is checked between them.
-      if (k % 1024 == 0 && stop.stop_requested()) throw RunCancelled(-1);
-      if (layout_.enumerate) {  // ordering k + 1 of them all: 0, the observed one, is left out
-        const auto b = static_cast<std::size_t>(first / layout_.block);
-        nth_ordering((static_cast<std::uint64_t>(k) + 1) / orderings_before_[b] % block_orderings_[b], m, perm.data());
-      } else {
-        trial_permutation(key, static_cast<std::uint64_t>(k), m, perm.data());
+    // The permutations in parallel: each adds into its own row of sums, its epochs in their order,
+    // so the sums are the same bits on any number of threads.
+    in_parallel(layout_.n_perm, m * cells, stop, [&](std::int64_t begin, std::int64_t end) {
+      std::vector<std::int64_t> perm(epochs.size());
+      for (std::int64_t k = begin; k < end; ++k) {
+        if (layout_.enumerate) {  // ordering k + 1 of them all: 0, the observed one, is left out
+          const auto b = static_cast<std::size_t>(first / layout_.block);
+          nth_ordering((static_cast<std::uint64_t>(k) + 1) / orderings_before_[b] % block_orderings_[b], m, perm.data());
+        } else {
+          trial_permutation(key, static_cast<std::uint64_t>(k), m, perm.data());
+        }
+        for (std::int64_t i = 0; i < m; ++i)
+          add(sums + (k + 1) * cells, pairing(epochs[static_cast<std::size_t>(i)],
+                                              epochs[static_cast<std::size_t>(perm[static_cast<std::size_t>(i)])]));
       }
-      for (std::int64_t i = 0; i < m; ++i)
-        add(sums + (k + 1) * cells, pairing(epochs[static_cast<std::size_t>(i)],
-                                            epochs[static_cast<std::size_t>(perm[static_cast<std::size_t>(i)])]));
-    }
+    });
   }
 }
 
@@ -278,37 +185,39 @@ void TrialStatistics::contrast(std::int64_t group, double* statistics, double* d
       kept.push_back(e);
       labels.push_back(condition_of(e));
     }
-  std::vector<std::int64_t> perm(kept.size());
-  std::vector<double> sum(static_cast<std::size_t>(2 * cells)), squares(sum.size());
-  for (std::int64_t k = 0; k <= n; ++k) {
-    if (k % 256 == 0) check(stop);
-    if (k > 0)
-      condition_permutation(layout_.seed, static_cast<std::uint64_t>(k - 1), static_cast<std::int64_t>(kept.size()),
-                            perm.data());
-    std::fill(sum.begin(), sum.end(), 0.0);
-    std::fill(squares.begin(), squares.end(), 0.0);
-    double count[2] = {0, 0};
-    for (std::size_t i = 0; i < kept.size(); ++i) {
-      const double* net = observed_.data() + (kept[i] * layout_.groups + group) * cells;  // the epoch's z
-      const std::int64_t label = labels[k > 0 ? static_cast<std::size_t>(perm[i]) : i];
-      ++count[label];
+  // The permutations in parallel, each into its own row of statistics (the same bits on any threads).
+  in_parallel(n + 1, static_cast<std::int64_t>(kept.size()) * cells, stop, [&](std::int64_t begin, std::int64_t end) {
+    std::vector<std::int64_t> perm(kept.size());
+    std::vector<double> sum(static_cast<std::size_t>(2 * cells)), squares(sum.size());
+    for (std::int64_t k = begin; k < end; ++k) {
+      if (k > 0)
+        condition_permutation(layout_.seed, static_cast<std::uint64_t>(k - 1), static_cast<std::int64_t>(kept.size()),
+                              perm.data());
+      std::fill(sum.begin(), sum.end(), 0.0);
+      std::fill(squares.begin(), squares.end(), 0.0);
+      double count[2] = {0, 0};
+      for (std::size_t i = 0; i < kept.size(); ++i) {
+        const double* net = observed_.data() + (kept[i] * layout_.groups + group) * cells;  // the epoch's z
+        const std::int64_t label = labels[k > 0 ? static_cast<std::size_t>(perm[i]) : i];
+        ++count[label];
+        for (std::int64_t c = 0; c < cells; ++c) {
+          sum[static_cast<std::size_t>(label * cells + c)] += net[c];
+          squares[static_cast<std::size_t>(label * cells + c)] += net[c] * net[c];
+        }
+      }
       for (std::int64_t c = 0; c < cells; ++c) {
-        sum[static_cast<std::size_t>(label * cells + c)] += net[c];
-        squares[static_cast<std::size_t>(label * cells + c)] += net[c] * net[c];
+        double mean[2], variance[2];  // of each condition's z (sample variance)
+        for (int l = 0; l < 2; ++l) {
+          const auto i = static_cast<std::size_t>(l * cells + c);
+          mean[l] = sum[i] / count[l];
+          variance[l] = count[l] > 1 ? std::max(0.0, (squares[i] - count[l] * mean[l] * mean[l]) / (count[l] - 1)) : 0.0;
+        }
+        const double se = std::sqrt(variance[0] / count[0] + variance[1] / count[1]);
+        statistics[k * cells + c] = se > 0 ? (mean[0] - mean[1]) / se : std::numeric_limits<double>::quiet_NaN();
+        if (k == 0) difference[c] = mean[0] - mean[1];
       }
     }
-    for (std::int64_t c = 0; c < cells; ++c) {
-      double mean[2], variance[2];  // of each condition's z (sample variance)
-      for (int l = 0; l < 2; ++l) {
-        const auto i = static_cast<std::size_t>(l * cells + c);
-        mean[l] = sum[i] / count[l];
-        variance[l] = count[l] > 1 ? std::max(0.0, (squares[i] - count[l] * mean[l] * mean[l]) / (count[l] - 1)) : 0.0;
-      }
-      const double se = std::sqrt(variance[0] / count[0] + variance[1] / count[1]);
-      statistics[k * cells + c] = se > 0 ? (mean[0] - mean[1]) / se : std::numeric_limits<double>::quiet_NaN();
-      if (k == 0) difference[c] = mean[0] - mean[1];
-    }
-  }
+  });
 }
 
 std::vector<std::vector<std::int64_t>> TrialStatistics::families() const {
@@ -320,24 +229,11 @@ std::vector<std::vector<std::int64_t>> TrialStatistics::families() const {
   return out;
 }
 
-namespace {
-
-// The tested groups of one family side by side: column i · cells + c is cell c of tested[i].
-struct FamilyColumns {
-  std::vector<std::int64_t> tested;  // slots (condition · groups + group) or groups
-  std::vector<float> p, z;
-  void resize(std::int64_t cells) {
-    p.resize(tested.size() * static_cast<std::size_t>(cells));
-    z.resize(p.size());
-  }
-};
-
-}  // namespace
-
+// The means (sums_ divided by the epochs summed, in place: finish is the sums' last reader) of
+// every condition and family, tested; then, with two conditions, their contrast.
 void TrialStatistics::finish(Batch& out) {
   const std::int64_t cells = element_count(layout_.cells);
   const std::int64_t slots = layout_.conditions * layout_.groups;
-  const auto column_of = [cells](std::size_t i, std::int64_t c) { return static_cast<std::int64_t>(i) * cells + c; };
   const auto emplace = [&](const char* name, std::int64_t rows) {
     float* v = out.emplace_rows(name, rows, layout_.cells, DType::Float32).values<float>().data();
     std::fill_n(v, rows * cells, std::numeric_limits<float>::quiet_NaN());  // groups with no epoch stay NaN
@@ -347,30 +243,36 @@ void TrialStatistics::finish(Batch& out) {
   float* z = emplace(kTrialZ, slots);
   float* p = emplace(kTrialPvalues, slots);
   float* ranked = emplace(kTrialRankZ, slots);
-  FamilyColumns family;
+  in_parallel(slots, row_values_, out.stop, [&](std::int64_t begin, std::int64_t end) {
+    for (std::int64_t slot = begin; slot < end; ++slot)
+      if (const auto count = static_cast<double>(counts_[static_cast<std::size_t>(slot)]); count > 0)
+        for (double& v : std::span(sums_.data() + slot * row_values_, static_cast<std::size_t>(row_values_))) v /= count;
+  });
+  // Writes a family's results into the [slot][cells] arrays, slot = tested[i].
+  const auto put = [cells](const std::vector<std::int64_t>& tested, const std::vector<float>& from, float* to) {
+    for (std::size_t i = 0; i < tested.size(); ++i)
+      std::copy_n(from.begin() + static_cast<std::ptrdiff_t>(i) * cells, cells, to + tested[i] * cells);
+  };
+  FamilyValues values;
+  values.cells = cells;
+  std::vector<std::int64_t> tested;
   for (std::int64_t condition = 0; condition < layout_.conditions; ++condition)
     for (const auto& groups : families()) {
-      family.tested.clear();
+      tested.clear();
+      values.groups.clear();
       for (std::int64_t g : groups)  // a group every epoch of which the source left out has no test
-        if (counts_[static_cast<std::size_t>(condition * layout_.groups + g)] > 0)
-          family.tested.push_back(condition * layout_.groups + g);
-      if (family.tested.empty()) continue;
-      family.resize(cells);
-      const auto mean = [&](std::int64_t k, std::int64_t column) {
-        const std::int64_t slot = family.tested[static_cast<std::size_t>(column / cells)];
-        return sums_[static_cast<std::size_t>(slot * row_values_ + k * cells + column % cells)] /
-               static_cast<double>(counts_[static_cast<std::size_t>(slot)]);
-      };
-      test_cells(mean, layout_.n_perm, static_cast<std::int64_t>(family.p.size()), layout_.test, false,
-                 family.p.data(), family.z.data(), out.stop);
-      for (std::size_t i = 0; i < family.tested.size(); ++i)
-        for (std::int64_t c = 0; c < cells; ++c) {
-          const std::int64_t at = family.tested[i] * cells + c, column = column_of(i, c);
-          pac[at] = static_cast<float>(mean(0, column));
-          p[at] = family.p[static_cast<std::size_t>(column)];
-          z[at] = family.z[static_cast<std::size_t>(column)];
-          ranked[at] = static_cast<float>(rank_z(mean, layout_.n_perm, column));
+        if (const std::int64_t slot = condition * layout_.groups + g; counts_[static_cast<std::size_t>(slot)] > 0) {
+          tested.push_back(slot);
+          values.groups.push_back(sums_.data() + slot * row_values_);
         }
+      if (tested.empty()) continue;
+      const FamilyTest result = test_family(values, layout_.n_perm, layout_.test, false, true, out.stop);
+      for (std::size_t i = 0; i < tested.size(); ++i)
+        std::transform(values.groups[i], values.groups[i] + cells, pac + tested[i] * cells,
+                       [](double v) { return static_cast<float>(v); });
+      put(tested, result.p, p);
+      put(tested, result.z, z);
+      put(tested, result.rank_z, ranked);
     }
   if (observed_.empty()) return;
   float* d = emplace(kContrastPac, layout_.groups);
@@ -378,29 +280,24 @@ void TrialStatistics::finish(Batch& out) {
   float* dp = emplace(kContrastPvalues, layout_.groups);
   std::vector<double> statistics, differences;  // [tested group][n_perm + 1][cells], [tested group][cells]
   for (const auto& groups : families()) {
-    family.tested.clear();
+    tested.clear();
     for (std::int64_t g : groups)
       if (counts_[static_cast<std::size_t>(g)] > 0 && counts_[static_cast<std::size_t>(layout_.groups + g)] > 0)
-        family.tested.push_back(g);
-    if (family.tested.empty()) continue;
-    family.resize(cells);
-    statistics.resize(family.tested.size() * static_cast<std::size_t>(row_values_));
-    differences.resize(family.p.size());
-    for (std::size_t i = 0; i < family.tested.size(); ++i)
-      contrast(family.tested[i], statistics.data() + static_cast<std::int64_t>(i) * row_values_,
-               differences.data() + column_of(i, 0), out.stop);
-    const auto statistic = [&](std::int64_t k, std::int64_t column) {
-      return statistics[static_cast<std::size_t>(column / cells * row_values_ + k * cells + column % cells)];
-    };
-    test_cells(statistic, layout_.n_perm, static_cast<std::int64_t>(family.p.size()), layout_.test, true,
-               family.p.data(), family.z.data(), out.stop);
-    for (std::size_t i = 0; i < family.tested.size(); ++i)
-      for (std::int64_t c = 0; c < cells; ++c) {
-        const std::int64_t at = family.tested[i] * cells + c, column = column_of(i, c);
-        d[at] = static_cast<float>(differences[static_cast<std::size_t>(column)]);
-        dp[at] = family.p[static_cast<std::size_t>(column)];
-        dz[at] = family.z[static_cast<std::size_t>(column)];
-      }
+        tested.push_back(g);
+    if (tested.empty()) continue;
+    statistics.resize(tested.size() * static_cast<std::size_t>(row_values_));
+    differences.resize(tested.size() * static_cast<std::size_t>(cells));
+    values.groups.clear();
+    for (std::size_t i = 0; i < tested.size(); ++i) {
+      double* rows = statistics.data() + static_cast<std::int64_t>(i) * row_values_;
+      contrast(tested[i], rows, differences.data() + static_cast<std::int64_t>(i) * cells, out.stop);
+      values.groups.push_back(rows);
+    }
+    const FamilyTest result = test_family(values, layout_.n_perm, layout_.test, true, false, out.stop);
+    std::vector<float> difference(differences.begin(), differences.end());
+    put(tested, difference, d);
+    put(tested, result.p, dp);
+    put(tested, result.z, dz);
   }
 }
 
