@@ -232,6 +232,16 @@ class RunSummary {
   virtual json checkpoint() = 0;
 };
 
+// The work of a stage's run summary, estimated: as each series comes in (add) and once after the
+// last (finish). Modelled devices charge it to the stage's devices; the run-time estimate shows it.
+struct SummaryWork {
+  double flops_per_series = 0;
+  double bytes_per_series = 0;  // memory traffic
+  double finish_flops = 0;
+  double finish_bytes = 0;
+  double state_bytes = 0;  // what it keeps (its sums): what replicas that each summed a share combine
+};
+
 // A stage is CPU code. On an accelerator it runs through its kernel for that backend
 // (engine/api/stage_kernel.hpp), which reads what plan() decided.
 class Stage {
@@ -256,6 +266,8 @@ class Stage {
   // The stage's run summary when, as planned, it declared summary tensors; null otherwise. Called
   // once per run, after plan().
   virtual std::unique_ptr<RunSummary> make_summary() const { return nullptr; }
+  // What that summary costs; valid after plan().
+  virtual SummaryWork summary_work() const { return {}; }
   // Host memory the stage keeps beside the batches' tensors when `threads` threads run it: what it
   // made when planned (filter spectra, tables) plus each thread's buffers (FFT work areas, scratch).
   // For the run's memory estimate: an upper bound; valid after plan().

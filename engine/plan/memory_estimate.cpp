@@ -78,6 +78,8 @@ MemoryEstimate estimate_host_memory(const BuiltPipeline& built, const std::vecto
   if (const double bytes = stream_list_bytes(built.stream); bytes >= 0x1p20)
     estimate.terms.push_back({"the input's per-series lists (series left out, channel names)", bytes});
   for (const auto& stage : built.stages) {
+    // A stage on sim devices does no arithmetic: no working memory, and no run summary (its sums).
+    if (stage.simulated()) continue;
     // A stage on the whole machine may run on every thread; on CPU devices, one per replica.
     const bool whole_machine = stage.whole_machine();
     const int runners = whole_machine ? threads : static_cast<int>(stage.devices.size());

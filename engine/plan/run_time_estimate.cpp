@@ -66,6 +66,24 @@ RunTimeEstimate estimate_run_time(const BuiltPipeline& built, int threads, const
                      used, used == 1 ? "" : "s"),
          seconds, s.name, flops});
   }
+  // Run summaries: on the host's threads (in parallel), or modelled with a stage on sim devices.
+  for (const auto& s : built.stages) {
+    const SummaryWork work = s.stage->summary_work();
+    const double flops = work.flops_per_series * series + work.finish_flops;
+    const double bytes = work.bytes_per_series * series + work.finish_bytes;
+    if (flops <= 0 && bytes <= 0) continue;
+    const SimModel& m = rates.accelerator;
+    const double seconds =
+        s.simulated()
+            ? std::max(flops / m.flops_per_s_of(s.name), bytes / m.memory_bytes_per_s) / static_cast<double>(s.devices.size())
+            : std::max(flops / rates.cpu_flops_per_thread_s, bytes / rates.cpu_bytes_per_thread_s) / estimate.threads;
+    estimate.terms.push_back({fmt::format("run summary of {} on {}: {:.2g} flops, {} of memory traffic", s.name,
+                                          s.simulated() ? s.device + " (modelled)"
+                                                        : fmt::format("{} thread{}", estimate.threads,
+                                                                      estimate.threads == 1 ? "" : "s"),
+                                          flops, bytes_text(bytes)),
+                              seconds, {}, 0});  // not the stage's own term: timed apart ("summary")
+  }
   for (const auto& sink : built.sinks)  // drawing and encoding; the arrays' writing is in the start-up term
     if (const double seconds = sink.sink->finish_seconds(); seconds > 0)
       estimate.terms.push_back({fmt::format("sink {}: drawing and encoding", sink.name), seconds, {}, 0});

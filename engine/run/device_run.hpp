@@ -3,10 +3,12 @@
 // the flow-graph node of each stage placed on its devices, and its lines of the run's report.
 #include <functional>
 #include <memory>
+#include <stdexcept>
 
 #include <oneapi/tbb/flow_graph.h>
 
 #include "engine/api/json_text.hpp"
+#include "engine/api/stage.hpp"
 #include "engine/run/run_support.hpp"
 
 namespace pacflow {
@@ -44,6 +46,12 @@ class DeviceRun {
                               const ElementReporter& reporter) = 0;
   // Fields this backend adds to result.json's `run` (its devices' threads, memory, kernel times).
   virtual json report() const { return json::object(); }
+  // Backends whose stages do no arithmetic (sim): books the end of `stage`'s run summary on its
+  // devices and says when the model has it done; the run waits until then and gives the summary's
+  // tensors zero stand-ins. Other backends never get a modelled summary.
+  virtual Clock::time_point book_summary_finish(const BuiltStage& /*stage*/, const SummaryWork& /*work*/) {
+    throw std::logic_error("a run summary modelled on a backend that computes");
+  }
 };
 
 // What a backend's part of a run is made from. A failure its devices report outside the graph's

@@ -18,6 +18,7 @@
 #include <memory>
 #include <optional>
 #include <stop_token>
+#include <thread>
 
 #include <map>
 #include <oneapi/tbb/flow_graph.h>
@@ -56,8 +57,9 @@ double seconds_since(Clock::time_point start) {
 // A stage's run summary, with the stage's name for errors and for its checkpoint folder.
 struct NamedSummary {
   std::string stage;
-  std::unique_ptr<RunSummary> summary;
+  std::unique_ptr<RunSummary> summary;  // null when the stage's devices model it (sim)
   std::size_t position = 0;  // the stage's, for its timing line
+  std::string device = "cpu";  // where it runs, for the trace
 
   // Runs `work` (the summary's add or finish) and reports it: its own line in the timings and the trace.
   template <class Work>
@@ -67,16 +69,48 @@ struct NamedSummary {
     const Clock::time_point end = Clock::now();
     observer.on_work({ElementKind::Stage, position, batch.index, start, end, true});
     if (observer.wants_spans())
-      observer.on_span({"summary", stage, "cpu", batch.index, batch.series_count, Span::kThisThread, start, end});
+      observer.on_span({"summary", stage, device, batch.index, batch.series_count, Span::kThisThread, start, end});
   }
 };
 
+// The summaries of stages that compute. A stage on sim devices does no arithmetic, so neither does
+// its summary: the model books its work (engine/devices/sim/) and finish_summaries its stand-ins.
 std::vector<NamedSummary> make_summaries(const detail::BuiltPipeline& built) {
   std::vector<NamedSummary> summaries;
   for (std::size_t i = 0; i < built.stages.size(); ++i)
-    if (auto summary = built.stages[i].stage->make_summary())
-      summaries.push_back({built.stages[i].name, std::move(summary), i});
+    if (!built.stages[i].simulated())
+      if (auto summary = built.stages[i].stage->make_summary())
+        summaries.push_back({built.stages[i].name, std::move(summary), i, "cpu"});
   return summaries;
+}
+
+// The summaries of stages on sim devices, which the model times (make_summaries leaves them out).
+std::vector<NamedSummary> modelled_summaries(const detail::BuiltPipeline& built) {
+  std::vector<NamedSummary> modelled;
+  for (std::size_t i = 0; i < built.stages.size(); ++i) {
+    const detail::BuiltStage& stage = built.stages[i];
+    if (stage.simulated() &&
+        std::any_of(stage.outputs.begin(), stage.outputs.end(), [](const TensorDecl& t) { return t.summary; }))
+      modelled.push_back({stage.name, nullptr, i, stage.device});
+  }
+  return modelled;
+}
+
+// The end of a modelled stage's summary: as long as the model says, then zero stand-ins for its
+// tensors (one row per entry of their leading dimensions).
+void model_summary_finish(const detail::BuiltStage& stage, detail::DeviceRun& devices, Batch& summary,
+                          const std::stop_token& stop) {
+  const Clock::time_point done = devices.book_summary_finish(stage, stage.stage->summary_work());
+  for (Clock::time_point now = Clock::now(); now < done; now = Clock::now()) {
+    if (stop.stop_requested()) throw RunCancelled(-1);
+    std::this_thread::sleep_for(std::min<Clock::duration>(done - now, std::chrono::milliseconds(10)));
+  }
+  for (const TensorDecl& t : stage.outputs)
+    if (t.summary) {
+      std::int64_t rows = 1;
+      for (auto d : t.rows.leading) rows *= d;
+      summary.emplace_rows(t.name, rows, t.per_series, t.dtype);
+    }
 }
 
 // The checkpoint's participants are the sinks, then the run summaries (each with a folder of its own).
@@ -243,10 +277,12 @@ json rank_plan(const Plan& plan, const std::vector<detail::Segment>& segments) {
   return agreed;
 }
 
-// After the last batch, each run summary makes its tensors, which every sink receives.
-void finish_summaries(const detail::BuiltPipeline& built, std::vector<NamedSummary>& summaries, std::int64_t index,
-                      const std::stop_token& stop, RunObserver& observer) {
-  if (summaries.empty()) return;
+// After the last batch, each run summary makes its tensors (a modelled one, its stand-ins), which
+// every sink receives.
+void finish_summaries(const detail::BuiltPipeline& built, std::vector<NamedSummary>& summaries,
+                      std::vector<NamedSummary>& modelled, std::int64_t index, const std::stop_token& stop,
+                      RunObserver& observer, const detail::DeviceRuns& devices) {
+  if (summaries.empty() && modelled.empty()) return;
   Batch summary;
   summary.stop = stop;  // a summary's finish() may be long (a million permutations): it checks
   summary.index = index;
@@ -255,6 +291,11 @@ void finish_summaries(const detail::BuiltPipeline& built, std::vector<NamedSumma
   finishing.index = -1;
   finishing.series_count = summary.series_count;
   for (auto& s : summaries) s.timed(observer, finishing, [&] { s.summary->finish(summary); });
+  for (auto& s : modelled)
+    s.timed(observer, finishing, [&] {
+      const detail::BuiltStage& stage = built.stages[s.position];
+      model_summary_finish(stage, devices.of(stage), summary, stop);
+    });
   for (auto& sink : built.sinks) guarded("sink", sink.name, -1, [&] { sink.sink->consume_summary(summary); });
 }
 
@@ -300,6 +341,7 @@ struct PreparedRun {
   json files;  // every file it writes, for the report
   std::vector<StaleFiles> stale;  // files of earlier runs this one will not write
   std::vector<NamedSummary> summaries;
+  std::vector<NamedSummary> modelled;  // of stages on sim devices
   std::unique_ptr<Checkpoint> checkpoint;
   std::int64_t first_series = 0;  // a resumed run starts past the series its checkpoint holds
   json rank_devices;              // with ranks, on the collector: where every rank runs each stage
@@ -335,6 +377,7 @@ PreparedRun prepare_run(detail::BuiltPipeline built, const std::vector<std::file
   // tells them where it resumes.
   if (is_root(options)) {
     run.summaries = make_summaries(b);
+    run.modelled = modelled_summaries(b);
     run.checkpoint = open_checkpoint(b, run.plan, run.summaries, options.checkpoint);
   }
   run.first_series = run.checkpoint ? run.checkpoint->series_done() : 0;
@@ -412,7 +455,8 @@ RunReport execute(PreparedRun& run, const RunOptions& options) {
     if (graph.delivered() != graph.batches())
       throw std::logic_error(fmt::format("engine delivered {} of {} batches", graph.delivered(), graph.batches()));
     if (merge) merge->finish();
-    finish_summaries(built, run.summaries, run.segments.front().batch_count, options.stop, observers);
+    finish_summaries(built, run.summaries, run.modelled, run.segments.front().batch_count, options.stop, observers,
+                     devices);
   } catch (...) {
     for (auto& sink : built.sinks) sink.sink->abort();
     // Whatever surfaced while the run was stopping (a stage's RunCancelled, a batch cut short), the

@@ -59,6 +59,8 @@ json Timings::report() const {
     const auto n = t.batches.load();  // the mean per batch counts the additions, not the finish
     row["mean_ms_per_batch"] = n ? 1e3 * (row["busy_s"].get<double>() - finish) / static_cast<double>(n) : 0.0;
     row["finish_s"] = finish;
+    // On sim devices the additions are booked with the stage's batches and the finish is the model's.
+    if (built_.stages[i].simulated()) row["modelled"] = true;
     rows.push_back(std::move(row));
   }
   return rows;

@@ -417,6 +417,31 @@ std::unique_ptr<RunSummary> SurrogatesStage::make_summary() const {
   return std::make_unique<surrogates::TrialStatistics>(plan_.trials);
 }
 
+// Each measure row is added into the observed sums and every permutation's (an add per cell;
+// each permutation's row of sums read and written once per block); the finish divides the sums,
+// then reads them five times (two for the moments, the maxima, the counts), and with two
+// conditions sums each permutation's labelled z over the epochs and tests those too.
+SummaryWork SurrogatesStage::summary_work() const {
+  const surrogates::TrialLayout& t = plan_.trials;
+  if (t.test == surrogates::TrialTest::None) return {};
+  const auto values = static_cast<double>((t.n_perm + 1) * plan_.n_pha * plan_.n_amp);  // per group
+  const double rows_per_series =
+      static_cast<double>(t.rows.rows_per_group) / static_cast<double>(std::max<std::int64_t>(1, t.rows.group));
+  SummaryWork work;
+  work.flops_per_series = rows_per_series * values;
+  work.bytes_per_series = rows_per_series * values * 2 * sizeof(double) / static_cast<double>(t.block);
+  const double summed = static_cast<double>(t.conditions * t.groups) * values;
+  work.finish_flops = 12 * summed;
+  work.finish_bytes = 7 * summed * sizeof(double);
+  work.state_bytes = summed * sizeof(double);
+  if (t.conditions == 2) {
+    const auto groups = static_cast<double>(t.groups);
+    work.finish_flops += groups * values * (4 * static_cast<double>(t.epochs) + 12);
+    work.finish_bytes += groups * values * 6 * sizeof(double);
+  }
+  return work;
+}
+
 void SurrogatesStage::plan_shifts(PlanContext& ctx) {
   if (const std::string& why = ctx.stream().shifts_keep_coupling; !why.empty())
     ctx.warn(fmt::format("time-shift surrogates cannot reject the null here (TensorPAC issue 20): {}", why));

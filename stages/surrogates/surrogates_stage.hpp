@@ -55,6 +55,8 @@ class SurrogatesStage final : public Stage {
   double host_workspace_bytes(int threads) const override;
   // The trial-level statistics, unless trials=none (or auto with fewer than two epochs).
   std::unique_ptr<RunSummary> make_summary() const override;
+  // Its sums (each row into every permutation's) and its family tests (a few passes over the sums).
+  SummaryWork summary_work() const override;
 
   static ElementInfo info();
   static void declare(ParamBinder<SurrogatesStage>& p);

@@ -271,6 +271,9 @@ TEST(Cli, EveryShippedPipelineValidates) {
   // gPAC's scenario reads 614 MB that `make_example_inputs --gpac` writes in seconds; its shape here.
   fs::create_directories(root / "out" / "bench");
   testing::write_sparse_npy(root / "out" / "bench" / "gpac.npy", "(256, 600000)", 256 * 600'000);
+  // The heavy scaling job's 16 MB input, as its pipeline's comment says to make it.
+  const auto sim_input = testing::run_program(PACFLOW_MAKE_EXAMPLE_INPUTS, "--sim-trials out/bench", root.path());
+  ASSERT_EQ(sim_input.exit_code, 0) << sim_input.err;
   int checked = 0;
   for (const auto& entry : fs::recursive_directory_iterator(root / "pipelines")) {
     if (entry.path().extension() != ".pipe") continue;
@@ -278,7 +281,7 @@ TEST(Cli, EveryShippedPipelineValidates) {
     EXPECT_EQ(r.exit_code, 0) << entry.path() << ": " << r.err;
     ++checked;
   }
-  EXPECT_GE(checked, 14);  // pac, gpu, npy/edf/bdf/hdf5 examples, placement, sim_scaling, methods, erpac, bench/w1-w3, gpac
+  EXPECT_GE(checked, 15);  // pac, gpu, npy/edf/bdf/hdf5 examples, placement, sim_scaling, methods, erpac, bench/w1-w3, gpac, sim_trials
 }
 
 TEST(Cli, DevicesListsTheCpu) {

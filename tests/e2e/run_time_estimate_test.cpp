@@ -1,6 +1,8 @@
 // validate()'s run-time estimate (engine/plan/run_time_estimate.hpp) against real runs on this machine.
 #include <algorithm>
 #include <chrono>
+#include <string>
+#include <vector>
 #include <gtest/gtest.h>
 #include <oneapi/tbb/info.h>
 #include <sys/resource.h>
@@ -11,6 +13,7 @@
 #include "stages/builtin.hpp"
 #include "stages/common/lanes.hpp"
 #include "tests/support/cli_runner.hpp"
+#include "tests/support/sanitizers.hpp"
 
 namespace pacflow {
 namespace {
@@ -64,7 +67,7 @@ double estimate_over_timed_run(const Pipeline& pipeline) {
 }
 
 TEST(RunTimeEstimate, IsWithinThreeTimesOfATimedRun) {
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#if defined(PACFLOW_UNDER_ASAN) || defined(PACFLOW_UNDER_TSAN)
   GTEST_SKIP() << "the estimate is for optimised builds; a sanitizer makes every stage several times slower";
 #endif
   const testing::ScratchDir dir("run_time_estimate");
@@ -76,7 +79,7 @@ TEST(RunTimeEstimate, IsWithinThreeTimesOfATimedRun) {
 // One cell at 1024 bins (issue 35: a million surrogates estimated at 3.1 s took 36.8 s): the Tort
 // kernel works on groups of 16 amplitude bands, so one band costs what a group costs.
 TEST(RunTimeEstimate, OneCellAtManyBinsIsWithinTwiceOfATimedRun) {
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#if defined(PACFLOW_UNDER_ASAN) || defined(PACFLOW_UNDER_TSAN)
   GTEST_SKIP() << "the estimate is for optimised builds; a sanitizer makes every stage several times slower";
 #endif
   const testing::ScratchDir dir("run_time_estimate_bins");
@@ -95,7 +98,7 @@ TEST(RunTimeEstimate, OneCellAtManyBinsIsWithinTwiceOfATimedRun) {
 // Long series (issue 35: gPAC's 10-minute series took 2.7 times the estimate): their amplitudes
 // outgrow the caches, and every surrogate reads them again from memory, which the estimate counts.
 TEST(RunTimeEstimate, LongSeriesAreWithinTwiceOfATimedRun) {
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#if defined(PACFLOW_UNDER_ASAN) || defined(PACFLOW_UNDER_TSAN)
   GTEST_SKIP() << "the estimate is for optimised builds; a sanitizer makes every stage several times slower";
 #endif
   const testing::ScratchDir dir("run_time_estimate_long");
@@ -126,6 +129,35 @@ TEST(RunTimeEstimate, GrowsWithTheWorkAndShrinksWithWiderVectors) {
   EXPECT_LT(more_surrogates, 5 * more_series);
   EXPECT_GT(measured_rates(64).cpu_flops_per_thread_s, measured_rates(32).cpu_flops_per_thread_s);
   EXPECT_GT(measured_rates(32).cpu_flops_per_thread_s, measured_rates(16).cpu_flops_per_thread_s);
+}
+
+// The trial-level test's summary is a term of its own (its sums, then its family tests over every
+// permutation), on the host's threads or modelled with a stage on sim devices, and none without it.
+TEST(RunTimeEstimate, TheTrialLevelSummaryIsATermOfItsOwn) {
+  const testing::ScratchDir dir("run_time_estimate");
+  const auto summary_terms = [&](const json& surrogates, const std::string& devices) {
+    Pipeline p(stages::builtin_registry());
+    p.source("synthetic", {{"fs", 512}, {"epochs", 8}, {"channels", 4}, {"n_times", 2048}, {"seed", 1}})
+        .stage("bandpass", {{"on", devices}})
+        .stage("hilbert", {{"on", devices}})
+        .stage("mi", {{"on", devices}})
+        .stage("surrogates", surrogates)
+        .sink("npy", {{"dir", dir.path().string()}});
+    std::vector<std::string> found;
+    const json plan = estimated_plan(p);  // named: the loop must not outlive it
+    for (const json& term : plan.at("run_time_estimate").at("terms"))
+      if (const auto what = term.at("what").get<std::string>(); what.find("run summary") != std::string::npos)
+        found.push_back(what);
+    return found;
+  };
+  const auto on_cpu = summary_terms({{"n", 1000}}, "cpu");
+  ASSERT_EQ(on_cpu.size(), 1u);
+  EXPECT_NE(on_cpu[0].find("run summary of surrogates on"), std::string::npos) << on_cpu[0];
+  EXPECT_NE(on_cpu[0].find("thread"), std::string::npos) << on_cpu[0];
+  const auto on_sim = summary_terms({{"n", 1000}, {"on", "sim:0-3"}}, "sim:0-3");
+  ASSERT_EQ(on_sim.size(), 1u);
+  EXPECT_NE(on_sim[0].find("sim:0,1,2,3 (modelled)"), std::string::npos) << on_sim[0];
+  EXPECT_TRUE(summary_terms({{"n", 1000}, {"trials", "none"}}, "cpu").empty());
 }
 
 }  // namespace

@@ -5,13 +5,17 @@
 // are tested each and against each other.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <numbers>
 #include <random>
+#include <string>
+#include <vector>
 
 #include "engine/api/errors.hpp"
 #include "engine/api/pipeline.hpp"
+#include "engine/io/npy.hpp"
 #include "stages/builtin.hpp"
 #include "stages/io/edf/edf_writer.hpp"
 #include "stages/io/png/png_sink.hpp"
@@ -163,6 +167,61 @@ TEST(TrialLevel, TwoEventTypesAreTestedEachAndTheirDifferenceAgainstPermutedLabe
   EXPECT_LT(contrast_p[kCoupledCell], 0.01f) << "C3 differs between go and nogo";
   for (std::int64_t c = 0; c < kCells; ++c)
     EXPECT_GE(contrast_p[static_cast<std::size_t>(kCells + c)], 0.05f) << "C4 is the same in both, cell " << c;
+}
+
+}  // namespace
+}  // namespace pacflow
+
+namespace pacflow {
+namespace {
+
+// On sim devices the trial-level test is modelled with its stage (no arithmetic, its additions
+// booked with each batch on the stage's devices, its finish split over them), so a scaling run
+// shows it: eight devices finish far sooner than one, where the host's summary of the same sums
+// (seconds here) used to make them equal. Its tensors are zero stand-ins of their shape. The input
+// is read from a file in milliseconds, so the model is what is timed.
+TEST(TrialLevel, OnSimDevicesTheTestIsModelledWithItsStageAndScales) {
+  const testing::ScratchDir dir("trial_sim");
+  {
+    NpyWriter writer(dir / "x.npy", {64, 16, 4096});
+    std::mt19937 rng(1);
+    std::normal_distribution<float> noise;
+    std::vector<float> series(4096);
+    for (int s = 0; s < 64 * 16; ++s) {
+      for (float& v : series) v = noise(rng);
+      writer.append(series.data(), 4096);
+    }
+    writer.commit();
+  }
+  const auto run_on = [&](const std::string& devices, const char* folder) {
+    Pipeline p(stages::builtin_registry());
+    p.source("npy", {{"path", (dir / "x.npy").string()}, {"fs", 512}, {"layout", "ECT"}});
+    p.stage("bandpass", {{"pha", "2:20:50"}, {"amp", "60:160:50"}, {"on", devices}});
+    p.stage("hilbert", {{"on", devices}});
+    p.stage("mi", {{"on", devices}});
+    p.stage("surrogates", {{"n", 10000}, {"on", devices}});
+    p.sink("npy", {{"dir", (dir / folder).string()}});
+    return p.run().to_json();
+  };
+  const json one = run_on("sim:0", "one"), eight = run_on("sim:0-7", "eight");
+  const auto wall = [](const json& r) { return r["run"]["wall_s"].get<double>(); };
+  const auto summary_row = [](const json& r) {
+    for (const json& row : r["run"]["stages"])
+      if (row["kind"] == "summary") return row;
+    return json();
+  };
+  ASSERT_TRUE(summary_row(one).is_object()) << one["run"]["stages"].dump();
+  EXPECT_EQ(summary_row(one)["modelled"], true);
+  EXPECT_EQ(summary_row(one)["batches"], 0) << "no host additions: the model books them with the batches";
+  EXPECT_GT(wall(one), 1.0);
+  EXPECT_GT(wall(one) / wall(eight), 3.0) << "one device " << wall(one) << " s, eight " << wall(eight) << " s";
+  // Nor is the summary's 3.2 GB of sums counted in the host's memory: no host computes them.
+  for (const json& term : one["host_memory_estimate"]["terms"])
+    EXPECT_EQ(term["what"].get<std::string>().find("surrogates working memory"), std::string::npos) << term.dump();
+  Shape shape;
+  const auto p = testing::load_floats(dir / "one" / "trial_pvalues.npy", &shape);
+  EXPECT_EQ(shape, (Shape{16, 50, 50}));
+  EXPECT_TRUE(std::all_of(p.begin(), p.end(), [](float v) { return v == 0.0f; })) << "zero stand-ins";
 }
 
 }  // namespace

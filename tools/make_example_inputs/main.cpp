@@ -3,6 +3,7 @@
 //
 //   make_example_inputs [DIR]          (default: out/example_inputs)
 //   make_example_inputs --gpac [DIR]   (default: out/bench): only DIR/gpac.npy, below
+//   make_example_inputs --sim-trials [DIR]  (default: out/bench): only DIR/sim_trials.npy, below
 //
 //   DIR/recording.edf  EDF+, 8 EEG channels (Fz Cz Pz Oz C3 C4 T7 T8), 60 s at 256 Hz, in uV, with a
 //                      "stim" annotation every 5 s from 2.5 s on
@@ -14,6 +15,9 @@
 //   DIR/gpac.npy       the input of gPAC's paper scenario (pipelines/bench/gpac.pipe): 256 channels
 //                      of 10 minutes at 1 kHz, float32 [256][600000] (614 MB), every third channel
 //                      coupled 6 Hz -> 80 Hz
+//   DIR/sim_trials.npy the input of the heavy scaling job on modelled devices with the trial-level
+//                      test (pipelines/bench/sim_trials.pipe): float32 [64 epochs][16 channels][4096]
+//                      at 512 Hz (16 MB), read in milliseconds so that the devices' model is measured
 #include <cstdio>
 #include <filesystem>
 #include <fmt/format.h>
@@ -128,24 +132,45 @@ void write_gpac(const fs::path& path) {
   writer.commit();
 }
 
+// The heavy scaling job's input: the synthetic generator's series, epoch by epoch.
+void write_sim_trials(const fs::path& path) {
+  stages::SyntheticConfig c;
+  c.fs = 512;
+  c.epochs = 64;
+  c.channels = 16;
+  c.n_times = 4096;
+  c.seed = 1;
+  NpyWriter writer(path, {c.epochs, c.channels, c.n_times});
+  std::vector<float> series(static_cast<std::size_t>(c.n_times));
+  for (std::int64_t s = 0; s < c.epochs * c.channels; ++s) {
+    stages::synthesize_series(c, s, series.data());
+    writer.append(series.data(), c.n_times);
+  }
+  writer.commit();
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   const std::vector<std::string> args(argv + 1, argv + argc);
   const bool gpac = !args.empty() && args[0] == "--gpac";
-  const std::size_t rest = args.size() - (gpac ? 1 : 0);
+  const bool sim_trials = !args.empty() && args[0] == "--sim-trials";
+  const std::size_t rest = args.size() - (gpac || sim_trials ? 1 : 0);
   if (rest > 1 || (!args.empty() && (args[0] == "-h" || args[0] == "--help"))) {
     std::fprintf(stderr,
                  "usage: make_example_inputs [DIR]          the example recordings (default DIR: out/example_inputs)\n"
-                 "       make_example_inputs --gpac [DIR]   gPAC's scenario, DIR/gpac.npy (default DIR: out/bench)\n");
+                 "       make_example_inputs --gpac [DIR]   gPAC's scenario, DIR/gpac.npy (default DIR: out/bench)\n"
+                 "       make_example_inputs --sim-trials [DIR]  the heavy scaling job's input, DIR/sim_trials.npy "
+                 "(default DIR: out/bench)\n");
     return rest > 1 ? 2 : 0;
   }
-  const fs::path dir = rest == 1 ? args.back() : (gpac ? "out/bench" : "out/example_inputs");
+  const fs::path dir = rest == 1 ? args.back() : (gpac || sim_trials ? "out/bench" : "out/example_inputs");
   try {
     pacflow::stages::create_directories_or_throw(dir);
-    if (gpac) {
-      write_gpac(dir / "gpac.npy");
-      fmt::print("wrote {}/gpac.npy\n", dir.string());
+    if (gpac || sim_trials) {
+      const char* name = gpac ? "gpac.npy" : "sim_trials.npy";
+      gpac ? write_gpac(dir / name) : write_sim_trials(dir / name);
+      fmt::print("wrote {}/{}\n", dir.string(), name);
       return 0;
     }
     write_edf(dir / "recording.edf", false);

@@ -1,5 +1,6 @@
 #include "engine/devices/sim/sim_backend.hpp"
 
+#include <algorithm>
 #include <fmt/format.h>
 #include <set>
 #include <string>
@@ -18,7 +19,7 @@ namespace {
 std::set<std::string> unread_stand_ins(const detail::BuiltPipeline& built, const detail::BuiltStage& stage) {
   std::set<std::string> unread;
   for (const auto& out : stage.outputs)
-    if (!out.result && !out.kept && !out.summary) unread.insert(out.name);
+    if (!out.result && !out.summary) unread.insert(out.name);  // kept ones: its summary is modelled too
   for (const auto& other : built.stages) {
     for (const auto& crossing : other.crossing) unread.erase(crossing.name);
     if (!other.simulated())
@@ -41,6 +42,22 @@ class SimRun final : public detail::DeviceRun {
                                                          reporter, devices_, due_));
   }
   json report() const override { return {{"sim_model", devices_.model().name}}; }
+  // The summary's finish split evenly over the stage's devices, each first receiving its share of
+  // the others' partial sums peer to peer (a reduce-scatter).
+  detail::Clock::time_point book_summary_finish(const detail::BuiltStage& stage, const SummaryWork& work) override {
+    const detail::Clock::time_point now = detail::Clock::now();
+    detail::Clock::time_point done = now;
+    const auto count = static_cast<double>(stage.devices.size());
+    const double partial_sums = work.state_bytes * (count - 1) / count / count;  // from the others' shares
+    for (std::size_t i = 0; i < stage.devices.size(); ++i) {
+      const int device = stage.devices[i].index;
+      const int peer = stage.devices[(i + 1) % stage.devices.size()].index;
+      const SimWork share{work.finish_flops / count, work.finish_bytes / count, partial_sums, 0, peer, true,
+                          devices_.model().flops_per_s_of(stage.name)};
+      done = std::max(done, devices_.book({device}, share, now).done);
+    }
+    return done;
+  }
 
  private:
   const detail::BuiltPipeline& built_;

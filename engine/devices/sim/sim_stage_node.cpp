@@ -13,7 +13,11 @@ std::unique_ptr<SimNode> make_sim_stage_node(flow::graph& graph, const BuiltStag
                                              SimDevices& sim_devices, DueTimeQueue& due) {
   std::vector<int> devices;
   for (const auto& d : stage.devices) devices.push_back(d.index);
-  const double flops_per_series = stage.stage->flops_per_series();
+  // A stage's run summary is modelled with it: each batch's share of the summary's sums is booked
+  // with the batch (the devices sum what they compute), its finish at the end (the executor).
+  const SummaryWork summary = stage.stage->summary_work();
+  const double flops_per_series = stage.stage->flops_per_series() + summary.flops_per_series;
+  const double summary_bytes_per_series = summary.bytes_per_series;
   const double flops_per_s = sim_devices.model().flops_per_s_of(stage.name);
   // The outputs a batch gets stand-ins for, chosen once here rather than for every batch.
   std::vector<const TensorDecl*> stand_ins;
@@ -22,14 +26,15 @@ std::unique_ptr<SimNode> make_sim_stage_node(flow::graph& graph, const BuiltStag
   return std::make_unique<SimNode>(
       graph, flow::unlimited,
       [&stage, stand_ins = std::move(stand_ins), reporter, &sim_devices, &due, devices, flops_per_series, flops_per_s,
-       next_on_sim](BatchPtr batch, SimNode::gateway_type& gateway) {
+       next_on_sim, summary_bytes_per_series](BatchPtr batch, SimNode::gateway_type& gateway) {
         guarded("stage", stage.name, batch->index, [&] {
           for (const TensorDecl* out : stand_ins)
             batch->emplace_rows(out->name, out->rows.rows(batch->series_count), out->per_series, out->dtype);
           for (const auto& name : stage.drop_after) batch->tensors.erase(name);
         });
         const auto n = static_cast<double>(batch->series_count);
-        const SimWork work{flops_per_series * n, (stage.bytes_in_per_series + stage.bytes_out_per_series) * n,
+        const SimWork work{flops_per_series * n,
+                           (stage.bytes_in_per_series + stage.bytes_out_per_series + summary_bytes_per_series) * n,
                            stage.bytes_in_per_series * n, stage.bytes_out_per_series * n, batch->resident_device,
                            next_on_sim, flops_per_s};
         const SimDevices::Booking b = sim_devices.book(devices, work, Clock::now());
