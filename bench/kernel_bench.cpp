@@ -5,10 +5,15 @@
 // observed alignment + the 200 shifts w1.pipe draws) with W-byte vectors, one thread. Its counter
 // useful_adds_per_s counts the adds the definition implies (samples x alignments x cells): what a
 // per-sample loop would have to do, so it can exceed what the hardware adds per second.
+// BM_MiSurrogateLoopLong/T: the same kernel on one series of T samples (gPAC's 600 000), whose rows
+// outgrow the caches.
 // BM_VectorAdd/N: y[i] += x[i] over N floats, one thread; N = 32 Ki is cache-resident (the size of
 // the kernel's rows), N = 32 Mi streams from memory. bench/README.md gives the ratios.
 #include <benchmark/benchmark.h>
 
+#include <cmath>
+#include <numbers>
+#include <random>
 #include <vector>
 
 #include "bench/vector_add.hpp"
@@ -57,6 +62,35 @@ void BM_MiSurrogateLoop(benchmark::State& state) {
       benchmark::Counter(static_cast<double>(kLength * kShifts * kCells), benchmark::Counter::kIsIterationInvariantRate);
 }
 BENCHMARK(BM_MiSurrogateLoop)->Arg(16)->Arg(32)->Arg(64)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+// One series of gPAC's scenario (10 min at 1 kHz): 10 phase bands at 2-20 Hz with a slowly
+// wandering frequency, 10 amplitude bands of positive noise, the observed alignment and 200
+// random shifts, the widest vectors. Its rows (600 000 x 64 bytes) outgrow the caches, so every
+// alignment reads them again: compare its useful adds per second with W1's and the streaming
+// vector add's.
+void BM_MiSurrogateLoopLong(benchmark::State& state) {
+  const std::int64_t length = state.range(0), n_pha = 10, n_amp = 10;
+  std::mt19937_64 rng(1);
+  std::uniform_real_distribution<float> uniform(0.0f, 1.0f);
+  std::vector<float> phase(static_cast<std::size_t>(n_pha * length)), amplitude(static_cast<std::size_t>(n_amp * length));
+  for (std::int64_t p = 0; p < n_pha; ++p) {
+    double angle = 0;
+    for (std::int64_t t = 0; t < length; ++t) {
+      angle += 2 * std::numbers::pi * (2.0 + 2.0 * static_cast<double>(p) + 0.5 * uniform(rng)) / 1000.0;
+      phase[static_cast<std::size_t>(p * length + t)] = static_cast<float>(std::remainder(angle, 2 * std::numbers::pi));
+    }
+  }
+  for (float& a : amplitude) a = 0.5f + uniform(rng);
+  std::vector<std::int64_t> shifts{0};
+  std::uniform_int_distribution<std::int64_t> shift(1, length - 1);
+  for (std::int64_t k = 1; k < kShifts; ++k) shifts.push_back(shift(rng));
+  std::vector<double> out(static_cast<std::size_t>(kShifts * n_pha * n_amp));
+  const mi::SeriesBands bands{phase.data(), amplitude.data(), n_pha, n_amp, length};
+  for (auto _ : state) mi::shifted_modulation_index(bands, 18, shifts, out.data(), 0);
+  state.counters["useful_adds_per_s"] = benchmark::Counter(static_cast<double>(length * kShifts * n_pha * n_amp),
+                                                           benchmark::Counter::kIsIterationInvariantRate);
+}
+BENCHMARK(BM_MiSurrogateLoopLong)->Arg(600000)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 void BM_VectorAdd(benchmark::State& state) {
   const auto n = static_cast<std::size_t>(state.range(0));
