@@ -73,6 +73,19 @@ def against_tensorpac(repeats: int, tensorpac_repeats: int) -> None:
     print(f"| Pac.filterfit, (128, 2048), 10 x 11 bands, idpac (2, 2, 4), 200 surrogates | {b:.2f} s "
           f"({len(tensorpac_s)} run{'s' if len(tensorpac_s) > 1 else ''}) | {a:.3f} s ({len(pacflow_s)} runs) | "
           f"{b / a:.0f}x |")
+    # W1 as users run it: a whole pipeline_cli process on w1.pipe (10 x 10 bands, 200 surrogates,
+    # the trial-level test on, every file written), against the same TensorPAC call.
+    cli = os.environ.get("PACFLOW_CLI", str(ROOT / "build/bin/pipeline_cli"))
+    with tempfile.TemporaryDirectory() as out:
+        def w1_cli() -> None:
+            subprocess.run([cli, "run", "-q", "--out", out, str(ROOT / "pipelines/bench/w1.pipe")], check=True,
+                           stderr=subprocess.DEVNULL)
+
+        w1_cli()
+        cli_s = [seconds(w1_cli) for _ in range(repeats)]
+    c = statistics.median(cli_s)
+    print(f"| W1 as a pipeline: a whole `pipeline_cli run pipelines/bench/w1.pipe` (trial-level test on) against "
+          f"the TensorPAC call above | {b:.2f} s | {c:.3f} s (CLI, {len(cli_s)} runs) | {b / c:.0f}x |")
 
 
 def tutorial_shaped(seed: int = 2) -> np.ndarray:
