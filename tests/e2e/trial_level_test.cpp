@@ -21,6 +21,7 @@
 #include "stages/io/png/png_sink.hpp"
 #include "tests/support/cli_runner.hpp"
 #include "tests/support/fixtures.hpp"
+#include "tests/support/sanitizers.hpp"
 
 namespace pacflow {
 namespace {
@@ -213,8 +214,16 @@ TEST(TrialLevel, OnSimDevicesTheTestIsModelledWithItsStageAndScales) {
   ASSERT_TRUE(summary_row(one).is_object()) << one["run"]["stages"].dump();
   EXPECT_EQ(summary_row(one)["modelled"], true);
   EXPECT_EQ(summary_row(one)["batches"], 0) << "no host additions: the model books them with the batches";
+  // A sanitizer slows the host's share of the run (reading the file, the stand-ins, the sinks), not
+  // the model's: 2.2x under TSan with another test beside it, 6.6x in an optimised build (0.94x
+  // when the host computed the summary).
+#if defined(PACFLOW_UNDER_ASAN) || defined(PACFLOW_UNDER_TSAN)
+  constexpr double kScaling = 1.5;
+#else
+  constexpr double kScaling = 3.0;
+#endif
   EXPECT_GT(wall(one), 1.0);
-  EXPECT_GT(wall(one) / wall(eight), 3.0) << "one device " << wall(one) << " s, eight " << wall(eight) << " s";
+  EXPECT_GT(wall(one) / wall(eight), kScaling) << "one device " << wall(one) << " s, eight " << wall(eight) << " s";
   // Nor is the summary's 3.2 GB of sums counted in the host's memory: no host computes them.
   for (const json& term : one["host_memory_estimate"]["terms"])
     EXPECT_EQ(term["what"].get<std::string>().find("surrogates working memory"), std::string::npos) << term.dump();
