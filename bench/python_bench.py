@@ -2,7 +2,8 @@
 
 1. ``pacflow.tensorpac.Pac.filterfit`` against ``tensorpac.Pac.filterfit`` on W1-shaped data: 8 epochs
    x 16 channels x 2048 samples at 512 Hz as TensorPAC's (n_epochs, n_times) = (128, 2048), 10 phase x
-   11 amplitude bands, Tort's MI, 200 time-shift (swap-block) surrogates, z-scores: idpac (2, 2, 4).
+   11 amplitude bands, Tort's MI, 200 time-shift (swap-block) surrogates, z-scores: idpac (2, 2, 4);
+   and a whole ``pipeline_cli run pipelines/bench/w1.pipe`` (the trial-level test on) against the same.
 2. Python's overhead over the CLI on W1 (pipelines/bench/w1.pipe): ``pacflow.run`` in a warm process
    against a whole ``pipeline_cli run`` (each writing the same files), interleaved, medians.
 3. TensorPAC's real-data tutorial (examples/tuto/plot_real_data.py) on its shapes, 160 trials of 4000
