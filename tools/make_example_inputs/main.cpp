@@ -24,7 +24,9 @@
 #include <string>
 #include <vector>
 
+#include "engine/api/errors.hpp"
 #include "engine/io/npy.hpp"
+#include "engine/io/output_checks.hpp"
 #include "stages/io/common/output_paths.hpp"
 #include "stages/io/edf/edf_writer.hpp"
 #include "stages/io/hdf5/hdf5_attributes.hpp"
@@ -149,6 +151,14 @@ void write_sim_trials(const fs::path& path) {
   writer.commit();
 }
 
+// Where an output goes, checked as every pacflow output is (engine/io/output_checks.hpp): a FIFO, a
+// device node or a folder at the path is refused rather than replaced by the renamed file, and a
+// symbolic link is followed (the file it points to is replaced, the link stays).
+fs::path output(const fs::path& path) {
+  pacflow::check_output_target(path);
+  return pacflow::resolved_output(path);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -169,13 +179,18 @@ int main(int argc, char** argv) {
     pacflow::stages::create_directories_or_throw(dir);
     if (gpac || sim_trials) {
       const char* name = gpac ? "gpac.npy" : "sim_trials.npy";
-      gpac ? write_gpac(dir / name) : write_sim_trials(dir / name);
+      gpac ? write_gpac(output(dir / name)) : write_sim_trials(output(dir / name));
       fmt::print("wrote {}/{}\n", dir.string(), name);
       return 0;
     }
-    write_edf(dir / "recording.edf", false);
-    write_edf(dir / "recording.bdf", true);
-    write_hdf5(dir / "recording.h5");
+    const fs::path edf = output(dir / "recording.edf"), bdf = output(dir / "recording.bdf"),
+                   h5 = output(dir / "recording.h5");
+    write_edf(edf, false);
+    write_edf(bdf, true);
+    write_hdf5(h5);
+  } catch (const pacflow::InputError& e) {
+    fmt::print(stderr, "error: {}\n", e.what());
+    return 2;
   } catch (const std::exception& e) {
     fmt::print(stderr, "error: {}\n", e.what());
     return 1;
