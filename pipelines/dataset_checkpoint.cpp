@@ -19,7 +19,7 @@ using json = nlohmann::json;
 
 namespace {
 
-constexpr int kFormat = 1;
+constexpr int kCheckpointFormat = 1;
 constexpr const char* kDatasetRecord = "dataset.json";
 constexpr const char* kRecordingRecord = "recording.json";
 constexpr const char* kArrays = "arrays.bin";
@@ -32,7 +32,7 @@ json read_record(const fs::path& path) {
   if (!fs::exists(fs::symlink_status(path, ec))) return nullptr;
   try {
     json record = parse_json_record(InputFile(path, InputFile::NoFollow::leaf).read_all(kMaxRecordBytes, "a record"));
-    if (!record.is_object() || record.value("pacflow_dataset_checkpoint", 0) != kFormat || !seal_intact(record))
+    if (!record.is_object() || record.value("pacflow_dataset_checkpoint", 0) != kCheckpointFormat || !seal_intact(record))
       return nullptr;
     return record;
   } catch (const std::exception&) {
@@ -71,14 +71,14 @@ DatasetCheckpoint::DatasetCheckpoint(fs::path dir, json plan)
     if (record.is_null())
       throw InputError(fmt::format("{}: not a pacflow dataset checkpoint of format {}, or damaged; remove the folder "
                                    "to start afresh",
-                                   record_path.string(), kFormat));
+                                   record_path.string(), kCheckpointFormat));
     if (const std::string diff = first_plan_difference(record.at("plan"), plan_); !diff.empty())
       throw InputError(fmt::format("--checkpoint {}: it was made by another dataset or pipeline ({}); remove the "
                                    "folder, or choose another, to start afresh",
                                    dir_.string(), diff));
     return;
   }
-  write_file_atomically(record_path, sealed({{"pacflow_dataset_checkpoint", kFormat}, {"plan", plan_}}).dump() + "\n");
+  write_file_atomically(record_path, sealed({{"pacflow_dataset_checkpoint", kCheckpointFormat}, {"plan", plan_}}).dump() + "\n");
 }
 
 std::optional<DatasetCheckpoint::Recording> DatasetCheckpoint::find(const std::string& id,
@@ -122,7 +122,7 @@ void DatasetCheckpoint::keep(const std::string& id, const std::string& input_che
   const std::vector<std::byte> bytes = detail::encode_batch(encode_recording(0, results));
   write_whole_file(dir / kArrays, std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()),
                    dir / kArrays);
-  const json record = sealed({{"pacflow_dataset_checkpoint", kFormat},
+  const json record = sealed({{"pacflow_dataset_checkpoint", kCheckpointFormat},
                               {"id", id},
                               {"input_checksum", input_checksum},
                               {"arrays", file_entry(dir / kArrays, kArrays)},

@@ -14,7 +14,7 @@ namespace {
 // The tensor of what the arrays' shapes do not say; '@' keeps it apart from any result's name.
 constexpr const char* kHeader = "@recording_results";
 constexpr std::uint32_t kMagic = 0x50465252;  // "PFRR"
-constexpr std::uint32_t kFormat = 1;
+constexpr std::uint32_t kRecordingFormat = 1;
 
 void put_facts(ByteWriter& w, const stages::SharedFacts& facts) {
   w.text(json_text(facts.study));  // each fact's value as the report shows it
@@ -39,7 +39,7 @@ Batch encode_recording(std::int64_t index, const stages::ResultArrays& results) 
   batch.series_count = 1;
   ByteWriter w;
   w.put(kMagic);
-  w.put(kFormat);
+  w.put(kRecordingFormat);
   w.put(static_cast<std::uint32_t>(results.arrays.size()));
   for (const auto& array : results.arrays) {
     Tensor& t = batch.emplace(array.name, array.shape, DType::Float32);
@@ -70,7 +70,7 @@ stages::ResultArrays decode_recording(const Batch& batch) {
     throw std::runtime_error("not a recording's results (no header)");
   const Tensor& h = header->second;
   ByteReader r(static_cast<const std::byte*>(h.raw()), h.bytes(), "recording results");
-  if (r.get<std::uint32_t>() != kMagic || r.get<std::uint32_t>() != kFormat)
+  if (r.get<std::uint32_t>() != kMagic || r.get<std::uint32_t>() != kRecordingFormat)
     throw std::runtime_error("recording results of another format");
   stages::ResultArrays results;
   const auto arrays = r.get<std::uint32_t>();

@@ -65,13 +65,13 @@ UniqueFd open_beneath(int dir, const fs::path& relative) {
   return at;
 }
 
-using Identity = std::pair<std::uint64_t, std::uint64_t>;
+using FileIdentity = std::pair<std::uint64_t, std::uint64_t>;
 
-Identity identity_of(const struct stat& st) { return {st.st_dev, st.st_ino}; }
+FileIdentity identity_of(const struct stat& st) { return {st.st_dev, st.st_ino}; }
 
 // The identities of the run's inputs (after following links): files the run reads are never stale.
-std::vector<Identity> input_identities(const std::vector<fs::path>& inputs) {
-  std::vector<Identity> ids;
+std::vector<FileIdentity> input_identities(const std::vector<fs::path>& inputs) {
+  std::vector<FileIdentity> ids;
   for (const fs::path& input : inputs) {
     struct stat st {};
     if (::stat(input.c_str(), &st) == 0) ids.push_back(identity_of(st));
@@ -128,8 +128,8 @@ std::vector<StaleFiles> find_stale_files(const std::vector<fs::path>& outputs, c
     written.push_back(normal(o));
     written.push_back(normal(resolved_output(o)));
   }
-  const std::vector<Identity> read = input_identities(inputs);
-  const auto is_input = [&](const Identity& id) { return std::find(read.begin(), read.end(), id) != read.end(); };
+  const std::vector<FileIdentity> read = input_identities(inputs);
+  const auto is_input = [&](const FileIdentity& id) { return std::find(read.begin(), read.end(), id) != read.end(); };
   std::vector<StaleFiles> found;
   std::vector<fs::path> folders_seen;
   for (const fs::path& output : outputs) {
@@ -142,7 +142,7 @@ std::vector<StaleFiles> find_stale_files(const std::vector<fs::path>& outputs, c
     auto handle = std::make_shared<const UniqueFd>(::open(folder.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
     if (!*handle) continue;
     StaleFiles stale{folder, handle, {}};
-    std::vector<Identity> seen;
+    std::vector<FileIdentity> seen;
     for (const std::string& name : listed_names) {
       const fs::path listed = fs::path(name).lexically_normal();
       if (!stays_inside(listed) || reserved_name(listed.filename().string())) continue;

@@ -26,7 +26,7 @@ constexpr const char* kManifest = "shard.json";
 constexpr const char* kBatches = "batches.bin";
 constexpr int kShardFormat = 2;  // 2: sealed by a checksum, with batches.bin's and every file's
 // A record holds the plan (a dataset's every row) and the files' list: far below this.
-constexpr std::size_t kMaxRecordBytes = std::size_t{256} << 20;
+constexpr std::size_t kMaxShardRecordBytes = std::size_t{256} << 20;
 // Each batch in batches.bin: its length, then its bytes.
 using BatchLength = std::uint64_t;
 
@@ -191,7 +191,7 @@ ShardReader::ShardReader(const std::vector<fs::path>& dirs, const std::stop_toke
     };
     json record;
     try {
-      record = parse_json_record(InputFile(path, InputFile::NoFollow::leaf).read_all(kMaxRecordBytes, "a shard's record"));
+      record = parse_json_record(InputFile(path, InputFile::NoFollow::leaf).read_all(kMaxShardRecordBytes, "a shard's record"));
     } catch (const InputError& e) {
       throw InputError(fmt::format("merge: {} holds no finished shard ({})", dir.string(), e.bare_message()));
     } catch (const std::exception& e) {  // not JSON, or nested absurdly deep

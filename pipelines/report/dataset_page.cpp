@@ -39,7 +39,7 @@ std::string recordings_section(const DatasetPage& page) {
   return html + "</table></section>\n";
 }
 
-std::string warnings_section(const DatasetPage& page) {
+std::string dataset_warnings_section(const DatasetPage& page) {
   std::string html = "<section id=\"warnings\"><h2>Warnings</h2>\n";
   if (page.warnings.empty()) return html + "<p>The dataset gave no warning (each recording's page lists its own).</p></section>\n";
   for (const std::string& w : page.warnings) html += "<p class=\"warning\">" + html_escaped(w) + "</p>\n";
@@ -54,7 +54,7 @@ std::string dataset_page_html(const DatasetPage& page) {
                      "recordings.</p>\n<nav><a href=\"#group\">Group result</a><a href=\"#recordings\">Recordings</a>"
                      "<a href=\"#warnings\">Warnings</a></nav></header>\n",
                      html_escaped(page.dataset), page.recordings.size()) +
-         group_section(page) + recordings_section(page) + warnings_section(page) + page_end();
+         group_section(page) + recordings_section(page) + dataset_warnings_section(page) + page_end();
 }
 
 }  // namespace pacflow::report

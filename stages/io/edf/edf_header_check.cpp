@@ -20,7 +20,7 @@ constexpr std::size_t kPerSignal = 256;    // header bytes per signal
 constexpr int kMaxSignals = 640;           // EDFlib's EDFLIB_MAXSIGNALS
 constexpr const char* kMonths[] = {"JAN", "FEB", "MAR", "APR", "MAY", "JUN", "JUL", "AUG", "SEP", "OCT", "NOV", "DEC"};
 
-std::string_view trimmed(std::string_view field) {
+std::string_view trimmed_field(std::string_view field) {
   while (!field.empty() && (field.front() == ' ' || field.front() == '\0')) field.remove_prefix(1);
   while (!field.empty() && (field.back() == ' ' || field.back() == '\0')) field.remove_suffix(1);
   return field;
@@ -60,7 +60,7 @@ bool number_field(std::string_view f) {
 
 template <typename T>
 T value_of(std::string_view field) {
-  field = trimmed(field);
+  field = trimmed_field(field);
   if (!field.empty() && field.front() == '+') field.remove_prefix(1);
   T value{};
   std::from_chars(field.data(), field.data() + field.size(), value);
@@ -70,7 +70,7 @@ T value_of(std::string_view field) {
 // A field's text for messages: its printable bytes as they are, the others as \xNN.
 std::string shown(std::string_view field) {
   std::string out;
-  for (const char c : trimmed(field)) {
+  for (const char c : trimmed_field(field)) {
     const auto b = static_cast<unsigned char>(c);
     out += b >= 32 && b <= 126 ? std::string(1, c) : fmt::format("\\x{:02X}", b);
   }
@@ -279,7 +279,7 @@ std::string diagnose_edf_header(const std::string& path) {
   for (std::size_t s = 0; s < n; ++s) {
     const auto f = header.signal(s, 1);
     if (std::string why = unprintable(f); !why.empty()) return why;
-    if (annotation[s] && !trimmed(f.text).empty()) return f.name + " must be blank for an annotation signal";
+    if (annotation[s] && !trimmed_field(f.text).empty()) return f.name + " must be blank for an annotation signal";
   }
   for (std::size_t s = 0; s < n; ++s)
     if (std::string why = unprintable(header.signal(s, 2)); !why.empty()) return why;
@@ -318,7 +318,7 @@ std::string diagnose_edf_header(const std::string& path) {
   for (std::size_t s = 0; s < n; ++s) {
     const auto f = header.signal(s, 7);
     if (std::string why = unprintable(f); !why.empty()) return why;
-    if (annotation[s] && !trimmed(f.text).empty()) return f.name + " must be blank for an annotation signal";
+    if (annotation[s] && !trimmed_field(f.text).empty()) return f.name + " must be blank for an annotation signal";
   }
   std::uint64_t samples_per_record = 0;
   for (std::size_t s = 0; s < n; ++s) {

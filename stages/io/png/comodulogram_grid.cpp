@@ -14,7 +14,7 @@ constexpr int kPanelGap = 16;
 int label_band() { return label_height() + 10; }                    // above each panel: its label
 int tick_band() { return kTick + kGap + label_height() + 14; }      // below each panel: x tick labels
 
-void check(const HeatmapGrid& grid) {
+void check_grid(const HeatmapGrid& grid) {
   const std::size_t cells = grid.x_centres.size() * grid.y_centres.size();
   if (grid.panels.empty()) throw std::invalid_argument("render_grid: no panels");
   if (cells == 0) throw std::invalid_argument("render_grid: empty axis");
@@ -38,7 +38,7 @@ int top_margin(const HeatmapGrid& grid) {
 }  // namespace
 
 GridLayout layout_grid(const HeatmapGrid& grid, int panel_width, int panel_height) {
-  check(grid);
+  check_grid(grid);
   if (panel_width < 8 || panel_height < 8) throw std::invalid_argument("render_grid: panels too small");
   const auto n = static_cast<int>(grid.panels.size());
   GridLayout layout;

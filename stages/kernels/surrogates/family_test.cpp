@@ -16,13 +16,13 @@ constexpr double kNan = std::numeric_limits<double>::quiet_NaN();
 
 // Mean and population std per column, of the permutations (k in [1, n]) and of every arrangement
 // (k in [0, n]: max-T standardises by these), each summed in k order, two passes, in double.
-struct Moments {
+struct ColumnMoments {
   std::vector<double> mu, sd, all_mu, all_sd;
 };
 
-Moments moments(const FamilyValues& values, std::int64_t n, const std::stop_token& stop) {
+ColumnMoments moments(const FamilyValues& values, std::int64_t n, const std::stop_token& stop) {
   const auto columns = static_cast<std::size_t>(values.columns());
-  Moments m{std::vector<double>(columns, 0.0), std::vector<double>(columns, 0.0), std::vector<double>(columns, 0.0),
+  ColumnMoments m{std::vector<double>(columns, 0.0), std::vector<double>(columns, 0.0), std::vector<double>(columns, 0.0),
             std::vector<double>(columns, 0.0)};
   const auto count = static_cast<double>(n), all = static_cast<double>(n + 1);
   in_parallel(values.columns(), 2 * (n + 1), stop, [&](std::int64_t begin, std::int64_t end) {
@@ -94,7 +94,7 @@ Counts counts(const FamilyValues& values, std::int64_t n, bool two_sided, const 
 FamilyTest test_family(const FamilyValues& values, std::int64_t n, TrialTest test, bool two_sided, bool with_rank_z,
                        const std::stop_token& stop) {
   const std::int64_t columns = values.columns();
-  const Moments m = moments(values, n, stop);
+  const ColumnMoments m = moments(values, n, stop);
   const auto standardised = [&](double v, std::size_t i) {
     return m.all_sd[i] > 0 ? (v - m.all_mu[i]) / m.all_sd[i] : kNan;
   };
