@@ -32,7 +32,8 @@ json read_record(const fs::path& path) {
   if (!fs::exists(fs::symlink_status(path, ec))) return nullptr;
   try {
     json record = parse_json_record(InputFile(path, InputFile::NoFollow::leaf).read_all(kMaxRecordBytes, "a record"));
-    if (!record.is_object() || record.value("pacflow_dataset_checkpoint", 0) != kCheckpointFormat || !seal_intact(record))
+    if (!record.is_object() || record.value("pacflow_dataset_checkpoint", 0) != kCheckpointFormat ||
+        !seal_intact(record))
       return nullptr;
     return record;
   } catch (const std::exception&) {
@@ -78,7 +79,8 @@ DatasetCheckpoint::DatasetCheckpoint(fs::path dir, json plan)
                                    dir_.string(), diff));
     return;
   }
-  write_file_atomically(record_path, sealed({{"pacflow_dataset_checkpoint", kCheckpointFormat}, {"plan", plan_}}).dump() + "\n");
+  write_file_atomically(record_path,
+                        sealed({{"pacflow_dataset_checkpoint", kCheckpointFormat}, {"plan", plan_}}).dump() + "\n");
 }
 
 std::optional<DatasetCheckpoint::Recording> DatasetCheckpoint::find(const std::string& id,

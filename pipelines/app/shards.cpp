@@ -191,7 +191,8 @@ ShardReader::ShardReader(const std::vector<fs::path>& dirs, const std::stop_toke
     };
     json record;
     try {
-      record = parse_json_record(InputFile(path, InputFile::NoFollow::leaf).read_all(kMaxShardRecordBytes, "a shard's record"));
+      record = parse_json_record(
+          InputFile(path, InputFile::NoFollow::leaf).read_all(kMaxShardRecordBytes, "a shard's record"));
     } catch (const InputError& e) {
       throw InputError(fmt::format("merge: {} holds no finished shard ({})", dir.string(), e.bare_message()));
     } catch (const std::exception& e) {  // not JSON, or nested absurdly deep

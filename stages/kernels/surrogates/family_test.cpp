@@ -22,8 +22,8 @@ struct ColumnMoments {
 
 ColumnMoments moments(const FamilyValues& values, std::int64_t n, const std::stop_token& stop) {
   const auto columns = static_cast<std::size_t>(values.columns());
-  ColumnMoments m{std::vector<double>(columns, 0.0), std::vector<double>(columns, 0.0), std::vector<double>(columns, 0.0),
-            std::vector<double>(columns, 0.0)};
+  ColumnMoments m{std::vector<double>(columns, 0.0), std::vector<double>(columns, 0.0),
+                  std::vector<double>(columns, 0.0), std::vector<double>(columns, 0.0)};
   const auto count = static_cast<double>(n), all = static_cast<double>(n + 1);
   in_parallel(values.columns(), 2 * (n + 1), stop, [&](std::int64_t begin, std::int64_t end) {
     for (std::int64_t k = 0; k <= n; ++k)
