@@ -20,9 +20,14 @@ case "${1:-}" in
   *) echo "setup_time.sh: unknown option $1 (--no-chroot, --help)" >&2; exit 2 ;;
 esac
 work=$(mktemp -d /tmp/pacflow-setup-time.XXXXXX)
+# The chroot's /proc is unmounted before anything is removed, and rm stays on this file system:
+# a mount left behind is reported, never descended into.
 cleanup() {
-  mountpoint -q "$work/debian/proc" 2>/dev/null && umount "$work/debian/proc"
-  rm -rf "$work"
+  if mountpoint -q "$work/debian/proc" 2>/dev/null && ! umount "$work/debian/proc"; then
+    echo "setup_time.sh: $work/debian/proc is still mounted; $work left in place" >&2
+    return
+  fi
+  rm -rf --one-file-system "$work"
 }
 trap cleanup EXIT
 
