@@ -63,6 +63,38 @@ void BM_MiSurrogateLoop(benchmark::State& state) {
 }
 BENCHMARK(BM_MiSurrogateLoop)->Arg(16)->Arg(32)->Arg(64)->Unit(benchmark::kMillisecond)->UseRealTime();
 
+// The same series with the observed alignment only: what the mi stage, and each of the trial
+// test's pairings, costs a series (the run table and detrended rows, then one pass).
+void BM_MiOneAlignment(benchmark::State& state) {
+  const W1Series series;
+  constexpr std::int64_t kCells = bench::W1Chain::kPhaseBands * bench::W1Chain::kAmplitudeBands;
+  std::vector<double> out(static_cast<std::size_t>(kCells));
+  const mi::SeriesBands bands{series.phase.data(), series.amplitude.data(), bench::W1Chain::kPhaseBands,
+                              bench::W1Chain::kAmplitudeBands, bench::W1Chain::kLength};
+  const std::int64_t observed[1] = {0};
+  for (auto _ : state) mi::shifted_modulation_index(bands, 18, observed, out.data(), 0);
+}
+BENCHMARK(BM_MiOneAlignment)->Unit(benchmark::kMicrosecond)->UseRealTime();
+
+// What surrogates computes for one W1 row with the trial-level test on: the observed alignment and
+// the 200 shifts, and the pairings of the row's phase with its channel's amplitude in the 7 other
+// epochs of its block (here the same amplitude 7 times: the cost does not depend on the values),
+// the phases binned once for all. Against BM_MiSurrogateLoop/64: the pairings' cost.
+void BM_MiTrialRow(benchmark::State& state) {
+  const W1Series series;
+  constexpr std::int64_t kCells = bench::W1Chain::kPhaseBands * bench::W1Chain::kAmplitudeBands;
+  constexpr std::int64_t kPairings = 7;
+  std::vector<double> out(static_cast<std::size_t>((kShifts + kPairings) * kCells));
+  const mi::SeriesBands bands{series.phase.data(), series.amplitude.data(), bench::W1Chain::kPhaseBands,
+                              bench::W1Chain::kAmplitudeBands, bench::W1Chain::kLength};
+  const std::int64_t observed[1] = {0};
+  std::vector<mi::ShiftedAmplitude> amplitudes{{series.amplitude.data(), series.shifts, out.data()}};
+  for (std::int64_t k = 0; k < kPairings; ++k)
+    amplitudes.push_back({series.amplitude.data(), observed, out.data() + (kShifts + k) * kCells});
+  for (auto _ : state) mi::shifted_modulation_indices(bands, 18, amplitudes, {});
+}
+BENCHMARK(BM_MiTrialRow)->Unit(benchmark::kMillisecond)->UseRealTime();
+
 // One series of gPAC's scenario (10 min at 1 kHz): 10 phase bands at 2-20 Hz with a slowly
 // wandering frequency, 10 amplitude bands of positive noise, the observed alignment and 200
 // random shifts, the widest vectors. Its rows (600 000 x 64 bytes) outgrow the caches, so every

@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 #include <limits>
 #include <numbers>
+#include <oneapi/tbb/task_arena.h>
 #include <vector>
 
 #include "stages/common/lanes.hpp"
@@ -141,6 +142,47 @@ INSTANTIATE_TEST_SUITE_P(Shapes, ShiftedKernel,
                                            // Longer than 4096 samples: the float sums are flushed
                                            // into double ones along the way.
                                            KernelCase{9000, 2, 3, 18}));
+
+// Several amplitudes against one phase series (the trial-level test's pairings): each amplitude's
+// values are those of a call of its own, bit for bit, on every vector width, with 20 amplitude
+// bands (a full group of 16 and a group of 4) and on one thread, which then reuses its buffers from
+// job to job, a full group's before a partial one's.
+TEST(ShiftedKernel, ManyAmplitudesGiveEachTheBitsOfItsOwnCall) {
+  const std::int64_t t = 700, n_pha = 3, n_amp = 20;
+  std::vector<float> phase(static_cast<std::size_t>(n_pha * t));
+  for (std::int64_t p = 0; p < n_pha; ++p)
+    for (std::int64_t i = 0; i < t; ++i)
+      phase[static_cast<std::size_t>(p * t + i)] = static_cast<float>(
+          std::remainder(0.03 * static_cast<double>((p + 1) * i) + 0.5 * std::sin(0.11 * static_cast<double>(i)),
+                         2 * std::numbers::pi));
+  std::vector<std::vector<float>> amplitudes(4, std::vector<float>(static_cast<std::size_t>(n_amp * t)));
+  for (std::size_t k = 0; k < amplitudes.size(); ++k)
+    for (std::size_t i = 0; i < amplitudes[k].size(); ++i)
+      amplitudes[k][i] = 1.0f + 0.7f * static_cast<float>(std::cos(0.013 * static_cast<double>((i * (k + 2)) % 997)));
+  const std::vector<std::int64_t> shifts = {0, 1, 350, 699, 5, 6, 7, 8, 9, 10}, observed = {0}, one = {123};
+  const std::vector<std::int64_t>* used[] = {&shifts, &observed, &one, &observed};
+  const auto cells = static_cast<std::size_t>(n_pha * n_amp);
+  const mi::SeriesBands series{phase.data(), nullptr, n_pha, n_amp, t};
+  for (int width : {16, 32, 64}) {
+    if (width > simd::simd_width()) continue;
+    for (int threads : {1, 2}) {
+      std::vector<std::vector<double>> many(amplitudes.size());
+      std::vector<mi::ShiftedAmplitude> jobs;
+      for (std::size_t k = 0; k < amplitudes.size(); ++k) {
+        many[k].assign(used[k]->size() * cells, -1.0);
+        jobs.push_back({amplitudes[k].data(), *used[k], many[k].data()});
+      }
+      oneapi::tbb::task_arena(threads).execute([&] { mi::shifted_modulation_indices(series, 18, jobs, {}, width); });
+      for (std::size_t k = 0; k < amplitudes.size(); ++k) {
+        std::vector<double> alone(used[k]->size() * cells, -1.0);
+        mi::SeriesBands own = series;
+        own.amplitude = amplitudes[k].data();
+        mi::shifted_modulation_index(own, 18, *used[k], alone.data(), width);
+        EXPECT_EQ(many[k], alone) << "amplitude " << k << ", " << width << "-byte vectors, " << threads << " threads";
+      }
+    }
+  }
+}
 
 TEST(ModulationIndex, ZeroAmplitudeGivesZeroInEveryLane) {
   const std::size_t t = 300;

@@ -554,33 +554,63 @@ void SurrogatesStage::plan_swaps(PlanContext& ctx) {
   ctx.resolved()["permutation_generator"] = "Fisher-Yates on splitmix64 counter-based draws, keyed by (seed, k)";
 }
 
-void SurrogatesStage::alignments(const mi::BatchInputs& in, std::int64_t row, std::int64_t series, double* values,
-                                 const std::stop_token& stop) const {
+void SurrogatesStage::evaluate_row(const mi::BatchInputs& in, std::int64_t first_row, std::int64_t row,
+                                   std::int64_t series, double* values, double* pairings,
+                                   const std::stop_token& stop) const {
+  static constexpr std::int64_t kAligned[1] = {0};
+  const auto cells = static_cast<std::size_t>(plan_.n_pha * plan_.n_amp);
   const std::int64_t phase_series = plan_.pairs.phase_series(row), amplitude_series = plan_.pairs.amplitude_series(row);
-  if (plan_.kind != Kind::SwapTrials) {
-    method_->evaluate(in.pair(phase_series, amplitude_series), plan_.alignment_shifts, values, stop);
-    return;
-  }
+  std::vector<mi::AmplitudeJob> jobs;
+  const auto add = [&](std::int64_t amplitudes, std::span<const std::int64_t> shifts, double* out) {
+    const mi::PairView pair = in.pair(phase_series, amplitudes);
+    jobs.push_back({pair.amplitude, pair.envelope_phase, shifts, out});
+  };
   // swap_trials: the amplitude of the same channel (and segment) in epoch perm_k(e). There are at
   // most E distinct pairings however many permutations, so each is evaluated once and copied.
   const std::int64_t per_epoch = series / epochs_;
-  const std::int64_t epoch = amplitude_series / per_epoch;
-  const auto cells = static_cast<std::size_t>(plan_.n_pha * plan_.n_amp);
-  const std::int64_t observed[1] = {0};
-  std::vector<double> by_epoch(static_cast<std::size_t>(epochs_) * cells);
-  std::vector<bool> done(static_cast<std::size_t>(epochs_), false);
-  const auto pairing = [&](std::int64_t other) {
-    double* at = by_epoch.data() + static_cast<std::size_t>(other) * cells;
-    if (!done[static_cast<std::size_t>(other)]) {
-      method_->evaluate(in.pair(phase_series, amplitude_series + (other - epoch) * per_epoch), observed, at);
-      done[static_cast<std::size_t>(other)] = true;
+  const std::int64_t own_epoch = amplitude_series / per_epoch;
+  std::vector<double> by_epoch;
+  if (plan_.kind != Kind::SwapTrials) {
+    add(amplitude_series, plan_.alignment_shifts, values);
+  } else {
+    by_epoch.resize(static_cast<std::size_t>(epochs_) * cells);
+    std::vector<bool> needed(static_cast<std::size_t>(epochs_), false);
+    needed[static_cast<std::size_t>(own_epoch)] = true;
+    for (std::int64_t k = 0; k < plan_.n_perm; ++k)
+      needed[static_cast<std::size_t>(permutations_[static_cast<std::size_t>(k * epochs_ + own_epoch)])] = true;
+    for (std::int64_t other = 0; other < epochs_; ++other)
+      if (needed[static_cast<std::size_t>(other)])
+        add(amplitude_series + (other - own_epoch) * per_epoch, kAligned,
+            by_epoch.data() + static_cast<std::size_t>(other) * cells);
+  }
+  // The trial-level test's pairings: the row's phase with its group's amplitude in each epoch f of
+  // its block; the observed alignment where f is its own epoch, NaN past the end of a short last
+  // block and where either epoch is left out (never paired, unevaluated).
+  const std::int64_t trial_epoch = pairings ? (first_row + row) / plan_.trials.groups : 0;
+  const std::int64_t first = trial_epoch / std::max<std::int64_t>(plan_.trials.block, 1) * plan_.trials.block;
+  if (pairings) {
+    const std::int64_t last = std::min(first + plan_.trials.block, plan_.trials.epochs);
+    const auto& left_out = plan_.trials.left_out_epochs;
+    const auto is_left_out = [&left_out](std::int64_t e) { return std::binary_search(left_out.begin(), left_out.end(), e); };
+    const bool row_left_out = is_left_out(trial_epoch);
+    for (std::int64_t f = first; f < first + plan_.trials.block; ++f) {
+      double* to = pairings + static_cast<std::size_t>(f - first) * cells;
+      if (f == trial_epoch) continue;  // the observed alignment, copied below
+      if (f < last && !row_left_out && !is_left_out(f))
+        add(amplitude_series + (f - trial_epoch) * plan_.series_per_epoch, kAligned, to);
+      else
+        std::fill_n(to, cells, std::numeric_limits<double>::quiet_NaN());
     }
-    return at;
-  };
-  std::copy_n(pairing(epoch), cells, values);
-  for (std::int64_t k = 0; k < plan_.n_perm; ++k)
-    std::copy_n(pairing(permutations_[static_cast<std::size_t>(k * epochs_ + epoch)]), cells,
-                values + static_cast<std::size_t>(k + 1) * cells);
+  }
+  method_->evaluate_many(in.pair(phase_series, amplitude_series), jobs, stop);
+  if (plan_.kind == Kind::SwapTrials) {
+    const auto pairing = [&](std::int64_t other) { return by_epoch.data() + static_cast<std::size_t>(other) * cells; };
+    std::copy_n(pairing(own_epoch), cells, values);
+    for (std::int64_t k = 0; k < plan_.n_perm; ++k)
+      std::copy_n(pairing(permutations_[static_cast<std::size_t>(k * epochs_ + own_epoch)]), cells,
+                  values + static_cast<std::size_t>(k + 1) * cells);
+  }
+  if (pairings) std::copy_n(values, cells, pairings + static_cast<std::size_t>(trial_epoch - first) * cells);
 }
 
 void SurrogatesStage::write_statistics(const double* values, std::vector<float*>& out, std::int64_t row) const {
@@ -613,42 +643,16 @@ void SurrogatesStage::process(Batch& batch) {
                     : nullptr;
   oneapi::tbb::parallel_for(std::int64_t{0}, rows, [&](std::int64_t r) {
     std::vector<double> values(row_values);  // [alignment][cell]
-    alignments(inputs, r, batch.series_count, values.data(), batch.stop);
+    evaluate_row(inputs, first_row, r, batch.series_count, values.data(),
+                 pairings ? pairings + static_cast<std::size_t>(r * plan_.trials.block * cells) : nullptr, batch.stop);
     write_statistics(values.data(), out, r);
     if (kept)  // the surrogates, after the observed alignment
       std::transform(values.begin() + cells, values.end(), kept + r * plan_.n_perm * cells,
                      [](double v) { return static_cast<float>(v); });
-    if (pairings)
-      trial_pairings(inputs, first_row, r, values.data(),
-                     pairings + static_cast<std::size_t>(r * plan_.trials.block * plan_.n_pha * plan_.n_amp));
   });
   // A row that saw the stop may have thrown into an already cancelled task group, which drops it:
   // the batch, cut short, must not go on.
   if (batch.stop.stop_requested()) throw RunCancelled(-1);
-}
-
-// Row r's phase with its group's amplitude in each epoch f of its block: the observed alignment
-// where f is its own epoch, NaN past the end of a short last block.
-void SurrogatesStage::trial_pairings(const mi::BatchInputs& in, std::int64_t first_row, std::int64_t r,
-                                     const double* observed, double* out) const {
-  const auto cells = static_cast<std::size_t>(plan_.n_pha * plan_.n_amp);
-  const std::int64_t epoch = (first_row + r) / plan_.trials.groups;
-  const std::int64_t first = epoch / plan_.trials.block * plan_.trials.block;
-  const std::int64_t last = std::min(first + plan_.trials.block, plan_.trials.epochs);
-  const std::int64_t phase_series = plan_.pairs.phase_series(r), amplitude_series = plan_.pairs.amplitude_series(r);
-  const std::int64_t aligned[1] = {0};
-  const auto& left_out = plan_.trials.left_out_epochs;  // never paired: their pairings stay NaN, unevaluated
-  const auto is_left_out = [&left_out](std::int64_t e) { return std::binary_search(left_out.begin(), left_out.end(), e); };
-  const bool row_left_out = is_left_out(epoch);
-  for (std::int64_t f = first; f < first + plan_.trials.block; ++f) {
-    double* to = out + static_cast<std::size_t>(f - first) * cells;
-    if (f == epoch)
-      std::copy_n(observed, cells, to);
-    else if (f < last && !row_left_out && !is_left_out(f))
-      method_->evaluate(in.pair(phase_series, amplitude_series + (f - epoch) * plan_.series_per_epoch), aligned, to);
-    else
-      std::fill_n(to, cells, std::numeric_limits<double>::quiet_NaN());
-  }
 }
 
 // Each thread's values of every alignment, and the trial-level sums of every condition and group.

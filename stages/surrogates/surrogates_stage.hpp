@@ -72,16 +72,15 @@ class SurrogatesStage final : public Stage {
   void warn_of_small_shifts(PlanContext& ctx, std::int64_t min_shift) const;
   void plan_swaps(PlanContext& ctx);
   void plan_trials(PlanContext& ctx);
-  // The measure of output row `row` for the observed alignment (row 0) and each surrogate: values
-  // [n_perm + 1][cells]. Throws RunCancelled soon after `stop` is requested.
-  void alignments(const mi::BatchInputs& in, std::int64_t row, std::int64_t series, double* values,
-                  const std::stop_token& stop) const;
+  // The measure of output row `row` (of a batch whose first row is first_row) for the observed
+  // alignment and each surrogate, values [n_perm + 1][cells], and, unless `pairings` is null, the
+  // trial-level test's pairings of the row, [block][cells]: every evaluation of the row's phase in
+  // one call of the method, which bins it once. Throws RunCancelled soon after `stop` is requested.
+  void evaluate_row(const mi::BatchInputs& in, std::int64_t first_row, std::int64_t row, std::int64_t series,
+                    double* values, double* pairings, const std::stop_token& stop) const;
   void write_statistics(const double* values, std::vector<float*>& out, std::int64_t row) const;
   void state_resolution(PlanContext& ctx) const;
   double trial_orderings(double cap) const;
-  // The trial-level test's pairings of row r (of a batch whose first row is first_row): [block][cells].
-  void trial_pairings(const mi::BatchInputs& in, std::int64_t first_row, std::int64_t r, const double* observed,
-                      double* out) const;
 
   SurrogatesPlan plan_;
   std::uint64_t seed_ = 42;

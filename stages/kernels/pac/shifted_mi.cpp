@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <numeric>
+#include <oneapi/tbb/enumerable_thread_specific.h>
 #include <oneapi/tbb/parallel_for.h>
 #include <stdexcept>
 #include <vector>
@@ -46,10 +47,16 @@ struct AlignmentSums {
 // rather than once per alignment.
 constexpr std::size_t kShiftTile = 8;
 
+// A thread's buffers, kept from one job to the next of a call (shifted_modulation_indices' jobs
+// differ only in their amplitudes and shifts): the sums are left at zero by each evaluation, and
+// the lanes of by_time past a group's bands stay zero.
 struct GroupWork {
   DetrendedRows q;
+  simd::FloatRows by_time;  // [time][16]: the group's amplitudes, transposed
+  std::int64_t by_time_lanes = 0;  // lanes of by_time written so far
   AlignmentSums sums[kShiftTile];
-  simd::FloatRows bin_means;  // [bin][dense] doubles: mean amplitude per bin of every (p, band) cell
+  std::size_t sums_ready = 0;  // sums sized for the run table and zero
+  simd::FloatRows bin_means;   // [bin][dense] doubles: mean amplitude per bin of every (p, band) cell
 };
 
 struct GroupJob {
@@ -87,7 +94,11 @@ __attribute__((always_inline)) inline void detrended_rows(const GroupJob& job) {
   const std::int64_t used = job.bands();
   DetrendedRows& q = job.work.q;
   q.rows.resize(static_cast<std::size_t>(job.rows));
-  simd::FloatRows by_time(t);
+  simd::FloatRows& by_time = job.work.by_time;
+  by_time.resize(t);
+  if (job.work.by_time_lanes > used)  // a fuller group came before: its extra lanes back to zero
+    for (std::size_t i = 0; i < t; ++i) std::fill(by_time.row(i) + used, by_time.row(i) + job.work.by_time_lanes, 0.0f);
+  job.work.by_time_lanes = used;
   // In tiles of 64 samples (4 KiB of rows), so the scattered stores stay in L1.
   for (std::size_t tile = 0; tile < t; tile += 64)
     for (std::int64_t lane = 0; lane < used; ++lane) {
@@ -233,9 +244,12 @@ __attribute__((always_inline)) inline void shifted_group(const GroupJob& job) {
   detrended_rows<Bytes>(job);
   const auto cells = static_cast<std::size_t>(job.series.n_pha * job.bins);
   GroupWork& work = job.work;
-  for (AlignmentSums& sums : work.sums) {
-    sums.partial.resize(cells);
-    sums.flushed.assign(job.table.flushes ? cells * kBands : 0, 0.0);
+  // Only the tiles' alignments need sums: a one-alignment job (an observed MI, a trial pairing)
+  // sizes one.
+  const std::size_t tile = std::min(kShiftTile, job.shifts.size());
+  for (; work.sums_ready < tile; ++work.sums_ready) {
+    work.sums[work.sums_ready].partial.resize(cells);
+    work.sums[work.sums_ready].flushed.assign(job.table.flushes ? cells * kBands : 0, 0.0);
   }
   // Rows of the last bin spill up to 16 lanes past their end (zeros, see evaluate).
   work.bin_means.resize(static_cast<std::size_t>((job.bins * job.packed_stride() + kBands) / kMaxDoubles));
@@ -262,7 +276,7 @@ PACFLOW_TARGET_64 void shifted_group_64(const GroupJob& job) { shifted_group<64>
 PACFLOW_TARGET_32 void shifted_group_32(const GroupJob& job) { shifted_group<32>(job); }
 void shifted_group_16(const GroupJob& job) { shifted_group<16>(job); }
 
-void shifted_until_stopped(const SeriesBands& series, int bins, std::span<const std::int64_t> shifts, double* out,
+void shifted_until_stopped(const SeriesBands& series, int bins, std::span<const ShiftedAmplitude> amplitudes,
                            int simd_bytes, const std::stop_token& stop) {
   const int width = simd_bytes == 0 ? simd::simd_width() : simd_bytes;
   if (width != 16 && width != 32 && width != 64)
@@ -270,10 +284,16 @@ void shifted_until_stopped(const SeriesBands& series, int bins, std::span<const 
   const auto kernel = width == 64 ? shifted_group_64 : (width == 32 ? shifted_group_32 : shifted_group_16);
   const RunTable table = make_run_table(series, bins, width);
   const std::int64_t groups = (series.n_amp + kBands - 1) / kBands;
-  const std::int64_t rows = series.length + 1 + (shifts.empty() ? 0 : *std::max_element(shifts.begin(), shifts.end()));
-  oneapi::tbb::parallel_for(std::int64_t{0}, groups, [&](std::int64_t group) {
-    GroupWork work;
-    kernel({series, table, shifts, bins, group * kBands, rows, work, out, stop});
+  const auto jobs = static_cast<std::int64_t>(amplitudes.size()) * groups;
+  oneapi::tbb::enumerable_thread_specific<GroupWork> works;
+  oneapi::tbb::parallel_for(std::int64_t{0}, jobs, [&](std::int64_t job) {
+    const ShiftedAmplitude& amplitude = amplitudes[static_cast<std::size_t>(job / groups)];
+    const std::span<const std::int64_t> shifts = amplitude.shifts;
+    const std::int64_t rows =
+        series.length + 1 + (shifts.empty() ? 0 : *std::max_element(shifts.begin(), shifts.end()));
+    SeriesBands bands = series;
+    bands.amplitude = amplitude.amplitude;
+    kernel({bands, table, shifts, bins, job % groups * kBands, rows, works.local(), amplitude.out, stop});
   });
   // A group that saw the stop may have thrown into an already cancelled task group, which drops it.
   if (stop.stop_requested()) throw RunCancelled(-1);
@@ -283,12 +303,19 @@ void shifted_until_stopped(const SeriesBands& series, int bins, std::span<const 
 
 void shifted_modulation_index(const SeriesBands& series, int bins, std::span<const std::int64_t> shifts, double* out,
                               int simd_bytes) {
-  shifted_until_stopped(series, bins, shifts, out, simd_bytes, {});
+  const ShiftedAmplitude only{series.amplitude, shifts, out};
+  shifted_until_stopped(series, bins, {&only, 1}, simd_bytes, {});
 }
 
 void shifted_modulation_index(const SeriesBands& series, int bins, std::span<const std::int64_t> shifts, double* out,
                               const std::stop_token& stop) {
-  shifted_until_stopped(series, bins, shifts, out, 0, stop);
+  const ShiftedAmplitude only{series.amplitude, shifts, out};
+  shifted_until_stopped(series, bins, {&only, 1}, 0, stop);
+}
+
+void shifted_modulation_indices(const SeriesBands& series, int bins, std::span<const ShiftedAmplitude> amplitudes,
+                                const std::stop_token& stop, int simd_bytes) {
+  shifted_until_stopped(series, bins, amplitudes, simd_bytes, stop);
 }
 
 }  // namespace pacflow::mi

@@ -40,4 +40,20 @@ void shifted_modulation_index(const SeriesBands& series, int bins, std::span<con
 void shifted_modulation_index(const SeriesBands& series, int bins, std::span<const std::int64_t> shifts, double* out,
                               const std::stop_token& stop);
 
+// One amplitude of shifted_modulation_indices: its bands ([n_amp][length], as SeriesBands'), the
+// shifts it is aligned at and where their values go (laid out as shifted_modulation_index's out).
+struct ShiftedAmplitude {
+  const float* amplitude = nullptr;
+  std::span<const std::int64_t> shifts;
+  double* out = nullptr;
+};
+
+// shifted_modulation_index of one series' phases (series.amplitude unused) against each of several
+// amplitudes of series.n_amp bands, the phases binned into runs once for all of them: each
+// amplitude's values are, bit for bit, those of a call of its own. The trial-level test pairs each
+// phase with its channel's amplitude in every epoch of a block; binning once makes those pairings
+// cost a pass each rather than a whole call. Parallel and stoppable as the single form.
+void shifted_modulation_indices(const SeriesBands& series, int bins, std::span<const ShiftedAmplitude> amplitudes,
+                                const std::stop_token& stop, int simd_bytes = 0);
+
 }  // namespace pacflow::mi

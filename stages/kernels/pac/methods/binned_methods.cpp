@@ -1,6 +1,7 @@
 // The measures of the amplitude distribution over phase bins: Tort's MI (the run-based kernel of
 // shifted_mi.hpp) and the heights ratio.
 #include <oneapi/tbb/parallel_for.h>
+#include <vector>
 
 #include "engine/api/errors.hpp"
 #include "stages/kernels/pac/methods/method.hpp"
@@ -18,6 +19,14 @@ class TortMethod final : public Method {
   void evaluate(const PairView& in, std::span<const std::int64_t> shifts, double* out,
                 const std::stop_token& stop) const override {
     shifted_modulation_index({in.phase, in.amplitude, in.n_pha, in.n_amp, in.length}, bins_, shifts, out, stop);
+  }
+  void evaluate_many(const PairView& phases, std::span<const AmplitudeJob> jobs,
+                     const std::stop_token& stop) const override {
+    std::vector<ShiftedAmplitude> amplitudes;
+    amplitudes.reserve(jobs.size());
+    for (const AmplitudeJob& job : jobs) amplitudes.push_back({job.amplitude, job.shifts, job.out});
+    shifted_modulation_indices({phases.phase, nullptr, phases.n_pha, phases.n_amp, phases.length}, bins_, amplitudes,
+                               stop);
   }
 
  private:

@@ -77,6 +77,16 @@ double ndpac_threshold(double p, std::int64_t length) {
   return 2.0 * static_cast<double>(length) * e * e;
 }
 
+void Method::evaluate_many(const PairView& phases, std::span<const AmplitudeJob> jobs,
+                           const std::stop_token& stop) const {
+  for (const AmplitudeJob& job : jobs) {
+    PairView pair = phases;
+    pair.amplitude = job.amplitude;
+    pair.envelope_phase = job.envelope_phase;
+    evaluate(pair, job.shifts, job.out, stop);
+  }
+}
+
 std::unique_ptr<Method> make_method(const MethodSettings& settings, std::int64_t length) {
   switch (settings.kind) {
     case MethodKind::Tort: return detail::make_tort(settings.bins);

@@ -74,6 +74,15 @@ struct PairView {
   std::int64_t length = 0;
 };
 
+// One amplitude of Method::evaluate_many: another series' amplitudes (and, for plv, envelope
+// phases), as in PairView, the shifts it is aligned at, and where their values go (evaluate's out).
+struct AmplitudeJob {
+  const float* amplitude = nullptr;
+  const float* envelope_phase = nullptr;
+  std::span<const std::int64_t> shifts;
+  double* out = nullptr;
+};
+
 class Method {
  public:
   virtual ~Method() = default;
@@ -85,6 +94,11 @@ class Method {
   // million shifts of one series take minutes.
   virtual void evaluate(const PairView& in, std::span<const std::int64_t> shifts, double* out,
                         const std::stop_token& stop = {}) const = 0;
+  // evaluate() of `phases`' phase against each job's amplitude (phases.amplitude and
+  // .envelope_phase unused), each job's values bit for bit those of its own evaluate(). The binned
+  // measures bin the phases once for all the jobs; the others evaluate each job in turn.
+  virtual void evaluate_many(const PairView& phases, std::span<const AmplitudeJob> jobs,
+                             const std::stop_token& stop = {}) const;
 };
 
 // The method for series of `length` samples; throws ParamError for settings out of range.

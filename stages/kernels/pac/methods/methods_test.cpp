@@ -484,5 +484,32 @@ TEST(Methods, EveryMethodThrowsRunCancelledOnceAStopIsRequestedAndGivesTheSameBi
   }
 }
 
+// The surrogates stage evaluates a row's phase against its own amplitude at every shift and
+// against its channel's amplitude in the other epochs of its block in one evaluate_many call:
+// each job's values must be those of its own evaluate(), bit for bit, for every method (the binned
+// ones bin the phase once; the others evaluate job by job).
+TEST(Methods, EvaluateManyGivesEachJobTheBitsOfItsOwnEvaluation) {
+  const std::int64_t t = 1001;
+  const Signals sig = irregular_signals(t);
+  // Three amplitudes of 3 bands: the series' own and two others (reversed in time, and scaled).
+  const std::vector<float> reversed(sig.amplitude.rbegin(), sig.amplitude.rend());
+  std::vector<float> scaled = sig.amplitude;
+  for (float& a : scaled) a = 0.5f * a + 0.25f;
+  const std::vector<std::int64_t> shifts = {0, 1, 333, 1000, 7}, observed = {0}, one = {500};
+  for (mi::MethodKind kind : {mi::MethodKind::Tort, mi::MethodKind::Mvl, mi::MethodKind::Ndpac, mi::MethodKind::Plv,
+                              mi::MethodKind::Hr, mi::MethodKind::Gc}) {
+    const mi::MethodSettings s = with(kind);
+    const auto method = mi::make_method(s, t);
+    std::vector<double> own(shifts.size() * 6, -1.0), first(6, -1.0), second(6, -1.0);
+    const mi::AmplitudeJob jobs[] = {{sig.amplitude.data(), sig.envelope.data(), shifts, own.data()},
+                                     {reversed.data(), sig.envelope.data(), observed, first.data()},
+                                     {scaled.data(), sig.envelope.data(), one, second.data()}};
+    method->evaluate_many({sig.phase.data(), nullptr, nullptr, 2, 3, t}, jobs);
+    EXPECT_EQ(own, evaluate(s, sig.phase, sig.amplitude, 2, 3, shifts, sig.envelope.data())) << mi::method_name(kind);
+    EXPECT_EQ(first, evaluate(s, sig.phase, reversed, 2, 3, observed, sig.envelope.data())) << mi::method_name(kind);
+    EXPECT_EQ(second, evaluate(s, sig.phase, scaled, 2, 3, one, sig.envelope.data())) << mi::method_name(kind);
+  }
+}
+
 }  // namespace
 }  // namespace pacflow
