@@ -591,7 +591,9 @@ void SurrogatesStage::evaluate_row(const mi::BatchInputs& in, std::int64_t first
   if (pairings) {
     const std::int64_t last = std::min(first + plan_.trials.block, plan_.trials.epochs);
     const auto& left_out = plan_.trials.left_out_epochs;
-    const auto is_left_out = [&left_out](std::int64_t e) { return std::binary_search(left_out.begin(), left_out.end(), e); };
+    const auto is_left_out = [&left_out](std::int64_t e) {
+      return std::binary_search(left_out.begin(), left_out.end(), e);
+    };
     const bool row_left_out = is_left_out(trial_epoch);
     for (std::int64_t f = first; f < first + plan_.trials.block; ++f) {
       double* to = pairings + static_cast<std::size_t>(f - first) * cells;
