@@ -554,65 +554,92 @@ void SurrogatesStage::plan_swaps(PlanContext& ctx) {
   ctx.resolved()["permutation_generator"] = "Fisher-Yates on splitmix64 counter-based draws, keyed by (seed, k)";
 }
 
+namespace {
+
+// A row's evaluations, gathered for one Method::evaluate_many call: its phase against each amplitude.
+class RowJobs {
+ public:
+  RowJobs(const mi::BatchInputs& in, std::int64_t phase_series) : in_(in), phase_series_(phase_series) {}
+  void add(std::int64_t amplitude_series, std::span<const std::int64_t> shifts, double* out) {
+    const mi::PairView pair = in_.pair(phase_series_, amplitude_series);
+    jobs_.push_back({pair.amplitude, pair.envelope_phase, shifts, out});
+  }
+  void evaluate(const mi::Method& method, std::int64_t own_amplitude_series, const std::stop_token& stop) const {
+    method.evaluate_many(in_.pair(phase_series_, own_amplitude_series), jobs_, stop);
+  }
+
+ private:
+  const mi::BatchInputs& in_;
+  std::int64_t phase_series_;
+  std::vector<mi::AmplitudeJob> jobs_;
+};
+
+constexpr std::int64_t kAligned[1] = {0};  // the one shift of a pairing
+
+// The trial-level test's pairings of a row: its phase with its group's amplitude in each epoch f of
+// its block; the observed alignment where f is its own epoch (left to the caller: the returned
+// place), NaN past the end of a short last block and where either epoch is left out (never paired,
+// unevaluated).
+double* add_pairings(const SurrogatesPlan& plan, std::int64_t first_row, std::int64_t row, RowJobs& jobs,
+                     double* pairings) {
+  const auto cells = static_cast<std::size_t>(plan.n_pha * plan.n_amp);
+  const std::int64_t amplitude_series = plan.pairs.amplitude_series(row);
+  const std::int64_t epoch = (first_row + row) / plan.trials.groups;
+  const std::int64_t first = epoch / plan.trials.block * plan.trials.block;
+  const std::int64_t last = std::min(first + plan.trials.block, plan.trials.epochs);
+  const auto& left_out = plan.trials.left_out_epochs;
+  const auto is_left_out = [&left_out](std::int64_t e) {
+    return std::binary_search(left_out.begin(), left_out.end(), e);
+  };
+  const bool row_left_out = is_left_out(epoch);
+  for (std::int64_t f = first; f < first + plan.trials.block; ++f) {
+    double* to = pairings + static_cast<std::size_t>(f - first) * cells;
+    if (f == epoch) continue;
+    if (f < last && !row_left_out && !is_left_out(f))
+      jobs.add(amplitude_series + (f - epoch) * plan.series_per_epoch, kAligned, to);
+    else
+      std::fill_n(to, cells, std::numeric_limits<double>::quiet_NaN());
+  }
+  return pairings + static_cast<std::size_t>(epoch - first) * cells;
+}
+
+}  // namespace
+
 void SurrogatesStage::evaluate_row(const mi::BatchInputs& in, std::int64_t first_row, std::int64_t row,
                                    std::int64_t series, double* values, double* pairings,
                                    const std::stop_token& stop) const {
-  static constexpr std::int64_t kAligned[1] = {0};
   const auto cells = static_cast<std::size_t>(plan_.n_pha * plan_.n_amp);
-  const std::int64_t phase_series = plan_.pairs.phase_series(row), amplitude_series = plan_.pairs.amplitude_series(row);
-  std::vector<mi::AmplitudeJob> jobs;
-  const auto add = [&](std::int64_t amplitudes, std::span<const std::int64_t> shifts, double* out) {
-    const mi::PairView pair = in.pair(phase_series, amplitudes);
-    jobs.push_back({pair.amplitude, pair.envelope_phase, shifts, out});
-  };
+  const std::int64_t amplitude_series = plan_.pairs.amplitude_series(row);
+  RowJobs jobs(in, plan_.pairs.phase_series(row));
   // swap_trials: the amplitude of the same channel (and segment) in epoch perm_k(e). There are at
   // most E distinct pairings however many permutations, so each is evaluated once and copied.
   const std::int64_t per_epoch = series / epochs_;
   const std::int64_t own_epoch = amplitude_series / per_epoch;
+  const auto permuted = [&](std::int64_t k) {
+    return permutations_[static_cast<std::size_t>(k * epochs_ + own_epoch)];
+  };
   std::vector<double> by_epoch;
   if (plan_.kind != Kind::SwapTrials) {
-    add(amplitude_series, plan_.alignment_shifts, values);
+    jobs.add(amplitude_series, plan_.alignment_shifts, values);
   } else {
     by_epoch.resize(static_cast<std::size_t>(epochs_) * cells);
     std::vector<bool> needed(static_cast<std::size_t>(epochs_), false);
     needed[static_cast<std::size_t>(own_epoch)] = true;
-    for (std::int64_t k = 0; k < plan_.n_perm; ++k)
-      needed[static_cast<std::size_t>(permutations_[static_cast<std::size_t>(k * epochs_ + own_epoch)])] = true;
+    for (std::int64_t k = 0; k < plan_.n_perm; ++k) needed[static_cast<std::size_t>(permuted(k))] = true;
     for (std::int64_t other = 0; other < epochs_; ++other)
       if (needed[static_cast<std::size_t>(other)])
-        add(amplitude_series + (other - own_epoch) * per_epoch, kAligned,
-            by_epoch.data() + static_cast<std::size_t>(other) * cells);
+        jobs.add(amplitude_series + (other - own_epoch) * per_epoch, kAligned,
+                 by_epoch.data() + static_cast<std::size_t>(other) * cells);
   }
-  // The trial-level test's pairings: the row's phase with its group's amplitude in each epoch f of
-  // its block; the observed alignment where f is its own epoch, NaN past the end of a short last
-  // block and where either epoch is left out (never paired, unevaluated).
-  const std::int64_t trial_epoch = pairings ? (first_row + row) / plan_.trials.groups : 0;
-  const std::int64_t first = trial_epoch / std::max<std::int64_t>(plan_.trials.block, 1) * plan_.trials.block;
-  if (pairings) {
-    const std::int64_t last = std::min(first + plan_.trials.block, plan_.trials.epochs);
-    const auto& left_out = plan_.trials.left_out_epochs;
-    const auto is_left_out = [&left_out](std::int64_t e) {
-      return std::binary_search(left_out.begin(), left_out.end(), e);
-    };
-    const bool row_left_out = is_left_out(trial_epoch);
-    for (std::int64_t f = first; f < first + plan_.trials.block; ++f) {
-      double* to = pairings + static_cast<std::size_t>(f - first) * cells;
-      if (f == trial_epoch) continue;  // the observed alignment, copied below
-      if (f < last && !row_left_out && !is_left_out(f))
-        add(amplitude_series + (f - trial_epoch) * plan_.series_per_epoch, kAligned, to);
-      else
-        std::fill_n(to, cells, std::numeric_limits<double>::quiet_NaN());
-    }
-  }
-  method_->evaluate_many(in.pair(phase_series, amplitude_series), jobs, stop);
+  double* observed_pairing = pairings ? add_pairings(plan_, first_row, row, jobs, pairings) : nullptr;
+  jobs.evaluate(*method_, amplitude_series, stop);
   if (plan_.kind == Kind::SwapTrials) {
     const auto pairing = [&](std::int64_t other) { return by_epoch.data() + static_cast<std::size_t>(other) * cells; };
     std::copy_n(pairing(own_epoch), cells, values);
     for (std::int64_t k = 0; k < plan_.n_perm; ++k)
-      std::copy_n(pairing(permutations_[static_cast<std::size_t>(k * epochs_ + own_epoch)]), cells,
-                  values + static_cast<std::size_t>(k + 1) * cells);
+      std::copy_n(pairing(permuted(k)), cells, values + static_cast<std::size_t>(k + 1) * cells);
   }
-  if (pairings) std::copy_n(values, cells, pairings + static_cast<std::size_t>(trial_epoch - first) * cells);
+  if (observed_pairing) std::copy_n(values, cells, observed_pairing);
 }
 
 void SurrogatesStage::write_statistics(const double* values, std::vector<float*>& out, std::int64_t row) const {
