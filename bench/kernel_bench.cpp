@@ -43,6 +43,11 @@ struct W1Series {
     shifts.push_back(0);
     shifts.insert(shifts.end(), surrogates.shifts().begin(), surrogates.shifts().end());
   }
+  static constexpr std::int64_t kCells = bench::W1Chain::kPhaseBands * bench::W1Chain::kAmplitudeBands;
+  mi::SeriesBands bands() const {
+    return {phase.data(), amplitude.data(), bench::W1Chain::kPhaseBands, bench::W1Chain::kAmplitudeBands,
+            bench::W1Chain::kLength};
+  }
 };
 
 void BM_MiSurrogateLoop(benchmark::State& state) {
@@ -53,10 +58,9 @@ void BM_MiSurrogateLoop(benchmark::State& state) {
   }
   const W1Series series;
   constexpr std::int64_t kLength = bench::W1Chain::kLength;
-  constexpr std::int64_t kCells = bench::W1Chain::kPhaseBands * bench::W1Chain::kAmplitudeBands;
+  constexpr std::int64_t kCells = W1Series::kCells;
   std::vector<double> out(static_cast<std::size_t>(kShifts * kCells));
-  const mi::SeriesBands bands{series.phase.data(), series.amplitude.data(), bench::W1Chain::kPhaseBands,
-                              bench::W1Chain::kAmplitudeBands, kLength};
+  const mi::SeriesBands bands = series.bands();
   for (auto _ : state) mi::shifted_modulation_index(bands, 18, series.shifts, out.data(), width);
   state.counters["useful_adds_per_s"] =
       benchmark::Counter(static_cast<double>(kLength * kShifts * kCells), benchmark::Counter::kIsIterationInvariantRate);
@@ -67,10 +71,9 @@ BENCHMARK(BM_MiSurrogateLoop)->Arg(16)->Arg(32)->Arg(64)->Unit(benchmark::kMilli
 // test's pairings, costs a series (the run table and detrended rows, then one pass).
 void BM_MiOneAlignment(benchmark::State& state) {
   const W1Series series;
-  constexpr std::int64_t kCells = bench::W1Chain::kPhaseBands * bench::W1Chain::kAmplitudeBands;
+  constexpr std::int64_t kCells = W1Series::kCells;
   std::vector<double> out(static_cast<std::size_t>(kCells));
-  const mi::SeriesBands bands{series.phase.data(), series.amplitude.data(), bench::W1Chain::kPhaseBands,
-                              bench::W1Chain::kAmplitudeBands, bench::W1Chain::kLength};
+  const mi::SeriesBands bands = series.bands();
   const std::int64_t observed[1] = {0};
   for (auto _ : state) mi::shifted_modulation_index(bands, 18, observed, out.data(), 0);
 }
@@ -82,11 +85,10 @@ BENCHMARK(BM_MiOneAlignment)->Unit(benchmark::kMicrosecond)->UseRealTime();
 // the phases binned once for all. Against BM_MiSurrogateLoop/64: the pairings' cost.
 void BM_MiTrialRow(benchmark::State& state) {
   const W1Series series;
-  constexpr std::int64_t kCells = bench::W1Chain::kPhaseBands * bench::W1Chain::kAmplitudeBands;
+  constexpr std::int64_t kCells = W1Series::kCells;
   constexpr std::int64_t kPairings = 7;
   std::vector<double> out(static_cast<std::size_t>((kShifts + kPairings) * kCells));
-  const mi::SeriesBands bands{series.phase.data(), series.amplitude.data(), bench::W1Chain::kPhaseBands,
-                              bench::W1Chain::kAmplitudeBands, bench::W1Chain::kLength};
+  const mi::SeriesBands bands = series.bands();
   const std::int64_t observed[1] = {0};
   std::vector<mi::ShiftedAmplitude> amplitudes{{series.amplitude.data(), series.shifts, out.data()}};
   for (std::int64_t k = 0; k < kPairings; ++k)
