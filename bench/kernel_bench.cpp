@@ -79,23 +79,40 @@ void BM_MiOneAlignment(benchmark::State& state) {
 }
 BENCHMARK(BM_MiOneAlignment)->Unit(benchmark::kMicrosecond)->UseRealTime();
 
-// What surrogates computes for one W1 row with the trial-level test on: the observed alignment and
-// the 200 shifts, and the pairings of the row's phase with its channel's amplitude in the 7 other
-// epochs of its block (here the same amplitude 7 times: the cost does not depend on the values),
-// the phases binned once for all. Against BM_MiSurrogateLoop/64: the pairings' cost.
-void BM_MiTrialRow(benchmark::State& state) {
+// What surrogates computes for one channel's block of 8 W1 epochs with the trial-level test on:
+// each epoch's row, its observed alignment and 200 shifts, and the pairings of its phase with the
+// channel's amplitude in the 7 other epochs (here 8 copies of one series: the cost does not depend
+// on the values). /0: one call per row, as before session 14 (each row binned its phase once, and
+// built each of its 8 amplitudes' rows and ran each pairing alone); /1: the block in one call, as
+// the surrogates stage now does (each amplitude's rows built once, a phase's 7 pairings one tile).
+// Against 8 x BM_MiSurrogateLoop/64: the pairings' cost.
+void BM_MiTrialBlock(benchmark::State& state) {
   const W1Series series;
-  constexpr std::int64_t kCells = W1Series::kCells;
-  constexpr std::int64_t kPairings = 7;
-  std::vector<double> out(static_cast<std::size_t>((kShifts + kPairings) * kCells));
-  const mi::SeriesBands bands = series.bands();
+  constexpr std::int64_t kCells = W1Series::kCells, kEpochs = 8;
+  const bool one_call = state.range(0) != 0;
+  const std::vector<std::vector<float>> amplitudes(kEpochs, series.amplitude);
+  std::vector<double> out(static_cast<std::size_t>(kEpochs * (kShifts + kEpochs) * kCells));
   const std::int64_t observed[1] = {0};
-  std::vector<mi::ShiftedAmplitude> amplitudes{{series.amplitude.data(), series.shifts, out.data()}};
-  for (std::int64_t k = 0; k < kPairings; ++k)
-    amplitudes.push_back({series.amplitude.data(), observed, out.data() + (kShifts + k) * kCells});
-  for (auto _ : state) mi::shifted_modulation_indices(bands, 18, amplitudes, {});
+  const mi::SeriesBands phase = series.bands();
+  const std::vector<mi::SeriesBands> phases(kEpochs, phase);
+  std::vector<std::vector<mi::ShiftedAmplitude>> rows(kEpochs);
+  for (std::size_t e = 0; e < kEpochs; ++e) {
+    double* row = out.data() + static_cast<std::ptrdiff_t>(e) * (kShifts + kEpochs) * kCells;
+    const std::size_t phase_index = one_call ? e : 0;
+    rows[e].push_back({amplitudes[e].data(), series.shifts, row, phase_index});
+    for (std::size_t f = 0; f < kEpochs; ++f)
+      if (f != e) rows[e].push_back({amplitudes[f].data(), observed, row + (kShifts + f) * kCells, phase_index});
+  }
+  std::vector<mi::ShiftedAmplitude> block;
+  for (const auto& row : rows) block.insert(block.end(), row.begin(), row.end());
+  for (auto _ : state) {
+    if (one_call)
+      mi::shifted_modulation_indices(phases, 18, block, {});
+    else
+      for (const auto& row : rows) mi::shifted_modulation_indices({&phase, 1}, 18, row, {});
+  }
 }
-BENCHMARK(BM_MiTrialRow)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_MiTrialBlock)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 // One series of gPAC's scenario (10 min at 1 kHz): 10 phase bands at 2-20 Hz with a slowly
 // wandering frequency, 10 amplitude bands of positive noise, the observed alignment and 200

@@ -143,42 +143,53 @@ INSTANTIATE_TEST_SUITE_P(Shapes, ShiftedKernel,
                                            // into double ones along the way.
                                            KernelCase{9000, 2, 3, 18}));
 
-// Several amplitudes against one phase series (the trial-level test's pairings): each amplitude's
-// values are those of a call of its own, bit for bit, on every vector width, with 20 amplitude
-// bands (a full group of 16 and a group of 4) and on one thread, which then reuses its buffers from
-// job to job, a full group's before a partial one's.
-TEST(ShiftedKernel, ManyAmplitudesGiveEachTheBitsOfItsOwnCall) {
+// Several phase series against several amplitudes (the trial-level test's block: each phase with
+// its own amplitude at every shift and with the others' at shift 0): each job's values are those of
+// a call of its own, bit for bit, on every vector width, with 20 amplitude bands (a full group of
+// 16 and a group of 4) and on one thread, which then reuses its buffers from job to job, a full
+// group's before a partial one's. Amplitudes met by several jobs have their rows built once and
+// their single alignments against a phase tiled together (more than one tile: 10 > 8); the one
+// met once builds its own.
+TEST(ShiftedKernel, ManyPhasesAndAmplitudesGiveEachTheBitsOfItsOwnCall) {
   const std::int64_t t = 700, n_pha = 3, n_amp = 20;
-  std::vector<float> phase(static_cast<std::size_t>(n_pha * t));
-  for (std::int64_t p = 0; p < n_pha; ++p)
-    for (std::int64_t i = 0; i < t; ++i)
-      phase[static_cast<std::size_t>(p * t + i)] = static_cast<float>(
-          std::remainder(0.03 * static_cast<double>((p + 1) * i) + 0.5 * std::sin(0.11 * static_cast<double>(i)),
-                         2 * std::numbers::pi));
-  std::vector<std::vector<float>> amplitudes(4, std::vector<float>(static_cast<std::size_t>(n_amp * t)));
+  std::vector<std::vector<float>> phases(2, std::vector<float>(static_cast<std::size_t>(n_pha * t)));
+  for (std::size_t k = 0; k < phases.size(); ++k)
+    for (std::int64_t p = 0; p < n_pha; ++p)
+      for (std::int64_t i = 0; i < t; ++i)
+        phases[k][static_cast<std::size_t>(p * t + i)] = static_cast<float>(std::remainder(
+            0.03 * static_cast<double>((p + 1 + static_cast<std::int64_t>(k)) * i) + 0.5 * std::sin(0.11 * static_cast<double>(i)),
+            2 * std::numbers::pi));
+  std::vector<std::vector<float>> amplitudes(5, std::vector<float>(static_cast<std::size_t>(n_amp * t)));
   for (std::size_t k = 0; k < amplitudes.size(); ++k)
     for (std::size_t i = 0; i < amplitudes[k].size(); ++i)
       amplitudes[k][i] = 1.0f + 0.7f * static_cast<float>(std::cos(0.013 * static_cast<double>((i * (k + 2)) % 997)));
   const std::vector<std::int64_t> shifts = {0, 1, 350, 699, 5, 6, 7, 8, 9, 10}, observed = {0}, one = {123};
-  const std::vector<std::int64_t>* used[] = {&shifts, &observed, &one, &observed};
+  struct Case {
+    std::size_t phase, amplitude;
+    const std::vector<std::int64_t>* shifts;
+  };
+  std::vector<Case> cases{{0, 0, &shifts}, {1, 1, &shifts}, {1, 4, &one}};
+  for (std::size_t k = 0; k < 10; ++k) cases.push_back({0, 1 + k % 3, k == 4 ? &one : &observed});
+  cases.push_back({1, 0, &observed});
   const auto cells = static_cast<std::size_t>(n_pha * n_amp);
-  const mi::SeriesBands series{phase.data(), nullptr, n_pha, n_amp, t};
+  std::vector<mi::SeriesBands> series;
+  for (const auto& p : phases) series.push_back({p.data(), nullptr, n_pha, n_amp, t});
   for (int width : {16, 32, 64}) {
     if (width > simd::simd_width()) continue;
     for (int threads : {1, 2}) {
-      std::vector<std::vector<double>> many(amplitudes.size());
+      std::vector<std::vector<double>> many(cases.size());
       std::vector<mi::ShiftedAmplitude> jobs;
-      for (std::size_t k = 0; k < amplitudes.size(); ++k) {
-        many[k].assign(used[k]->size() * cells, -1.0);
-        jobs.push_back({amplitudes[k].data(), *used[k], many[k].data()});
+      for (std::size_t k = 0; k < cases.size(); ++k) {
+        many[k].assign(cases[k].shifts->size() * cells, -1.0);
+        jobs.push_back({amplitudes[cases[k].amplitude].data(), *cases[k].shifts, many[k].data(), cases[k].phase});
       }
       oneapi::tbb::task_arena(threads).execute([&] { mi::shifted_modulation_indices(series, 18, jobs, {}, width); });
-      for (std::size_t k = 0; k < amplitudes.size(); ++k) {
-        std::vector<double> alone(used[k]->size() * cells, -1.0);
-        mi::SeriesBands own = series;
-        own.amplitude = amplitudes[k].data();
-        mi::shifted_modulation_index(own, 18, *used[k], alone.data(), width);
-        EXPECT_EQ(many[k], alone) << "amplitude " << k << ", " << width << "-byte vectors, " << threads << " threads";
+      for (std::size_t k = 0; k < cases.size(); ++k) {
+        std::vector<double> alone(cases[k].shifts->size() * cells, -1.0);
+        mi::SeriesBands own = series[cases[k].phase];
+        own.amplitude = amplitudes[cases[k].amplitude].data();
+        mi::shifted_modulation_index(own, 18, *cases[k].shifts, alone.data(), width);
+        EXPECT_EQ(many[k], alone) << "job " << k << ", " << width << "-byte vectors, " << threads << " threads";
       }
     }
   }

@@ -102,6 +102,41 @@ TEST(SurrogateMethods, SwapTrialsPairsEachEpochsPhaseWithThePermutedEpochsAmplit
         }
 }
 
+// The trial-level test pairs each row's phase with its channel's amplitude in every epoch of its
+// block: trial_pairings[row][f] is that MI (computed here per sample), NaN past a short last block.
+// 6 epochs of one channel in blocks of 4, in one batch: a whole block (each phase meets three
+// other amplitudes, in one pass) and a short one, whose rows the stage evaluates a block at a time.
+TEST(SurrogateMethods, TrialPairingsPairEachPhaseWithItsChannelsAmplitudeInEveryEpochOfItsBlock) {
+  const json m = testing::manifest("small");
+  const auto x = testing::load_floats(data_dir() / "small" / "x.npy");
+  StreamInfo stream = testing::fixture_stream("small");
+  stream.leading_dims = {6, 1};
+  testing::StageHarness h(stream);
+  h.add("bandpass", {{"pha", m["pha_bands_hz"]}, {"amp", m["amp_bands_hz"]}}).add("hilbert").add("mi");
+  h.add("surrogates", {{"n", 4}, {"trials", "maxstat"}, {"trial_block", 4}});
+  const Batch batch = h.run(x, 0, 6);
+  const auto phase = batch.at("phase").values<float>();
+  const auto amplitude = batch.at("amplitude").values<float>();
+  const auto pairings = batch.at("trial_pairings").values<double>();
+  constexpr std::size_t kChannels = 1, kBlock = 4, kEpochs = 6;
+  for (std::size_t e = 0; e < kEpochs; ++e)
+    for (std::size_t c = 0; c < kChannels; ++c)
+      for (std::size_t slot = 0; slot < kBlock; ++slot) {
+        const std::size_t row = e * kChannels + c, f = e / kBlock * kBlock + slot;
+        for (std::size_t p = 0; p < kPha; ++p)
+          for (std::size_t a = 0; a < kAmp; ++a) {
+            const double value = pairings[((row * kBlock + slot) * kPha + p) * kAmp + a];
+            if (f >= kEpochs) {
+              EXPECT_TRUE(std::isnan(value)) << row << ", epoch " << f;
+              continue;
+            }
+            const double expected =
+                direct_mi(phase.data() + (row * kPha + p) * kT, amplitude.data() + ((f * kChannels + c) * kAmp + a) * kT, 18);
+            EXPECT_NEAR(value, expected, 1e-6 * expected + 1e-9) << "row " << row << ", epoch " << f << ", cell " << p << "," << a;
+          }
+      }
+}
+
 TEST(SurrogateMethods, SwapTrialsWithOneEpochExplainsWhyItCannotWork) {
   StreamInfo one = testing::fixture_stream("small");
   one.leading_dims = {1, 6};

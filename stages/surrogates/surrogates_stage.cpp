@@ -13,6 +13,7 @@
 #include "stages/common/output_names.hpp"
 #include "stages/common/tensor_names.hpp"
 #include "stages/common/whole_input.hpp"
+#include "stages/kernels/pac/shifted_mi.hpp"
 #include "stages/kernels/surrogates/surrogate_stats_cpu.hpp"
 #include "stages/modulation_index/mi_facts.hpp"
 #include "stages/surrogates/surrogates_facts.hpp"
@@ -554,24 +555,57 @@ void SurrogatesStage::plan_swaps(PlanContext& ctx) {
   ctx.resolved()["permutation_generator"] = "Fisher-Yates on splitmix64 counter-based draws, keyed by (seed, k)";
 }
 
-namespace {
-
-// A row's evaluations, gathered for one Method::evaluate_many call: its phase against each amplitude.
-class RowJobs {
+// The evaluations of rows evaluated together, gathered for one Method::evaluate_many call: each
+// row's phase against every amplitude paired with it.
+class UnitJobs {
  public:
-  RowJobs(const mi::BatchInputs& in, std::int64_t phase_series) : in_(in), phase_series_(phase_series) {}
+  explicit UnitJobs(const mi::BatchInputs& in) : in_(in) {}
+  // The next row's phase: the jobs added after it pair their amplitudes with it.
+  void add_phase(std::int64_t phase_series) {
+    phase_series_ = phase_series;
+    phases_.push_back(in_.pair(phase_series, phase_series));  // its amplitude unused
+  }
   void add(std::int64_t amplitude_series, std::span<const std::int64_t> shifts, double* out) {
     const mi::PairView pair = in_.pair(phase_series_, amplitude_series);
-    jobs_.push_back({pair.amplitude, pair.envelope_phase, shifts, out});
+    jobs_.push_back({pair.amplitude, pair.envelope_phase, shifts, out, phases_.size() - 1});
   }
-  void evaluate(const mi::Method& method, std::int64_t own_amplitude_series, const std::stop_token& stop) const {
-    method.evaluate_many(in_.pair(phase_series_, own_amplitude_series), jobs_, stop);
+  void evaluate(const mi::Method& method, const std::stop_token& stop) const {
+    method.evaluate_many(phases_, jobs_, stop);
   }
 
  private:
   const mi::BatchInputs& in_;
-  std::int64_t phase_series_;
+  std::int64_t phase_series_ = 0;
+  std::vector<mi::PairView> phases_;
   std::vector<mi::AmplitudeJob> jobs_;
+};
+
+namespace {
+
+// The rows a batch evaluates together: with the trial-level test, a group's rows in the epochs of
+// one block (each row's phase meets the others' amplitudes, so each phase is binned and each
+// amplitude's sums are built once for the block); otherwise each row alone. A batch starts at a
+// block (align_batches); a short last block has fewer rows.
+class RowUnits {
+ public:
+  // groups = 0: no trial-level test.
+  RowUnits(std::int64_t rows, std::int64_t groups, std::int64_t block)
+      : rows_(rows), groups_(groups), block_(groups > 0 ? block : 1) {}
+  std::int64_t count() const {
+    if (groups_ == 0) return rows_;
+    const std::int64_t epochs = rows_ / groups_;
+    return (epochs + block_ - 1) / block_ * groups_;
+  }
+  std::vector<std::int64_t> rows(std::int64_t unit) const {
+    if (groups_ == 0) return {unit};
+    std::vector<std::int64_t> rows;
+    const std::int64_t first_epoch = unit / groups_ * block_, group = unit % groups_;
+    for (std::int64_t e = first_epoch; e < first_epoch + block_ && e * groups_ < rows_; ++e) rows.push_back(e * groups_ + group);
+    return rows;
+  }
+
+ private:
+  std::int64_t rows_, groups_, block_;
 };
 
 constexpr std::int64_t kAligned[1] = {0};  // the one shift of a pairing
@@ -580,7 +614,7 @@ constexpr std::int64_t kAligned[1] = {0};  // the one shift of a pairing
 // its block; the observed alignment where f is its own epoch (left to the caller: the returned
 // place), NaN past the end of a short last block and where either epoch is left out (never paired,
 // unevaluated).
-double* add_pairings(const SurrogatesPlan& plan, std::int64_t first_row, std::int64_t row, RowJobs& jobs,
+double* add_pairings(const SurrogatesPlan& plan, std::int64_t first_row, std::int64_t row, UnitJobs& jobs,
                      double* pairings) {
   const auto cells = static_cast<std::size_t>(plan.n_pha * plan.n_amp);
   const std::int64_t amplitude_series = plan.pairs.amplitude_series(row);
@@ -605,41 +639,60 @@ double* add_pairings(const SurrogatesPlan& plan, std::int64_t first_row, std::in
 
 }  // namespace
 
-void SurrogatesStage::evaluate_row(const mi::BatchInputs& in, std::int64_t first_row, std::int64_t row,
-                                   std::int64_t series, double* values, double* pairings,
-                                   const std::stop_token& stop) const {
-  const auto cells = static_cast<std::size_t>(plan_.n_pha * plan_.n_amp);
+void SurrogatesStage::add_own_jobs(std::int64_t row, std::int64_t series, double* values, UnitJobs& jobs,
+                                   std::vector<double>& by_epoch) const {
   const std::int64_t amplitude_series = plan_.pairs.amplitude_series(row);
-  RowJobs jobs(in, plan_.pairs.phase_series(row));
-  // swap_trials: the amplitude of the same channel (and segment) in epoch perm_k(e). There are at
-  // most E distinct pairings however many permutations, so each is evaluated once and copied.
-  const std::int64_t per_epoch = series / epochs_;
-  const std::int64_t own_epoch = amplitude_series / per_epoch;
-  const auto permuted = [&](std::int64_t k) {
-    return permutations_[static_cast<std::size_t>(k * epochs_ + own_epoch)];
-  };
-  std::vector<double> by_epoch;
   if (plan_.kind != Kind::SwapTrials) {
     jobs.add(amplitude_series, plan_.alignment_shifts, values);
-  } else {
-    by_epoch.resize(static_cast<std::size_t>(epochs_) * cells);
-    std::vector<bool> needed(static_cast<std::size_t>(epochs_), false);
-    needed[static_cast<std::size_t>(own_epoch)] = true;
-    for (std::int64_t k = 0; k < plan_.n_perm; ++k) needed[static_cast<std::size_t>(permuted(k))] = true;
-    for (std::int64_t other = 0; other < epochs_; ++other)
-      if (needed[static_cast<std::size_t>(other)])
-        jobs.add(amplitude_series + (other - own_epoch) * per_epoch, kAligned,
-                 by_epoch.data() + static_cast<std::size_t>(other) * cells);
+    return;
   }
-  double* observed_pairing = pairings ? add_pairings(plan_, first_row, row, jobs, pairings) : nullptr;
-  jobs.evaluate(*method_, amplitude_series, stop);
-  if (plan_.kind == Kind::SwapTrials) {
-    const auto pairing = [&](std::int64_t other) { return by_epoch.data() + static_cast<std::size_t>(other) * cells; };
-    std::copy_n(pairing(own_epoch), cells, values);
-    for (std::int64_t k = 0; k < plan_.n_perm; ++k)
-      std::copy_n(pairing(permuted(k)), cells, values + static_cast<std::size_t>(k + 1) * cells);
+  // swap_trials: the amplitude of the same channel (and segment) in epoch perm_k(e). There are at
+  // most E distinct pairings however many permutations, so each is evaluated once (into by_epoch)
+  // and copied by copy_swapped.
+  const auto cells = static_cast<std::size_t>(plan_.n_pha * plan_.n_amp);
+  const std::int64_t per_epoch = series / epochs_;
+  const std::int64_t own_epoch = amplitude_series / per_epoch;
+  by_epoch.resize(static_cast<std::size_t>(epochs_) * cells);
+  std::vector<bool> needed(static_cast<std::size_t>(epochs_), false);
+  needed[static_cast<std::size_t>(own_epoch)] = true;
+  for (std::int64_t k = 0; k < plan_.n_perm; ++k) needed[static_cast<std::size_t>(permuted(k, own_epoch))] = true;
+  for (std::int64_t other = 0; other < epochs_; ++other)
+    if (needed[static_cast<std::size_t>(other)])
+      jobs.add(amplitude_series + (other - own_epoch) * per_epoch, kAligned,
+               by_epoch.data() + static_cast<std::size_t>(other) * cells);
+}
+
+void SurrogatesStage::copy_swapped(std::int64_t row, std::int64_t series, const std::vector<double>& by_epoch,
+                                   double* values) const {
+  const auto cells = static_cast<std::size_t>(plan_.n_pha * plan_.n_amp);
+  const std::int64_t own_epoch = plan_.pairs.amplitude_series(row) / (series / epochs_);
+  const auto pairing = [&](std::int64_t other) { return by_epoch.data() + static_cast<std::size_t>(other) * cells; };
+  std::copy_n(pairing(own_epoch), cells, values);
+  for (std::int64_t k = 0; k < plan_.n_perm; ++k)
+    std::copy_n(pairing(permuted(k, own_epoch)), cells, values + static_cast<std::size_t>(k + 1) * cells);
+}
+
+void SurrogatesStage::evaluate_rows(const mi::BatchInputs& in, std::int64_t first_row,
+                                    std::span<const std::int64_t> rows, std::int64_t series, double* values,
+                                    double* pairings, const std::stop_token& stop) const {
+  const auto cells = static_cast<std::size_t>(plan_.n_pha * plan_.n_amp);
+  const std::size_t row_values = (static_cast<std::size_t>(plan_.n_perm) + 1) * cells;
+  const auto row_pairings = static_cast<std::size_t>(plan_.trials.block) * cells;
+  UnitJobs jobs(in);
+  std::vector<std::vector<double>> by_epoch(rows.size());
+  std::vector<double*> observed_pairing(rows.size(), nullptr);
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    jobs.add_phase(plan_.pairs.phase_series(rows[i]));
+    add_own_jobs(rows[i], series, values + i * row_values, jobs, by_epoch[i]);
+    if (pairings)
+      observed_pairing[i] =
+          add_pairings(plan_, first_row, rows[i], jobs, pairings + static_cast<std::size_t>(rows[i]) * row_pairings);
   }
-  if (observed_pairing) std::copy_n(values, cells, observed_pairing);
+  jobs.evaluate(*method_, stop);
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    if (plan_.kind == Kind::SwapTrials) copy_swapped(rows[i], series, by_epoch[i], values + i * row_values);
+    if (observed_pairing[i]) std::copy_n(values + i * row_values, cells, observed_pairing[i]);
+  }
 }
 
 void SurrogatesStage::write_statistics(const double* values, std::vector<float*>& out, std::int64_t row) const {
@@ -670,14 +723,18 @@ void SurrogatesStage::process(Batch& batch) {
   float* kept = plan_.keep_values
                     ? batch.emplace_rows(kSurrogateValues, rows, per_surrogate, DType::Float32).values<float>().data()
                     : nullptr;
-  oneapi::tbb::parallel_for(std::int64_t{0}, rows, [&](std::int64_t r) {
-    std::vector<double> values(row_values);  // [alignment][cell]
-    evaluate_row(inputs, first_row, r, batch.series_count, values.data(),
-                 pairings ? pairings + static_cast<std::size_t>(r * plan_.trials.block * cells) : nullptr, batch.stop);
-    write_statistics(values.data(), out, r);
-    if (kept)  // the surrogates, after the observed alignment
-      std::transform(values.begin() + cells, values.end(), kept + r * plan_.n_perm * cells,
-                     [](double v) { return static_cast<float>(v); });
+  const RowUnits units(rows, pairings ? plan_.trials.groups : 0, plan_.trials.block);
+  oneapi::tbb::parallel_for(std::int64_t{0}, units.count(), [&](std::int64_t u) {
+    const std::vector<std::int64_t> unit = units.rows(u);
+    std::vector<double> values(unit.size() * row_values);  // [row][alignment][cell]
+    evaluate_rows(inputs, first_row, unit, batch.series_count, values.data(), pairings, batch.stop);
+    for (std::size_t i = 0; i < unit.size(); ++i) {
+      const auto row = values.begin() + static_cast<std::ptrdiff_t>(i * row_values);
+      write_statistics(&*row, out, unit[i]);
+      if (kept)  // the surrogates, after the observed alignment
+        std::transform(row + cells, row + static_cast<std::ptrdiff_t>(row_values), kept + unit[i] * plan_.n_perm * cells,
+                       [](double v) { return static_cast<float>(v); });
+    }
   });
   // A row that saw the stop may have thrown into an already cancelled task group, which drops it:
   // the batch, cut short, must not go on.
@@ -688,6 +745,14 @@ void SurrogatesStage::process(Batch& batch) {
 double SurrogatesStage::host_workspace_bytes(int threads) const {
   const double row = static_cast<double>((plan_.n_perm + 1) * plan_.n_pha * plan_.n_amp) * sizeof(double);
   if (plan_.trials.test == surrogates::TrialTest::None) return threads * row;
+  // A thread evaluates a channel's block at a time: its rows' values and, for Tort, the rows of the
+  // block's amplitudes, built once for the block's phases.
+  const auto& shifts = plan_.alignment_shifts;
+  const std::int64_t longest = shifts.empty() ? 0 : *std::max_element(shifts.begin(), shifts.end());
+  const double shared = plan_.settings.kind == mi::MethodKind::Tort
+                            ? mi::shared_rows_bytes(plan_.trials.block, plan_.n_amp, plan_.length + 1 + longest)
+                            : 0.0;
+  const double unit = static_cast<double>(plan_.trials.block) * row + shared;
   const auto groups = static_cast<double>(plan_.trials.groups);
   const double sums = static_cast<double>(plan_.trials.conditions) * groups * row;
   // Two conditions: each epoch's z, and the contrast's differences of a family's groups.
@@ -697,7 +762,7 @@ double SurrogatesStage::host_workspace_bytes(int threads) const {
           : 0.0;
   const double differences =
       plan_.trials.conditions == 2 ? (plan_.trials.family == surrogates::TrialFamily::Channels ? groups : 1.0) * row : 0.0;
-  return threads * row + sums + observed + differences;
+  return threads * unit + sums + observed + differences;
 }
 
 double SurrogatesStage::streamed_bytes_per_series() const {

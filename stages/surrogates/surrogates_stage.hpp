@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -27,6 +28,8 @@ enum class SurrogateKind { Timeshift, Timelag, SwapTrials };
 
 // What the stage was configured and planned to compute: the one description its CPU code
 // (surrogates_stage.cpp) and its GPU adapter (surrogates_cuda_kernel.cpp) both run from.
+class UnitJobs;  // surrogates_stage.cpp: the evaluations of rows evaluated together
+
 struct SurrogatesPlan {
   SurrogateKind kind = SurrogateKind::Timeshift;
   surrogates::Norm norm = surrogates::Norm::Z;
@@ -72,12 +75,22 @@ class SurrogatesStage final : public Stage {
   void warn_of_small_shifts(PlanContext& ctx, std::int64_t min_shift) const;
   void plan_swaps(PlanContext& ctx);
   void plan_trials(PlanContext& ctx);
-  // The measure of output row `row` (of a batch whose first row is first_row) for the observed
-  // alignment and each surrogate, values [n_perm + 1][cells], and, unless `pairings` is null, the
-  // trial-level test's pairings of the row, [block][cells]: every evaluation of the row's phase in
-  // one call of the method, which bins it once. Throws RunCancelled soon after `stop` is requested.
-  void evaluate_row(const mi::BatchInputs& in, std::int64_t first_row, std::int64_t row, std::int64_t series,
-                    double* values, double* pairings, const std::stop_token& stop) const;
+  // The measure of each output row of `rows` (of a batch whose first row is first_row) for the
+  // observed alignment and each surrogate, values [rows][n_perm + 1][cells], and, unless `pairings`
+  // (the batch's [row][block][cells]) is null, the trial-level test's pairings of those rows: every
+  // evaluation in one call of the method, which bins each phase once and builds each amplitude's
+  // sums once. Throws RunCancelled soon after `stop` is requested.
+  void evaluate_rows(const mi::BatchInputs& in, std::int64_t first_row, std::span<const std::int64_t> rows,
+                     std::int64_t series, double* values, double* pairings, const std::stop_token& stop) const;
+  // A row's own alignments (swap_trials: each distinct epoch's amplitude, into by_epoch), then
+  // swap_trials' copies of them into the row's values.
+  void add_own_jobs(std::int64_t row, std::int64_t series, double* values, UnitJobs& jobs,
+                    std::vector<double>& by_epoch) const;
+  void copy_swapped(std::int64_t row, std::int64_t series, const std::vector<double>& by_epoch, double* values) const;
+  // swap_trials: the epoch whose amplitude permutation k pairs with epoch `epoch`.
+  std::int64_t permuted(std::int64_t k, std::int64_t epoch) const {
+    return permutations_[static_cast<std::size_t>(k * epochs_ + epoch)];
+  }
   void write_statistics(const double* values, std::vector<float*>& out, std::int64_t row) const;
   void state_resolution(PlanContext& ctx) const;
   double trial_orderings(double cap) const;

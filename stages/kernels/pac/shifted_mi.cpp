@@ -1,6 +1,7 @@
 #include "stages/kernels/pac/shifted_mi.hpp"
 
 #include <algorithm>
+#include <map>
 #include <numeric>
 #include <oneapi/tbb/enumerable_thread_specific.h>
 #include <oneapi/tbb/parallel_for.h>
@@ -47,9 +48,9 @@ struct AlignmentSums {
 // rather than once per alignment.
 constexpr std::size_t kShiftTile = 8;
 
-// A thread's buffers, kept from one job to the next of a call (shifted_modulation_indices' jobs
-// differ only in their amplitudes and shifts): the sums are left at zero by each evaluation, and
-// the lanes of by_time past a group's bands stay zero.
+// A thread's buffers, kept from one job to the next of a call (its jobs share the series' shape:
+// the same cells, bins and length): the sums are left at zero by each evaluation, and the lanes of
+// by_time past a group's bands stay zero.
 struct GroupWork {
   DetrendedRows q;
   simd::FloatRows by_time;  // [time][16]: the group's amplitudes, transposed
@@ -59,21 +60,35 @@ struct GroupWork {
   simd::FloatRows bin_means;   // [bin][dense] doubles: mean amplitude per bin of every (p, band) cell
 };
 
-struct GroupJob {
-  const SeriesBands& series;
-  const RunTable& table;
-  std::span<const std::int64_t> shifts;
+// What every job of a call shares: the series' shape, the bins and the stop.
+struct CallShape {
+  std::int64_t n_pha;
+  std::int64_t n_amp;
+  std::int64_t length;
   int bins;
-  std::int64_t first_band;
-  std::int64_t rows;  // detrended rows needed: T + the largest shift + 1
-  GroupWork& work;
-  double* out;
   const std::stop_token& stop;
+};
 
-  std::int64_t bands() const { return std::min<std::int64_t>(kBands, series.n_amp - first_band); }
+// One band group's work on one thread: the shape, the group, the phase's run table (null while
+// only detrended rows are built) and the thread's buffers.
+struct GroupJob {
+  const CallShape& call;
+  const RunTable* table;
+  std::int64_t first_band;
+  GroupWork& work;
+
+  std::int64_t bands() const { return std::min<std::int64_t>(kBands, call.n_amp - first_band); }
   // Doubles per bin in the packed bin means: one per (phase band, amplitude band) cell, rounded up
   // to whole vectors of the widest width.
-  std::int64_t packed_stride() const { return (series.n_pha * bands() + kMaxDoubles - 1) / kMaxDoubles * kMaxDoubles; }
+  std::int64_t packed_stride() const { return (call.n_pha * bands() + kMaxDoubles - 1) / kMaxDoubles * kMaxDoubles; }
+};
+
+// One alignment of a tile: the detrended rows of its amplitude's group, its shift and where its
+// values go (the alignment's cell of the group's first band).
+struct Alignment {
+  const DetrendedRows* q;
+  std::int64_t shift;
+  double* out;
 };
 
 // Bytes / 8 floats starting at `from`, widened to a vector of doubles of width Bytes.
@@ -86,14 +101,14 @@ __attribute__((always_inline)) inline typename simd::Simd<Bytes>::Double widened
 // of all bands advance together, Bytes / 8 lanes per vector; each lane adds its band's samples in
 // time order, so the bits are those of a plain per-band loop whatever the width.
 template <int Bytes>
-__attribute__((always_inline)) inline void detrended_rows(const GroupJob& job) {
+__attribute__((always_inline)) inline void detrended_rows(const GroupJob& job, const float* amplitude,
+                                                          std::int64_t rows, DetrendedRows& q) {
   using Double = typename simd::Simd<Bytes>::Double;
   constexpr int kPerDouble = simd::Simd<Bytes>::doubles;
   constexpr int kVectors = kBands / kPerDouble;
-  const auto t = static_cast<std::size_t>(job.series.length);
+  const auto t = static_cast<std::size_t>(job.call.length);
   const std::int64_t used = job.bands();
-  DetrendedRows& q = job.work.q;
-  q.rows.resize(static_cast<std::size_t>(job.rows));
+  q.rows.resize(static_cast<std::size_t>(rows));
   simd::FloatRows& by_time = job.work.by_time;
   by_time.resize(t);
   if (job.work.by_time_lanes > used)  // a fuller group came before: its extra lanes back to zero
@@ -102,7 +117,7 @@ __attribute__((always_inline)) inline void detrended_rows(const GroupJob& job) {
   // In tiles of 64 samples (4 KiB of rows), so the scattered stores stay in L1.
   for (std::size_t tile = 0; tile < t; tile += 64)
     for (std::int64_t lane = 0; lane < used; ++lane) {
-      const float* a = job.series.amplitude + static_cast<std::size_t>(job.first_band + lane) * t;
+      const float* a = amplitude + static_cast<std::size_t>(job.first_band + lane) * t;
       for (std::size_t i = tile; i < std::min(t, tile + 64); ++i) by_time.row(i)[lane] = a[i];
     }
   const float* samples = by_time.data();
@@ -116,7 +131,7 @@ __attribute__((always_inline)) inline void detrended_rows(const GroupJob& job) {
   }
   Double sum[kVectors] = {};
   std::fill(q.rows.row(0), q.rows.row(0) + kBands, 0.0f);
-  for (std::size_t i = 0; i + 1 < static_cast<std::size_t>(job.rows); ++i) {
+  for (std::size_t i = 0; i + 1 < static_cast<std::size_t>(rows); ++i) {
     const float* sample = samples + (i < t ? i : i - t) * kBands;
     const double position = static_cast<double>(i + 1);
     for (int v = 0; v < kVectors; ++v) {
@@ -192,13 +207,14 @@ __attribute__((always_inline)) inline void accumulate_runs(const RunTable& table
 // evaluates that many cells, whatever the number of bands per group (W1's 10 bands would leave 6
 // of 16 lanes idle in a [p][band] layout). The per-lane arithmetic is the same either way.
 template <int Bytes>
-__attribute__((always_inline)) inline void evaluate(const GroupJob& job, AlignmentSums& sums, double* out) {
+__attribute__((always_inline)) inline void evaluate(const GroupJob& job, AlignmentSums& sums, const double* amplitude_mean,
+                                                    double* out) {
   using Double = typename simd::Simd<Bytes>::Double;
   using Int64 = typename simd::Simd<Bytes>::Int64;
   constexpr int kPerDouble = simd::Simd<Bytes>::doubles;
-  const RunTable& table = job.table;
-  const int bins = job.bins;
-  const std::int64_t n_pha = job.series.n_pha;
+  const RunTable& table = *job.table;
+  const int bins = job.call.bins;
+  const std::int64_t n_pha = job.call.n_pha;
   const std::int64_t used = job.bands();
   const std::int64_t dense = n_pha * used;
   const std::int64_t stride = job.packed_stride();
@@ -217,7 +233,7 @@ __attribute__((always_inline)) inline void evaluate(const GroupJob& job, Alignme
         const std::size_t at = cell * kBands + static_cast<std::size_t>(v * kPerDouble);
         Double sum = widened<Bytes>(partial + at);
         if (table.flushes) sum += load<Double>(flushed + at);
-        const Double mean = load<Double>(job.work.q.mean + v * kPerDouble);
+        const Double mean = load<Double>(amplitude_mean + v * kPerDouble);
         store(to + v * kPerDouble, sum * table.inverse_counts[cell] + mean * table.occupied[cell]);
       }
       std::fill(partial + cell * kBands, partial + (cell + 1) * kBands, 0.0f);
@@ -230,70 +246,261 @@ __attribute__((always_inline)) inline void evaluate(const GroupJob& job, Alignme
     store(mi, tort_mi_from_means<Double, Int64>(means, bins, inv_log_bins, stride / kPerDouble));
     for (std::int64_t lane = 0; lane < std::min<std::int64_t>(kPerDouble, dense - first); ++lane) {
       const std::int64_t p = (first + lane) / used, band = (first + lane) % used;
-      out[p * job.series.n_amp + band] = mi[lane];
+      out[p * job.call.n_amp + band] = mi[lane];
     }
   }
 }
 
-// Every shift of one group of amplitude bands with vectors of Bytes: the detrended rows, then the
-// runs accumulated for two shifts per pass and each shift's MI evaluated.
-template <int Bytes>
-__attribute__((always_inline)) inline void shifted_group(const GroupJob& job) {
-  using Float = typename simd::Simd<Bytes>::Float;
-  constexpr int kChunks = 64 / Bytes;  // float vectors per row
-  detrended_rows<Bytes>(job);
-  const auto cells = static_cast<std::size_t>(job.series.n_pha * job.bins);
+// Sizes the thread's sums for `count` alignments of the call's cells, and its packed bin means.
+inline void ready_sums(const GroupJob& job, std::size_t count) {
+  const auto cells = static_cast<std::size_t>(job.call.n_pha * job.call.bins);
   GroupWork& work = job.work;
-  // Only the tiles' alignments need sums: a one-alignment job (an observed MI, a trial pairing)
-  // sizes one.
-  const std::size_t tile = std::min(kShiftTile, job.shifts.size());
-  for (; work.sums_ready < tile; ++work.sums_ready) {
+  for (; work.sums_ready < count; ++work.sums_ready) {
     work.sums[work.sums_ready].partial.resize(cells);
-    work.sums[work.sums_ready].flushed.assign(job.table.flushes ? cells * kBands : 0, 0.0);
+    work.sums[work.sums_ready].flushed.assign(job.table->flushes ? cells * kBands : 0, 0.0);
   }
   // Rows of the last bin spill up to 16 lanes past their end (zeros, see evaluate).
-  work.bin_means.resize(static_cast<std::size_t>((job.bins * job.packed_stride() + kBands) / kMaxDoubles));
-  const auto* rows = reinterpret_cast<const Float*>(work.q.rows.data());
-  const auto out_of = [&](std::size_t k) {
-    return job.out + static_cast<std::int64_t>(k) * job.series.n_pha * job.series.n_amp + job.first_band;
-  };
-  // The alignments in order of their shift, kShiftTile at a time.
-  std::vector<std::size_t> order(job.shifts.size());
+  work.bin_means.resize(static_cast<std::size_t>((job.call.bins * job.packed_stride() + kBands) / kMaxDoubles));
+}
+
+// Up to kShiftTile alignments accumulated together, pass by pass over the job's run table, then the
+// MI of each written.
+template <int Bytes>
+__attribute__((always_inline)) inline void tile_alignments(const GroupJob& job, std::span<const Alignment> alignments) {
+  using Float = typename simd::Simd<Bytes>::Float;
+  constexpr int kChunks = 64 / Bytes;  // float vectors per row
+  const Float* shifted[kShiftTile];
+  for (std::size_t i = 0; i < alignments.size(); ++i)
+    shifted[i] = reinterpret_cast<const Float*>(alignments[i].q->rows.data()) + alignments[i].shift * kChunks;
+  const auto cells = static_cast<std::size_t>(job.call.n_pha * job.call.bins);
+  accumulate_runs<Bytes>(*job.table, shifted, alignments.size(), job.work.sums, cells);
+  for (std::size_t i = 0; i < alignments.size(); ++i)
+    evaluate<Bytes>(job, job.work.sums[i], alignments[i].q->mean, alignments[i].out);
+}
+
+// The detrended rows one amplitude's jobs need: T + its largest shift + 1.
+std::int64_t rows_needed(std::int64_t length, std::span<const std::int64_t> shifts) {
+  return length + 1 + (shifts.empty() ? 0 : *std::max_element(shifts.begin(), shifts.end()));
+}
+
+// Every shift of one amplitude in one band group: its detrended rows (unless `shared` holds them),
+// then the alignments in order of their shift, kShiftTile at a time.
+template <int Bytes>
+__attribute__((always_inline)) inline void shifted_group(const GroupJob& job, const ShiftedAmplitude& amplitude,
+                                                         const DetrendedRows* shared) {
+  const std::span<const std::int64_t> shifts = amplitude.shifts;
+  if (!shared) detrended_rows<Bytes>(job, amplitude.amplitude, rows_needed(job.call.length, shifts), job.work.q);
+  const DetrendedRows* q = shared ? shared : &job.work.q;
+  ready_sums(job, std::min(kShiftTile, shifts.size()));
+  const std::int64_t per_alignment = job.call.n_pha * job.call.n_amp;
+  std::vector<std::size_t> order(shifts.size());
   std::iota(order.begin(), order.end(), std::size_t{0});
-  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return job.shifts[a] < job.shifts[b]; });
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return shifts[a] < shifts[b]; });
   for (std::size_t first = 0; first < order.size(); first += kShiftTile) {
     // One load of a flag per tile of shifts, each of which adds every run of the series.
-    if (job.stop.stop_requested()) throw RunCancelled(-1);
+    if (job.call.stop.stop_requested()) throw RunCancelled(-1);
     const std::size_t count = std::min(kShiftTile, order.size() - first);
-    const Float* shifted[kShiftTile];
-    for (std::size_t i = 0; i < count; ++i) shifted[i] = rows + job.shifts[order[first + i]] * kChunks;
-    accumulate_runs<Bytes>(job.table, shifted, count, work.sums, cells);
-    for (std::size_t i = 0; i < count; ++i) evaluate<Bytes>(job, work.sums[i], out_of(order[first + i]));
+    Alignment tile[kShiftTile];
+    for (std::size_t i = 0; i < count; ++i) {
+      const std::size_t k = order[first + i];
+      tile[i] = {q, shifts[k], amplitude.out + static_cast<std::int64_t>(k) * per_alignment + job.first_band};
+    }
+    tile_alignments<Bytes>(job, {tile, count});
   }
 }
 
-PACFLOW_TARGET_64 void shifted_group_64(const GroupJob& job) { shifted_group<64>(job); }
-PACFLOW_TARGET_32 void shifted_group_32(const GroupJob& job) { shifted_group<32>(job); }
-void shifted_group_16(const GroupJob& job) { shifted_group<16>(job); }
+// Alignments of several amplitudes (their rows built beforehand) against the job's phase, in one tile.
+template <int Bytes>
+__attribute__((always_inline)) inline void aligned_group(const GroupJob& job, std::span<const Alignment> alignments) {
+  if (job.call.stop.stop_requested()) throw RunCancelled(-1);
+  ready_sums(job, alignments.size());
+  tile_alignments<Bytes>(job, alignments);
+}
 
-void shifted_until_stopped(const SeriesBands& series, int bins, std::span<const ShiftedAmplitude> amplitudes,
-                           int simd_bytes, const std::stop_token& stop) {
+// The kernels for one vector width, each compiled for its instruction set.
+struct WidthKernels {
+  void (*rows)(const GroupJob&, const float*, std::int64_t, DetrendedRows&);
+  void (*shifts)(const GroupJob&, const ShiftedAmplitude&, const DetrendedRows*);
+  void (*tile)(const GroupJob&, std::span<const Alignment>);
+};
+
+PACFLOW_TARGET_64 void rows_64(const GroupJob& j, const float* a, std::int64_t r, DetrendedRows& q) {
+  detrended_rows<64>(j, a, r, q);
+}
+PACFLOW_TARGET_32 void rows_32(const GroupJob& j, const float* a, std::int64_t r, DetrendedRows& q) {
+  detrended_rows<32>(j, a, r, q);
+}
+void rows_16(const GroupJob& j, const float* a, std::int64_t r, DetrendedRows& q) { detrended_rows<16>(j, a, r, q); }
+PACFLOW_TARGET_64 void shifted_group_64(const GroupJob& j, const ShiftedAmplitude& a, const DetrendedRows* q) {
+  shifted_group<64>(j, a, q);
+}
+PACFLOW_TARGET_32 void shifted_group_32(const GroupJob& j, const ShiftedAmplitude& a, const DetrendedRows* q) {
+  shifted_group<32>(j, a, q);
+}
+void shifted_group_16(const GroupJob& j, const ShiftedAmplitude& a, const DetrendedRows* q) {
+  shifted_group<16>(j, a, q);
+}
+PACFLOW_TARGET_64 void aligned_group_64(const GroupJob& j, std::span<const Alignment> a) { aligned_group<64>(j, a); }
+PACFLOW_TARGET_32 void aligned_group_32(const GroupJob& j, std::span<const Alignment> a) { aligned_group<32>(j, a); }
+void aligned_group_16(const GroupJob& j, std::span<const Alignment> a) { aligned_group<16>(j, a); }
+
+WidthKernels kernels_for(int simd_bytes) {
   const int width = simd_bytes == 0 ? simd::simd_width() : simd_bytes;
-  if (width != 16 && width != 32 && width != 64)
-    throw std::invalid_argument("shifted_modulation_index: vector width must be 16, 32 or 64 bytes");
-  const auto kernel = width == 64 ? shifted_group_64 : (width == 32 ? shifted_group_32 : shifted_group_16);
-  const RunTable table = make_run_table(series, bins, width);
-  const std::int64_t groups = (series.n_amp + kBands - 1) / kBands;
-  const auto jobs = static_cast<std::int64_t>(amplitudes.size()) * groups;
+  switch (width) {
+    case 64: return {rows_64, shifted_group_64, aligned_group_64};
+    case 32: return {rows_32, shifted_group_32, aligned_group_32};
+    case 16: return {rows_16, shifted_group_16, aligned_group_16};
+    default: throw std::invalid_argument("shifted_modulation_index: vector width must be 16, 32 or 64 bytes");
+  }
+}
+
+// Amplitudes that several jobs of a call align (the trial-level test's: each epoch's amplitude
+// with every phase of its block) get their detrended rows built once, when all of those fit in
+// this many bytes; otherwise each job builds its own on its thread, as a lone amplitude's do.
+constexpr double kSharedRowsBytes = 32.0 * 1024 * 1024;
+
+double row_bytes(std::int64_t rows, std::int64_t groups) {
+  return static_cast<double>(rows * groups) * sizeof(float) * kBands;
+}
+
+// The distinct amplitudes of a call, and which of them have their rows built once for all.
+class AmplitudeSources {
+ public:
+  AmplitudeSources(std::span<const ShiftedAmplitude> amplitudes, std::int64_t length, std::int64_t groups) {
+    std::map<const float*, std::size_t> index;
+    for (const ShiftedAmplitude& a : amplitudes) {
+      if (a.shifts.empty()) {
+        source_of_.push_back(kNone);
+        continue;
+      }
+      const auto [at, added] = index.try_emplace(a.amplitude, sources_.size());
+      if (added) sources_.push_back({a.amplitude, 0, 0, kNone});
+      Source& source = sources_[at->second];
+      source.rows = std::max(source.rows, rows_needed(length, a.shifts));
+      ++source.uses;
+      source_of_.push_back(at->second);
+    }
+    double bytes = 0;
+    for (const Source& s : sources_)
+      if (s.uses > 1) bytes += row_bytes(s.rows, groups);
+    if (bytes > kSharedRowsBytes) return;
+    for (std::size_t s = 0; s < sources_.size(); ++s)
+      if (sources_[s].uses > 1) {
+        sources_[s].shared = shared_.size();
+        shared_.push_back(s);
+      }
+  }
+
+  // The amplitudes whose rows are built once, each for `groups` band groups.
+  std::size_t shared_count() const { return shared_.size(); }
+  const float* shared_amplitude(std::size_t k) const { return sources_[shared_[k]].amplitude; }
+  std::int64_t shared_rows(std::size_t k) const { return sources_[shared_[k]].rows; }
+  // Job j's place among the shared amplitudes, or kNone (no shifts, or its rows are its own).
+  std::size_t shared_of(std::size_t j) const {
+    return source_of_[j] == kNone ? kNone : sources_[source_of_[j]].shared;
+  }
+  bool evaluated(std::size_t j) const { return source_of_[j] != kNone; }
+
+  static constexpr std::size_t kNone = static_cast<std::size_t>(-1);
+
+ private:
+  struct Source {
+    const float* amplitude;
+    std::int64_t rows;
+    std::size_t uses;
+    std::size_t shared;
+  };
+  std::vector<Source> sources_;
+  std::vector<std::size_t> source_of_;  // per job
+  std::vector<std::size_t> shared_;     // sources with shared rows
+};
+
+// Single alignments of different amplitudes against one phase (a row's trial-level pairings),
+// accumulated together: one pass over the phase's runs for all of them. Each reads rows of its own
+// where a tile of shifts reads a window of one amplitude's; tiles of 2, 4 and 8 ran alike on W1.
+constexpr std::size_t kAmplitudeTile = 8;
+static_assert(kAmplitudeTile <= kShiftTile, "a thread holds the sums of kShiftTile alignments");
+
+// The units of parallel work of a call, each for every band group: one amplitude's shifts, or a
+// tile of single alignments of shared amplitudes against one phase (the trial-level pairings).
+struct CallTask {
+  std::size_t phase;
+  std::size_t first;  // shifts: the job; tile: its first place in `tiled`
+  std::size_t count;  // 0 for shifts
+};
+
+std::vector<CallTask> plan_tasks(std::span<const ShiftedAmplitude> amplitudes, const AmplitudeSources& sources,
+                                 std::size_t phases, std::vector<std::size_t>& tiled) {
+  std::vector<CallTask> tasks;
+  std::vector<std::vector<std::size_t>> singles(phases);
+  for (std::size_t j = 0; j < amplitudes.size(); ++j) {
+    if (!sources.evaluated(j)) continue;
+    if (amplitudes[j].shifts.size() == 1 && sources.shared_of(j) != AmplitudeSources::kNone)
+      singles[amplitudes[j].phase].push_back(j);
+    else
+      tasks.push_back({amplitudes[j].phase, j, 0});
+  }
+  for (std::size_t p = 0; p < phases; ++p)
+    for (std::size_t first = 0; first < singles[p].size(); first += kAmplitudeTile) {
+      const std::size_t count = std::min(kAmplitudeTile, singles[p].size() - first);
+      tasks.push_back({p, tiled.size(), count});
+      tiled.insert(tiled.end(), singles[p].begin() + static_cast<std::ptrdiff_t>(first),
+                   singles[p].begin() + static_cast<std::ptrdiff_t>(first + count));
+    }
+  return tasks;
+}
+
+void check_call(std::span<const SeriesBands> phases, std::span<const ShiftedAmplitude> amplitudes) {
+  for (const SeriesBands& p : phases)
+    if (p.n_pha != phases.front().n_pha || p.n_amp != phases.front().n_amp || p.length != phases.front().length)
+      throw std::invalid_argument("shifted_modulation_indices: every phase series must have the same shape");
+  for (const ShiftedAmplitude& a : amplitudes)
+    if (a.phase >= phases.size())
+      throw std::invalid_argument("shifted_modulation_indices: an amplitude names a phase series the call lacks");
+}
+
+void shifted_until_stopped(std::span<const SeriesBands> phases, int bins, std::span<const ShiftedAmplitude> amplitudes,
+                           int simd_bytes, const std::stop_token& stop) {
+  const WidthKernels kernels = kernels_for(simd_bytes);
+  check_call(phases, amplitudes);
+  if (amplitudes.empty()) return;
+  const int width = simd_bytes == 0 ? simd::simd_width() : simd_bytes;
+  const SeriesBands& shape = phases.front();
+  const CallShape call{shape.n_pha, shape.n_amp, shape.length, bins, stop};
+  std::vector<RunTable> tables(phases.size());
+  oneapi::tbb::parallel_for(std::size_t{0}, phases.size(),
+                            [&](std::size_t p) { tables[p] = make_run_table(phases[p], bins, width); });
+  const std::int64_t groups = (call.n_amp + kBands - 1) / kBands;
+  const AmplitudeSources sources(amplitudes, call.length, groups);
   oneapi::tbb::enumerable_thread_specific<GroupWork> works;
-  oneapi::tbb::parallel_for(std::int64_t{0}, jobs, [&](std::int64_t job) {
-    const ShiftedAmplitude& amplitude = amplitudes[static_cast<std::size_t>(job / groups)];
-    const std::span<const std::int64_t> shifts = amplitude.shifts;
-    const std::int64_t rows =
-        series.length + 1 + (shifts.empty() ? 0 : *std::max_element(shifts.begin(), shifts.end()));
-    SeriesBands bands = series;
-    bands.amplitude = amplitude.amplitude;
-    kernel({bands, table, shifts, bins, job % groups * kBands, rows, works.local(), amplitude.out, stop});
+  std::vector<DetrendedRows> shared(sources.shared_count() * static_cast<std::size_t>(groups));
+  const auto shared_rows = [&](std::size_t k, std::int64_t group) -> DetrendedRows& {
+    return shared[k * static_cast<std::size_t>(groups) + static_cast<std::size_t>(group)];
+  };
+  oneapi::tbb::parallel_for(std::size_t{0}, shared.size(), [&](std::size_t i) {
+    const std::size_t k = i / static_cast<std::size_t>(groups);
+    const auto group = static_cast<std::int64_t>(i % static_cast<std::size_t>(groups));
+    kernels.rows({call, nullptr, group * kBands, works.local()}, sources.shared_amplitude(k), sources.shared_rows(k),
+                 shared_rows(k, group));
+  });
+  std::vector<std::size_t> tiled;
+  const std::vector<CallTask> tasks = plan_tasks(amplitudes, sources, phases.size(), tiled);
+  oneapi::tbb::parallel_for(std::size_t{0}, tasks.size() * static_cast<std::size_t>(groups), [&](std::size_t i) {
+    const CallTask& task = tasks[i / static_cast<std::size_t>(groups)];
+    const auto group = static_cast<std::int64_t>(i % static_cast<std::size_t>(groups));
+    const GroupJob job{call, &tables[task.phase], group * kBands, works.local()};
+    if (task.count == 0) {
+      const std::size_t k = sources.shared_of(task.first);
+      kernels.shifts(job, amplitudes[task.first], k == AmplitudeSources::kNone ? nullptr : &shared_rows(k, group));
+      return;
+    }
+    Alignment tile[kAmplitudeTile];
+    for (std::size_t a = 0; a < task.count; ++a) {
+      const ShiftedAmplitude& amplitude = amplitudes[tiled[task.first + a]];
+      tile[a] = {&shared_rows(sources.shared_of(tiled[task.first + a]), group), amplitude.shifts.front(),
+                 amplitude.out + job.first_band};
+    }
+    kernels.tile(job, {tile, task.count});
   });
   // A group that saw the stop may have thrown into an already cancelled task group, which drops it.
   if (stop.stop_requested()) throw RunCancelled(-1);
@@ -304,18 +511,24 @@ void shifted_until_stopped(const SeriesBands& series, int bins, std::span<const 
 void shifted_modulation_index(const SeriesBands& series, int bins, std::span<const std::int64_t> shifts, double* out,
                               int simd_bytes) {
   const ShiftedAmplitude only{series.amplitude, shifts, out};
-  shifted_until_stopped(series, bins, {&only, 1}, simd_bytes, {});
+  shifted_until_stopped({&series, 1}, bins, {&only, 1}, simd_bytes, {});
 }
 
 void shifted_modulation_index(const SeriesBands& series, int bins, std::span<const std::int64_t> shifts, double* out,
                               const std::stop_token& stop) {
   const ShiftedAmplitude only{series.amplitude, shifts, out};
-  shifted_until_stopped(series, bins, {&only, 1}, 0, stop);
+  shifted_until_stopped({&series, 1}, bins, {&only, 1}, 0, stop);
 }
 
-void shifted_modulation_indices(const SeriesBands& series, int bins, std::span<const ShiftedAmplitude> amplitudes,
-                                const std::stop_token& stop, int simd_bytes) {
-  shifted_until_stopped(series, bins, amplitudes, simd_bytes, stop);
+void shifted_modulation_indices(std::span<const SeriesBands> phases, int bins,
+                                std::span<const ShiftedAmplitude> amplitudes, const std::stop_token& stop,
+                                int simd_bytes) {
+  shifted_until_stopped(phases, bins, amplitudes, simd_bytes, stop);
+}
+
+double shared_rows_bytes(std::int64_t amplitudes, std::int64_t n_amp, std::int64_t rows) {
+  const double bytes = static_cast<double>(amplitudes) * row_bytes(rows, (n_amp + kBands - 1) / kBands);
+  return bytes > kSharedRowsBytes ? 0.0 : bytes;
 }
 
 }  // namespace pacflow::mi

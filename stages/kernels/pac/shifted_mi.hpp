@@ -15,6 +15,7 @@
 // - The MI of several cells at a time comes from tort_mi_from_means on vectors (the same
 //   arithmetic as the scalar and CUDA forms) over the cells packed densely, and the kernel is
 //   compiled per vector width and instruction set (stages/common/lanes.hpp).
+#include <cstddef>
 #include <cstdint>
 #include <span>
 #include <stop_token>
@@ -41,19 +42,28 @@ void shifted_modulation_index(const SeriesBands& series, int bins, std::span<con
                               const std::stop_token& stop);
 
 // One amplitude of shifted_modulation_indices: its bands ([n_amp][length], as SeriesBands'), the
-// shifts it is aligned at and where their values go (laid out as shifted_modulation_index's out).
+// shifts it is aligned at, where their values go (laid out as shifted_modulation_index's out) and
+// which of the call's phase series it is paired with.
 struct ShiftedAmplitude {
   const float* amplitude = nullptr;
   std::span<const std::int64_t> shifts;
   double* out = nullptr;
+  std::size_t phase = 0;
 };
 
-// shifted_modulation_index of one series' phases (series.amplitude unused) against each of several
-// amplitudes of series.n_amp bands, the phases binned into runs once for all of them: each
-// amplitude's values are, bit for bit, those of a call of its own. The trial-level test pairs each
-// phase with its channel's amplitude in every epoch of a block; binning once makes those pairings
-// cost a pass each rather than a whole call. Parallel and stoppable as the single form.
-void shifted_modulation_indices(const SeriesBands& series, int bins, std::span<const ShiftedAmplitude> amplitudes,
-                                const std::stop_token& stop, int simd_bytes = 0);
+// shifted_modulation_index of several phase series (of one shape; their .amplitude unused), each
+// against the amplitudes paired with it: each amplitude's values are, bit for bit, those of a call
+// of its own. The trial-level test pairs each phase with its channel's amplitude in every epoch of
+// a block: each phase is binned into runs once for all its amplitudes, each amplitude's detrended
+// rows are built once for all the phases it meets (within a memory bound), and one phase's
+// single alignments of several amplitudes share a pass over its runs. Parallel and stoppable as the
+// single form.
+void shifted_modulation_indices(std::span<const SeriesBands> phases, int bins,
+                                std::span<const ShiftedAmplitude> amplitudes, const std::stop_token& stop,
+                                int simd_bytes = 0);
+// The bytes a shifted_modulation_indices call holds for the detrended rows it shares: `amplitudes`
+// amplitudes of n_amp bands met by several of its jobs, `rows` rows each (T + the largest shift
+// + 1); 0 when those would pass its bound (32 MiB), in which case each job builds its own.
+double shared_rows_bytes(std::int64_t amplitudes, std::int64_t n_amp, std::int64_t rows);
 
 }  // namespace pacflow::mi

@@ -20,13 +20,15 @@ class TortMethod final : public Method {
                 const std::stop_token& stop) const override {
     shifted_modulation_index({in.phase, in.amplitude, in.n_pha, in.n_amp, in.length}, bins_, shifts, out, stop);
   }
-  void evaluate_many(const PairView& phases, std::span<const AmplitudeJob> jobs,
+  void evaluate_many(std::span<const PairView> phases, std::span<const AmplitudeJob> jobs,
                      const std::stop_token& stop) const override {
+    std::vector<SeriesBands> series;
+    series.reserve(phases.size());
+    for (const PairView& p : phases) series.push_back({p.phase, nullptr, p.n_pha, p.n_amp, p.length});
     std::vector<ShiftedAmplitude> amplitudes;
     amplitudes.reserve(jobs.size());
-    for (const AmplitudeJob& job : jobs) amplitudes.push_back({job.amplitude, job.shifts, job.out});
-    shifted_modulation_indices({phases.phase, nullptr, phases.n_pha, phases.n_amp, phases.length}, bins_, amplitudes,
-                               stop);
+    for (const AmplitudeJob& job : jobs) amplitudes.push_back({job.amplitude, job.shifts, job.out, job.phase});
+    shifted_modulation_indices(series, bins_, amplitudes, stop);
   }
 
  private:

@@ -6,6 +6,8 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <numbers>
+#include <oneapi/tbb/parallel_for.h>
+#include <stdexcept>
 
 #include "engine/api/errors.hpp"
 
@@ -77,14 +79,18 @@ double ndpac_threshold(double p, std::int64_t length) {
   return 2.0 * static_cast<double>(length) * e * e;
 }
 
-void Method::evaluate_many(const PairView& phases, std::span<const AmplitudeJob> jobs,
+void Method::evaluate_many(std::span<const PairView> phases, std::span<const AmplitudeJob> jobs,
                            const std::stop_token& stop) const {
-  for (const AmplitudeJob& job : jobs) {
-    PairView pair = phases;
-    pair.amplitude = job.amplitude;
-    pair.envelope_phase = job.envelope_phase;
-    evaluate(pair, job.shifts, job.out, stop);
-  }
+  for (const AmplitudeJob& job : jobs)
+    if (job.phase >= phases.size()) throw std::invalid_argument("evaluate_many: a job names a phase the call lacks");
+  oneapi::tbb::parallel_for(std::size_t{0}, jobs.size(), [&](std::size_t j) {
+    PairView pair = phases[jobs[j].phase];
+    pair.amplitude = jobs[j].amplitude;
+    pair.envelope_phase = jobs[j].envelope_phase;
+    evaluate(pair, jobs[j].shifts, jobs[j].out, stop);
+  });
+  // A job that saw the stop may have thrown into an already cancelled task group, which drops it.
+  if (stop.stop_requested()) throw RunCancelled(-1);
 }
 
 std::unique_ptr<Method> make_method(const MethodSettings& settings, std::int64_t length) {

@@ -3,6 +3,7 @@
 // observed alignment) and `surrogates` (shifted or swapped alignments), so both always compute the
 // same measure with the same parameters.
 #include <algorithm>
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <span>
@@ -75,12 +76,14 @@ struct PairView {
 };
 
 // One amplitude of Method::evaluate_many: another series' amplitudes (and, for plv, envelope
-// phases), as in PairView, the shifts it is aligned at, and where their values go (evaluate's out).
+// phases), as in PairView, the shifts it is aligned at, where their values go (evaluate's out) and
+// which of the call's phases it is paired with.
 struct AmplitudeJob {
   const float* amplitude = nullptr;
   const float* envelope_phase = nullptr;
   std::span<const std::int64_t> shifts;
   double* out = nullptr;
+  std::size_t phase = 0;
 };
 
 class Method {
@@ -94,10 +97,11 @@ class Method {
   // million shifts of one series take minutes.
   virtual void evaluate(const PairView& in, std::span<const std::int64_t> shifts, double* out,
                         const std::stop_token& stop = {}) const = 0;
-  // evaluate() of `phases`' phase against each job's amplitude (phases.amplitude and
-  // .envelope_phase unused), each job's values bit for bit those of its own evaluate(). The binned
-  // measures bin the phases once for all the jobs; the others evaluate each job in turn.
-  virtual void evaluate_many(const PairView& phases, std::span<const AmplitudeJob> jobs,
+  // evaluate() of each job's phase (phases[job.phase], of one shape; .amplitude and .envelope_phase
+  // unused) against the job's amplitude, each job's values bit for bit those of its own evaluate().
+  // Tort bins each phase once for all its jobs and builds each amplitude's sums once for all the
+  // phases it meets; the others evaluate the jobs side by side.
+  virtual void evaluate_many(std::span<const PairView> phases, std::span<const AmplitudeJob> jobs,
                              const std::stop_token& stop = {}) const;
 };
 

@@ -484,30 +484,43 @@ TEST(Methods, EveryMethodThrowsRunCancelledOnceAStopIsRequestedAndGivesTheSameBi
   }
 }
 
-// The surrogates stage evaluates a row's phase against its own amplitude at every shift and
-// against its channel's amplitude in the other epochs of its block in one evaluate_many call:
-// each job's values must be those of its own evaluate(), bit for bit, for every method (the binned
-// ones bin the phase once; the others evaluate job by job).
+// The surrogates stage evaluates the rows of a channel's block (their phases) against their own
+// amplitudes at every shift and against each other's amplitudes in one evaluate_many call: each
+// job's values must be those of its own evaluate(), bit for bit, for every method (Tort bins each
+// phase once and shares the amplitudes' sums and passes; the others evaluate job by job).
 TEST(Methods, EvaluateManyGivesEachJobTheBitsOfItsOwnEvaluation) {
   const std::int64_t t = 1001;
   const Signals sig = irregular_signals(t);
-  // Three amplitudes of 3 bands: the series' own and two others (reversed in time, and scaled).
+  // Two phases of 2 bands (the series' and the same reversed in time) and three amplitudes of 3
+  // bands (the series' own, reversed, and scaled), each amplitude met by both phases.
+  const std::vector<float> other_phase(sig.phase.rbegin(), sig.phase.rend());
   const std::vector<float> reversed(sig.amplitude.rbegin(), sig.amplitude.rend());
   std::vector<float> scaled = sig.amplitude;
   for (float& a : scaled) a = 0.5f * a + 0.25f;
   const std::vector<std::int64_t> shifts = {0, 1, 333, 1000, 7}, observed = {0}, one = {500};
+  struct Case {
+    std::size_t phase;
+    const std::vector<float>* amplitude;
+    const std::vector<std::int64_t>* shifts;
+  };
+  const Case cases[] = {{0, &sig.amplitude, &shifts}, {0, &reversed, &observed}, {0, &scaled, &one},
+                        {1, &sig.amplitude, &observed}, {1, &reversed, &shifts}, {1, &scaled, &observed}};
+  const std::vector<float>* phases[] = {&sig.phase, &other_phase};
   for (mi::MethodKind kind : {mi::MethodKind::Tort, mi::MethodKind::Mvl, mi::MethodKind::Ndpac, mi::MethodKind::Plv,
                               mi::MethodKind::Hr, mi::MethodKind::Gc}) {
     const mi::MethodSettings s = with(kind);
     const auto method = mi::make_method(s, t);
-    std::vector<double> own(shifts.size() * 6, -1.0), first(6, -1.0), second(6, -1.0);
-    const mi::AmplitudeJob jobs[] = {{sig.amplitude.data(), sig.envelope.data(), shifts, own.data()},
-                                     {reversed.data(), sig.envelope.data(), observed, first.data()},
-                                     {scaled.data(), sig.envelope.data(), one, second.data()}};
-    method->evaluate_many({sig.phase.data(), nullptr, nullptr, 2, 3, t}, jobs);
-    EXPECT_EQ(own, evaluate(s, sig.phase, sig.amplitude, 2, 3, shifts, sig.envelope.data())) << mi::method_name(kind);
-    EXPECT_EQ(first, evaluate(s, sig.phase, reversed, 2, 3, observed, sig.envelope.data())) << mi::method_name(kind);
-    EXPECT_EQ(second, evaluate(s, sig.phase, scaled, 2, 3, one, sig.envelope.data())) << mi::method_name(kind);
+    std::vector<std::vector<double>> many;
+    std::vector<mi::AmplitudeJob> jobs;
+    for (const Case& c : cases) many.emplace_back(c.shifts->size() * 6, -1.0);
+    for (std::size_t k = 0; k < std::size(cases); ++k)
+      jobs.push_back({cases[k].amplitude->data(), sig.envelope.data(), *cases[k].shifts, many[k].data(), cases[k].phase});
+    const mi::PairView views[] = {{sig.phase.data(), nullptr, nullptr, 2, 3, t}, {other_phase.data(), nullptr, nullptr, 2, 3, t}};
+    method->evaluate_many(views, jobs);
+    for (std::size_t k = 0; k < std::size(cases); ++k)
+      EXPECT_EQ(many[k], evaluate(s, *phases[cases[k].phase], *cases[k].amplitude, 2, 3, *cases[k].shifts,
+                                  sig.envelope.data()))
+          << mi::method_name(kind) << ", job " << k;
   }
 }
 
