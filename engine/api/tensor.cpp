@@ -1,7 +1,9 @@
 #include "engine/api/tensor.hpp"
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <oneapi/tbb/parallel_for.h>
 #include <new>
 
 namespace pacflow {
@@ -41,7 +43,23 @@ std::string shape_string(const Shape& shape) {
 }
 
 namespace {
+
+// Zeroes a new buffer. A large one is mostly fresh pages, whose first touch (a fault and the
+// kernel's clearing of each page) would otherwise run on the one thread that emplaces the tensor
+// while the others wait: a batch of W1's 8 epochs spent 20 ms of its 0.28 s so. Chunks of 256 KiB
+// go to the pool's threads.
+void zero_fill(std::byte* p, std::size_t bytes) {
+  constexpr std::size_t kChunk = std::size_t{1} << 18;
+  if (bytes < 4 * kChunk) {
+    std::memset(p, 0, bytes);
+    return;
+  }
+  oneapi::tbb::parallel_for(std::size_t{0}, (bytes + kChunk - 1) / kChunk, [&](std::size_t c) {
+    std::memset(p + c * kChunk, 0, std::min(kChunk, bytes - c * kChunk));
+  });
 }
+
+}  // namespace
 
 void AlignedBuffer::Free::operator()(std::byte* p) const noexcept { std::free(p); }
 
@@ -50,7 +68,7 @@ AlignedBuffer::AlignedBuffer(std::size_t bytes) : bytes_(bytes) {
   const std::size_t rounded = align_up(bytes);
   auto* p = static_cast<std::byte*>(std::aligned_alloc(kHostAlignment, rounded));
   if (!p) throw std::bad_alloc();
-  std::memset(p, 0, rounded);
+  zero_fill(p, rounded);
   data_.reset(p);
 }
 
