@@ -67,8 +67,8 @@ void BM_MiSurrogateLoop(benchmark::State& state) {
 }
 BENCHMARK(BM_MiSurrogateLoop)->Arg(16)->Arg(32)->Arg(64)->Unit(benchmark::kMillisecond)->UseRealTime();
 
-// The same series with the observed alignment only: what the mi stage, and each of the trial
-// test's pairings, costs a series (the run table and detrended rows, then one pass).
+// The same series with the observed alignment only: what the mi stage costs a series (the run
+// table and detrended rows, then one pass), and what each trial-test pairing cost before session 13.
 void BM_MiOneAlignment(benchmark::State& state) {
   const W1Series series;
   constexpr std::int64_t kCells = W1Series::kCells;
