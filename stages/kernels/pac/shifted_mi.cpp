@@ -317,8 +317,10 @@ __attribute__((always_inline)) inline void aligned_group(const GroupJob& job, st
   tile_alignments<Bytes>(job, alignments);
 }
 
-// The kernels for one vector width, each compiled for its instruction set.
+// The kernels for one vector width (0 picks the widest this CPU has), each compiled for its
+// instruction set.
 struct WidthKernels {
+  int width;
   void (*rows)(const GroupJob&, const float*, std::int64_t, DetrendedRows&);
   void (*shifts)(const GroupJob&, const ShiftedAmplitude&, const DetrendedRows*);
   void (*tile)(const GroupJob&, std::span<const Alignment>);
@@ -347,9 +349,9 @@ void aligned_group_16(const GroupJob& j, std::span<const Alignment> a) { aligned
 WidthKernels kernels_for(int simd_bytes) {
   const int width = simd_bytes == 0 ? simd::simd_width() : simd_bytes;
   switch (width) {
-    case 64: return {rows_64, shifted_group_64, aligned_group_64};
-    case 32: return {rows_32, shifted_group_32, aligned_group_32};
-    case 16: return {rows_16, shifted_group_16, aligned_group_16};
+    case 64: return {64, rows_64, shifted_group_64, aligned_group_64};
+    case 32: return {32, rows_32, shifted_group_32, aligned_group_32};
+    case 16: return {16, rows_16, shifted_group_16, aligned_group_16};
     default: throw std::invalid_argument("shifted_modulation_index: vector width must be 16, 32 or 64 bytes");
   }
 }
@@ -464,12 +466,11 @@ void shifted_until_stopped(std::span<const SeriesBands> phases, int bins, std::s
   const WidthKernels kernels = kernels_for(simd_bytes);
   check_call(phases, amplitudes);
   if (amplitudes.empty()) return;
-  const int width = simd_bytes == 0 ? simd::simd_width() : simd_bytes;
   const SeriesBands& shape = phases.front();
   const CallShape call{shape.n_pha, shape.n_amp, shape.length, bins, stop};
   std::vector<RunTable> tables(phases.size());
   oneapi::tbb::parallel_for(std::size_t{0}, phases.size(),
-                            [&](std::size_t p) { tables[p] = make_run_table(phases[p], bins, width); });
+                            [&](std::size_t p) { tables[p] = make_run_table(phases[p], bins, kernels.width); });
   const std::int64_t groups = (call.n_amp + kBands - 1) / kBands;
   const AmplitudeSources sources(amplitudes, call.length, groups);
   oneapi::tbb::enumerable_thread_specific<GroupWork> works;
