@@ -10,9 +10,11 @@
 # warnings, the input and the file list must be equal.
 # Usage: bench/compare_outputs.sh OLD_CLI NEW_CLI   (from the repository root; an old build as in
 #   bench/compare_builds.sh). Prints one line per case; exit code 1 when any differs.
+#   NEW_PARAMS=a,b bench/compare_outputs.sh …: resolved parameters that NEW adds (a stage's new
+#   statement in result.json) are left out of the comparison of result.json.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-[[ $# -eq 2 ]] || { sed -n '2,10p' "$0" >&2; exit 2; }
+[[ $# -eq 2 ]] || { sed -n '2,13p' "$0" >&2; exit 2; }
 old=$(realpath "$1") new=$(realpath "$2")
 # A Python with NumPy and h5py (Debian's python3-numpy, python3-h5py; tools/debian-packages.lock).
 python=/usr/bin/python3
@@ -26,11 +28,17 @@ build/bin/make_example_inputs > /dev/null  # out/example_inputs, read by the exa
 # shape and values and every attribute but the embedded report), OLD's folder read as NEW's.
 same_file() {
   "$python" - "$1" "$2" "$work/old/" "$work/new/" <<'PY'
-import json, sys
+import json, os, sys
 old, new, old_root, new_root = sys.argv[1:]
+
+new_params = [p for p in os.environ.get("NEW_PARAMS", "").split(",") if p]
 
 def stable(text):
     r = json.loads(text.replace(old_root, new_root))
+    for element in r.get("pipeline", []):
+        if isinstance(element, dict) and isinstance(element.get("params"), dict):
+            for p in new_params:
+                element["params"].pop(p, None)
     files = [{k: f.get(k) for k in ("path", "bytes", "sha256", "checksum")} for f in r.get("files", [])
              if isinstance(f, dict)]
     return [{k: r.get(k) for k in ("pipeline", "warnings", "input", "trial_family", "dataset")}, files]
@@ -63,7 +71,8 @@ if old.endswith((".h5", ".hdf5")):
             def visit(name, obj):
                 if name.split("/")[0] in ("run", "provenance"):
                     return
-                attrs = {k: stable(value(v)) if k == "result_json" else value(v) for k, v in obj.attrs.items()}
+                attrs = {k: stable(value(v)) if k == "result_json" else value(v) for k, v in obj.attrs.items()
+                         if not (name.startswith("pipeline/") and k in new_params)}
                 data = None
                 if isinstance(obj, h5py.Dataset):
                     stored = obj[()]

@@ -7,6 +7,9 @@
 // per-sample loop would have to do, so it can exceed what the hardware adds per second.
 // BM_MiSurrogateLoopLong/T: the same kernel on one series of T samples (gPAC's 600 000), whose rows
 // outgrow the caches.
+// BM_TrialSummary/M: the trial-level test's summary (add every block, then finish) of 64 epochs x
+// 16 channels x 50 x 50 cells at 2 000 permutations (640 MB of sums), M = 0 keeping the sums, 1
+// keeping each block's pairings (164 MB) and summing them at the finish, as beyond its state limit.
 // BM_VectorAdd/N: y[i] += x[i] over N floats, one thread; N = 32 Ki is cache-resident (the size of
 // the kernel's rows), N = 32 Mi streams from memory. bench/README.md gives the ratios.
 #include <benchmark/benchmark.h>
@@ -19,6 +22,7 @@
 #include "bench/vector_add.hpp"
 #include "bench/w1_chain.hpp"
 #include "stages/kernels/pac/shifted_mi.hpp"
+#include "stages/kernels/surrogates/trial_statistics.hpp"
 #include "stages/surrogates/surrogates_stage.hpp"
 
 namespace pacflow {
@@ -142,6 +146,36 @@ void BM_MiSurrogateLoopLong(benchmark::State& state) {
                                                            benchmark::Counter::kIsIterationInvariantRate);
 }
 BENCHMARK(BM_MiSurrogateLoopLong)->Arg(600000)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+// The heavy scaling job's trial-level test at 2 000 permutations: its sums (640 MB) kept, or its
+// pairings (164 MB) and the sums made again at the finish. The same bits either way
+// (stages/surrogates/trial_statistics_test.cpp); this is the time and memory each takes.
+void BM_TrialSummary(benchmark::State& state) {
+  constexpr std::int64_t kEpochs = 64, kGroups = 16, kBlock = 8, kPha = 50, kAmp = 50, kCells = kPha * kAmp;
+  surrogates::TrialLayout layout{RowLayout{}, kEpochs, kGroups, 2000, {kPha, kAmp}, surrogates::TrialTest::Maxstat,
+                                 {}, 1, {}, 42, kBlock, surrogates::TrialFamily::Channels, false, {}};
+  if (state.range(0) == 0) layout.state_limit_bytes = 1e12;  // else the default limit, which the sums pass
+  std::mt19937_64 rng(3);
+  std::normal_distribution<double> noise(1.0, 0.2);
+  std::vector<Batch> batches(static_cast<std::size_t>(kEpochs / kBlock));
+  for (std::size_t b = 0; b < batches.size(); ++b) {
+    batches[b].first_series = static_cast<std::int64_t>(b) * kBlock * kGroups;
+    batches[b].series_count = kBlock * kGroups;
+    for (double& v : batches[b].emplace(surrogates::kTrialPairingsTensor, {kBlock, kPha, kAmp}, DType::Float64).values<double>())
+      v = noise(rng);
+    batches[b].emplace(surrogates::kEpochZ, {kPha, kAmp}, DType::Float32);
+  }
+  for (auto _ : state) {
+    surrogates::TrialStatistics stats(layout);
+    for (const Batch& batch : batches) stats.add(batch);
+    Batch out;
+    stats.finish(out);
+    benchmark::DoNotOptimize(out.at(surrogates::kTrialPvalues).values<float>().data());
+  }
+  state.counters["state_MB"] = surrogates::trial_state_bytes(layout) / 1e6;
+  state.counters["cells"] = static_cast<double>(kGroups * kCells);
+}
+BENCHMARK(BM_TrialSummary)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(1);
 
 void BM_VectorAdd(benchmark::State& state) {
   const auto n = static_cast<std::size_t>(state.range(0));

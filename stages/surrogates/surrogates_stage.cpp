@@ -8,6 +8,7 @@
 #include <oneapi/tbb/parallel_for.h>
 
 #include "engine/api/errors.hpp"
+#include "engine/api/estimates.hpp"
 #include "stages/bandpass/bandpass_facts.hpp"
 #include "stages/common/cell_axes.hpp"
 #include "stages/common/output_names.hpp"
@@ -102,6 +103,12 @@ void SurrogatesStage::declare(ParamBinder<SurrogatesStage>& p) {
         "consecutive epochs (every batch holds whole blocks)")
       .unit("epochs")
       .range(2, 4096);
+  p.add(&SurrogatesStage::trial_memory_mib_, "trial_memory", 256,
+        "what the trial-level test keeps of its permutations' sums at most; beyond it, when each block's pairings "
+        "take less, it keeps those and sums them again at the finish a chunk at a time (the same results, more time: "
+        "result.json's trial_state says which)")
+      .unit("MiB")
+      .range(0, 1 << 24);
   p.parsed_optional(&SurrogatesStage::outputs_, "outputs", outputs_parser({"values"}),
                     "extra results: values (surrogate_values [n][n_pha][n_amp]: every surrogate's measure, as "
                     "TensorPAC's Pac.surrogates; computed on the CPU)");
@@ -254,6 +261,7 @@ void SurrogatesStage::plan_trials(PlanContext& ctx) {
   if (plan_.trials.conditions > 1 && static_cast<std::int64_t>(stream.epoch_conditions.size()) != count)
     throw std::logic_error("the source names a condition for each epoch");
   plan_.trials.block = std::min(plan_.trials.block, count);  // trial_block_, or more with left-out epochs
+  plan_.trials.state_limit_bytes = static_cast<double>(trial_memory_mib_) * (1 << 20);
   // Few orderings (four epochs: 24): every one of them, an exact test, instead of n random draws
   // that repeat them (and so could not reach 0.05: 0.4 % false positives with four epochs).
   const double orderings = trial_orderings(static_cast<double>(plan_.n_perm) + 2);
@@ -336,6 +344,13 @@ void SurrogatesStage::plan_trials(PlanContext& ctx) {
                         "(and condition)",
                         plan_.trials.block);
   ctx.resolved()["trial_permutations"] = plan_.trials.n_perm;
+  ctx.resolved()["trial_state"] =
+      surrogates::keeps_pairings(plan_.trials)
+          ? fmt::format("each block's pairings ({}; the permutations' sums would take {}), summed at the finish a "
+                        "chunk of permutations at a time",
+                        bytes_text(surrogates::trial_state_bytes(plan_.trials)),
+                        bytes_text(surrogates::trial_sums_bytes(plan_.trials)))
+          : fmt::format("the permutations' sums ({})", bytes_text(surrogates::trial_state_bytes(plan_.trials)));
   if (plan_.trials.conditions > 1) ctx.resolved()["trial_conditions"] = stream.condition_names;
   if (plan_.trials.conditions == 2) ctx.resolved()["contrast_statistic"] = "welch_t_of_pac_z";
   ctx.publish(kTrialTest, surrogates::trial_test_name(plan_.trials.test));
@@ -421,20 +436,30 @@ std::unique_ptr<RunSummary> SurrogatesStage::make_summary() const {
 // Each measure row is added into the observed sums and every permutation's (an add per cell;
 // each permutation's row of sums read and written once per block); the finish divides the sums,
 // then reads them five times (two for the moments, the maxima, the counts), and with two
-// conditions sums each permutation's labelled z over the epochs and tests those too.
+// conditions sums each permutation's labelled z over the epochs and tests those too. With the
+// pairings kept instead (beyond the state limit), a row is only copied, and the finish makes the
+// same sums three times over (the moments' two passes, then the maxima and counts).
 SummaryWork SurrogatesStage::summary_work() const {
   const surrogates::TrialLayout& t = plan_.trials;
   if (t.test == surrogates::TrialTest::None) return {};
   const auto values = static_cast<double>((t.n_perm + 1) * plan_.n_pha * plan_.n_amp);  // per group
   const double rows_per_series =
       static_cast<double>(t.rows.rows_per_group) / static_cast<double>(std::max<std::int64_t>(1, t.rows.group));
-  SummaryWork work;
-  work.flops_per_series = rows_per_series * values;
-  work.bytes_per_series = rows_per_series * values * 2 * sizeof(double) / static_cast<double>(t.block);
   const double summed = static_cast<double>(t.conditions * t.groups) * values;
-  work.finish_flops = 12 * summed;
-  work.finish_bytes = 7 * summed * sizeof(double);
-  work.state_bytes = summed * sizeof(double);
+  SummaryWork work;
+  if (surrogates::keeps_pairings(t)) {
+    const auto row = static_cast<double>(t.block * plan_.n_pha * plan_.n_amp);
+    work.bytes_per_series = rows_per_series * row * 2 * sizeof(double);
+    const double additions = static_cast<double>(t.epochs) * static_cast<double>(t.groups) * values;
+    work.finish_flops = 3 * additions + 12 * summed;
+    work.finish_bytes = 3 * surrogates::trial_state_bytes(t) + 7 * summed * sizeof(double);
+  } else {
+    work.flops_per_series = rows_per_series * values;
+    work.bytes_per_series = rows_per_series * values * 2 * sizeof(double) / static_cast<double>(t.block);
+    work.finish_flops = 12 * summed;
+    work.finish_bytes = 7 * summed * sizeof(double);
+  }
+  work.state_bytes = surrogates::trial_state_bytes(t);
   if (t.conditions == 2) {
     const auto groups = static_cast<double>(t.groups);
     work.finish_flops += groups * values * (4 * static_cast<double>(t.epochs) + 12);
@@ -754,15 +779,12 @@ double SurrogatesStage::host_workspace_bytes(int threads) const {
                             : 0.0;
   const double unit = static_cast<double>(plan_.trials.block) * row + shared;
   const auto groups = static_cast<double>(plan_.trials.groups);
-  const double sums = static_cast<double>(plan_.trials.conditions) * groups * row;
-  // Two conditions: each epoch's z, and the contrast's differences of a family's groups.
+  // The test's sums (or pairings) and the finish's chunks; with two conditions, each epoch's z.
   const double observed =
       plan_.trials.conditions == 2
           ? static_cast<double>(plan_.trials.epochs * plan_.n_pha * plan_.n_amp) * groups * sizeof(double)
           : 0.0;
-  const double differences =
-      plan_.trials.conditions == 2 ? (plan_.trials.family == surrogates::TrialFamily::Channels ? groups : 1.0) * row : 0.0;
-  return threads * unit + sums + observed + differences;
+  return threads * unit + surrogates::trial_peak_bytes(plan_.trials) + observed;
 }
 
 double SurrogatesStage::streamed_bytes_per_series() const {

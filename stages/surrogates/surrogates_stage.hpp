@@ -108,6 +108,7 @@ class SurrogatesStage final : public Stage {
   std::vector<std::string> outputs_;  // outputs= as read; unset: none
   std::optional<surrogates::TrialTest> given_trials_;  // empty: trials=auto
   std::int64_t trial_block_ = 8;
+  std::int64_t trial_memory_mib_ = 256;  // TrialLayout::state_limit_bytes, in MiB
   bool refuse_gain_confound_ = true;  // swap_trials with mvl
 };
 

@@ -7,6 +7,7 @@
 // of max-T is the nominal one.
 #include "stages/kernels/surrogates/trial_statistics.hpp"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <oneapi/tbb/task_arena.h>
@@ -658,6 +659,131 @@ TEST(TrialStatistics, LeftOutEpochsTakeNoPart) {
   EXPECT_NO_THROW(TrialStatistics{kept});
   kept.n_perm = 23;
   EXPECT_THROW(TrialStatistics{kept}, std::logic_error) << "4 orderings, not 24";
+}
+
+// Every tensor of a run fed whole blocks `batch_series` series at a time; the contrast's z are the
+// rows' own pairings (own_pairings) when the layout is make_pairings' one, else `z`.
+std::map<std::string, std::vector<float>> every_output(const TrialLayout& layout, const std::vector<double>& pairings,
+                                                       const std::vector<float>& z, std::int64_t batch_series) {
+  TrialStatistics stats(layout);
+  const std::int64_t cells = layout.cells[0] * layout.cells[1], row = layout.block * cells;
+  for (std::int64_t first = 0; first < layout.epochs * layout.groups; first += batch_series) {
+    Batch batch;
+    batch.first_series = first;
+    batch.series_count = std::min(batch_series, layout.epochs * layout.groups - first);
+    auto t = batch.emplace(kTrialPairingsTensor, {layout.block, layout.cells[0], layout.cells[1]}, DType::Float64)
+                 .values<double>();
+    std::copy_n(pairings.begin() + first * row, batch.series_count * row, t.begin());
+    auto zt = batch.emplace(kEpochZ, {layout.cells[0], layout.cells[1]}, DType::Float32).values<float>();
+    std::copy_n(z.begin() + first * cells, batch.series_count * cells, zt.begin());
+    stats.add(batch);
+  }
+  Batch out;
+  stats.finish(out);
+  std::map<std::string, std::vector<float>> tensors;
+  for (const char* name : {kTrialPac, kTrialZ, kTrialPvalues, kTrialRankZ, kContrastPac, kContrastZ, kContrastPvalues})
+    if (out.has(name)) {
+      const auto v = out.at(name).values<float>();
+      tensors[name].assign(v.begin(), v.end());
+    }
+  return tensors;
+}
+
+void expect_same_bits(const std::map<std::string, std::vector<float>>& got,
+                      const std::map<std::string, std::vector<float>>& want, const std::string& what) {
+  ASSERT_EQ(got.size(), want.size()) << what;
+  for (const auto& [name, values] : want) {
+    ASSERT_EQ(got.at(name).size(), values.size()) << what << ": " << name;
+    EXPECT_EQ(std::memcmp(got.at(name).data(), values.data(), values.size() * sizeof(float)), 0) << what << ": " << name;
+  }
+}
+
+// Beyond its state limit the test keeps each block's pairings instead of every permutation's sums
+// and sums them again at the finish, a chunk of permutations at a time: every tensor is the same
+// bits as with the sums kept, for every test, family, condition count, excluded and left-out
+// epochs and enumerated orderings, with chunks of one permutation and of seven (which do not
+// divide n + 1), in batches of one block and of the whole run.
+TEST(TrialStatistics, KeepingThePairingsInsteadOfTheSumsChangesNoBit) {
+  const auto values = make_pairings();
+  std::vector<float> z;
+  for (double v : own_pairings(values)) z.push_back(static_cast<float>(v));
+  std::vector<std::pair<std::string, TrialLayout>> cases{
+      {"max-T over every channel, a series excluded", layout(TrialTest::Maxstat, {4}, TrialFamily::Channels)},
+      {"fdr per channel", layout(TrialTest::Fdr)},
+      {"raw maximum", layout(TrialTest::MaxstatRaw)},
+      {"left-out epochs", layout(TrialTest::Bonferroni)}};
+  cases.back().second.left_out_epochs = {1, 3, 5, 7};
+  TrialLayout two = layout(TrialTest::Maxstat, {}, TrialFamily::Channels);
+  two.conditions = 2;
+  two.epoch_conditions = {0, 1, 0, 1, 0, 1, 0, 1, 0};
+  cases.emplace_back("two conditions and their contrast", two);
+  for (auto [what, sums] : cases) {
+    const auto want = every_output(sums, values, z, kBlockSeries);
+    ASSERT_FALSE(keeps_pairings(sums)) << what;
+    for (const double limit : {0.0, 7.0 * kChannels * kCells * sizeof(double)}) {
+      TrialLayout bounded = sums;
+      bounded.state_limit_bytes = limit;
+      ASSERT_TRUE(keeps_pairings(bounded)) << what;
+      expect_same_bits(every_output(bounded, values, z, kBlockSeries), want, what + fmt::format(", limit {}", limit));
+      expect_same_bits(every_output(bounded, values, z, kEpochs * kChannels), want,
+                       what + fmt::format(", limit {}, one batch", limit));
+    }
+  }
+  // Four epochs, every ordering enumerated.
+  constexpr std::int64_t kE = 4, kG = 2;
+  std::mt19937_64 rng(5);
+  std::normal_distribution<double> noise(1.0, 0.2);
+  std::vector<double> v(static_cast<std::size_t>(kE * kG * kE * kCells));
+  for (auto& x : v) x = noise(rng);
+  TrialLayout every{RowLayout{}, kE, kG, 23, {kPha, kAmp}, TrialTest::Maxstat, {}, 1, {}, 42, kE, TrialFamily::Cells,
+                    true, {}};
+  const std::vector<float> no_z(static_cast<std::size_t>(kE * kG * kCells), 0.0f);
+  const auto want = every_output(every, v, no_z, kE * kG);
+  every.state_limit_bytes = 0;
+  ASSERT_TRUE(keeps_pairings(every));
+  expect_same_bits(every_output(every, v, no_z, kE * kG), want, "enumerated orderings");
+}
+
+// A checkpoint of the kept pairings resumes them exactly: the outputs are the bits of an
+// uninterrupted run that kept the sums.
+TEST(TrialStatistics, ACheckpointResumesTheKeptPairingsExactly) {
+  const auto values = make_pairings();
+  TrialStatistics whole(layout(TrialTest::Maxstat));
+  const auto uninterrupted = run(whole, values, kBlockSeries);
+  TrialLayout bounded = layout(TrialTest::Maxstat);
+  bounded.state_limit_bytes = 0;
+  const testing::ScratchDir dir("trial_pairings_checkpoint");
+  json state;
+  {
+    TrialStatistics first(bounded);
+    first.resume(dir.path(), nullptr, 0);
+    add_batch(first, values, 0, kBlockSeries);
+    state = first.checkpoint();
+    add_batch(first, std::vector<double>(values.size(), 0.0), kBlockSeries, kBlockSeries);  // its record never lands
+    first.checkpoint();
+  }
+  TrialStatistics resumed(bounded);
+  resumed.resume(dir.path(), state, kBlockSeries);
+  EXPECT_EQ(run(resumed, values, kBlockSeries, kBlockSeries), uninterrupted);
+  TrialStatistics wrong(bounded);
+  EXPECT_THROW(wrong.resume(dir.path(), state, 2 * kBlockSeries), InputError) << "the record holds one block, not two";
+}
+
+// The heavy scaling job's test (16 channels, 50 x 50 cells, 64 epochs in blocks of 8) would keep
+// 3.2 GB of sums at 10 000 permutations and ten times that at 100 000: with the pairings kept
+// instead, its memory is the pairings' 164 MB and one chunk, whatever the permutations.
+TEST(TrialStatistics, MemoryDoesNotGrowWithThePermutationsBeyondTheLimit) {
+  TrialLayout heavy{RowLayout{}, 64, 16, 10'000, {50, 50}, TrialTest::Maxstat, {}, 1, {}, 42, 8, TrialFamily::Channels,
+                    false, {}};
+  EXPECT_TRUE(keeps_pairings(heavy));
+  EXPECT_DOUBLE_EQ(trial_state_bytes(heavy), 64.0 * 16 * 8 * 2500 * 8);
+  const double peak = trial_peak_bytes(heavy);
+  EXPECT_LE(peak, trial_state_bytes(heavy) + heavy.state_limit_bytes);
+  heavy.n_perm = 100'000;
+  EXPECT_DOUBLE_EQ(trial_peak_bytes(heavy), peak);
+  heavy.n_perm = 200;  // few enough to keep the sums: 16 x 201 x 2500 doubles, 64 MB
+  EXPECT_FALSE(keeps_pairings(heavy));
+  EXPECT_DOUBLE_EQ(trial_peak_bytes(heavy), 16.0 * 201 * 2500 * 8);
 }
 
 TEST(TrialStatistics, UnknownTestIsRefusedNamingTheChoices) {

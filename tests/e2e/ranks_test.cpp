@@ -290,6 +290,50 @@ TEST(Ranks, ACheckpointedJobStoppedOnNRanksResumesOnAnyNumber) {
   }
 }
 
+// With trial_memory=0 the trial-level test keeps each block's pairings instead of the permutations'
+// sums, and sums them at the finish: every array and figure is the bytes of the run that kept the
+// sums, in one process and for a job stopped on two ranks and resumed on three (its checkpoint then
+// records the pairings).
+TEST(Ranks, AJobKeepingThePairingsWritesTheBytesOfOneKeepingTheSums) {
+  Elements elements = kTrialPipeline;
+  elements[0].params["epochs"] = 24;
+  elements[4].params["n"] = 100;  // so that the sums (3 x 101 rows) take more than the pairings (24 x 3 x 4)
+  const JobFolders folders("ranks_pairings");
+  folders.run_single(elements, 12);
+  elements[4].params["trial_memory"] = 0;
+  const auto expect_the_sums_bytes = [&](const std::string& what) {
+    std::size_t compared = 0;
+    for (const auto& file : fs::directory_iterator(folders.single)) {
+      if (file.path().filename() == "result.json") continue;
+      EXPECT_EQ(bytes_of(folders.out / file.path().filename()), bytes_of(file.path())) << file.path().filename() << " " << what;
+      ++compared;
+    }
+    EXPECT_GE(compared, 8u) << "the trial-level test's arrays among them";
+    const json report = json::parse(bytes_of(folders.out / "result.json"));
+    EXPECT_EQ(report["pipeline"][4]["params"]["trial_state"].get<std::string>().rfind("each block's pairings", 0), 0u)
+        << what;
+    fs::remove_all(folders.out);
+  };
+  RunOptions one_process;
+  one_process.batch_size = 12;
+  pipeline_of(elements, folders.out).run(one_process);
+  expect_the_sums_bytes("in one process");
+  std::stop_source stop;
+  StopAfter stopper(stop, 2);
+  EXPECT_THROW(run_job(elements, 2, folders.out, 12,
+                       [&](RunOptions& options, int rank) {
+                         options.checkpoint = folders.checkpoint;
+                         options.stop = stop.get_token();
+                         if (rank == 0) options.observers.push_back(&stopper);
+                       }),
+               RunCancelled);
+  const std::vector<json> reports = run_job(elements, 3, folders.out, 12, [&](RunOptions& options, int) {
+    options.checkpoint = folders.checkpoint;
+  });
+  EXPECT_GE(reports[0]["run"]["checkpoint"]["resumed_at_series"].get<std::int64_t>(), 24);
+  expect_the_sums_bytes("stopped on two ranks, resumed on three");
+}
+
 // Stages pinned to different devices, with rings between them that re-cut batches in one process:
 // over ranks every segment takes one batch size and the rings pass each rank's batches on whole.
 TEST(Ranks, StagesPinnedToDifferentDevicesSplitOverRanks) {

@@ -8,12 +8,14 @@
 #include <fstream>
 #include <iterator>
 #include <limits>
+#include <numeric>
 #include <span>
 
 #include "engine/api/errors.hpp"
 #include "engine/io/atomic_file.hpp"
 #include "stages/kernels/surrogates/family_test.hpp"
 #include "stages/kernels/surrogates/parallel_chunks.hpp"
+#include "stages/kernels/surrogates/row_add.hpp"
 #include "stages/kernels/surrogates/surrogate_math.hpp"
 
 namespace pacflow::surrogates {
@@ -58,12 +60,46 @@ void nth_ordering(std::uint64_t index, std::int64_t m, std::int64_t* out) {
   }
 }
 
+double pairings_bytes(const TrialLayout& t) {
+  return static_cast<double>(t.epochs * t.groups) * static_cast<double>(t.block) *
+         static_cast<double>(element_count(t.cells)) * sizeof(double);
+}
+
 }  // namespace
+
+double trial_sums_bytes(const TrialLayout& t) {
+  return static_cast<double>(t.conditions * t.groups) * static_cast<double>(t.n_perm + 1) *
+         static_cast<double>(element_count(t.cells)) * sizeof(double);
+}
+
+bool keeps_pairings(const TrialLayout& layout) {
+  return trial_sums_bytes(layout) > layout.state_limit_bytes && pairings_bytes(layout) < trial_sums_bytes(layout);
+}
+
+double trial_state_bytes(const TrialLayout& layout) {
+  return keeps_pairings(layout) ? pairings_bytes(layout) : trial_sums_bytes(layout);
+}
+
+// The finish's chunks of a family's values (the permutations' means or a contrast's statistics)
+// hold at most the limit, or all n + 1 arrangements of one group where even one chunk row of them
+// all would not fit.
+double trial_peak_bytes(const TrialLayout& layout) {
+  const double family = layout.family == TrialFamily::Channels ? static_cast<double>(layout.groups) : 1.0;
+  const double row = family * static_cast<double>(element_count(layout.cells)) * sizeof(double);
+  const double all_rows = row * static_cast<double>(layout.n_perm + 1);
+  const double chunks = keeps_pairings(layout) || layout.conditions == 2
+                            ? std::min(all_rows, std::max(row, layout.state_limit_bytes))
+                            : 0.0;
+  return trial_state_bytes(layout) + chunks;
+}
 
 TrialStatistics::TrialStatistics(TrialLayout layout)
     : layout_(std::move(layout)),
+      keeps_pairings_(keeps_pairings(layout_)),
       row_values_((layout_.n_perm + 1) * element_count(layout_.cells)),
-      sums_(static_cast<std::size_t>(layout_.conditions * layout_.groups * row_values_), 0.0),
+      sums_(keeps_pairings_ ? 0 : static_cast<std::size_t>(layout_.conditions * layout_.groups * row_values_), 0.0),
+      pairings_(keeps_pairings_ ? static_cast<std::size_t>(pairings_bytes(layout_) / sizeof(double)) : 0,
+                std::numeric_limits<double>::quiet_NaN()),
       counts_(static_cast<std::size_t>(layout_.conditions * layout_.groups), 0),
       observed_(layout_.conditions == 2
                     ? static_cast<std::size_t>(layout_.epochs * layout_.groups * element_count(layout_.cells))
@@ -116,11 +152,40 @@ void TrialStatistics::add(const Batch& batch) {
   const std::int64_t block_rows = layout_.block * layout_.groups;
   if (first_row % block_rows != 0 || (rows % block_rows != 0 && first_row + rows != layout_.epochs * layout_.groups))
     throw std::logic_error("a trial-level batch must hold whole blocks of epochs");
+  const std::int64_t row_values = layout_.block * element_count(layout_.cells);
+  if (keeps_pairings_) std::copy(pairings.begin(), pairings.end(), pairings_.begin() + first_row * row_values);
+  std::vector<std::int64_t> epochs;
   for (std::int64_t first = first_row / layout_.groups; first < (first_row + rows) / layout_.groups; first += layout_.block) {
     const std::int64_t last = std::min(first + layout_.block, layout_.epochs);
-    for (std::int64_t g = 0; g < layout_.groups; ++g) add_block(pairings.data(), first_row, g, first, last, batch.stop);
+    for (std::int64_t g = 0; g < layout_.groups; ++g) {
+      if (!keeps_pairings_) {
+        add_block(pairings.data(), first_row, g, first, last, batch.stop);
+        continue;
+      }
+      for (std::int64_t condition = 0; condition < layout_.conditions; ++condition) {  // summed at the finish
+        block_epochs(first, last, condition, g, epochs);
+        counts_[static_cast<std::size_t>(condition * layout_.groups + g)] += static_cast<std::int64_t>(epochs.size());
+      }
+    }
   }
   rows_seen_ = first_row + rows;
+}
+
+void TrialStatistics::block_epochs(std::int64_t first, std::int64_t last, std::int64_t condition, std::int64_t group,
+                                   std::vector<std::int64_t>& out) const {
+  out.clear();
+  for (std::int64_t e = first; e < last; ++e)
+    if (condition_of(e) == condition && !excluded_row(e * layout_.groups + group)) out.push_back(e);
+}
+
+void TrialStatistics::ordering(std::uint64_t key, std::int64_t first, std::int64_t k, std::int64_t m,
+                               std::int64_t* out) const {
+  if (layout_.enumerate) {  // ordering k of them all: 0, the observed one, is never asked for
+    const auto b = static_cast<std::size_t>(first / layout_.block);
+    nth_ordering(static_cast<std::uint64_t>(k) / orderings_before_[b] % block_orderings_[b], m, out);
+  } else {
+    trial_permutation(key, static_cast<std::uint64_t>(k - 1), m, out);
+  }
 }
 
 void TrialStatistics::add_block(const double* pairings, std::int64_t first_row, std::int64_t group, std::int64_t first,
@@ -130,14 +195,10 @@ void TrialStatistics::add_block(const double* pairings, std::int64_t first_row, 
   const auto pairing = [&](std::int64_t e, std::int64_t f) {
     return pairings + ((e * layout_.groups + group - first_row) * layout_.block + (f - first)) * cells;
   };
-  const auto add = [cells](double* to, const double* from) {
-    for (std::int64_t c = 0; c < cells; ++c) to[c] += from[c];
-  };
+  const auto add = [cells](double* to, const double* from) { add_row(to, from, cells); };
   std::vector<std::int64_t> epochs;
   for (std::int64_t condition = 0; condition < layout_.conditions; ++condition) {
-    epochs.clear();
-    for (std::int64_t e = first; e < last; ++e)
-      if (condition_of(e) == condition && !excluded_row(e * layout_.groups + group)) epochs.push_back(e);
+    block_epochs(first, last, condition, group, epochs);
     if (epochs.empty()) continue;
     const auto m = static_cast<std::int64_t>(epochs.size());
     const std::int64_t slot = condition * layout_.groups + group;
@@ -151,18 +212,54 @@ void TrialStatistics::add_block(const double* pairings, std::int64_t first_row, 
     in_parallel(layout_.n_perm, m * cells, stop, [&](std::int64_t begin, std::int64_t end) {
       std::vector<std::int64_t> perm(epochs.size());
       for (std::int64_t k = begin; k < end; ++k) {
-        if (layout_.enumerate) {  // ordering k + 1 of them all: 0, the observed one, is left out
-          const auto b = static_cast<std::size_t>(first / layout_.block);
-          nth_ordering((static_cast<std::uint64_t>(k) + 1) / orderings_before_[b] % block_orderings_[b], m, perm.data());
-        } else {
-          trial_permutation(key, static_cast<std::uint64_t>(k), m, perm.data());
-        }
+        ordering(key, first, k + 1, m, perm.data());
         for (std::int64_t i = 0; i < m; ++i)
           add(sums + (k + 1) * cells, pairing(epochs[static_cast<std::size_t>(i)],
                                               epochs[static_cast<std::size_t>(perm[static_cast<std::size_t>(i)])]));
       }
     });
   }
+}
+
+// The same additions as add_block's, in the same order (block by block, each block's epochs in
+// turn), for the arrangements [first, last) only: a chunk of rows in parallel, each block's pairings
+// read once for all of the chunk's rows.
+void TrialStatistics::permuted_means(std::int64_t slot, std::int64_t first, std::int64_t last, double* out,
+                                     const std::stop_token& stop) const {
+  // Rows per task: each task reads every block's pairings once for all of its rows.
+  constexpr std::int64_t kRowsWork = (1 << 20) / 32;
+  const std::int64_t cells = element_count(layout_.cells);
+  const std::int64_t condition = slot / layout_.groups, group = slot % layout_.groups;
+  const auto count = static_cast<double>(counts_[static_cast<std::size_t>(slot)]);
+  in_parallel(last - first, kRowsWork, stop, [&](std::int64_t begin, std::int64_t end) {
+    std::fill(out + begin * cells, out + end * cells, 0.0);
+    std::vector<std::int64_t> epochs, perm;
+    for (std::int64_t block = 0; block < layout_.epochs; block += layout_.block) {
+      block_epochs(block, std::min(block + layout_.block, layout_.epochs), condition, group, epochs);
+      const auto m = static_cast<std::int64_t>(epochs.size());
+      perm.resize(epochs.size());
+      const std::uint64_t key = rng::key(rng::key(layout_.seed, static_cast<std::uint64_t>(block / layout_.block)),
+                                         static_cast<std::uint64_t>(condition));
+      const auto pairing = [&](std::int64_t e, std::int64_t f) {  // epoch e's phase, epoch f's amplitude
+        return pairings_.data() + ((e * layout_.groups + group) * layout_.block + (f - block)) * cells;
+      };
+      for (std::int64_t k = first + begin; k < first + end; ++k) {
+        double* sums = out + (k - first) * cells;
+        if (k == 0) {
+          std::iota(perm.begin(), perm.end(), 0);
+        } else {
+          ordering(key, block, k, m, perm.data());
+        }
+        for (std::int64_t i = 0; i < m; ++i) {
+          const double* from = pairing(epochs[static_cast<std::size_t>(i)],
+                                       epochs[static_cast<std::size_t>(perm[static_cast<std::size_t>(i)])]);
+          add_row(sums, from, cells);
+        }
+      }
+    }
+    if (count > 0)
+      for (double& v : std::span(out + begin * cells, static_cast<std::size_t>((end - begin) * cells))) v /= count;
+  });
 }
 
 // The contrast of one group's two conditions per cell: Welch's t of the mean over each condition's
@@ -176,9 +273,9 @@ void TrialStatistics::add_block(const double* pairings, std::int64_t first_row, 
 // The labels are permuted among the group's epochs that take part (not left out, not stand-ins),
 // so each condition keeps its number of epochs in every permutation; with left-out epochs alone
 // (the same for every group) every group gets the same permutations.
-void TrialStatistics::contrast(std::int64_t group, double* statistics, double* difference,
-                               const std::stop_token& stop) const {
-  const std::int64_t cells = element_count(layout_.cells), n = layout_.n_perm;
+void TrialStatistics::contrast(std::int64_t group, std::int64_t first, std::int64_t last, double* statistics,
+                               double* difference, const std::stop_token& stop) const {
+  const std::int64_t cells = element_count(layout_.cells);
   std::vector<std::int64_t> kept, labels;  // the epochs taking part, and their conditions
   for (std::int64_t e = 0; e < layout_.epochs; ++e)
     if (!excluded_row(e * layout_.groups + group)) {
@@ -186,10 +283,10 @@ void TrialStatistics::contrast(std::int64_t group, double* statistics, double* d
       labels.push_back(condition_of(e));
     }
   // The permutations in parallel, each into its own row of statistics (the same bits on any threads).
-  in_parallel(n + 1, static_cast<std::int64_t>(kept.size()) * cells, stop, [&](std::int64_t begin, std::int64_t end) {
+  in_parallel(last - first, static_cast<std::int64_t>(kept.size()) * cells, stop, [&](std::int64_t begin, std::int64_t end) {
     std::vector<std::int64_t> perm(kept.size());
     std::vector<double> sum(static_cast<std::size_t>(2 * cells)), squares(sum.size());
-    for (std::int64_t k = begin; k < end; ++k) {
+    for (std::int64_t k = first + begin; k < first + end; ++k) {
       if (k > 0)
         condition_permutation(layout_.seed, static_cast<std::uint64_t>(k - 1), static_cast<std::int64_t>(kept.size()),
                               perm.data());
@@ -213,7 +310,7 @@ void TrialStatistics::contrast(std::int64_t group, double* statistics, double* d
           variance[l] = count[l] > 1 ? std::max(0.0, (squares[i] - count[l] * mean[l] * mean[l]) / (count[l] - 1)) : 0.0;
         }
         const double se = std::sqrt(variance[0] / count[0] + variance[1] / count[1]);
-        statistics[k * cells + c] = se > 0 ? (mean[0] - mean[1]) / se : std::numeric_limits<double>::quiet_NaN();
+        statistics[(k - first) * cells + c] = se > 0 ? (mean[0] - mean[1]) / se : std::numeric_limits<double>::quiet_NaN();
         if (k == 0) difference[c] = mean[0] - mean[1];
       }
     }
@@ -229,8 +326,14 @@ std::vector<std::vector<std::int64_t>> TrialStatistics::families() const {
   return out;
 }
 
-// The means (sums_ divided by the epochs summed, in place: finish is the sums' last reader) of
-// every condition and family, tested; then, with two conditions, their contrast.
+std::int64_t TrialStatistics::rows_per_chunk(std::size_t groups) const {
+  const double row = static_cast<double>(groups) * static_cast<double>(element_count(layout_.cells)) * sizeof(double);
+  return std::clamp<std::int64_t>(static_cast<std::int64_t>(layout_.state_limit_bytes / row), 1, layout_.n_perm + 1);
+}
+
+// The means (sums_ divided by the epochs summed, in place: finish is the sums' last reader; or
+// with the pairings kept, computed a chunk at a time) of every condition and family, tested; then,
+// with two conditions, their contrast.
 void TrialStatistics::finish(Batch& out) {
   const std::int64_t cells = element_count(layout_.cells);
   const std::int64_t slots = layout_.conditions * layout_.groups;
@@ -243,33 +346,53 @@ void TrialStatistics::finish(Batch& out) {
   float* z = emplace(kTrialZ, slots);
   float* p = emplace(kTrialPvalues, slots);
   float* ranked = emplace(kTrialRankZ, slots);
-  in_parallel(slots, row_values_, out.stop, [&](std::int64_t begin, std::int64_t end) {
-    for (std::int64_t slot = begin; slot < end; ++slot)
-      if (const auto count = static_cast<double>(counts_[static_cast<std::size_t>(slot)]); count > 0)
-        for (double& v : std::span(sums_.data() + slot * row_values_, static_cast<std::size_t>(row_values_))) v /= count;
-  });
+  if (!keeps_pairings_)
+    in_parallel(slots, row_values_, out.stop, [&](std::int64_t begin, std::int64_t end) {
+      for (std::int64_t slot = begin; slot < end; ++slot)
+        if (const auto count = static_cast<double>(counts_[static_cast<std::size_t>(slot)]); count > 0)
+          for (double& v : std::span(sums_.data() + slot * row_values_, static_cast<std::size_t>(row_values_))) v /= count;
+    });
   // Writes a family's results into the [slot][cells] arrays, slot = tested[i].
-  const auto put = [cells](const std::vector<std::int64_t>& tested, const std::vector<float>& from, float* to) {
+  const auto put = [cells](const std::vector<std::int64_t>& tested, const auto& from, float* to) {
     for (std::size_t i = 0; i < tested.size(); ++i)
-      std::copy_n(from.begin() + static_cast<std::ptrdiff_t>(i) * cells, cells, to + tested[i] * cells);
+      std::transform(from.begin() + static_cast<std::ptrdiff_t>(i) * cells,
+                     from.begin() + static_cast<std::ptrdiff_t>(i + 1) * cells, to + tested[i] * cells,
+                     [](auto v) { return static_cast<float>(v); });
   };
-  FamilyValues values;
-  values.cells = cells;
+  std::vector<double> chunk;  // a family's values of a chunk of arrangements: [tested][rows][cells]
+  // A family of the tested slots' values, all in memory (sums_) or made a chunk at a time by
+  // `make(i, first, last, rows)`.
+  const auto family_of = [&](const std::vector<std::int64_t>& tested, bool in_sums, auto make) {
+    FamilyChunks family{static_cast<std::int64_t>(tested.size()), cells,
+                        in_sums ? layout_.n_perm + 1 : rows_per_chunk(tested.size()), {}};
+    family.rows = [&, tested, in_sums, make](std::int64_t first, std::int64_t last) {
+      FamilyValues values{{}, cells, first};
+      const std::int64_t rows = last - first;
+      if (!in_sums) chunk.resize(tested.size() * static_cast<std::size_t>(rows * cells));
+      for (std::size_t i = 0; i < tested.size(); ++i) {
+        double* to = in_sums ? sums_.data() + tested[i] * row_values_ + first * cells
+                             : chunk.data() + static_cast<std::int64_t>(i) * rows * cells;
+        if (!in_sums) make(i, first, last, to);
+        values.groups.push_back(to);
+      }
+      return values;
+    };
+    return family;
+  };
   std::vector<std::int64_t> tested;
   for (std::int64_t condition = 0; condition < layout_.conditions; ++condition)
     for (const auto& groups : families()) {
       tested.clear();
-      values.groups.clear();
       for (std::int64_t g : groups)  // a group every epoch of which the source left out has no test
-        if (const std::int64_t slot = condition * layout_.groups + g; counts_[static_cast<std::size_t>(slot)] > 0) {
+        if (const std::int64_t slot = condition * layout_.groups + g; counts_[static_cast<std::size_t>(slot)] > 0)
           tested.push_back(slot);
-          values.groups.push_back(sums_.data() + slot * row_values_);
-        }
       if (tested.empty()) continue;
-      const FamilyTest result = test_family(values, layout_.n_perm, layout_.test, false, true, out.stop);
-      for (std::size_t i = 0; i < tested.size(); ++i)
-        std::transform(values.groups[i], values.groups[i] + cells, pac + tested[i] * cells,
-                       [](double v) { return static_cast<float>(v); });
+      const FamilyChunks family =
+          family_of(tested, !keeps_pairings_, [&](std::size_t i, std::int64_t first, std::int64_t last, double* to) {
+            permuted_means(tested[i], first, last, to, out.stop);
+          });
+      const FamilyTest result = test_family(family, layout_.n_perm, layout_.test, false, true, out.stop);
+      put(tested, result.observed, pac);
       put(tested, result.p, p);
       put(tested, result.z, z);
       put(tested, result.rank_z, ranked);
@@ -278,34 +401,37 @@ void TrialStatistics::finish(Batch& out) {
   float* d = emplace(kContrastPac, layout_.groups);
   float* dz = emplace(kContrastZ, layout_.groups);
   float* dp = emplace(kContrastPvalues, layout_.groups);
-  std::vector<double> statistics, differences;  // [tested group][n_perm + 1][cells], [tested group][cells]
+  std::vector<double> differences;  // [tested group][cells]
   for (const auto& groups : families()) {
     tested.clear();
     for (std::int64_t g : groups)
       if (counts_[static_cast<std::size_t>(g)] > 0 && counts_[static_cast<std::size_t>(layout_.groups + g)] > 0)
         tested.push_back(g);
     if (tested.empty()) continue;
-    statistics.resize(tested.size() * static_cast<std::size_t>(row_values_));
-    differences.resize(tested.size() * static_cast<std::size_t>(cells));
-    values.groups.clear();
-    for (std::size_t i = 0; i < tested.size(); ++i) {
-      double* rows = statistics.data() + static_cast<std::int64_t>(i) * row_values_;
-      contrast(tested[i], rows, differences.data() + static_cast<std::int64_t>(i) * cells, out.stop);
-      values.groups.push_back(rows);
-    }
-    const FamilyTest result = test_family(values, layout_.n_perm, layout_.test, true, false, out.stop);
-    std::vector<float> difference(differences.begin(), differences.end());
-    put(tested, difference, d);
+    differences.assign(tested.size() * static_cast<std::size_t>(cells), 0.0);
+    const FamilyChunks family =
+        family_of(tested, false, [&](std::size_t i, std::int64_t first, std::int64_t last, double* to) {
+          contrast(tested[i], first, last, to, differences.data() + static_cast<std::int64_t>(i) * cells, out.stop);
+        });
+    const FamilyTest result = test_family(family, layout_.n_perm, layout_.test, true, false, out.stop);
+    put(tested, differences, d);
     put(tested, result.p, dp);
     put(tested, result.z, dz);
   }
 }
 
-// A checkpoint's state names the file holding the sums of the rows it records. Two files are
-// written in turn, so a kill between this write and the record leaves the recorded one intact.
+std::span<double> TrialStatistics::kept(std::int64_t rows) {
+  if (!keeps_pairings_) return sums_;
+  return std::span(pairings_.data(), static_cast<std::size_t>(rows * layout_.block * element_count(layout_.cells)));
+}
+
+// A checkpoint's state names the file holding the sums (or the pairings) of the rows it records.
+// Two files are written in turn, so a kill between this write and the record leaves the recorded
+// one intact.
 json TrialStatistics::checkpoint() {
   const int file = 1 - last_file_;
-  std::string content(sizeof(std::int64_t) * (1 + counts_.size()) + sizeof(double) * (sums_.size() + observed_.size()),
+  const std::span<double> state = kept(rows_seen_);
+  std::string content(sizeof(std::int64_t) * (1 + counts_.size()) + sizeof(double) * (state.size() + observed_.size()),
                       '\0');
   char* at = content.data();
   const auto put = [&at](const void* from, std::size_t bytes) {
@@ -314,7 +440,7 @@ json TrialStatistics::checkpoint() {
   };
   put(&rows_seen_, sizeof rows_seen_);
   put(counts_.data(), sizeof(std::int64_t) * counts_.size());
-  put(sums_.data(), sizeof(double) * sums_.size());
+  put(state.data(), sizeof(double) * state.size());
   put(observed_.data(), sizeof(double) * observed_.size());
   write_file_atomically(dir_ / fmt::format("sums-{}.bin", file), content);
   last_file_ = file;
@@ -333,8 +459,11 @@ void TrialStatistics::resume(const std::filesystem::path& dir, const json& state
   const std::filesystem::path path = dir / fmt::format("sums-{}.bin", file);
   std::ifstream in(path, std::ios::binary);
   const std::string content((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (rows > layout_.epochs * layout_.groups)
+    throw InputError(fmt::format("--checkpoint: it records {} series done, more than the input's", series_done));
+  const std::span<double> state_values = kept(rows);
   const std::size_t expected =
-      sizeof(std::int64_t) * (1 + counts_.size()) + sizeof(double) * (sums_.size() + observed_.size());
+      sizeof(std::int64_t) * (1 + counts_.size()) + sizeof(double) * (state_values.size() + observed_.size());
   std::int64_t recorded = -1;
   if (content.size() == expected) std::memcpy(&recorded, content.data(), sizeof recorded);
   if ((file != 0 && file != 1) || recorded != rows || state.at("rows").get<std::int64_t>() != rows)
@@ -348,7 +477,7 @@ void TrialStatistics::resume(const std::filesystem::path& dir, const json& state
     at += bytes;
   };
   take(counts_.data(), sizeof(std::int64_t) * counts_.size());
-  take(sums_.data(), sizeof(double) * sums_.size());
+  take(state_values.data(), sizeof(double) * state_values.size());
   take(observed_.data(), sizeof(double) * observed_.size());
   rows_seen_ = rows;
   last_file_ = file;

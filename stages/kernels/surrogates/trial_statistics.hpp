@@ -9,6 +9,7 @@
 // several conditions (events=[a, b]) the test is made per condition (epochs pair within their
 // condition), and with two, their difference is tested against permutations of the condition labels.
 #include <filesystem>
+#include <span>
 #include <stop_token>
 #include <string>
 #include <vector>
@@ -54,7 +55,20 @@ struct TrialLayout {
   // Epochs the test leaves out (ascending): those that overlap in time with the ones it keeps
   // (StreamInfo::exchangeable_epochs), so that every pairing it permutes is of disjoint samples.
   std::vector<std::int64_t> left_out_epochs;
+  // What the test may keep of the permutations' sums ([conditions][groups][n_perm + 1][cells]),
+  // and of a family's values at the finish, in bytes. Beyond it, when each block's pairings take
+  // less, the test keeps those instead and computes the permutations' sums again at the finish a
+  // chunk of permutations at a time (same order of additions, so the same bits): its memory then
+  // does not grow with n_perm. A contrast's statistics are chunked alike.
+  double state_limit_bytes = 256.0 * (1 << 20);
 };
+
+// How the test keeps its state (TrialLayout::state_limit_bytes says which), and the bytes it holds
+// at most: what it keeps between batches, and with the finish's chunks.
+bool keeps_pairings(const TrialLayout& layout);
+double trial_sums_bytes(const TrialLayout& layout);  // what the sums would take
+double trial_state_bytes(const TrialLayout& layout);
+double trial_peak_bytes(const TrialLayout& layout);
 
 // The summary tensors, float32 [conditions (when several)][groups][n_pha][n_amp], and with two
 // conditions the contrast's [groups][n_pha][n_amp]. The contrast compares each epoch's z against
@@ -84,19 +98,37 @@ class TrialStatistics final : public RunSummary {
   bool left_out(std::int64_t epoch) const;
   bool excluded_row(std::int64_t row) const;
   std::int64_t condition_of(std::int64_t epoch) const;
+  // The epochs of [first, last) (a block) that one condition's group takes part with, into `out`.
+  void block_epochs(std::int64_t first, std::int64_t last, std::int64_t condition, std::int64_t group,
+                    std::vector<std::int64_t>& out) const;
+  // Arrangement k's ordering of the m epochs of the block starting at epoch `first` (k > 0: the
+  // permutation k - 1, or ordering k of them all when enumerating), into `out`.
+  void ordering(std::uint64_t key, std::int64_t first, std::int64_t k, std::int64_t m, std::int64_t* out) const;
   // Adds the observed and permuted pairings of one group in the block of epochs [first, last);
   // throws RunCancelled soon after `stop` is requested.
   void add_block(const double* pairings, std::int64_t first_row, std::int64_t group, std::int64_t first,
                  std::int64_t last, const std::stop_token& stop);
-  // Welch's t of the conditions' mean z of one group, [n_perm + 1][cells] (observed first), and the
-  // observed difference of those means [cells].
-  void contrast(std::int64_t group, double* statistics, double* difference, const std::stop_token& stop) const;
+  // The means of arrangements [first, last) of one slot (condition · groups + group) into
+  // out [last - first][cells], from the kept pairings, each summed as add_block sums it.
+  void permuted_means(std::int64_t slot, std::int64_t first, std::int64_t last, double* out,
+                      const std::stop_token& stop) const;
+  // Welch's t of the conditions' mean z of one group for arrangements [first, last) of [0, n_perm]
+  // (0: observed), into statistics [last - first][cells], and with arrangement 0 the observed
+  // difference of those means [cells].
+  void contrast(std::int64_t group, std::int64_t first, std::int64_t last, double* statistics, double* difference,
+                const std::stop_token& stop) const;
   // The groups tested together (one family each).
   std::vector<std::vector<std::int64_t>> families() const;
+  // Arrangements per chunk of a family of `groups` groups at the finish.
+  std::int64_t rows_per_chunk(std::size_t groups) const;
+  // What a checkpoint records of the sums (or pairings) after `rows` measure rows.
+  std::span<double> kept(std::int64_t rows);
 
   TrialLayout layout_;
+  bool keeps_pairings_ = false;
   std::int64_t row_values_ = 0;       // (n_perm + 1) · cells: the observed mean's sums, then each permutation's
-  std::vector<double> sums_;          // [conditions][groups][n_perm + 1][cells]
+  std::vector<double> sums_;          // [conditions][groups][n_perm + 1][cells], unless keeps_pairings_
+  std::vector<double> pairings_;      // keeps_pairings_: [epochs · groups][block][cells], each row's
   std::vector<std::int64_t> counts_;  // epochs summed per condition and group
   std::vector<double> observed_;      // two conditions: [epochs][groups][cells], each epoch's z
   std::int64_t rows_seen_ = 0;
