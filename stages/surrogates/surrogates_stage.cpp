@@ -104,9 +104,10 @@ void SurrogatesStage::declare(ParamBinder<SurrogatesStage>& p) {
       .unit("epochs")
       .range(2, 4096);
   p.add(&SurrogatesStage::trial_memory_mib_, "trial_memory", 256,
-        "what the trial-level test keeps of its permutations' sums at most; beyond it, when each block's pairings "
-        "take less, it keeps those and sums them again at the finish a chunk at a time (the same results, more time: "
-        "result.json's trial_state says which)")
+        "what the trial-level test holds at most: of its permutations' sums (beyond it, when each block's pairings "
+        "take less, it keeps those and sums them again at the finish a chunk at a time; result.json's trial_state "
+        "says which), and per thread of a channel's block of rows evaluated together (beyond it, a row at a time); "
+        "the same results either way, in more time")
       .unit("MiB")
       .range(0, 1 << 24);
   p.parsed_optional(&SurrogatesStage::outputs_, "outputs", outputs_parser({"values"}),
@@ -748,7 +749,7 @@ void SurrogatesStage::process(Batch& batch) {
   float* kept = plan_.keep_values
                     ? batch.emplace_rows(kSurrogateValues, rows, per_surrogate, DType::Float32).values<float>().data()
                     : nullptr;
-  const RowUnits units(rows, pairings ? plan_.trials.groups : 0, plan_.trials.block);
+  const RowUnits units(rows, block_together() ? plan_.trials.groups : 0, plan_.trials.block);
   oneapi::tbb::parallel_for(std::int64_t{0}, units.count(), [&](std::int64_t u) {
     const std::vector<std::int64_t> unit = units.rows(u);
     std::vector<double> values(unit.size() * row_values);  // [row][alignment][cell]
@@ -766,18 +767,26 @@ void SurrogatesStage::process(Batch& batch) {
   if (batch.stop.stop_requested()) throw RunCancelled(-1);
 }
 
+// A block's values per thread up to trial_memory (W1's: 1.3 MB); beyond it (the heavy scaling
+// job's 50 x 50 cells at 10 000 permutations: 1.6 GB a thread), each row alone.
+bool SurrogatesStage::block_together() const {
+  const double row = static_cast<double>((plan_.n_perm + 1) * plan_.n_pha * plan_.n_amp) * sizeof(double);
+  return plan_.trials.test != surrogates::TrialTest::None &&
+         static_cast<double>(plan_.trials.block) * row <= plan_.trials.state_limit_bytes;
+}
+
 // Each thread's values of every alignment, and the trial-level sums of every condition and group.
 double SurrogatesStage::host_workspace_bytes(int threads) const {
   const double row = static_cast<double>((plan_.n_perm + 1) * plan_.n_pha * plan_.n_amp) * sizeof(double);
   if (plan_.trials.test == surrogates::TrialTest::None) return threads * row;
   // A thread evaluates a channel's block at a time: its rows' values and, for Tort, the rows of the
-  // block's amplitudes, built once for the block's phases.
+  // block's amplitudes, built once for the block's phases; or, past trial_memory, a row.
   const auto& shifts = plan_.alignment_shifts;
   const std::int64_t longest = shifts.empty() ? 0 : *std::max_element(shifts.begin(), shifts.end());
   const double shared = plan_.settings.kind == mi::MethodKind::Tort
                             ? mi::shared_rows_bytes(plan_.trials.block, plan_.n_amp, plan_.length + 1 + longest)
                             : 0.0;
-  const double unit = static_cast<double>(plan_.trials.block) * row + shared;
+  const double unit = block_together() ? static_cast<double>(plan_.trials.block) * row + shared : row;
   const auto groups = static_cast<double>(plan_.trials.groups);
   // The test's sums (or pairings) and the finish's chunks; with two conditions, each epoch's z.
   const double observed =

@@ -92,6 +92,9 @@ class SurrogatesStage final : public Stage {
     return permutations_[static_cast<std::size_t>(k * epochs_ + epoch)];
   }
   void write_statistics(const double* values, std::vector<float*>& out, std::int64_t row) const;
+  // Whether a channel's block of rows is evaluated together (the trial-level test on, and the
+  // block's values within trial_memory per thread); else each row alone, the same bits.
+  bool block_together() const;
   void state_resolution(PlanContext& ctx) const;
   double trial_orderings(double cap) const;
 
