@@ -30,6 +30,7 @@ struct Simd;
     using Float = float __attribute__((vector_size(BYTES), aligned(BYTES)));                    \
     using Double = double __attribute__((vector_size(BYTES), aligned(BYTES)));                  \
     using Int64 = std::int64_t __attribute__((vector_size(BYTES), aligned(BYTES)));             \
+    using Int32 = std::int32_t __attribute__((vector_size(BYTES), aligned(BYTES)));             \
     using HalfFloat = float __attribute__((vector_size(BYTES / 2)));  /* widens to Double */  \
     using HalfInt32 = std::int32_t __attribute__((vector_size(BYTES / 2)));  /* Double's lanes */ \
     static constexpr int floats = BYTES / 4;                                                    \

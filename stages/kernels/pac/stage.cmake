@@ -4,7 +4,7 @@
 pacflow_stage_folder(
   SOURCES shifted_mi.cpp run_table.cpp pairs.cpp
     methods/method.cpp methods/shifted_sums.cpp methods/binned_methods.cpp methods/vector_length_methods.cpp
-    methods/plv_method.cpp methods/copula.cpp methods/circular_correlation.cpp
+    methods/plv_method.cpp methods/copula.cpp methods/distinct_ranks.cpp methods/circular_correlation.cpp
     methods/gaussian_copula_method.cpp
   CUDA_SOURCES shifted_mi_cuda.cu run_mi_cuda.cu
   TESTS run_mi_math_test.cpp methods/methods_test.cpp)

@@ -10,6 +10,8 @@
 #include <numeric>
 #include <utility>
 
+#include "stages/kernels/pac/methods/distinct_ranks.hpp"
+
 namespace pacflow::mi {
 
 namespace {
@@ -104,6 +106,14 @@ void CopulaNormaliser::apply(const double* x, double* out) const {
 }
 
 void CopulaNormaliser::apply(const float* x, double* out) const {
+  const std::size_t n = quantiles_.size();
+  if (n <= kDistinctRanksUpTo) {  // no ties: value i's quantile is that of its count of smaller values
+    std::array<std::uint32_t, kDistinctRanksUpTo> rank;
+    if (distinct_ranks(x, n, rank.data())) {
+      for (std::size_t i = 0; i < n; ++i) out[i] = quantiles_[rank[i]];
+      return;
+    }
+  }
   std::vector<std::uint64_t> keys;
   std::vector<std::uint32_t> order;
   ascending_order(x, quantiles_.size(), keys, order);
