@@ -57,7 +57,7 @@ struct FamilyTest {
   std::vector<float> p, z, rank_z;
   std::vector<double> observed;  // each column's observed value (k = 0)
 };
-FamilyTest test_family(const FamilyChunks& values, std::int64_t n, TrialTest test, bool two_sided, bool with_rank_z,
+FamilyTest test_family(const FamilyChunks& family, std::int64_t n, TrialTest test, bool two_sided, bool with_rank_z,
                        const std::stop_token& stop);
 
 }  // namespace pacflow::surrogates

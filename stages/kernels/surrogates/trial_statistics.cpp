@@ -81,8 +81,8 @@ double trial_state_bytes(const TrialLayout& layout) {
 }
 
 // The finish's chunks of a family's values (the permutations' means or a contrast's statistics)
-// hold at most the limit, or all n + 1 arrangements of one group where even one chunk row of them
-// all would not fit.
+// hold at most the limit (or one arrangement's row of the family's values, where that alone is
+// more), and never more than all n + 1 arrangements.
 double trial_peak_bytes(const TrialLayout& layout) {
   const double family = layout.family == TrialFamily::Channels ? static_cast<double>(layout.groups) : 1.0;
   const double row = family * static_cast<double>(element_count(layout.cells)) * sizeof(double);

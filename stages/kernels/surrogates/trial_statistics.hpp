@@ -128,7 +128,7 @@ class TrialStatistics final : public RunSummary {
   bool keeps_pairings_ = false;
   std::int64_t row_values_ = 0;       // (n_perm + 1) · cells: the observed mean's sums, then each permutation's
   std::vector<double> sums_;          // [conditions][groups][n_perm + 1][cells], unless keeps_pairings_
-  std::vector<double> pairings_;      // keeps_pairings_: [epochs · groups][block][cells], each row's
+  std::vector<double> pairings_;      // keeps_pairings_: [epochs · groups][block][cells], each row's with its block
   std::vector<std::int64_t> counts_;  // epochs summed per condition and group
   std::vector<double> observed_;      // two conditions: [epochs][groups][cells], each epoch's z
   std::int64_t rows_seen_ = 0;
