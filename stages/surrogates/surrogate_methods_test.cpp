@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <complex>
+#include <cstring>
 #include <gtest/gtest.h>
 #include <set>
 
@@ -259,6 +260,34 @@ TEST(SurrogateMethods, EveryMethodsSurrogatesUseTheMiStagesMeasure) {
       EXPECT_NEAR(pvalues[c], (1.0 + static_cast<double>(exceed)) / 4.0, 1e-6) << method << " cell " << c;
     }
   }
+}
+
+// Past row_memory a row's alignments are evaluated and summarised a chunk at a time: with
+// row_memory=0, one alignment at a time, every method and kind of surrogate gives every tensor of
+// the batch (statistics, the surrogates' values, the trial-level test's pairings) the bits of all
+// alignments at once.
+TEST(SurrogateMethods, RowMemoryChunksTheAlignmentsWithoutChangingABit) {
+  const auto x = testing::load_floats(data_dir() / "small" / "x.npy");
+  for (const std::string method : {"tort", "mvl", "ndpac", "plv", "hr", "gc"})
+    for (const std::string kind : {"timeshift", "timelag", "swap_trials"}) {
+      const bool plv = method == "plv";
+      json params = {{"method", kind}, {"n", 9}, {"seed", 5}, {"outputs", "values"}, {"trials", "maxstat"},
+                     {"trial_block", 3}, {"gain_confound", "warn"}, {"norm", "both"}};
+      if (kind != "swap_trials") params["min_shift"] = "10smp";
+      auto all = small_harness({{"method", method}}, params, plv);
+      params["row_memory"] = 0;
+      auto chunked = small_harness({{"method", method}}, params, plv);
+      const Batch a = all.run(x, 0, 6), b = chunked.run(x, 0, 6);
+      ASSERT_EQ(a.tensors.size(), b.tensors.size());
+      ASSERT_TRUE(a.has("surrogate_values") && a.has("pvalues_maxstat")) << method << " " << kind;
+      for (const auto& [name, tensor] : a.tensors) {
+        const Tensor& other = b.at(name);
+        ASSERT_EQ(tensor.shape(), other.shape()) << name;
+        ASSERT_EQ(tensor.dtype(), other.dtype()) << name;
+        EXPECT_EQ(std::memcmp(tensor.address(), other.address(), tensor.bytes()), 0)
+            << method << " " << kind << ": " << name << " differs";
+      }
+    }
 }
 
 // Cross-channel pairs: surrogates have the mi stage's rows; the pair (i, i) equals the diagonal run.

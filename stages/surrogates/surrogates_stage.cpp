@@ -110,6 +110,12 @@ void SurrogatesStage::declare(ParamBinder<SurrogatesStage>& p) {
         "the same results either way, in more time")
       .unit("MiB")
       .range(0, 1 << 24);
+  p.add(&SurrogatesStage::row_memory_mib_, "row_memory", 16,
+        "what a thread holds at most of the measures of the rows it evaluates (n + 1 alignments x cells each, in "
+        "double): beyond it a row's alignments are evaluated and summarised a chunk at a time (each chunk bins the "
+        "phases again); the same results either way")
+      .unit("MiB")
+      .range(0, 1 << 24);
   p.parsed_optional(&SurrogatesStage::outputs_, "outputs", outputs_parser({"values"}),
                     "extra results: values (surrogate_values [n][n_pha][n_amp]: every surrogate's measure, as "
                     "TensorPAC's Pac.surrogates; computed on the CPU)");
@@ -122,6 +128,7 @@ ElementInfo SurrogatesStage::info() {
 
 void SurrogatesStage::configured() {
   plan_.keep_values = asks_for(outputs_, "values");
+  plan_.values_limit_bytes = static_cast<double>(row_memory_mib_) * (1 << 20);
   if (plan_.kind == Kind::SwapTrials && (shifts_param_ || min_shift_))
     throw ParamError(shifts_param_ ? "shifts" : "min_shift", "swap_trials permutes epochs and shifts nothing");
   if (shifts_param_) {
@@ -596,6 +603,7 @@ class UnitJobs {
     jobs_.push_back({pair.amplitude, pair.envelope_phase, shifts, out, phases_.size() - 1});
   }
   void evaluate(const mi::Method& method, const std::stop_token& stop) const {
+    if (jobs_.empty()) return;  // swap_trials past its first chunk: every pairing evaluated already
     method.evaluate_many(phases_, jobs_, stop);
   }
 
@@ -665,16 +673,20 @@ double* add_pairings(const SurrogatesPlan& plan, std::int64_t first_row, std::in
 
 }  // namespace
 
-void SurrogatesStage::add_own_jobs(std::int64_t row, std::int64_t series, double* values, UnitJobs& jobs,
-                                   std::vector<double>& by_epoch) const {
+void SurrogatesStage::add_own_jobs(std::int64_t row, std::int64_t series, std::int64_t first, std::int64_t count,
+                                   double* values, UnitJobs& jobs, std::vector<double>& by_epoch) const {
   const std::int64_t amplitude_series = plan_.pairs.amplitude_series(row);
   if (plan_.kind != Kind::SwapTrials) {
-    jobs.add(amplitude_series, plan_.alignment_shifts, values);
+    jobs.add(amplitude_series,
+             std::span<const std::int64_t>(plan_.alignment_shifts)
+                 .subspan(static_cast<std::size_t>(first), static_cast<std::size_t>(count)),
+             values);
     return;
   }
   // swap_trials: the amplitude of the same channel (and segment) in epoch perm_k(e). There are at
-  // most E distinct pairings however many permutations, so each is evaluated once (into by_epoch)
-  // and copied by copy_swapped.
+  // most E distinct pairings however many permutations, so each is evaluated once (into by_epoch,
+  // with the first chunk) and copied by copy_swapped.
+  if (!by_epoch.empty()) return;
   const auto cells = static_cast<std::size_t>(plan_.n_pha * plan_.n_amp);
   const std::int64_t per_epoch = series / epochs_;
   const std::int64_t own_epoch = amplitude_series / per_epoch;
@@ -689,42 +701,44 @@ void SurrogatesStage::add_own_jobs(std::int64_t row, std::int64_t series, double
 }
 
 void SurrogatesStage::copy_swapped(std::int64_t row, std::int64_t series, const std::vector<double>& by_epoch,
-                                   double* values) const {
+                                   std::int64_t first, std::int64_t count, double* values) const {
   const auto cells = static_cast<std::size_t>(plan_.n_pha * plan_.n_amp);
   const std::int64_t own_epoch = plan_.pairs.amplitude_series(row) / (series / epochs_);
-  const auto pairing = [&](std::int64_t other) { return by_epoch.data() + static_cast<std::size_t>(other) * cells; };
-  std::copy_n(pairing(own_epoch), cells, values);
-  for (std::int64_t k = 0; k < plan_.n_perm; ++k)
-    std::copy_n(pairing(permuted(k, own_epoch)), cells, values + static_cast<std::size_t>(k + 1) * cells);
+  for (std::int64_t a = first; a < first + count; ++a) {
+    const std::int64_t other = a == 0 ? own_epoch : permuted(a - 1, own_epoch);
+    std::copy_n(by_epoch.data() + static_cast<std::size_t>(other) * cells, cells,
+                values + static_cast<std::size_t>(a - first) * cells);
+  }
 }
 
 void SurrogatesStage::evaluate_rows(const mi::BatchInputs& in, std::int64_t first_row,
-                                    std::span<const std::int64_t> rows, std::int64_t series, double* values,
+                                    std::span<const std::int64_t> rows, std::int64_t series, std::int64_t first,
+                                    std::int64_t count, double* values, std::vector<std::vector<double>>& by_epoch,
                                     double* pairings, const std::stop_token& stop) const {
   const auto cells = static_cast<std::size_t>(plan_.n_pha * plan_.n_amp);
-  const std::size_t row_values = (static_cast<std::size_t>(plan_.n_perm) + 1) * cells;
+  const std::size_t row_values = static_cast<std::size_t>(count) * cells;
   const auto row_pairings = static_cast<std::size_t>(plan_.trials.block) * cells;
   UnitJobs jobs(in);
-  std::vector<std::vector<double>> by_epoch(rows.size());
   std::vector<double*> observed_pairing(rows.size(), nullptr);
   for (std::size_t i = 0; i < rows.size(); ++i) {
     jobs.add_phase(plan_.pairs.phase_series(rows[i]));
-    add_own_jobs(rows[i], series, values + i * row_values, jobs, by_epoch[i]);
+    add_own_jobs(rows[i], series, first, count, values + i * row_values, jobs, by_epoch[i]);
     if (pairings)
       observed_pairing[i] =
           add_pairings(plan_, first_row, rows[i], jobs, pairings + static_cast<std::size_t>(rows[i]) * row_pairings);
   }
   jobs.evaluate(*method_, stop);
   for (std::size_t i = 0; i < rows.size(); ++i) {
-    if (plan_.kind == Kind::SwapTrials) copy_swapped(rows[i], series, by_epoch[i], values + i * row_values);
+    if (plan_.kind == Kind::SwapTrials) copy_swapped(rows[i], series, by_epoch[i], first, count, values + i * row_values);
     if (observed_pairing[i]) std::copy_n(values + i * row_values, cells, observed_pairing[i]);
   }
 }
 
-void SurrogatesStage::write_statistics(const double* values, std::vector<float*>& out, std::int64_t row) const {
-  const std::int64_t cells = plan_.n_pha * plan_.n_amp;
-  surrogates::surrogate_stats_on_cpu(values, plan_.n_perm, cells, std::span<float* const, 5>(out.data(), 5),
-                                     out.size() > 5 ? out[5] : nullptr, plan_.norm, row * cells);
+std::int64_t SurrogatesStage::alignments_per_chunk(std::size_t rows) const {
+  const std::int64_t all = plan_.n_perm + 1;
+  const double per_alignment = static_cast<double>(rows) * static_cast<double>(plan_.n_pha * plan_.n_amp) * sizeof(double);
+  if (static_cast<double>(all) * per_alignment <= plan_.values_limit_bytes) return all;
+  return std::clamp<std::int64_t>(static_cast<std::int64_t>(plan_.values_limit_bytes / per_alignment), 1, all);
 }
 
 void SurrogatesStage::process(Batch& batch) {
@@ -733,8 +747,6 @@ void SurrogatesStage::process(Batch& batch) {
   std::vector<float*> out;
   for (const auto& name : plan_.outputs)
     out.push_back(batch.emplace_rows(name, rows, {plan_.n_pha, plan_.n_amp}, DType::Float32).values<float>().data());
-  const auto row_values =
-      (static_cast<std::size_t>(plan_.n_perm) + 1) * static_cast<std::size_t>(plan_.n_pha * plan_.n_amp);
   // [row][epoch of the block][cell], kept for the trial-level test when there is one
   double* pairings = nullptr;
   if (plan_.trials.test != surrogates::TrialTest::None)
@@ -750,17 +762,35 @@ void SurrogatesStage::process(Batch& batch) {
                     ? batch.emplace_rows(kSurrogateValues, rows, per_surrogate, DType::Float32).values<float>().data()
                     : nullptr;
   const RowUnits units(rows, block_together() ? plan_.trials.groups : 0, plan_.trials.block);
+  const std::int64_t alignments = plan_.n_perm + 1;
   oneapi::tbb::parallel_for(std::int64_t{0}, units.count(), [&](std::int64_t u) {
     const std::vector<std::int64_t> unit = units.rows(u);
-    std::vector<double> values(unit.size() * row_values);  // [row][alignment][cell]
-    evaluate_rows(inputs, first_row, unit, batch.series_count, values.data(), pairings, batch.stop);
-    for (std::size_t i = 0; i < unit.size(); ++i) {
-      const auto row = values.begin() + static_cast<std::ptrdiff_t>(i * row_values);
-      write_statistics(&*row, out, unit[i]);
-      if (kept)  // the surrogates, after the observed alignment
-        std::transform(row + cells, row + static_cast<std::ptrdiff_t>(row_values), kept + unit[i] * plan_.n_perm * cells,
-                       [](double v) { return static_cast<float>(v); });
+    // The unit's alignments a chunk at a time (all at once within row_memory), each row's statistics
+    // gathered over the chunks in k order: the same bits whatever the chunks.
+    const std::int64_t chunk = alignments_per_chunk(unit.size());
+    std::vector<double> values(unit.size() * static_cast<std::size_t>(chunk * cells));  // [row][alignment][cell]
+    std::vector<std::vector<double>> by_epoch(unit.size());
+    std::vector<surrogates::StreamedStats> stats;
+    stats.reserve(unit.size());
+    for (std::int64_t first = 0; first < alignments; first += chunk) {
+      const std::int64_t count = std::min(chunk, alignments - first);
+      evaluate_rows(inputs, first_row, unit, batch.series_count, first, count, values.data(), by_epoch,
+                    first == 0 ? pairings : nullptr, batch.stop);
+      for (std::size_t i = 0; i < unit.size(); ++i) {
+        const double* row = values.data() + i * static_cast<std::size_t>(count * cells);
+        if (first == 0) stats.emplace_back(row, cells);  // the observed alignment
+        const std::int64_t skip = first == 0 ? 1 : 0;    // surrogate k is alignment k + 1
+        const double* surrogates = row + skip * cells;
+        const std::int64_t first_k = first + skip - 1, added = count - skip;
+        stats[i].add(surrogates, first_k, added);
+        if (kept)
+          std::transform(surrogates, surrogates + added * cells, kept + (unit[i] * plan_.n_perm + first_k) * cells,
+                         [](double v) { return static_cast<float>(v); });
+      }
     }
+    for (std::size_t i = 0; i < unit.size(); ++i)
+      stats[i].write(plan_.n_perm, std::span<float* const, 5>(out.data(), 5), out.size() > 5 ? out[5] : nullptr,
+                     plan_.norm, unit[i] * cells);
   });
   // A row that saw the stop may have thrown into an already cancelled task group, which drops it:
   // the batch, cut short, must not go on.
@@ -768,17 +798,20 @@ void SurrogatesStage::process(Batch& batch) {
 }
 
 // A block's values per thread up to trial_memory (W1's: 1.3 MB); beyond it (the heavy scaling
-// job's 50 x 50 cells at 10 000 permutations: 1.6 GB a thread), each row alone.
+// job's 50 x 50 cells at 10 000 permutations: 1.6 GB a thread before row_memory), each row alone.
 bool SurrogatesStage::block_together() const {
   const double row = static_cast<double>((plan_.n_perm + 1) * plan_.n_pha * plan_.n_amp) * sizeof(double);
   return plan_.trials.test != surrogates::TrialTest::None &&
          static_cast<double>(plan_.trials.block) * row <= plan_.trials.state_limit_bytes;
 }
 
-// Each thread's values of every alignment, and the trial-level sums of every condition and group.
+// Each thread's values of a chunk of alignments, and the trial-level sums of every condition and group.
 double SurrogatesStage::host_workspace_bytes(int threads) const {
-  const double row = static_cast<double>((plan_.n_perm + 1) * plan_.n_pha * plan_.n_amp) * sizeof(double);
-  if (plan_.trials.test == surrogates::TrialTest::None) return threads * row;
+  const auto values = [this](std::size_t rows) {
+    return static_cast<double>(rows) * static_cast<double>(alignments_per_chunk(rows)) *
+           static_cast<double>(plan_.n_pha * plan_.n_amp) * sizeof(double);
+  };
+  if (plan_.trials.test == surrogates::TrialTest::None) return threads * values(1);
   // A thread evaluates a channel's block at a time: its rows' values and, for Tort, the rows of the
   // block's amplitudes, built once for the block's phases; or, past trial_memory, a row.
   const auto& shifts = plan_.alignment_shifts;
@@ -786,7 +819,8 @@ double SurrogatesStage::host_workspace_bytes(int threads) const {
   const double shared = plan_.settings.kind == mi::MethodKind::Tort
                             ? mi::shared_rows_bytes(plan_.trials.block, plan_.n_amp, plan_.length + 1 + longest)
                             : 0.0;
-  const double unit = block_together() ? static_cast<double>(plan_.trials.block) * row + shared : row;
+  const double unit =
+      block_together() ? values(static_cast<std::size_t>(plan_.trials.block)) + shared : values(1);
   const auto groups = static_cast<double>(plan_.trials.groups);
   // The test's sums (or pairings) and the finish's chunks; with two conditions, each epoch's z.
   const double observed =

@@ -43,6 +43,7 @@ struct SurrogatesPlan {
   mi::PairPlan pairs;
   std::vector<std::string> outputs;  // the statistics written, in their order
   std::vector<std::int64_t> alignment_shifts;  // of the amplitude: 0 (observed), then each surrogate's
+  double values_limit_bytes = 16.0 * (1 << 20);  // row_memory: a thread's measures held at a time
   surrogates::TrialLayout trials;  // trials.test None: no trial-level statistics
   std::int64_t series_per_epoch = 0;
 };
@@ -54,7 +55,7 @@ class SurrogatesStage final : public Stage {
   // As mi, once per alignment (observed + n_perm).
   double flops_per_series() const override;
   double streamed_bytes_per_series() const override;
-  // Each thread's values of every alignment for the row it evaluates.
+  // Each thread's values of the rows it evaluates, a chunk of alignments at a time (row_memory).
   double host_workspace_bytes(int threads) const override;
   // The trial-level statistics, unless trials=none (or auto with fewer than two epochs).
   std::unique_ptr<RunSummary> make_summary() const override;
@@ -75,23 +76,28 @@ class SurrogatesStage final : public Stage {
   void warn_of_small_shifts(PlanContext& ctx, std::int64_t min_shift) const;
   void plan_swaps(PlanContext& ctx);
   void plan_trials(PlanContext& ctx);
-  // The measure of each output row of `rows` (of a batch whose first row is first_row) for the
-  // observed alignment and each surrogate, values [rows][n_perm + 1][cells], and, unless `pairings`
-  // (the batch's [row][block][cells]) is null, the trial-level test's pairings of those rows: every
-  // evaluation in one call of the method, which bins each phase once and builds each amplitude's
-  // sums once. Throws RunCancelled soon after `stop` is requested.
+  // The measure of each output row of `rows` (of a batch whose first row is first_row) for
+  // alignments [first, first + count) (0 the observed, k + 1 surrogate k), values [rows][count][cells],
+  // and, unless `pairings` (the batch's [row][block][cells]) is null, the trial-level test's pairings
+  // of those rows: every evaluation in one call of the method, which bins each phase once and builds
+  // each amplitude's sums once. swap_trials evaluates each row's distinct pairings into by_epoch[i]
+  // on the first call and copies them after. Throws RunCancelled soon after `stop` is requested.
   void evaluate_rows(const mi::BatchInputs& in, std::int64_t first_row, std::span<const std::int64_t> rows,
-                     std::int64_t series, double* values, double* pairings, const std::stop_token& stop) const;
+                     std::int64_t series, std::int64_t first, std::int64_t count, double* values,
+                     std::vector<std::vector<double>>& by_epoch, double* pairings, const std::stop_token& stop) const;
+  // The alignments evaluated at a time for `rows` rows together: all n + 1 when their values fit
+  // row_memory, else as many as do (at least one).
+  std::int64_t alignments_per_chunk(std::size_t rows) const;
   // A row's own alignments (swap_trials: each distinct epoch's amplitude, into by_epoch), then
   // swap_trials' copies of them into the row's values.
-  void add_own_jobs(std::int64_t row, std::int64_t series, double* values, UnitJobs& jobs,
-                    std::vector<double>& by_epoch) const;
-  void copy_swapped(std::int64_t row, std::int64_t series, const std::vector<double>& by_epoch, double* values) const;
+  void add_own_jobs(std::int64_t row, std::int64_t series, std::int64_t first, std::int64_t count, double* values,
+                    UnitJobs& jobs, std::vector<double>& by_epoch) const;
+  void copy_swapped(std::int64_t row, std::int64_t series, const std::vector<double>& by_epoch, std::int64_t first,
+                    std::int64_t count, double* values) const;
   // swap_trials: the epoch whose amplitude permutation k pairs with epoch `epoch`.
   std::int64_t permuted(std::int64_t k, std::int64_t epoch) const {
     return permutations_[static_cast<std::size_t>(k * epochs_ + epoch)];
   }
-  void write_statistics(const double* values, std::vector<float*>& out, std::int64_t row) const;
   // Whether a channel's block of rows is evaluated together (the trial-level test on, and the
   // block's values within trial_memory per thread); else each row alone, the same bits.
   bool block_together() const;
@@ -112,6 +118,7 @@ class SurrogatesStage final : public Stage {
   std::optional<surrogates::TrialTest> given_trials_;  // empty: trials=auto
   std::int64_t trial_block_ = 8;
   std::int64_t trial_memory_mib_ = 256;  // TrialLayout::state_limit_bytes, in MiB
+  std::int64_t row_memory_mib_ = 16;     // SurrogatesPlan::values_limit_bytes, in MiB
   bool refuse_gain_confound_ = true;  // swap_trials with mvl
 };
 

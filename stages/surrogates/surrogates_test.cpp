@@ -1,6 +1,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <bit>
 #include <gtest/gtest.h>
 #include <set>
 
@@ -70,6 +71,42 @@ TEST(Surrogates, CpuStatisticsEqualCellStatsForEveryCell) {
     }
     EXPECT_EQ(out[0][0], -1.0f);  // nothing written before `at`
   }
+}
+
+// The statistics gathered a chunk of surrogates at a time (the stage past row_memory) are those of
+// one pass over all of them, bit for bit, however the surrogates are cut; out of order is refused.
+TEST(Surrogates, StatisticsGatheredInChunksAreTheBitsOfOnePass) {
+  const std::int64_t n = 37, cells = 13;
+  std::vector<double> values(static_cast<std::size_t>((n + 1) * cells));
+  for (std::size_t i = 0; i < values.size(); ++i) values[i] = 0.01 * std::fmod(static_cast<double>(i * i % 89), 11.3);
+  values[9 * cells + 4] = values[4];  // a tie with the observed value
+  const auto run = [&](const std::vector<std::int64_t>& cuts) {
+    std::vector<std::vector<float>> out(6, std::vector<float>(static_cast<std::size_t>(cells)));
+    const std::array<float*, 5> statistics = {out[0].data(), out[1].data(), out[2].data(), out[3].data(), out[4].data()};
+    surrogates::StreamedStats stats(values.data(), cells);
+    std::int64_t k = 0;
+    for (const std::int64_t count : cuts) {
+      stats.add(values.data() + (k + 1) * cells, k, count);
+      k += count;
+    }
+    EXPECT_EQ(k, n);
+    stats.write(n, statistics, out[5].data(), surrogates::Norm::Both, 0);
+    return out;
+  };
+  const auto whole = run({n});
+  for (const auto& cuts : std::vector<std::vector<std::int64_t>>{{1, 36}, {7, 7, 7, 7, 7, 2}, std::vector<std::int64_t>(37, 1),
+                                                                  {0, 20, 0, 17}}) {
+    const auto chunked = run(cuts);
+    for (std::size_t o = 0; o < whole.size(); ++o)
+      for (std::size_t c = 0; c < whole[o].size(); ++c)
+        EXPECT_EQ(std::bit_cast<std::uint32_t>(chunked[o][c]), std::bit_cast<std::uint32_t>(whole[o][c]))
+            << "output " << o << " cell " << c << " cut into " << cuts.size();
+  }
+  surrogates::StreamedStats stats(values.data(), cells);
+  stats.add(values.data() + cells, 0, 5);
+  EXPECT_THROW(stats.add(values.data() + 7 * cells, 6, 3), std::logic_error);  // surrogate 5 skipped
+  const std::array<float*, 5> none = {nullptr, nullptr, nullptr, nullptr, nullptr};
+  EXPECT_THROW(stats.write(n, none, nullptr, surrogates::Norm::Z, 0), std::logic_error);  // 5 of 37 added
 }
 
 struct FixtureRun {
