@@ -1,9 +1,12 @@
+#include <bit>
 #include <cmath>
+#include <cstdint>
 #include <gtest/gtest.h>
 #include <numbers>
 
 #include "stages/common/fast_length.hpp"
 #include "stages/common/lanes.hpp"
+#include "stages/kernels/analytic/analytic_signal.hpp"
 #include "stages/kernels/analytic/hilbert_math.hpp"
 #include "tests/support/fixtures.hpp"
 
@@ -43,6 +46,49 @@ void expect_vector_phases_equal_scalar(const std::vector<float>& res, const std:
     }
     const Float v = hilbert::phase_atan2(im, re);
     for (std::size_t l = 0; l < lanes; ++l) ASSERT_EQ(v[l], hilbert::phase_of(res[i + l], ims[i + l])) << Bytes;
+  }
+}
+
+// The analytic signal's per-bin weights and per-sample amplitudes in vectors (AnalyticSignal::apply's
+// steps) are the scalar definitions' bits at every width this CPU has, for every length around the
+// vector widths and for zeros, subnormals, the largest floats, infinities and NaN.
+TEST(Hilbert, WeightsAndAmplitudesInVectorsAreTheScalarBitsAtEveryWidth) {
+  const auto same = [](float a, float b) { return std::bit_cast<std::uint32_t>(a) == std::bit_cast<std::uint32_t>(b); };
+  std::vector<float> special = {0.0f, -0.0f, 1e-42f, -3e-39f, 3.4e38f, -3.4e38f, INFINITY, -INFINITY, NAN, 1.0f, -2.5f};
+  for (const int width : {16, 32, 64}) {
+    if (width > simd::simd_width()) continue;
+    for (std::size_t count = 0; count <= 4001; count = count < 40 ? count + 1 : count * 10 / 9 + 400) {
+      std::vector<fftwf_complex> z(count);
+      for (std::size_t i = 0; i < count; ++i) {
+        z[i][0] = i % 7 == 3 ? special[i % special.size()] : std::sin(0.37f * static_cast<float>(i)) * 1e3f;
+        z[i][1] = i % 5 == 1 ? special[(i / 5) % special.size()] : std::cos(0.11f * static_cast<float>(i)) * 7e2f;
+      }
+      for (const float scale : {1.0f, 1.0f / 4000.0f}) {
+        std::vector<float> out(count + 1, -7.0f);
+        hilbert::write_amplitudes(z.data(), count, scale, out.data(), width);
+        for (std::size_t i = 0; i < count; ++i)
+          ASSERT_TRUE(same(out[i], hilbert::amplitude_of(z[i][0] * scale, z[i][1] * scale)))
+              << "width " << width << " count " << count << " sample " << i << ": " << out[i];
+        EXPECT_EQ(out[count], -7.0f);  // nothing past the end
+      }
+    }
+    for (const std::int64_t n : {1, 2, 3, 4, 5, 8, 9, 16, 17, 33, 64, 4000, 4001}) {
+      std::vector<fftwf_complex> spectrum(static_cast<std::size_t>(n)), expected(spectrum.size());
+      for (std::size_t k = 0; k < spectrum.size(); ++k) {
+        spectrum[k][0] = k % 6 == 2 ? special[k % special.size()] : 0.5f + static_cast<float>(k);
+        spectrum[k][1] = -1.25f * static_cast<float>(k);
+      }
+      for (std::size_t k = 0; k < spectrum.size(); ++k) {  // apply's scalar loop before the vectors
+        const float w = k <= static_cast<std::size_t>(n / 2) ? hilbert::analytic_weight(static_cast<std::int64_t>(k), n)
+                                                              : 0.0f;
+        expected[k][0] = w == 0.0f ? 0.0f : spectrum[k][0] * w;
+        expected[k][1] = w == 0.0f ? 0.0f : spectrum[k][1] * w;
+      }
+      hilbert::weight_spectrum(spectrum.data(), n, width);
+      for (std::size_t k = 0; k < spectrum.size(); ++k)
+        for (int part = 0; part < 2; ++part)
+          ASSERT_TRUE(same(spectrum[k][part], expected[k][part])) << "width " << width << " n " << n << " bin " << k;
+    }
   }
 }
 

@@ -1,11 +1,16 @@
 #include "stages/kernels/analytic/analytic_signal.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <stdexcept>
 
 #include "stages/common/lanes.hpp"
 #include "stages/kernels/analytic/hilbert_math.hpp"
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
 
 namespace pacflow::hilbert {
 
@@ -33,7 +38,102 @@ PACFLOW_TARGET_64 void write_phases_64(const fftwf_complex* z, std::size_t t, fl
 PACFLOW_TARGET_32 void write_phases_32(const fftwf_complex* z, std::size_t t, float* out) { write_phases<32>(z, t, out); }
 void write_phases_16(const fftwf_complex* z, std::size_t t, float* out) { write_phases<16>(z, t, out); }
 
+// amplitude_of on Bytes / 8 samples at a time: the float scaling, the squares summed in double, the
+// root and the rounding back to float are each lane's scalar operations. squares() and
+// write_rounded() are the vector steps around the root, which each width's function takes with
+// its own instruction (IEEE square roots: each lane the bits of std::sqrt); the tail goes one by one.
+template <int Bytes>
+__attribute__((always_inline)) inline typename simd::Simd<Bytes>::Double squares(const fftwf_complex* z, float scale) {
+  using Half = typename simd::Simd<Bytes>::HalfFloat;
+  using Double = typename simd::Simd<Bytes>::Double;
+  Half re, im;
+  for (int l = 0; l < simd::Simd<Bytes>::doubles; ++l) {
+    re[l] = z[l][0];
+    im[l] = z[l][1];
+  }
+  const Double r = __builtin_convertvector(re * scale, Double), m = __builtin_convertvector(im * scale, Double);
+  return r * r + m * m;
+}
+template <int Bytes>
+__attribute__((always_inline)) inline void write_rounded(float* out, typename simd::Simd<Bytes>::Double amplitude) {
+  const auto rounded = __builtin_convertvector(amplitude, typename simd::Simd<Bytes>::HalfFloat);
+  std::memcpy(out, &rounded, sizeof(rounded));
+}
+
+// Each returns how many samples it wrote (whole vectors); the caller does the rest.
+#if defined(__x86_64__)
+// GCC 12 takes _mm512_sqrt_pd's undefined pass-through operand for an uninitialised read.
+#if !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
+PACFLOW_TARGET_64 std::size_t write_amplitudes_64(const fftwf_complex* z, std::size_t count, float scale, float* out) {
+  std::size_t i = 0;
+  for (; i + 8 <= count; i += 8) write_rounded<64>(out + i, _mm512_sqrt_pd(squares<64>(z + i, scale)));
+  return i;
+}
+#if !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
+PACFLOW_TARGET_32 std::size_t write_amplitudes_32(const fftwf_complex* z, std::size_t count, float scale, float* out) {
+  std::size_t i = 0;
+  for (; i + 4 <= count; i += 4) write_rounded<32>(out + i, _mm256_sqrt_pd(squares<32>(z + i, scale)));
+  return i;
+}
+std::size_t write_amplitudes_16(const fftwf_complex* z, std::size_t count, float scale, float* out) {
+  std::size_t i = 0;
+  for (; i + 2 <= count; i += 2) write_rounded<16>(out + i, _mm_sqrt_pd(squares<16>(z + i, scale)));
+  return i;
+}
+#else
+std::size_t write_amplitudes_64(const fftwf_complex*, std::size_t, float, float*) { return 0; }
+std::size_t write_amplitudes_32(const fftwf_complex*, std::size_t, float, float*) { return 0; }
+std::size_t write_amplitudes_16(const fftwf_complex*, std::size_t, float, float*) { return 0; }
+#endif
+
+// Bins [1, last] of the spectrum doubled (analytic_weight 2; ×2 is exact, as the scalar product
+// is), a vector of floats at a time over their interleaved parts.
+template <int Bytes>
+__attribute__((always_inline)) inline void double_bins(fftwf_complex* s, std::size_t first, std::size_t last) {
+  using Float = typename simd::Simd<Bytes>::Float;
+  constexpr auto lanes = static_cast<std::size_t>(simd::Simd<Bytes>::floats);
+  float* p = s[first];
+  const std::size_t floats = 2 * (last + 1 - first);
+  std::size_t i = 0;
+  for (; i + lanes <= floats; i += lanes) simd::store(p + i, simd::load<Float>(p + i) * 2.0f);
+  for (; i < floats; ++i) p[i] *= 2.0f;
+}
+
+PACFLOW_TARGET_64 void double_bins_64(fftwf_complex* s, std::size_t first, std::size_t last) {
+  double_bins<64>(s, first, last);
+}
+PACFLOW_TARGET_32 void double_bins_32(fftwf_complex* s, std::size_t first, std::size_t last) {
+  double_bins<32>(s, first, last);
+}
+void double_bins_16(fftwf_complex* s, std::size_t first, std::size_t last) { double_bins<16>(s, first, last); }
+
+int width_or_widest(int simd_bytes) { return simd_bytes == 0 ? simd::simd_width() : simd_bytes; }
+
 }  // namespace
+
+void weight_spectrum(fftwf_complex* spectrum, std::int64_t n, int simd_bytes) {
+  // analytic_weight: 1 at DC and (n even) at n / 2, which leaves those bins as they are; 2 below
+  // n / 2; 0 above it.
+  const auto half = static_cast<std::size_t>(n / 2);
+  const std::size_t last_doubled = n % 2 == 0 ? half - 1 : half;
+  if (last_doubled >= 1) {
+    const int width = width_or_widest(simd_bytes);
+    (width == 64 ? double_bins_64 : (width == 32 ? double_bins_32 : double_bins_16))(spectrum, 1, last_doubled);
+  }
+  std::fill(spectrum[0] + 2 * (half + 1), spectrum[0] + 2 * static_cast<std::size_t>(n), 0.0f);
+}
+
+void write_amplitudes(const fftwf_complex* z, std::size_t count, float scale, float* out, int simd_bytes) {
+  const int width = width_or_widest(simd_bytes);
+  std::size_t i =
+      (width == 64 ? write_amplitudes_64 : (width == 32 ? write_amplitudes_32 : write_amplitudes_16))(z, count, scale, out);
+  for (; i < count; ++i) out[i] = amplitude_of(z[i][0] * scale, z[i][1] * scale);
+}
 
 AnalyticSignal::AnalyticSignal(std::int64_t series_length, std::int64_t fft_length)
     : length_(series_length),
@@ -64,13 +164,7 @@ void AnalyticSignal::apply(std::span<const float> x, Output what, Workspace& ws,
   fftwf_complex* s = ws.spectrum.get();
   forward_.forward(real, s);
   // r2c fills bins 0..n/2; weight them and zero the negative frequencies.
-  const std::size_t half = n / 2;
-  for (std::size_t k = 0; k <= half; ++k) {
-    const float w = analytic_weight(static_cast<std::int64_t>(k), n_);
-    s[k][0] *= w;
-    s[k][1] *= w;
-  }
-  for (std::size_t k = half + 1; k < n; ++k) s[k][0] = s[k][1] = 0.0f;
+  weight_spectrum(s, n_);
   fftwf_complex* z = ws.analytic.get();
   inverse_.complex(s, z);
   const float scale = 1.0f / static_cast<float>(n_);
@@ -81,7 +175,7 @@ void AnalyticSignal::apply(std::span<const float> x, Output what, Workspace& ws,
     const int width = simd::simd_width();
     (width == 64 ? write_phases_64 : (width == 32 ? write_phases_32 : write_phases_16))(window, count, out);
   } else {
-    for (std::size_t i = 0; i < count; ++i) out[i] = amplitude_of(window[i][0] * scale, window[i][1] * scale);
+    write_amplitudes(window, count, scale, out);
   }
 }
 

@@ -37,4 +37,12 @@ class AnalyticSignal {
   fft::Plan inverse_;
 };
 
+// The per-bin and per-sample steps of AnalyticSignal::apply, in vectors of `simd_bytes` (16, 32 or
+// 64; 0: the widest this CPU has), each lane the bits of the scalar definition (hilbert_math.hpp):
+// - weight_spectrum: bins [0, n / 2] of an r2c spectrum of length n times analytic_weight, and the
+//   bins past them (up to n) zeroed;
+// - write_amplitudes: out[i] = amplitude_of(z[i].re · scale, z[i].im · scale) for i < count.
+void weight_spectrum(fftwf_complex* spectrum, std::int64_t n, int simd_bytes = 0);
+void write_amplitudes(const fftwf_complex* z, std::size_t count, float scale, float* out, int simd_bytes = 0);
+
 }  // namespace pacflow::hilbert
