@@ -29,8 +29,11 @@ class GivenBandsStage final : public Stage {
 
  private:
   // Copies series `s` of `signal` into its phase and amplitude rows; throws InputError for a value
-  // out of range or an amplitude row without amplitude.
+  // out of range or an amplitude row without amplitude. The usual series (phases within (−π, π],
+  // amplitude rows finite, non-negative and large enough) is checked in vectors and copied as is;
+  // any other goes through split_checked, value by value: the same rows either way.
   void split(const float* series, float* phase, float* amplitude, std::int64_t s) const;
+  void split_checked(const float* series, float* phase, float* amplitude, std::int64_t s) const;
 
   bands::BandSpec pha_spec_;  // pha= and amp= as read
   bands::BandSpec amp_spec_;

@@ -1,4 +1,5 @@
 #include <cmath>
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <numbers>
 
@@ -112,6 +113,50 @@ TEST(GivenBands, PhasesAreWrappedAndOutOfRangeValuesRefusedByName) {
   EXPECT_NE(error_of(rows, {1, 5 * kT}, {{"pha", kPha}, {"amp", kAmp}}, {{"fs", 256}, {"layout", "ET"}, {"pad", "8smp"}})
                 .find("pad"),
             std::string::npos);
+}
+
+// The usual series is checked in vectors: a value out of place anywhere (each lane of the first
+// vectors, the tail, the last sample of a row) is still found and named, and a phase that needs
+// wrapping anywhere is wrapped, as the value-by-value checks do it.
+TEST(GivenBands, ValuesOutOfPlaceAreFoundAtEveryPositionOfTheVectors) {
+  std::vector<float> rows(static_cast<std::size_t>(5 * kT), 1.0f);
+  for (std::int64_t t = 0; t < 2 * kT; ++t)
+    rows[static_cast<std::size_t>(t)] = static_cast<float>(3.0 * std::sin(0.1 * static_cast<double>(t)));  // in (−π, π]
+  ASSERT_EQ(error_of(rows, {1, 5 * kT}), "(no error)");
+  const auto pac_of = [](const std::vector<float>& values) {
+    InMemory run(values, {1, 5 * kT});
+    Pipeline(run.registry)
+        .source("array", {{"fs", 256}, {"layout", "ET"}})
+        .stage("given_bands", {{"pha", kPha}, {"amp", kAmp}})
+        .stage("mi")
+        .sink("arrays")
+        .run();
+    return run["pac"].values;
+  };
+  for (const std::int64_t t : {0, 1, 5, 7, 8, 15, 16, 17, 31, 33, 500, 510, 511}) {
+    const auto at = [&](std::int64_t band) { return static_cast<std::size_t>(band * kT + t); };
+    // (NaN and infinities are the source's to refuse, before any stage.)
+    for (const float bad : {7.0f, -6.5f}) {
+      auto phase = rows;
+      phase[at(1)] = bad;
+      EXPECT_NE(error_of(phase, {1, 5 * kT}).find(fmt::format("phase band 1, sample {}: {} is not a phase", t, bad)),
+                std::string::npos)
+          << t;
+    }
+    for (const float bad : {-0.5f, -1e-30f}) {
+      auto amplitude = rows;
+      amplitude[at(2 + 2)] = bad;
+      EXPECT_NE(error_of(amplitude, {1, 5 * kT}).find(fmt::format("amplitude band 2, sample {}: {} is not an amplitude", t, bad)),
+                std::string::npos)
+          << t << " " << bad;
+    }
+    auto wrapped = rows, by_hand = rows;
+    wrapped[at(0)] = 3.5f;
+    wrapped[at(1)] = std::numbers::pi_v<float>;  // just above π in double: wrapped to just above −π
+    by_hand[at(0)] = static_cast<float>(3.5 - 2 * std::numbers::pi);
+    by_hand[at(1)] = static_cast<float>(static_cast<double>(std::numbers::pi_v<float>) - 2 * std::numbers::pi);
+    EXPECT_EQ(pac_of(wrapped), pac_of(by_hand)) << t;
+  }
 }
 
 // An amplitude row of zeros (TensorPAC's amplitude of a silent channel) or of subnormal values once

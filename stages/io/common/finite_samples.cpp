@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "engine/api/errors.hpp"
+#include "stages/common/lanes.hpp"
 
 namespace pacflow::stages {
 
@@ -15,6 +16,50 @@ std::string series_name(std::int64_t series, std::int64_t channels, std::int64_t
   const std::int64_t row = series / segments;  // epoch × channels + channel
   return fmt::format("epoch {}, channel {}{}", row / channels, row % channels,
                      segments > 1 ? fmt::format(", segment {}", series % segments) : "");
+}
+
+// Whether every sample of x[0, n) is usable (usable_sample, compared in double as it compares), and
+// whether every one equals `value`: a vector of Bytes / 8 samples at a time, the tail one by one.
+struct QuickScan {
+  bool usable = true;
+  bool equal = true;
+};
+
+template <int Bytes>
+__attribute__((always_inline)) inline QuickScan quick_scan(const float* x, std::int64_t n, float value) {
+  using Double = typename simd::Simd<Bytes>::Double;
+  using Half = typename simd::Simd<Bytes>::HalfFloat;
+  constexpr std::int64_t kLanes = simd::Simd<Bytes>::doubles;
+  typename simd::Simd<Bytes>::Int64 usable = {};
+  usable -= 1;  // every lane true
+  typename simd::Simd<Bytes>::HalfInt32 equal = {};
+  equal -= 1;
+  std::int64_t i = 0;
+  for (; i + kLanes <= n; i += kLanes) {
+    const Half v = simd::load<Half>(x + i);
+    const Double d = __builtin_convertvector(v, Double);
+    usable &= (d >= -kLargestSample) & (d <= kLargestSample);
+    equal &= v == value;
+  }
+  QuickScan scan;
+  for (int l = 0; l < kLanes; ++l) {
+    scan.usable = scan.usable && usable[l];
+    scan.equal = scan.equal && equal[l];
+  }
+  for (; i < n; ++i) {
+    scan.usable = scan.usable && usable_sample(x[i]);
+    scan.equal = scan.equal && x[i] == value;
+  }
+  return scan;
+}
+
+PACFLOW_TARGET_64 QuickScan quick_scan_64(const float* x, std::int64_t n, float value) { return quick_scan<64>(x, n, value); }
+PACFLOW_TARGET_32 QuickScan quick_scan_32(const float* x, std::int64_t n, float value) { return quick_scan<32>(x, n, value); }
+QuickScan quick_scan_16(const float* x, std::int64_t n, float value) { return quick_scan<16>(x, n, value); }
+
+QuickScan scan_of(const float* x, std::int64_t n, float value) {
+  const int width = simd::simd_width();
+  return (width == 64 ? quick_scan_64 : (width == 32 ? quick_scan_32 : quick_scan_16))(x, n, value);
 }
 
 bool flat(const float* x, std::int64_t length) {
@@ -32,6 +77,10 @@ constexpr std::size_t kNamed = 10;  // series named in a warning; the rest are c
 
 void check_series(const std::string& file, const float* x, std::int64_t series, std::int64_t length,
                   std::int64_t channels, std::int64_t segments) {
+  if (length > 0) {
+    const QuickScan scan = scan_of(x, length, x[0]);
+    if (scan.usable && !scan.equal) return;  // the usual series; else the loops below say what is wrong
+  }
   for (std::int64_t t = 0; t < length; ++t) {
     if (usable_sample(x[t])) continue;
     const bool finite = std::isfinite(x[t]);
@@ -63,6 +112,14 @@ struct SeriesScan {
   // Counts the piece's unusable samples; with `zero`, replaces them by 0 first. Flatness is judged on
   // the samples as delivered (after the replacement).
   void add(float* x, std::int64_t n, bool zero, bool first_piece) {
+    if (n > 0) {
+      const QuickScan scan = scan_of(x, n, first_piece ? x[0] : first);
+      if (scan.usable) {  // nothing to count or replace
+        if (first_piece) first = x[0];
+        all_equal = all_equal && scan.equal;
+        return;
+      }
+    }
     for (std::int64_t t = 0; t < n; ++t) {
       if (usable_sample(x[t])) continue;
       (std::isfinite(x[t]) ? out_of_range : non_finite) += 1;
