@@ -2,14 +2,13 @@
 
 #include <algorithm>
 #include <cmath>
-#include <limits>
 #include <fmt/format.h>
 #include <numbers>
 #include <oneapi/tbb/parallel_for.h>
 
 #include "engine/api/errors.hpp"
 #include "stages/bandpass/bandpass_facts.hpp"
-#include "stages/common/lanes.hpp"
+#include "stages/common/extremes.hpp"
 #include "stages/common/phase_amplitude.hpp"
 #include "stages/common/sample_range.hpp"
 #include "stages/common/tensor_names.hpp"
@@ -58,84 +57,24 @@ void GivenBandsStage::plan(PlanContext& ctx) {
   ctx.resolved()["samples_per_band"] = length_;
 }
 
-namespace {
-
-// Whether split keeps every phase of x[0, n) as it is: each within (−π, π], compared in double as
-// split compares it. A vector of Bytes / 8 values at a time, the tail one by one.
-template <int Bytes>
-__attribute__((always_inline)) inline bool plain_phases(const float* x, std::int64_t n) {
-  using Double = typename simd::Simd<Bytes>::Double;
-  using Half = typename simd::Simd<Bytes>::HalfFloat;
-  constexpr double kPi = std::numbers::pi;
-  constexpr std::int64_t kLanes = simd::Simd<Bytes>::doubles;
-  typename simd::Simd<Bytes>::Int64 kept = {};
-  kept -= 1;  // every lane true
-  std::int64_t i = 0;
-  for (; i + kLanes <= n; i += kLanes) {
-    const Double v = __builtin_convertvector(simd::load<Half>(x + i), Double);
-    kept &= (v > -kPi) & (v <= kPi);
-  }
-  for (int l = 0; l < kLanes; ++l)
-    if (!kept[l]) return false;
-  for (; i < n; ++i)
-    if (!(x[i] > -kPi && x[i] <= kPi)) return false;
-  return true;
-}
-
-// The largest of x[0, n) when every value is an amplitude split takes (finite, at least 0), else −1.
-template <int Bytes>
-__attribute__((always_inline)) inline float amplitude_peak(const float* x, std::int64_t n) {
-  using Float = typename simd::Simd<Bytes>::Float;
-  constexpr std::int64_t kLanes = simd::Simd<Bytes>::floats;
-  constexpr float kLargest = std::numeric_limits<float>::max();
-  typename simd::Simd<Bytes>::Int32 usable = {};
-  usable -= 1;
-  Float peak = {};
-  std::int64_t i = 0;
-  for (; i + kLanes <= n; i += kLanes) {
-    const auto v = simd::load<Float>(x + i);
-    usable &= (v >= 0.0f) & (v <= kLargest);  // false for NaN and infinities
-    peak = v > peak ? v : peak;
-  }
-  float largest = 0.0f;
-  for (int l = 0; l < kLanes; ++l) {
-    if (!usable[l]) return -1.0f;
-    largest = std::max(largest, peak[l]);
-  }
-  for (; i < n; ++i) {
-    if (!(x[i] >= 0.0f && x[i] <= kLargest)) return -1.0f;
-    largest = std::max(largest, x[i]);
-  }
-  return largest;
-}
-
-PACFLOW_TARGET_64 bool plain_phases_64(const float* x, std::int64_t n) { return plain_phases<64>(x, n); }
-PACFLOW_TARGET_32 bool plain_phases_32(const float* x, std::int64_t n) { return plain_phases<32>(x, n); }
-bool plain_phases_16(const float* x, std::int64_t n) { return plain_phases<16>(x, n); }
-PACFLOW_TARGET_64 float amplitude_peak_64(const float* x, std::int64_t n) { return amplitude_peak<64>(x, n); }
-PACFLOW_TARGET_32 float amplitude_peak_32(const float* x, std::int64_t n) { return amplitude_peak<32>(x, n); }
-float amplitude_peak_16(const float* x, std::int64_t n) { return amplitude_peak<16>(x, n); }
-
-}  // namespace
-
 void GivenBandsStage::split(const float* series, float* phase, float* amplitude, std::int64_t s) const {
+  constexpr double kPi = std::numbers::pi;
   const auto n_pha = static_cast<std::int64_t>(pha_.size()), n_amp = static_cast<std::int64_t>(amp_.size());
-  const int width = simd::simd_width();
-  const auto plain = width == 64 ? plain_phases_64 : (width == 32 ? plain_phases_32 : plain_phases_16);
-  const auto peak_of = width == 64 ? amplitude_peak_64 : (width == 32 ? amplitude_peak_32 : amplitude_peak_16);
-  // The usual input (phases in (−π, π], amplitudes finite and non-negative, none too small) checked
-  // in vectors and copied; anything else goes through the checks below, which name what is wrong.
-  if (plain(series, n_pha * length_)) {
-    bool usual = true;
-    for (std::int64_t band = 0; band < n_amp && usual; ++band)
-      usual = peak_of(series + (n_pha + band) * length_, length_) >= kSmallestPeak;
-    if (usual) {
-      std::copy_n(series, n_pha * length_, phase);
-      std::copy_n(series + n_pha * length_, n_amp * length_, amplitude);
-      return;
-    }
+  // The usual series, checked in one pass of vectors and copied as is: every phase within (−π, π]
+  // (compared in double, as split_checked compares), every amplitude row finite, non-negative and
+  // reaching kSmallestPeak. Anything else goes through split_checked, which names what is wrong.
+  const Extremes phases = extremes(series, n_pha * length_);
+  bool usual = phases.finite && static_cast<double>(phases.lo) > -kPi && static_cast<double>(phases.hi) <= kPi;
+  for (std::int64_t band = 0; band < n_amp && usual; ++band) {
+    const Extremes row = extremes(series + (n_pha + band) * length_, length_);
+    usual = row.finite && row.lo >= 0.0f && row.hi >= kSmallestPeak;
   }
-  split_checked(series, phase, amplitude, s);
+  if (!usual) {
+    split_checked(series, phase, amplitude, s);
+    return;
+  }
+  std::copy_n(series, n_pha * length_, phase);
+  std::copy_n(series + n_pha * length_, n_amp * length_, amplitude);
 }
 
 void GivenBandsStage::split_checked(const float* series, float* phase, float* amplitude, std::int64_t s) const {

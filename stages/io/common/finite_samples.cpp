@@ -5,7 +5,7 @@
 #include <fmt/format.h>
 
 #include "engine/api/errors.hpp"
-#include "stages/common/lanes.hpp"
+#include "stages/common/extremes.hpp"
 
 namespace pacflow::stages {
 
@@ -18,48 +18,18 @@ std::string series_name(std::int64_t series, std::int64_t channels, std::int64_t
                      segments > 1 ? fmt::format(", segment {}", series % segments) : "");
 }
 
-// Whether every sample of x[0, n) is usable (usable_sample, compared in double as it compares), and
-// whether every one equals `value`: a vector of Bytes / 8 samples at a time, the tail one by one.
+// Whether every sample of x[0, n) (n >= 1) is usable (usable_sample, compared in double as it
+// compares), and whether every one equals `value`: one pass of vectors (extremes).
 struct QuickScan {
   bool usable = true;
   bool equal = true;
 };
 
-template <int Bytes>
-__attribute__((always_inline)) inline QuickScan quick_scan(const float* x, std::int64_t n, float value) {
-  using Double = typename simd::Simd<Bytes>::Double;
-  using Half = typename simd::Simd<Bytes>::HalfFloat;
-  constexpr std::int64_t kLanes = simd::Simd<Bytes>::doubles;
-  typename simd::Simd<Bytes>::Int64 usable = {};
-  usable -= 1;  // every lane true
-  typename simd::Simd<Bytes>::HalfInt32 equal = {};
-  equal -= 1;
-  std::int64_t i = 0;
-  for (; i + kLanes <= n; i += kLanes) {
-    const Half v = simd::load<Half>(x + i);
-    const Double d = __builtin_convertvector(v, Double);
-    usable &= (d >= -kLargestSample) & (d <= kLargestSample);
-    equal &= v == value;
-  }
-  QuickScan scan;
-  for (int l = 0; l < kLanes; ++l) {
-    scan.usable = scan.usable && usable[l];
-    scan.equal = scan.equal && equal[l];
-  }
-  for (; i < n; ++i) {
-    scan.usable = scan.usable && usable_sample(x[i]);
-    scan.equal = scan.equal && x[i] == value;
-  }
-  return scan;
-}
-
-PACFLOW_TARGET_64 QuickScan quick_scan_64(const float* x, std::int64_t n, float value) { return quick_scan<64>(x, n, value); }
-PACFLOW_TARGET_32 QuickScan quick_scan_32(const float* x, std::int64_t n, float value) { return quick_scan<32>(x, n, value); }
-QuickScan quick_scan_16(const float* x, std::int64_t n, float value) { return quick_scan<16>(x, n, value); }
-
 QuickScan scan_of(const float* x, std::int64_t n, float value) {
-  const int width = simd::simd_width();
-  return (width == 64 ? quick_scan_64 : (width == 32 ? quick_scan_32 : quick_scan_16))(x, n, value);
+  const Extremes e = extremes(x, n);
+  const bool usable = e.finite && static_cast<double>(e.lo) >= -kLargestSample &&
+                      static_cast<double>(e.hi) <= kLargestSample;
+  return {usable, usable && e.lo == value && e.hi == value};
 }
 
 bool flat(const float* x, std::int64_t length) {
