@@ -14,6 +14,7 @@
 #include "stages/common/tensor_names.hpp"
 #include "stages/kernels/pac/methods/pac_math.hpp"
 #include "stages/kernels/pac/methods/shifted_sums.hpp"
+#include "stages/kernels/pac/run_mi_math.hpp"
 #include "stages/modulation_index/mi_facts.hpp"
 
 namespace pacflow::stages {
@@ -109,8 +110,11 @@ void ModulationIndexStage::write_distributions(const mi::PairView& in, float* di
   const int bins = plan_.settings.bins;
   const mi::PhaseRuns runs(in.phase, in.n_pha, in.length, bins);
   std::vector<double> sums(static_cast<std::size_t>(bins)), p(sums.size());
+  // The observed alignment reads P[0..T] only: the first T + 1 of wrapped_prefix's 2T + 1 rows, the
+  // same sums in the same order.
+  std::vector<double> prefix(static_cast<std::size_t>(in.length + 1));
   for (std::int64_t a = 0; a < in.n_amp; ++a) {
-    const std::vector<double> prefix = mi::wrapped_prefix(in.amplitude + a * in.length, in.length);
+    mi::wrapped_prefix_rows(in.amplitude + a * in.length, in.length, in.length + 1, prefix.data(), 1);
     for (std::int64_t band = 0; band < in.n_pha; ++band) {
       runs.bin_sums(band, prefix.data(), 0, sums.data());
       const std::int64_t cell = band * in.n_amp + a;
