@@ -40,10 +40,13 @@ void write_phases_16(const fftwf_complex* z, std::size_t t, float* out) { write_
 
 // amplitude_of on Bytes / 8 samples at a time: the float scaling, the squares summed in double, the
 // root and the rounding back to float are each lane's scalar operations. squares() and
-// write_rounded() are the vector steps around the root, which each width's function takes with
-// its own instruction (IEEE square roots: each lane the bits of std::sqrt); the tail goes one by one.
+// write_rounded() are the vector steps around the root, which each width's function takes with its
+// own instruction (IEEE square roots: each lane the bits of std::sqrt); the tail goes one by one.
+// The steps hand their lanes over through memory (which the compilers keep in registers): a vector
+// passed by value between a function with a target instruction set and one without would change
+// the calling convention.
 template <int Bytes>
-__attribute__((always_inline)) inline typename simd::Simd<Bytes>::Double squares(const fftwf_complex* z, float scale) {
+__attribute__((always_inline)) inline void squares(const fftwf_complex* z, float scale, double* to) {
   using Half = typename simd::Simd<Bytes>::HalfFloat;
   using Double = typename simd::Simd<Bytes>::Double;
   Half re, im;
@@ -52,11 +55,12 @@ __attribute__((always_inline)) inline typename simd::Simd<Bytes>::Double squares
     im[l] = z[l][1];
   }
   const Double r = __builtin_convertvector(re * scale, Double), m = __builtin_convertvector(im * scale, Double);
-  return r * r + m * m;
+  simd::store(to, r * r + m * m);
 }
 template <int Bytes>
-__attribute__((always_inline)) inline void write_rounded(float* out, typename simd::Simd<Bytes>::Double amplitude) {
-  const auto rounded = __builtin_convertvector(amplitude, typename simd::Simd<Bytes>::HalfFloat);
+__attribute__((always_inline)) inline void write_rounded(float* out, const double* from) {
+  using Double = typename simd::Simd<Bytes>::Double;
+  const auto rounded = __builtin_convertvector(simd::load<Double>(from), typename simd::Simd<Bytes>::HalfFloat);
   std::memcpy(out, &rounded, sizeof(rounded));
 }
 
@@ -69,7 +73,12 @@ __attribute__((always_inline)) inline void write_rounded(float* out, typename si
 #endif
 PACFLOW_TARGET_64 std::size_t write_amplitudes_64(const fftwf_complex* z, std::size_t count, float scale, float* out) {
   std::size_t i = 0;
-  for (; i + 8 <= count; i += 8) write_rounded<64>(out + i, _mm512_sqrt_pd(squares<64>(z + i, scale)));
+  for (; i + 8 <= count; i += 8) {
+    alignas(64) double lanes[8];
+    squares<64>(z + i, scale, lanes);
+    _mm512_store_pd(lanes, _mm512_sqrt_pd(_mm512_load_pd(lanes)));
+    write_rounded<64>(out + i, lanes);
+  }
   return i;
 }
 #if !defined(__clang__)
@@ -77,12 +86,22 @@ PACFLOW_TARGET_64 std::size_t write_amplitudes_64(const fftwf_complex* z, std::s
 #endif
 PACFLOW_TARGET_32 std::size_t write_amplitudes_32(const fftwf_complex* z, std::size_t count, float scale, float* out) {
   std::size_t i = 0;
-  for (; i + 4 <= count; i += 4) write_rounded<32>(out + i, _mm256_sqrt_pd(squares<32>(z + i, scale)));
+  for (; i + 4 <= count; i += 4) {
+    alignas(32) double lanes[4];
+    squares<32>(z + i, scale, lanes);
+    _mm256_store_pd(lanes, _mm256_sqrt_pd(_mm256_load_pd(lanes)));
+    write_rounded<32>(out + i, lanes);
+  }
   return i;
 }
 std::size_t write_amplitudes_16(const fftwf_complex* z, std::size_t count, float scale, float* out) {
   std::size_t i = 0;
-  for (; i + 2 <= count; i += 2) write_rounded<16>(out + i, _mm_sqrt_pd(squares<16>(z + i, scale)));
+  for (; i + 2 <= count; i += 2) {
+    alignas(16) double lanes[2];
+    squares<16>(z + i, scale, lanes);
+    _mm_store_pd(lanes, _mm_sqrt_pd(_mm_load_pd(lanes)));
+    write_rounded<16>(out + i, lanes);
+  }
   return i;
 }
 #else
