@@ -116,7 +116,7 @@ template <int Bytes>
 __attribute__((always_inline)) inline void double_bins(fftwf_complex* s, std::size_t first, std::size_t last) {
   using Float = typename simd::Simd<Bytes>::Float;
   constexpr auto lanes = static_cast<std::size_t>(simd::Simd<Bytes>::floats);
-  float* p = s[first];
+  float* p = reinterpret_cast<float*>(s) + 2 * first;  // the spectrum as interleaved floats
   const std::size_t floats = 2 * (last + 1 - first);
   std::size_t i = 0;
   for (; i + lanes <= floats; i += lanes) simd::store(p + i, simd::load<Float>(p + i) * 2.0f);
@@ -144,7 +144,8 @@ void weight_spectrum(fftwf_complex* spectrum, std::int64_t n, int simd_bytes) {
     const int width = width_or_widest(simd_bytes);
     (width == 64 ? double_bins_64 : (width == 32 ? double_bins_32 : double_bins_16))(spectrum, 1, last_doubled);
   }
-  std::fill(spectrum[0] + 2 * (half + 1), spectrum[0] + 2 * static_cast<std::size_t>(n), 0.0f);
+  float* floats = reinterpret_cast<float*>(spectrum);
+  std::fill(floats + 2 * (half + 1), floats + 2 * static_cast<std::size_t>(n), 0.0f);
 }
 
 void write_amplitudes(const fftwf_complex* z, std::size_t count, float scale, float* out, int simd_bytes) {
