@@ -11,9 +11,11 @@ trims other characters. Which files share a unit depends on the order of the sou
 that compiles today can break after a file is added: every name is checked, not only the pairs
 that share a unit now.
 
-Namespace aliases and type aliases that say the same thing in every file (`namespace fs =
-std::filesystem;`, `using Clock = std::chrono::steady_clock;`) are allowed. Test files
-(*_test.cpp) are compiled one per unit and are not checked.
+The test programs are unity units too (tests/CMakeLists.txt): every test file (*_test.cpp, and
+the other sources under tests/) is checked against every other, whatever program it belongs to,
+since files move between programs; GoogleTest's macros (TEST, TEST_F, INSTANTIATE_TEST_SUITE_P…)
+are not names. Namespace aliases and type aliases that say the same thing in every file
+(`namespace fs = std::filesystem;`, `using Clock = std::chrono::steady_clock;`) are allowed.
 
 Prints each clash with both files and lines and exits with 1 when there is one.
 
@@ -72,8 +74,16 @@ def anonymous_names(path: Path) -> list[tuple[str, str | None, int]]:
     return names
 
 
+# GoogleTest's macros at the top of an anonymous namespace declare no name of the file's own.
+MACRO = re.compile(r"^[A-Z][A-Z0-9_]*$")
+
+
 def target_of(relative: Path) -> str | None:
     text = relative.as_posix()
+    if relative.name.endswith("_test.cpp") or (text.startswith("tests/") and not text.startswith("tests/support/")):
+        return "tests"
+    if text.startswith("tests/support/"):
+        return "tests/support"
     return next((t for t in TARGETS if text.startswith(t + "/")), None)
 
 
@@ -82,10 +92,11 @@ def clashes(repository: Path) -> list[str]:
     for path in sorted(repository.rglob("*.cpp")):
         relative = path.relative_to(repository)
         target = target_of(relative)
-        if target is None or path.name.endswith("_test.cpp"):
+        if target is None:
             continue
         for name, alias, line in anonymous_names(path):
-            defined[(target, name)].append((relative, line, alias))
+            if not MACRO.match(name):
+                defined[(target, name)].append((relative, line, alias))
     found = []
     for (target, name), places in sorted(defined.items()):
         files = {place[0] for place in places}

@@ -80,7 +80,7 @@ TEST(GivenBands, GivenTheHilbertStagesOutputMiAndSurrogatesGiveTheSameBits) {
   }
 }
 
-std::string error_of(const std::vector<float>& values, Shape shape, json given = {{"pha", kPha}, {"amp", kAmp}},
+std::string given_bands_error_of(const std::vector<float>& values, Shape shape, json given = {{"pha", kPha}, {"amp", kAmp}},
                      json source = {{"fs", 256}, {"layout", "ET"}}) {
   InMemory run(values, std::move(shape));
   try {
@@ -97,20 +97,20 @@ TEST(GivenBands, PhasesAreWrappedAndOutOfRangeValuesRefusedByName) {
   std::vector<float> rows(static_cast<std::size_t>(5 * kT), 1.0f);  // one epoch: 2 phase rows, 3 amplitude rows
   for (std::int64_t t = 0; t < 2 * kT; ++t)
     rows[static_cast<std::size_t>(t)] = static_cast<float>(2 * std::numbers::pi * static_cast<double>(t % 64) / 64.0);  // [0, 2 pi)
-  EXPECT_EQ(error_of(rows, {1, 5 * kT}), "(no error)");  // [0, 2 pi) is wrapped, as TensorPAC does
+  EXPECT_EQ(given_bands_error_of(rows, {1, 5 * kT}), "(no error)");  // [0, 2 pi) is wrapped, as TensorPAC does
   auto degrees = rows;
   degrees[70] = 180.0f;
-  EXPECT_NE(error_of(degrees, {1, 5 * kT}).find("series 0, phase band 0, sample 70: 180 is not a phase in radians"),
+  EXPECT_NE(given_bands_error_of(degrees, {1, 5 * kT}).find("series 0, phase band 0, sample 70: 180 is not a phase in radians"),
             std::string::npos);
   auto negative = rows;
   negative[static_cast<std::size_t>(2 * kT + kT + 3)] = -0.5f;
-  EXPECT_NE(error_of(negative, {1, 5 * kT}).find("series 0, amplitude band 1, sample 3: -0.5 is not an amplitude"),
+  EXPECT_NE(given_bands_error_of(negative, {1, 5 * kT}).find("series 0, amplitude band 1, sample 3: -0.5 is not an amplitude"),
             std::string::npos);
-  EXPECT_NE(error_of(rows, {1, 5 * kT - 1}).find("not 5 rows (2 phase, 3 amplitude bands) of the same length"),
+  EXPECT_NE(given_bands_error_of(rows, {1, 5 * kT - 1}).find("not 5 rows (2 phase, 3 amplitude bands) of the same length"),
             std::string::npos);
-  EXPECT_NE(error_of(rows, {1, 5 * kT}, {{"pha", kPha}, {"amp", json::parse("[[60,200]]")}}).find("Nyquist"),
+  EXPECT_NE(given_bands_error_of(rows, {1, 5 * kT}, {{"pha", kPha}, {"amp", json::parse("[[60,200]]")}}).find("Nyquist"),
             std::string::npos);
-  EXPECT_NE(error_of(rows, {1, 5 * kT}, {{"pha", kPha}, {"amp", kAmp}}, {{"fs", 256}, {"layout", "ET"}, {"pad", "8smp"}})
+  EXPECT_NE(given_bands_error_of(rows, {1, 5 * kT}, {{"pha", kPha}, {"amp", kAmp}}, {{"fs", 256}, {"layout", "ET"}, {"pad", "8smp"}})
                 .find("pad"),
             std::string::npos);
 }
@@ -122,7 +122,7 @@ TEST(GivenBands, ValuesOutOfPlaceAreFoundAtEveryPositionOfTheVectors) {
   std::vector<float> rows(static_cast<std::size_t>(5 * kT), 1.0f);
   for (std::int64_t t = 0; t < 2 * kT; ++t)
     rows[static_cast<std::size_t>(t)] = static_cast<float>(3.0 * std::sin(0.1 * static_cast<double>(t)));  // in (−π, π]
-  ASSERT_EQ(error_of(rows, {1, 5 * kT}), "(no error)");
+  ASSERT_EQ(given_bands_error_of(rows, {1, 5 * kT}), "(no error)");
   const auto pac_of = [](const std::vector<float>& values) {
     InMemory run(values, {1, 5 * kT});
     Pipeline(run.registry)
@@ -139,14 +139,14 @@ TEST(GivenBands, ValuesOutOfPlaceAreFoundAtEveryPositionOfTheVectors) {
     for (const float bad : {7.0f, -6.5f}) {
       auto phase = rows;
       phase[at(1)] = bad;
-      EXPECT_NE(error_of(phase, {1, 5 * kT}).find(fmt::format("phase band 1, sample {}: {} is not a phase", t, bad)),
+      EXPECT_NE(given_bands_error_of(phase, {1, 5 * kT}).find(fmt::format("phase band 1, sample {}: {} is not a phase", t, bad)),
                 std::string::npos)
           << t;
     }
     for (const float bad : {-0.5f, -1e-30f}) {
       auto amplitude = rows;
       amplitude[at(2 + 2)] = bad;
-      EXPECT_NE(error_of(amplitude, {1, 5 * kT}).find(fmt::format("amplitude band 2, sample {}: {} is not an amplitude", t, bad)),
+      EXPECT_NE(given_bands_error_of(amplitude, {1, 5 * kT}).find(fmt::format("amplitude band 2, sample {}: {} is not an amplitude", t, bad)),
                 std::string::npos)
           << t << " " << bad;
     }
@@ -166,17 +166,17 @@ TEST(GivenBands, AmplitudeRowOfZerosOrSubnormalsIsRefusedNamingSeriesAndBand) {
   std::vector<float> rows(static_cast<std::size_t>(5 * kT), 1.0f);  // one epoch: 2 phase rows, 3 amplitude rows
   for (std::int64_t t = 0; t < 2 * kT; ++t)
     rows[static_cast<std::size_t>(t)] = static_cast<float>(2 * std::numbers::pi * static_cast<double>(t % 64) / 64.0);
-  ASSERT_EQ(error_of(rows, {1, 5 * kT}), "(no error)");
+  ASSERT_EQ(given_bands_error_of(rows, {1, 5 * kT}), "(no error)");
   auto silent = rows;
   std::fill(silent.begin() + 4 * kT, silent.end(), 0.0f);  // amplitude band 2
-  std::string error = error_of(silent, {1, 5 * kT});
+  std::string error = given_bands_error_of(silent, {1, 5 * kT});
   EXPECT_NE(error.find("given_bands: series 0 (epoch 0, channel 0), amplitude band 2 ([100, 120] Hz): every "
                        "amplitude is 0, so there is no amplitude to distribute over the phase bins"),
             std::string::npos)
       << error;
   auto tiny = rows;
   std::fill(tiny.begin() + 3 * kT, tiny.begin() + 4 * kT, 1e-44f);  // amplitude band 1, subnormal
-  error = error_of(tiny, {1, 5 * kT});
+  error = given_bands_error_of(tiny, {1, 5 * kT});
   EXPECT_NE(error.find("series 0 (epoch 0, channel 0), amplitude band 1 ([80, 100] Hz): the largest amplitude is "
                        "9.80909e-45, below 1e-20"),
             std::string::npos)
@@ -184,7 +184,7 @@ TEST(GivenBands, AmplitudeRowOfZerosOrSubnormalsIsRefusedNamingSeriesAndBand) {
   // Epoch 1 all zeros, left out by nan_policy=skip: its results are NaN, nothing is refused.
   auto left_out = rows;
   left_out.resize(2 * rows.size(), 0.0f);
-  EXPECT_EQ(error_of(left_out, {2, 5 * kT}, {{"pha", kPha}, {"amp", kAmp}},
+  EXPECT_EQ(given_bands_error_of(left_out, {2, 5 * kT}, {{"pha", kPha}, {"amp", kAmp}},
                      {{"fs", 256}, {"layout", "ET"}, {"nan_policy", "skip"}}),
             "(no error)");
 }

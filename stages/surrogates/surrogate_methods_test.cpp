@@ -18,9 +18,9 @@ namespace {
 
 using testing::data_dir;
 
-constexpr std::size_t kT = 1024, kPha = 3, kAmp = 4;
+constexpr std::size_t kSurrogateT = 1024, kPha = 3, kAmp = 4;
 
-testing::StageHarness small_harness(const json& mi_params, const json& surrogate_params, bool envelope = false) {
+testing::StageHarness surrogate_small_harness(const json& mi_params, const json& surrogate_params, bool envelope = false) {
   const json m = testing::manifest("small");
   testing::StageHarness h(testing::fixture_stream("small"));
   h.add("bandpass", {{"pha", m["pha_bands_hz"]}, {"amp", m["amp_bands_hz"]}}).add("hilbert");
@@ -32,10 +32,10 @@ testing::StageHarness small_harness(const json& mi_params, const json& surrogate
 }
 
 // Tort's MI of one phase band against one amplitude band, per sample (spec §5).
-double direct_mi(const float* phase, const float* amplitude, int bins) {
+double surrogate_direct_mi(const float* phase, const float* amplitude, int bins) {
   std::vector<double> sums(static_cast<std::size_t>(bins), 0.0);
   std::vector<std::int64_t> counts(sums.size(), 0);
-  for (std::size_t i = 0; i < kT; ++i) {
+  for (std::size_t i = 0; i < kSurrogateT; ++i) {
     const auto j = static_cast<std::size_t>(mi::phase_bin(phase[i], bins));
     sums[j] += amplitude[i];
     ++counts[j];
@@ -76,7 +76,7 @@ TEST(SurrogateMethods, EpochPermutationsArePermutationsDependingOnlyOnSeedAndInd
 // Surrogate k of series (e, c) is the MI of (e, c)'s phase with (perm_k(e), c)'s amplitude.
 TEST(SurrogateMethods, SwapTrialsPairsEachEpochsPhaseWithThePermutedEpochsAmplitude) {
   const auto x = testing::load_floats(data_dir() / "small" / "x.npy");
-  auto h = small_harness(json::object(), {{"method", "swap_trials"}, {"n", 6}, {"seed", 3}});
+  auto h = surrogate_small_harness(json::object(), {{"method", "swap_trials"}, {"n", 6}, {"seed", 3}});
   EXPECT_EQ(h.context().batch_multiple(), 6);  // the whole input in one batch
   const Batch batch = h.run(x, 0, 6);
   std::vector<std::vector<std::int64_t>> perms;
@@ -94,7 +94,7 @@ TEST(SurrogateMethods, SwapTrialsPairsEachEpochsPhaseWithThePermutedEpochsAmplit
           std::vector<double> values;
           for (const auto& perm : perms) {
             const std::size_t other = static_cast<std::size_t>(perm[e]) * 3 + c;
-            values.push_back(direct_mi(phase.data() + ((e * 3 + c) * kPha + p) * kT, amplitude.data() + (other * kAmp + a) * kT, 18));
+            values.push_back(surrogate_direct_mi(phase.data() + ((e * 3 + c) * kPha + p) * kSurrogateT, amplitude.data() + (other * kAmp + a) * kSurrogateT, 18));
           }
           const MeanStd ms = mean_std(values);
           const std::size_t cell = (e * 3 + c) * kPha * kAmp + p * kAmp + a;
@@ -132,7 +132,7 @@ TEST(SurrogateMethods, TrialPairingsPairEachPhaseWithItsChannelsAmplitudeInEvery
               continue;
             }
             const double expected =
-                direct_mi(phase.data() + (row * kPha + p) * kT, amplitude.data() + ((f * kChannels + c) * kAmp + a) * kT, 18);
+                surrogate_direct_mi(phase.data() + (row * kPha + p) * kSurrogateT, amplitude.data() + ((f * kChannels + c) * kAmp + a) * kSurrogateT, 18);
             EXPECT_NEAR(value, expected, 1e-6 * expected + 1e-9) << "row " << row << ", epoch " << f << ", cell " << p << "," << a;
           }
       }
@@ -163,11 +163,11 @@ TEST(SurrogateMethods, SwapTrialsWithOneEpochExplainsWhyItCannotWork) {
 TEST(SurrogateMethods, SwapTrialsGivesAnEpochsZIndependentOfItsGainOrRefusesMvl) {
   const auto x = testing::load_floats(data_dir() / "small" / "x.npy");
   std::vector<float> louder = x;  // epoch 0 (series 0-2) 8 times louder
-  for (std::size_t i = 0; i < 3 * kT; ++i) louder[i] *= 8.0f;
+  for (std::size_t i = 0; i < 3 * kSurrogateT; ++i) louder[i] *= 8.0f;
   const json swap = {{"method", "swap_trials"}, {"n", 6}, {"seed", 3}};
   for (const std::string method : {"tort", "hr", "ndpac", "plv", "gc"}) {
-    auto plain = small_harness({{"method", method}}, swap, method == "plv");
-    auto loud = small_harness({{"method", method}}, swap, method == "plv");
+    auto plain = surrogate_small_harness({{"method", method}}, swap, method == "plv");
+    auto loud = surrogate_small_harness({{"method", method}}, swap, method == "plv");
     const Batch a = plain.run(x, 0, 6), b = loud.run(louder, 0, 6);
     const auto z = a.at("pac_z").values<float>();
     const auto z_loud = b.at("pac_z").values<float>();
@@ -177,7 +177,7 @@ TEST(SurrogateMethods, SwapTrialsGivesAnEpochsZIndependentOfItsGainOrRefusesMvl)
     }
   }
   try {
-    small_harness({{"method", "mvl"}}, swap);
+    surrogate_small_harness({{"method", "mvl"}}, swap);
     FAIL() << "swap_trials with mvl runs without a word";
   } catch (const ParamError& e) {
     EXPECT_EQ(e.param(), "method");
@@ -185,8 +185,8 @@ TEST(SurrogateMethods, SwapTrialsGivesAnEpochsZIndependentOfItsGainOrRefusesMvl)
   }
   json warned = swap;
   warned["gain_confound"] = "warn";
-  auto plain = small_harness({{"method", "mvl"}}, warned);
-  auto loud = small_harness({{"method", "mvl"}}, warned);
+  auto plain = surrogate_small_harness({{"method", "mvl"}}, warned);
+  auto loud = surrogate_small_harness({{"method", "mvl"}}, warned);
   const auto& warnings = loud.context().warnings();
   EXPECT_TRUE(std::any_of(warnings.begin(), warnings.end(),
                           [](const std::string& w) { return w.find("power differences") != std::string::npos; }));
@@ -202,7 +202,7 @@ TEST(SurrogateMethods, SwapTrialsGivesAnEpochsZIndependentOfItsGainOrRefusesMvl)
 TEST(SurrogateMethods, NormalisationsSubtractDivideOrBoth) {
   const auto x = testing::load_floats(data_dir() / "small" / "x.npy");
   for (const std::string norm : {"subtract", "divide", "both"}) {
-    auto h = small_harness(json::object(), {{"shifts", {100, 300, 555, 800}}, {"norm", norm}});
+    auto h = surrogate_small_harness(json::object(), {{"shifts", {100, 300, 555, 800}}, {"norm", norm}});
     const Batch batch = h.run(x, 3, 2);
     const auto pac = batch.at("pac").values<float>();
     const auto mean = batch.at("surrogate_mean").values<float>();
@@ -216,7 +216,7 @@ TEST(SurrogateMethods, NormalisationsSubtractDivideOrBoth) {
       EXPECT_NEAR(z[i], (pac[i] - m) / deviation[i], 1e-3 * std::max(1.0, std::abs(static_cast<double>(z[i])))) << norm << " cell " << i;
     }
   }
-  auto h = small_harness(json::object(), {{"n", 4}});
+  auto h = surrogate_small_harness(json::object(), {{"n", 4}});
   EXPECT_FALSE(h.context().provides("pac_norm"));  // z: pac_z is the normalised PAC
 }
 
@@ -228,24 +228,24 @@ TEST(SurrogateMethods, EveryMethodsSurrogatesUseTheMiStagesMeasure) {
   const std::vector<std::int64_t> shifts = {90, 400, 777};
   for (const std::string method : {"tort", "mvl", "ndpac", "plv", "hr", "gc"}) {
     const bool plv = method == "plv";
-    auto h = small_harness({{"method", method}, {"bins", 12}}, {{"shifts", shifts}}, plv);
+    auto h = surrogate_small_harness({{"method", method}, {"bins", 12}}, {{"shifts", shifts}}, plv);
     const Batch batch = h.run(x, 1, 1);
     mi::MethodSettings settings;
     settings.kind = mi::parse_method(method);
     settings.bins = 12;
-    const auto m = mi::make_method(settings, kT);
+    const auto m = mi::make_method(settings, kSurrogateT);
     const float* phase = batch.at("phase").values<float>().data();
     const float* amplitude = batch.at("amplitude").values<float>().data();
     const float* envelope = plv ? batch.at("envelope_phase").values<float>().data() : nullptr;
     std::vector<std::vector<double>> per_shift;
     for (auto s : shifts) {
       // The amplitude side shifted by s, then evaluated unshifted.
-      std::vector<float> amp(kAmp * kT), env(plv ? kPha * kAmp * kT : 0);
-      for (std::size_t i = 0; i < amp.size(); ++i) amp[i] = amplitude[i / kT * kT + (i % kT + static_cast<std::size_t>(s)) % kT];
-      for (std::size_t i = 0; i < env.size(); ++i) env[i] = envelope[i / kT * kT + (i % kT + static_cast<std::size_t>(s)) % kT];
+      std::vector<float> amp(kAmp * kSurrogateT), env(plv ? kPha * kAmp * kSurrogateT : 0);
+      for (std::size_t i = 0; i < amp.size(); ++i) amp[i] = amplitude[i / kSurrogateT * kSurrogateT + (i % kSurrogateT + static_cast<std::size_t>(s)) % kSurrogateT];
+      for (std::size_t i = 0; i < env.size(); ++i) env[i] = envelope[i / kSurrogateT * kSurrogateT + (i % kSurrogateT + static_cast<std::size_t>(s)) % kSurrogateT];
       std::vector<double> out(kPha * kAmp);
       const std::int64_t zero[1] = {0};
-      m->evaluate({phase, amp.data(), plv ? env.data() : nullptr, kPha, kAmp, kT}, zero, out.data());
+      m->evaluate({phase, amp.data(), plv ? env.data() : nullptr, kPha, kAmp, kSurrogateT}, zero, out.data());
       per_shift.push_back(out);
     }
     const auto mean = batch.at("surrogate_mean").values<float>();
@@ -274,9 +274,9 @@ TEST(SurrogateMethods, RowMemoryChunksTheAlignmentsWithoutChangingABit) {
       json params = {{"method", kind}, {"n", 9}, {"seed", 5}, {"outputs", "values"}, {"trials", "maxstat"},
                      {"trial_block", 3}, {"gain_confound", "warn"}, {"norm", "both"}};
       if (kind != "swap_trials") params["min_shift"] = "10smp";
-      auto all = small_harness({{"method", method}}, params, plv);
+      auto all = surrogate_small_harness({{"method", method}}, params, plv);
       params["row_memory"] = 0;
-      auto chunked = small_harness({{"method", method}}, params, plv);
+      auto chunked = surrogate_small_harness({{"method", method}}, params, plv);
       const Batch a = all.run(x, 0, 6), b = chunked.run(x, 0, 6);
       ASSERT_EQ(a.tensors.size(), b.tensors.size());
       ASSERT_TRUE(a.has("surrogate_values") && a.has("pvalues_maxstat")) << method << " " << kind;
@@ -293,8 +293,8 @@ TEST(SurrogateMethods, RowMemoryChunksTheAlignmentsWithoutChangingABit) {
 // Cross-channel pairs: surrogates have the mi stage's rows; the pair (i, i) equals the diagonal run.
 TEST(SurrogateMethods, SurrogatesFollowTheMiStagesChannelPairs) {
   const auto x = testing::load_floats(data_dir() / "small" / "x.npy");
-  auto pairs = small_harness({{"pairs", {{1, 1}, {0, 2}}}}, {{"n", 5}});
-  auto diag = small_harness(json::object(), {{"n", 5}});
+  auto pairs = surrogate_small_harness({{"pairs", {{1, 1}, {0, 2}}}}, {{"n", 5}});
+  auto diag = surrogate_small_harness(json::object(), {{"n", 5}});
   const Batch a = pairs.run(x, 3, 3), d = diag.run(x, 3, 3);
   ASSERT_EQ(a.at("pac_z").shape(), (Shape{2, kPha, kAmp}));
   const auto za = a.at("surrogate_mean").values<float>(), zd = d.at("surrogate_mean").values<float>();

@@ -30,7 +30,7 @@ namespace pacflow::surrogates {
 namespace {
 
 // Nine epochs in blocks of four: 0-3, 4-7 and the short block {8}.
-constexpr std::int64_t kEpochs = 9, kChannels = 3, kPerm = 39, kPha = 2, kAmp = 3, kCells = kPha * kAmp;
+constexpr std::int64_t kTrialEpochs = 9, kChannels = 3, kPerm = 39, kPha = 2, kAmp = 3, kCells = kPha * kAmp;
 constexpr std::int64_t kBlock = 4, kRow = kBlock * kCells;
 constexpr std::int64_t kBlockSeries = kBlock * kChannels;
 
@@ -39,11 +39,11 @@ constexpr std::int64_t kBlockSeries = kBlock * kChannels;
 std::vector<double> make_pairings() {
   std::mt19937_64 rng(7);
   std::normal_distribution<double> noise(1.0, 0.2);
-  std::vector<double> v(static_cast<std::size_t>(kEpochs * kChannels * kRow));
+  std::vector<double> v(static_cast<std::size_t>(kTrialEpochs * kChannels * kRow));
   for (auto& x : v) x = noise(rng);
-  for (std::int64_t e = 0; e < kEpochs; ++e) {
+  for (std::int64_t e = 0; e < kTrialEpochs; ++e) {
     v[static_cast<std::size_t>((e * kChannels + 0) * kRow + (e % kBlock) * kCells + 4)] += 0.5;
-    if (e == kEpochs - 1)
+    if (e == kTrialEpochs - 1)
       for (std::int64_t c = 0; c < kChannels; ++c)
         std::fill_n(v.begin() + (e * kChannels + c) * kRow + kCells, kCells, std::nan(""));
   }
@@ -52,13 +52,13 @@ std::vector<double> make_pairings() {
 
 // One family per channel unless asked: the reference below tests each channel's cells.
 TrialLayout layout(TrialTest test, std::vector<std::int64_t> excluded = {}, TrialFamily family = TrialFamily::Cells) {
-  return {RowLayout{}, kEpochs, kChannels, kPerm, {kPha, kAmp}, test, std::move(excluded), 1, {}, 42, kBlock, family, false, {}};
+  return {RowLayout{}, kTrialEpochs, kChannels, kPerm, {kPha, kAmp}, test, std::move(excluded), 1, {}, 42, kBlock, family, false, {}};
 }
 
 // Each series' z (pac_z, which the contrast reads): here its own pairing, unless `z` is given.
 std::vector<double> own_pairings(const std::vector<double>& values) {
   std::vector<double> z;
-  for (std::int64_t s = 0; s < kEpochs * kChannels; ++s)
+  for (std::int64_t s = 0; s < kTrialEpochs * kChannels; ++s)
     for (std::int64_t q = 0; q < kCells; ++q)
       z.push_back(values[static_cast<std::size_t>(s * kRow + (s / kChannels % kBlock) * kCells + q)]);
   return z;
@@ -82,8 +82,8 @@ void add_batch(TrialStatistics& stats, const std::vector<double>& values, std::i
 // trial_z, trial_pvalues one after the other.
 std::vector<float> run(TrialStatistics& stats, const std::vector<double>& values, std::int64_t batch_series,
                        std::int64_t from = 0) {
-  for (std::int64_t first = from; first < kEpochs * kChannels; first += batch_series)
-    add_batch(stats, values, first, std::min(batch_series, kEpochs * kChannels - first));
+  for (std::int64_t first = from; first < kTrialEpochs * kChannels; first += batch_series)
+    add_batch(stats, values, first, std::min(batch_series, kTrialEpochs * kChannels - first));
   Batch out;
   stats.finish(out);
   std::vector<float> all;
@@ -127,9 +127,9 @@ Reference reference(const std::vector<double>& v, const std::vector<std::int64_t
   for (std::int64_t c = 0; c < kChannels; ++c) {
     std::vector<std::vector<double>> m(kPerm + 1, std::vector<double>(kCells, 0.0));
     std::int64_t n = 0;
-    for (std::int64_t b = 0; b * kBlock < kEpochs; ++b) {
+    for (std::int64_t b = 0; b * kBlock < kTrialEpochs; ++b) {
       std::vector<std::int64_t> in;
-      for (std::int64_t e = b * kBlock; e < std::min((b + 1) * kBlock, kEpochs); ++e)
+      for (std::int64_t e = b * kBlock; e < std::min((b + 1) * kBlock, kTrialEpochs); ++e)
         if (std::find(excluded.begin(), excluded.end(), e * kChannels + c) == excluded.end()) in.push_back(e);
       n += static_cast<std::int64_t>(in.size());
       std::vector<std::int64_t> perm(in.size());
@@ -238,7 +238,7 @@ TEST(TrialStatistics, RawMaxStatisticIsTensorPacsMaxOverTheRawMeans) {
 // max-T compares each cell with its own permutations.
 TEST(TrialStatistics, MaxTFindsACouplingThatACellWithAHigherNullLevelHidesFromTheRawMaximum) {
   auto values = make_pairings();
-  for (std::int64_t s = 0; s < kEpochs * kChannels; ++s)
+  for (std::int64_t s = 0; s < kTrialEpochs * kChannels; ++s)
     for (std::int64_t f = 0; f < kBlock; ++f) values[static_cast<std::size_t>(s * kRow + f * kCells + 0)] += 2.0;
   const std::size_t coupled = 2 * kChannels * kCells + 4;  // channel 0, cell 4
   TrialStatistics raw(layout(TrialTest::MaxstatRaw));
@@ -277,7 +277,7 @@ TEST(TrialStatistics, UncorrectedFdrAndBonferroniCorrectTheRawPOfEachChannel) {
 TEST(TrialStatistics, BatchSizeDoesNotChangeABit) {
   const auto values = make_pairings();
   TrialStatistics whole(layout(TrialTest::Maxstat));
-  const auto reference_bits = run(whole, values, kEpochs * kChannels);
+  const auto reference_bits = run(whole, values, kTrialEpochs * kChannels);
   for (std::int64_t batch : {kBlockSeries, 2 * kBlockSeries}) {
     TrialStatistics stats(layout(TrialTest::Maxstat));
     EXPECT_EQ(run(stats, values, batch), reference_bits) << "batches of " << batch;
@@ -408,8 +408,8 @@ TEST(TrialStatistics, TwoConditionsAreTestedEachAndTheirDifferenceByPermutedLabe
   two.conditions = 2;
   two.epoch_conditions = labels;
   TrialStatistics stats(two);
-  for (std::int64_t first = 0; first < kEpochs * kChannels; first += kBlockSeries)
-    add_batch(stats, values, first, std::min(kBlockSeries, kEpochs * kChannels - first));
+  for (std::int64_t first = 0; first < kTrialEpochs * kChannels; first += kBlockSeries)
+    add_batch(stats, values, first, std::min(kBlockSeries, kTrialEpochs * kChannels - first));
   Batch out;
   stats.finish(out);
   ASSERT_EQ(out.at(kTrialPac).size(), static_cast<std::size_t>(2 * kChannels * kCells)) << "[conditions][channels]…";
@@ -422,7 +422,7 @@ TEST(TrialStatistics, TwoConditionsAreTestedEachAndTheirDifferenceByPermutedLabe
   const auto difference = [&](std::int64_t c, std::int64_t q, const std::vector<std::int64_t>& of) {
     double sum[2] = {0, 0};
     std::int64_t n[2] = {0, 0};
-    for (std::int64_t e = 0; e < kEpochs; ++e) {
+    for (std::int64_t e = 0; e < kTrialEpochs; ++e) {
       if (std::isnan(net(e, c, q))) continue;
       sum[of[static_cast<std::size_t>(e)]] += net(e, c, q);
       ++n[of[static_cast<std::size_t>(e)]];
@@ -432,7 +432,7 @@ TEST(TrialStatistics, TwoConditionsAreTestedEachAndTheirDifferenceByPermutedLabe
   // The test's statistic: Welch's t of the epochs' z, mean difference over its standard error.
   const auto welch = [&](std::int64_t c, std::int64_t q, const std::vector<std::int64_t>& of) {
     std::vector<double> in[2];
-    for (std::int64_t e = 0; e < kEpochs; ++e)
+    for (std::int64_t e = 0; e < kTrialEpochs; ++e)
       if (!std::isnan(net(e, c, q))) in[of[static_cast<std::size_t>(e)]].push_back(net(e, c, q));
     double mean[2], variance[2];
     for (int l = 0; l < 2; ++l) {
@@ -446,9 +446,9 @@ TEST(TrialStatistics, TwoConditionsAreTestedEachAndTheirDifferenceByPermutedLabe
   };
   std::vector<std::vector<std::int64_t>> permuted;
   for (std::int64_t k = 0; k < kPerm; ++k) {
-    std::vector<std::int64_t> perm(kEpochs), relabelled(kEpochs);
-    condition_permutation(42, static_cast<std::uint64_t>(k), kEpochs, perm.data());
-    for (std::int64_t e = 0; e < kEpochs; ++e)
+    std::vector<std::int64_t> perm(kTrialEpochs), relabelled(kTrialEpochs);
+    condition_permutation(42, static_cast<std::uint64_t>(k), kTrialEpochs, perm.data());
+    for (std::int64_t e = 0; e < kTrialEpochs; ++e)
       relabelled[static_cast<std::size_t>(e)] = labels[static_cast<std::size_t>(perm[static_cast<std::size_t>(e)])];
     permuted.push_back(relabelled);
   }
@@ -479,9 +479,9 @@ TEST(TrialStatistics, TheContrastReadsEachEpochsZNotItsPairings) {
   const auto z = own_pairings(make_pairings());  // each epoch's z: the same with or without the power
   const auto contrast = [&](double power) {
     auto values = make_pairings();
-    for (std::int64_t e = 0; e < kEpochs; ++e)
+    for (std::int64_t e = 0; e < kTrialEpochs; ++e)
       for (std::int64_t c = 0; c < kChannels; ++c)
-        for (std::int64_t f = e / kBlock * kBlock; f < std::min(e / kBlock * kBlock + kBlock, kEpochs); ++f)
+        for (std::int64_t f = e / kBlock * kBlock; f < std::min(e / kBlock * kBlock + kBlock, kTrialEpochs); ++f)
           if (labels[static_cast<std::size_t>(f)] == 1)  // condition 1's amplitude
             for (std::int64_t q = 0; q < kCells; ++q)
               values[static_cast<std::size_t>((e * kChannels + c) * kRow + (f % kBlock) * kCells + q)] += power;
@@ -489,8 +489,8 @@ TEST(TrialStatistics, TheContrastReadsEachEpochsZNotItsPairings) {
     two.conditions = 2;
     two.epoch_conditions = labels;
     TrialStatistics stats(two);
-    for (std::int64_t first = 0; first < kEpochs * kChannels; first += kBlockSeries)
-      add_batch(stats, values, first, std::min(kBlockSeries, kEpochs * kChannels - first), z);
+    for (std::int64_t first = 0; first < kTrialEpochs * kChannels; first += kBlockSeries)
+      add_batch(stats, values, first, std::min(kBlockSeries, kTrialEpochs * kChannels - first), z);
     Batch out;
     stats.finish(out);
     const auto d = out.at(kContrastPac).values<float>();
@@ -725,7 +725,7 @@ TEST(TrialStatistics, KeepingThePairingsInsteadOfTheSumsChangesNoBit) {
       bounded.state_limit_bytes = limit;
       ASSERT_TRUE(keeps_pairings(bounded)) << what;
       expect_same_bits(every_output(bounded, values, z, kBlockSeries), want, what + fmt::format(", limit {}", limit));
-      expect_same_bits(every_output(bounded, values, z, kEpochs * kChannels), want,
+      expect_same_bits(every_output(bounded, values, z, kTrialEpochs * kChannels), want,
                        what + fmt::format(", limit {}, one batch", limit));
     }
   }

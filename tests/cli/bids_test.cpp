@@ -20,38 +20,37 @@ namespace pacflow {
 namespace {
 
 using nlohmann::json;
+using testing::contains;
 using testing::CliResult;
 using testing::run_cli;
 using testing::ScratchDir;
 namespace fs = std::filesystem;
 
-constexpr int kRate = 512;
-constexpr int kSeconds = 30;
-
-bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+constexpr int kBidsRate = 512;
+constexpr int kBidsSeconds = 30;
 
 // Channel c's signal (uV): noise, and a 6 Hz phase driving 80 Hz amplitude.
-std::vector<std::vector<double>> signals(std::size_t channels, unsigned seed) {
+std::vector<std::vector<double>> bids_signals(std::size_t channels, unsigned seed) {
   std::mt19937 random(seed);
   std::normal_distribution<double> noise(0, 20);
-  std::vector<std::vector<double>> x(channels, std::vector<double>(kRate * kSeconds));
+  std::vector<std::vector<double>> x(channels, std::vector<double>(kBidsRate * kBidsSeconds));
   for (auto& channel : x)
     for (std::size_t t = 0; t < channel.size(); ++t) {
-      const double s = static_cast<double>(t) / kRate;
+      const double s = static_cast<double>(t) / kBidsRate;
       channel[t] = noise(random) + 50 * (1 + std::sin(2 * M_PI * 6 * s)) * std::sin(2 * M_PI * 80 * s);
     }
   return x;
 }
 
 // An EDF+ recording, with a "go" annotation of its own that events.tsv does not have.
-void write_edf(const fs::path& path, const std::vector<std::string>& labels, unsigned seed) {
+void bids_write_edf(const fs::path& path, const std::vector<std::string>& labels, unsigned seed) {
   std::vector<stages::EdfSignalSpec> specs(labels.size());
-  for (std::size_t c = 0; c < labels.size(); ++c) specs[c].label = labels[c], specs[c].sample_rate = kRate;
-  const auto x = signals(labels.size(), seed);
+  for (std::size_t c = 0; c < labels.size(); ++c) specs[c].label = labels[c], specs[c].sample_rate = kBidsRate;
+  const auto x = bids_signals(labels.size(), seed);
   stages::EdfWriter writer(path.string(), false, specs);
-  for (int r = 0; r < kSeconds; ++r) {
+  for (int r = 0; r < kBidsSeconds; ++r) {
     std::vector<std::vector<double>> record;
-    for (const auto& channel : x) record.emplace_back(channel.begin() + r * kRate, channel.begin() + (r + 1) * kRate);
+    for (const auto& channel : x) record.emplace_back(channel.begin() + r * kBidsRate, channel.begin() + (r + 1) * kBidsRate);
     writer.write_record(record);
   }
   writer.annotate(27.0, "go");
@@ -63,7 +62,7 @@ void write_brainvision(const fs::path& dir, const std::string& base, const std::
   stages::bv_test::Recording r;
   r.sampling_interval = "1953.125";  // µs: 512 Hz
   for (const auto& label : labels) r.channels.push_back({label, 0.1, "µV"});
-  for (const auto& channel : signals(labels.size(), seed)) {
+  for (const auto& channel : bids_signals(labels.size(), seed)) {
     r.stored.emplace_back();
     for (const double v : channel) r.stored.back().push_back(std::round(v / 0.1));
   }
@@ -96,14 +95,14 @@ void write_bids(const ScratchDir& dir) {
   dir.write("bids/participants.tsv", "participant_id\tage\nsub-01\t30\nsub-02\tn/a\nsub-03\t25\nsub-09\t40\n");
   for (int run = 1; run <= 2; ++run) {
     const std::string base = fmt::format("sub-01/eeg/sub-01_task-gonogo_run-{}", run);
-    write_edf(root / (base + "_eeg.edf"), three, static_cast<unsigned>(run));
+    bids_write_edf(root / (base + "_eeg.edf"), three, static_cast<unsigned>(run));
     dir.write("bids/" + base + "_eeg.json", R"({"SamplingFrequency": 512})");
     dir.write("bids/" + base + "_channels.tsv", channels_tsv(three));
     dir.write("bids/" + base + "_events.tsv", events_tsv());
   }
-  write_edf(root / "sub-01/eeg/sub-01_task-rest_eeg.edf", three, 7);
+  bids_write_edf(root / "sub-01/eeg/sub-01_task-rest_eeg.edf", three, 7);
   const std::string ses = "sub-02/ses-1/eeg/sub-02_ses-1_task-gonogo";
-  write_edf(root / (ses + "_eeg.edf"), four, 3);
+  bids_write_edf(root / (ses + "_eeg.edf"), four, 3);
   dir.write("bids/" + ses + "_channels.tsv", channels_tsv(four, "T7"));
   dir.write("bids/" + ses + "_events.tsv", events_tsv());
   write_brainvision(root / "sub-03/eeg", "sub-03_task-gonogo_eeg", three, 4);

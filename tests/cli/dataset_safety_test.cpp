@@ -27,6 +27,7 @@ namespace pacflow {
 namespace {
 
 using nlohmann::json;
+using testing::contains;
 using testing::CliProcess;
 using testing::CliResult;
 using testing::eventually;
@@ -37,12 +38,10 @@ using testing::ScratchDir;
 namespace fs = std::filesystem;
 using namespace std::chrono_literals;
 
-constexpr auto kSlowdown = testing::kSanitizerSlowdown;
+using testing::kSanitizerSlowdown;
 // A merge that sizes nothing by a record's claims stays near its baseline: 15 MiB here, about 200 MiB
 // under AddressSanitizer (its shadow memory); the claims refused below would take gigabytes.
-constexpr long kMergePeakKiB = (kSlowdown > 1 ? 600 : 200) * 1024;
-
-bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+constexpr long kMergePeakKiB = (kSanitizerSlowdown > 1 ? 600 : 200) * 1024;
 
 // Every file under `dir` (recursively, hidden ones too) with its bytes; a link or a special file is
 // named, never followed or opened.
@@ -65,7 +64,7 @@ std::map<std::string, std::string> tree(const fs::path& dir) {
 
 // A recording: [4 epochs][channels][samples] float32 at 512 Hz, noise with 6 Hz phase driving 80 Hz
 // amplitude.
-void write_recording(const fs::path& path, int channels, int samples, unsigned seed) {
+void dataset_write_recording(const fs::path& path, int channels, int samples, unsigned seed) {
   std::mt19937 random(seed);
   std::normal_distribution<float> noise;
   const std::int64_t epochs = 4;
@@ -82,20 +81,20 @@ void write_recording(const fs::path& path, int channels, int samples, unsigned s
   writer.commit();
 }
 
-constexpr const char* kStages =
+constexpr const char* kDatasetStages =
     "stage bandpass pha=4:12:3 amp=60:100:3\nstage hilbert\nstage mi\nstage surrogates n=20 seed=3\n";
 
 // raw/sub-0K.npy for K = 1..count, subjects.tsv naming them, ds.pipe running them into out/.
-void write_dataset(const ScratchDir& dir, int count = 3, const std::string& manifest_extra = "") {
+void write_hdf5_dataset(const ScratchDir& dir, int count = 3, const std::string& manifest_extra = "") {
   fs::create_directories(dir / "raw");
   std::string table = "id\tpath\tfs\n";
   for (int k = 1; k <= count; ++k) {
     const std::string id = "sub-0" + std::to_string(k);
-    write_recording(dir / "raw" / (id + ".npy"), 2, 1024, static_cast<unsigned>(k));
+    dataset_write_recording(dir / "raw" / (id + ".npy"), 2, 1024, static_cast<unsigned>(k));
     table += id + "\traw/" + id + ".npy\t512\n";
   }
   dir.write("subjects.tsv", table);
-  dir.write("ds.pipe", "source manifest path=subjects.tsv" + manifest_extra + "\n" + kStages + "sink npy dir=out\n");
+  dir.write("ds.pipe", "source manifest path=subjects.tsv" + manifest_extra + "\n" + kDatasetStages + "sink npy dir=out\n");
 }
 
 std::map<std::string, std::string> without_lock(std::map<std::string, std::string> files) {
@@ -107,7 +106,7 @@ std::map<std::string, std::string> without_lock(std::map<std::string, std::strin
 
 TEST(DatasetSafety, AStackedFileNamingAnInputOrARecordingsFileIsRefusedAndLeftAsItWas) {
   const ScratchDir dir("ds_stacked");
-  write_dataset(dir);
+  write_hdf5_dataset(dir);
   ASSERT_EQ(run_cli("run ds.pipe -q", dir.path()).exit_code, 0);
   for (const std::string target : {"raw/sub-01.npy", "subjects.tsv", "ds.pipe", "out/sub-01/pac.npy", "out/sub-02"}) {
     const auto before = tree(dir.path());
@@ -122,7 +121,7 @@ TEST(DatasetSafety, AStackedFileNamingAnInputOrARecordingsFileIsRefusedAndLeftAs
 
 TEST(DatasetSafety, IdsThatArePacflowsOwnNamesInAnOutputFolderAreRefusedAtTheirLine) {
   const ScratchDir dir("ds_reserved_ids");
-  write_dataset(dir, 1);
+  write_hdf5_dataset(dir, 1);
   for (const std::string id : {".pacflow.lock", "result.json", ".hidden", "recordings.h5"}) {
     dir.write("subjects.tsv", "id\tpath\tfs\nsub-01\traw/sub-01.npy\t512\n" + id + "\traw/sub-01.npy\t512\n");
     const CliResult r = run_cli("run ds.pipe -q", dir.path());
@@ -135,8 +134,8 @@ TEST(DatasetSafety, IdsThatArePacflowsOwnNamesInAnOutputFolderAreRefusedAtTheirL
 TEST(CleanSafety, CleanNeverRemovesTheRunsOwnInputsWhateverAnEarlierReportLists) {
   const ScratchDir dir("clean_inputs");
   fs::create_directories(dir / "out");
-  write_recording(dir / "out" / "rec.npy", 2, 1024, 1);
-  dir.write("out/p.pipe", std::string("source npy path=rec.npy fs=512\n") + kStages + "sink npy dir=.\n");
+  dataset_write_recording(dir / "out" / "rec.npy", 2, 1024, 1);
+  dir.write("out/p.pipe", std::string("source npy path=rec.npy fs=512\n") + kDatasetStages + "sink npy dir=.\n");
   dir.write("out/old.npy", "stale");
   dir.write("out/result.json", R"({"files": [{"path": "rec.npy"}, {"path": "p.pipe"}, {"path": "old.npy"}]})");
   const std::string recording = read_file(dir / "out" / "rec.npy");
@@ -152,8 +151,8 @@ TEST(CleanSafety, CleanNeverRemovesTheRunsOwnInputsWhateverAnEarlierReportLists)
 
 TEST(CheckpointSafety, EntriesTheCheckpointDidNotMakeAreRefusedNeverRemovedOrWrittenThrough) {
   const ScratchDir dir("checkpoint_foreign");
-  write_dataset(dir, 1);
-  dir.write("p.pipe", std::string("source npy path=raw/sub-01.npy fs=512\n") + kStages + "sink npy dir=out\n");
+  write_hdf5_dataset(dir, 1);
+  dir.write("p.pipe", std::string("source npy path=raw/sub-01.npy fs=512\n") + kDatasetStages + "sink npy dir=out\n");
   fs::create_directories(dir / "ck" / "sink-0-npy" / "mine");
   dir.write("ck/sink-0-npy/mine/notes.txt", "the user's");
   CliResult r = run_cli("run p.pipe -q --checkpoint ck", dir.path());
@@ -184,7 +183,7 @@ TEST(CheckpointSafety, AFlippedByteInAPartialOutputIsRefusedBeforeResuming) {
             "stage bandpass pha=4:12:3 amp=60:120:3\nstage hilbert\nstage mi\nsink npy dir=out\n");
   {
     CliProcess cli({"run", "p.pipe", "-q", "--batch", "4", "--checkpoint", "ck"}, dir.path());
-    ASSERT_TRUE(eventually([&] { return testing::series_recorded(dir / "ck") >= 40; }, 60s * kSlowdown))
+    ASSERT_TRUE(eventually([&] { return testing::series_recorded(dir / "ck") >= 40; }, 60s * kSanitizerSlowdown))
         << cli.err_so_far();
     cli.send(SIGKILL);
     ASSERT_TRUE(cli.wait_for(10s));
@@ -208,7 +207,7 @@ TEST(CheckpointSafety, AFlippedByteInAPartialOutputIsRefusedBeforeResuming) {
 
 TEST(DatasetSafety, AReRunThatFailsAtARecordingLeavesEveryFileOfTheEarlierRunAsItWas) {
   const ScratchDir dir("ds_transaction");
-  write_dataset(dir);
+  write_hdf5_dataset(dir);
   ASSERT_EQ(run_cli("run ds.pipe -q", dir.path()).exit_code, 0);
   const auto before = tree(dir / "out");
   ASSERT_TRUE(before.count("recordings.h5") && before.count("sub-03/pac.npy"));
@@ -221,7 +220,7 @@ TEST(DatasetSafety, AReRunThatFailsAtARecordingLeavesEveryFileOfTheEarlierRunAsI
   EXPECT_EQ(without_lock(tree(dir / "out")), before) << "rows of two runs mixed";
 
   // Row 2 of another shape: stacking stops there, at once and quietly (no HDF5 error stacks).
-  write_recording(dir / "raw" / "sub-02.npy", 3, 1024, 2);
+  dataset_write_recording(dir / "raw" / "sub-02.npy", 3, 1024, 2);
   r = run_cli("run ds.pipe -q --set surrogates.seed=4", dir.path());
   EXPECT_EQ(r.exit_code, 2) << r.err;
   EXPECT_TRUE(contains(r.err, "subjects.tsv:3: recording sub-02")) << r.err;
@@ -232,7 +231,7 @@ TEST(DatasetSafety, AReRunThatFailsAtARecordingLeavesEveryFileOfTheEarlierRunAsI
 
 TEST(DatasetCheckpoint, ARecordingThatFailsLeavesTheOthersKeptAndTheReRunTakesThemGivingTheSameBytes) {
   const ScratchDir dir("ds_checkpoint");
-  write_dataset(dir);
+  write_hdf5_dataset(dir);
   ASSERT_EQ(run_cli("run ds.pipe -q --out whole", dir.path()).exit_code, 0);
   const auto uninterrupted = tree(dir / "whole");
 
@@ -251,7 +250,7 @@ TEST(DatasetCheckpoint, ARecordingThatFailsLeavesTheOthersKeptAndTheReRunTakesTh
   std::string bytes = read_file(kept);
   bytes[bytes.size() / 2] ^= 0x20;
   dir.write(fs::relative(kept, dir.path()).string(), bytes);
-  write_recording(dir / "raw" / "sub-03.npy", 2, 1024, 3);
+  dataset_write_recording(dir / "raw" / "sub-03.npy", 2, 1024, 3);
   r = run_cli("run ds.pipe --checkpoint ck", dir.path());
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_TRUE(contains(r.out, "1 recordings taken from the checkpoint in ck")) << r.out;
@@ -266,7 +265,7 @@ TEST(DatasetCheckpoint, ARecordingThatFailsLeavesTheOthersKeptAndTheReRunTakesTh
 
 TEST(DatasetCheckpoint, ACheckpointOfAnotherPipelineOrOverShardsIsRefused) {
   const ScratchDir dir("ds_checkpoint_other");
-  write_dataset(dir);
+  write_hdf5_dataset(dir);
   dir.write("raw/sub-03.npy", "not an npy file");
   ASSERT_EQ(run_cli("run ds.pipe -q --checkpoint ck", dir.path()).exit_code, 2);
   const auto kept = tree(dir / "ck");
@@ -284,7 +283,7 @@ TEST(DatasetCheckpoint, ACheckpointOfAnotherPipelineOrOverShardsIsRefused) {
 
 TEST(ShardSafety, AShardsFolderIsCheckedAndLockedLikeAnyOutputFolder) {
   const ScratchDir dir("shard_folder");
-  write_dataset(dir, 1);
+  write_hdf5_dataset(dir, 1);
   fs::create_directories(dir / "s");
   testing::make_fifo(dir / "s" / "batches.bin");
   CliResult r = run_cli("run ds.pipe -q --shard 0/1 --out s", dir.path());
@@ -313,9 +312,9 @@ TEST(ShardSafety, InterruptingAReRunOfAFinishedShardLeavesItWhole) {
   const auto before = tree(dir / "s");
   ASSERT_TRUE(before.count("shard.json"));
   CliProcess rerun({"run", "long.pipe", "-q", "--batch", "4", "--shard", "0/2", "--out", "s"}, dir.path());
-  ASSERT_TRUE(eventually([&] { return has_temporary(dir / "s"); }, 60s * kSlowdown)) << rerun.err_so_far();
+  ASSERT_TRUE(eventually([&] { return has_temporary(dir / "s"); }, 60s * kSanitizerSlowdown)) << rerun.err_so_far();
   rerun.send(SIGINT);
-  const auto result = rerun.wait_for(10s * kSlowdown);
+  const auto result = rerun.wait_for(10s * kSanitizerSlowdown);
   ASSERT_TRUE(result);
   EXPECT_EQ(result->exit_code, 130) << result->err;
   EXPECT_TRUE(contains(result->err, "files of earlier runs are as they were")) << result->err;
@@ -324,7 +323,7 @@ TEST(ShardSafety, InterruptingAReRunOfAFinishedShardLeavesItWhole) {
 
 // Two shards of a three-recording dataset, into s0 and s1.
 void shard_dataset(const ScratchDir& dir) {
-  write_dataset(dir);
+  write_hdf5_dataset(dir);
   ASSERT_EQ(run_cli("run ds.pipe -q --shard 0/2 --out s0", dir.path()).exit_code, 0);
   ASSERT_EQ(run_cli("run ds.pipe -q --shard 1/2 --out s1", dir.path()).exit_code, 0);
 }
@@ -403,7 +402,7 @@ TEST(ShardSafety, AFifoWhereBatchesBelongIsRefusedAtOnce) {
   fs::remove(dir / "s0" / "batches.bin");
   testing::make_fifo(dir / "s0" / "batches.bin");
   CliProcess merge({"merge", "out", "s0", "s1"}, dir.path());
-  const auto r = merge.wait_for(20s * kSlowdown);
+  const auto r = merge.wait_for(20s * kSanitizerSlowdown);
   ASSERT_TRUE(r) << "merge hung on a FIFO";
   EXPECT_EQ(r->exit_code, 2) << r->err;
   EXPECT_TRUE(contains(r->err, "named pipe")) << r->err;
@@ -420,7 +419,7 @@ TEST(ShardSafety, EditedShardRecordsAreRefusedWithoutCrashingOrAllocating) {
     edit(record);
     std::ofstream(dir / "s0" / "shard.json") << sealed(record).dump(2);
     CliProcess merge({"merge", "out", "s0", "s1"}, dir.path());
-    const auto r = merge.wait_for(20s * kSlowdown);
+    const auto r = merge.wait_for(20s * kSanitizerSlowdown);
     EXPECT_TRUE(r) << "merge hung";
     EXPECT_LT(merge.peak_rss_kib(), kMergePeakKiB) << "merge allocated what the record claims";
     return r ? *r : CliResult{};
@@ -441,10 +440,10 @@ TEST(ShardSafety, EditedShardRecordsAreRefusedWithoutCrashingOrAllocating) {
 
 TEST(ShardSafety, AMergeOfOneShardOfMillionsSaysWhichIsMissingWithoutSizingItselfByThem) {
   const ScratchDir dir("merge_many");
-  write_dataset(dir, 1);
+  write_hdf5_dataset(dir, 1);
   ASSERT_EQ(run_cli("run ds.pipe -q --shard 0/4000000 --out s0", dir.path()).exit_code, 0);
   CliProcess merge({"merge", "out", "s0"}, dir.path());
-  const auto r = merge.wait_for(20s * kSlowdown);
+  const auto r = merge.wait_for(20s * kSanitizerSlowdown);
   ASSERT_TRUE(r);
   EXPECT_EQ(r->exit_code, 2) << r->err;
   EXPECT_TRUE(contains(r->err, "shard 1/4000000 is missing")) << r->err;
@@ -454,8 +453,8 @@ TEST(ShardSafety, AMergeOfOneShardOfMillionsSaysWhichIsMissingWithoutSizingItsel
 TEST(ShardSafety, ShardsOfAPipeNamedByARelativePathMergeFromAnywhere) {
   const ScratchDir dir("shard_relative");
   fs::create_directories(dir / "study");
-  write_recording(dir / "study" / "rec.npy", 2, 1024, 1);
-  dir.write("study/x.pipe", std::string("source npy path=rec.npy fs=512\n") + kStages + "sink npy dir=out\n");
+  dataset_write_recording(dir / "study" / "rec.npy", 2, 1024, 1);
+  dir.write("study/x.pipe", std::string("source npy path=rec.npy fs=512\n") + kDatasetStages + "sink npy dir=out\n");
   ASSERT_EQ(run_cli("run x.pipe -q --shard 0/2 --out ../s0", dir / "study").exit_code, 0);
   ASSERT_EQ(run_cli("run study/x.pipe -q --shard 1/2 --out s1", dir.path()).exit_code, 0);
   const CliResult r = run_cli("merge merged s0 s1", dir.path());
@@ -465,7 +464,7 @@ TEST(ShardSafety, ShardsOfAPipeNamedByARelativePathMergeFromAnywhere) {
 
 TEST(ShardSafety, AnEmptyShardIsRefusedNotRunUnsharded) {
   const ScratchDir dir("shard_empty");
-  write_dataset(dir, 1);
+  write_hdf5_dataset(dir, 1);
   const CliResult r = run_cli("run ds.pipe -q --shard '' --out s", dir.path());
   EXPECT_EQ(r.exit_code, 2) << r.err;
   EXPECT_TRUE(contains(r.err, "--shard \"\"")) << r.err;
@@ -489,7 +488,7 @@ TEST(CliLimits, AFileSizeLimitFailsLikeAFullDiskLeavingNoTemporary) {
 
 TEST(DatasetSafety, ARowThatIsAFifoOrAFolderIsNamedForWhatItIs) {
   const ScratchDir dir("ds_row_kinds");
-  write_dataset(dir, 2);
+  write_hdf5_dataset(dir, 2);
   fs::remove(dir / "raw" / "sub-02.npy");
   testing::make_fifo(dir / "raw" / "sub-02.npy");
   CliResult r = run_cli("run ds.pipe -q", dir.path());

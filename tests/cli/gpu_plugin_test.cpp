@@ -19,7 +19,7 @@ testing::CliResult run_cli_with_plugins(const fs::path& plugins, const std::stri
                               cwd);
 }
 
-void write_pipe(const ScratchDir& dir) {
+void plugin_write_pipe(const ScratchDir& dir) {
   dir.write("p.pipe",
             "source npy path=" + (testing::data_dir() / "small" / "x.npy").string() +
                 " fs=256\nstage bandpass pha=[[4,8]] amp=[[60,80]] on=cuda\nstage hilbert\nstage mi\n"
@@ -29,7 +29,7 @@ void write_pipe(const ScratchDir& dir) {
 TEST(GpuPlugin, CliRunsOnTheCpuWithTheCudaPluginAbsentAndSaysWhy) {
   const ScratchDir dir("gpu_plugin_absent");
   fs::create_directories(dir / "no-plugins");
-  write_pipe(dir);
+  plugin_write_pipe(dir);
   const auto devices = run_cli_with_plugins(dir / "no-plugins", "devices", dir.path());
   ASSERT_EQ(devices.exit_code, 0) << devices.err;
   EXPECT_NE(devices.out.find("cpu      the whole machine"), std::string::npos) << devices.out;

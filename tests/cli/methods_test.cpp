@@ -12,12 +12,11 @@
 namespace pacflow {
 namespace {
 
+using testing::contains;
 using testing::read_file;
 using testing::run_cli;
 using testing::ScratchDir;
 namespace fs = std::filesystem;
-
-bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
 TEST(CliMethods, WritesTheDefaultRunsMethodsParagraphWithItsReferences) {
   const ScratchDir dir("cli_methods");

@@ -28,6 +28,7 @@ namespace pacflow {
 namespace {
 
 using nlohmann::json;
+using testing::contains;
 using testing::CliProcess;
 using testing::CliResult;
 using testing::eventually;
@@ -40,18 +41,16 @@ using testing::series_recorded;
 namespace fs = std::filesystem;
 using namespace std::chrono_literals;
 
-constexpr auto kSlowdown = testing::kSanitizerSlowdown;
+using testing::kSanitizerSlowdown;
 
 // A quick coupled pipeline into npy and png sinks in out/: epochs × 4 series, bands × bands cells.
-std::string small_pipe(int seed = 3, int epochs = 1, int bands = 3) {
+std::string safety_small_pipe(int seed = 3, int epochs = 1, int bands = 3) {
   const std::string n = std::to_string(bands);
   return "source synthetic epochs=" + std::to_string(epochs) + " channels=4 n_times=1024 chi=0.5 seed=" +
          std::to_string(seed) + "\nstage bandpass pha=4:12:" + n + " amp=60:120:" + n +
          "\nstage hilbert\nstage mi\nstage surrogates n=20 seed=7\nsink npy dir=out\n"
          "sink png path=out/comodulogram.png\n";
 }
-
-bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
 // Exactly one line on stderr, an error.
 ::testing::AssertionResult one_error_line(const CliResult& r) {
@@ -63,9 +62,9 @@ bool contains(const std::string& text, const std::string& part) { return text.fi
 // Runs the CLI in the background and waits at most `seconds`: a hang fails the test, not the suite.
 CliResult run_bounded(const std::vector<std::string>& args, const fs::path& cwd, int seconds = 20) {
   CliProcess cli(args, cwd);
-  const auto result = cli.wait_for(std::chrono::seconds(seconds * kSlowdown));
+  const auto result = cli.wait_for(std::chrono::seconds(seconds * kSanitizerSlowdown));
   if (!result) {
-    ADD_FAILURE() << "pipeline_cli hung (killed after " << seconds * kSlowdown << " s): " << cli.err_so_far();
+    ADD_FAILURE() << "pipeline_cli hung (killed after " << seconds * kSanitizerSlowdown << " s): " << cli.err_so_far();
     return {-1, "", cli.err_so_far()};
   }
   return *result;
@@ -84,7 +83,7 @@ std::vector<std::vector<std::string>> writers_onto(const std::string& target) {
 
 TEST(OutputSafety, FifoOrDeviceAsAnOutputIsRefusedAndLeftAsItWas) {
   const ScratchDir dir("safety_special_out");
-  dir.write("p.pipe", small_pipe());
+  dir.write("p.pipe", safety_small_pipe());
   fs::create_directory(dir / "d");
   testing::make_fifo(dir / "fifo");
   testing::make_fifo(dir / "d" / "pac.npy");
@@ -110,7 +109,7 @@ TEST(OutputSafety, FifoOrDeviceAsAnOutputIsRefusedAndLeftAsItWas) {
 
 TEST(OutputSafety, InputsThatAreNotRegularFilesAreRefusedAtOnce) {
   const ScratchDir dir("safety_special_in");
-  dir.write("p.pipe", small_pipe());
+  dir.write("p.pipe", safety_small_pipe());
   dir.write("npy.pipe", "source npy path=in.npy fs=256\nstage bandpass\nstage hilbert\nstage mi\nsink npy dir=out\n");
   testing::make_fifo(dir / "fifo.pipe");
   testing::make_fifo(dir / "in.npy");
@@ -186,7 +185,7 @@ TEST(OutputSafety, AnOutputOverAnInputOrAnotherOutputIsRefusedNamingBoth) {
 // A symbolic link at an output is followed: the file it points to is replaced, the link stays.
 TEST(OutputSafety, ALinkAtAnOutputReplacesTheFileItPointsTo) {
   const ScratchDir dir("safety_link");
-  dir.write("p.pipe", small_pipe());
+  dir.write("p.pipe", safety_small_pipe());
   fs::create_directory(dir / "kept");
   dir.write("kept/plot.png", "an earlier plot");
   fs::create_directory(dir / "out");
@@ -201,15 +200,15 @@ TEST(OutputSafety, ALinkAtAnOutputReplacesTheFileItPointsTo) {
 // png sink fails after the npy sink has written everything. Nothing of the earlier run may change.
 TEST(OutputSafety, SinksCommitTogetherSoOneFailingLeavesEveryEarlierOutput) {
   const ScratchDir dir("safety_together");
-  dir.write("old.pipe", small_pipe(1));
-  dir.write("new.pipe", small_pipe(2));
+  dir.write("old.pipe", safety_small_pipe(1));
+  dir.write("new.pipe", safety_small_pipe(2));
   ASSERT_EQ(run_cli("run old.pipe -q --trace out/trace.json", dir.path()).exit_code, 0);
   const auto before = folder_contents(dir / "out");
   ASSERT_GT(before.at("comodulogram.png").size(), 20000u);
   ASSERT_LT(before.at("result.json").size(), 20000u);
 
   CliProcess cli({"run", "new.pipe", "-q", "--trace", "out/trace.json"}, dir.path(), {20000});
-  const auto r = cli.wait_for(60s * kSlowdown);
+  const auto r = cli.wait_for(60s * kSanitizerSlowdown);
   ASSERT_TRUE(r);
   EXPECT_EQ(r->exit_code, 1) << r->err;
   EXPECT_TRUE(contains(r->err, ".png: write failed: File too large")) << r->err;
@@ -224,8 +223,8 @@ TEST(OutputSafety, CheckpointedRunMeetingAFullDiskAtItsCommitStaysResumable) {
   std::string why;
   const auto disk = testing::Mount::tmpfs(dir / "small", 512 << 10, why);
   if (!disk) GTEST_SKIP() << why;
-  dir.write("old.pipe", small_pipe(1, 32, 10));  // 6 arrays of 51 KiB: 330 KiB with result.json and the plot
-  dir.write("new.pipe", small_pipe(2, 32, 10));
+  dir.write("old.pipe", safety_small_pipe(1, 32, 10));  // 6 arrays of 51 KiB: 330 KiB with result.json and the plot
+  dir.write("new.pipe", safety_small_pipe(2, 32, 10));
   ASSERT_EQ(run_cli("run new.pipe -q --out reference --set png.grid=false", dir.path()).exit_code, 0);
   ASSERT_EQ(run_cli("run old.pipe -q --out small/out --set png.grid=false", dir.path()).exit_code, 0);
   const auto before = folder_contents(dir / "small" / "out");
@@ -253,8 +252,8 @@ TEST(OutputSafety, CheckpointedRunMeetingAFullDiskAtItsCommitStaysResumable) {
 // with the bytes of an uninterrupted run.
 TEST(OutputSafety, KillsDuringTheCommitNeverLeaveAMixedSetAndTheRunStaysResumable) {
   const ScratchDir dir("safety_kill_commit");
-  dir.write("old.pipe", small_pipe(1, 16));
-  dir.write("new.pipe", small_pipe(2, 16));
+  dir.write("old.pipe", safety_small_pipe(1, 16));
+  dir.write("new.pipe", safety_small_pipe(2, 16));
   ASSERT_EQ(run_cli("run new.pipe -q --out reference", dir.path()).exit_code, 0);
   auto want = folder_contents(dir / "reference");
   want.erase("result.json");
@@ -266,7 +265,7 @@ TEST(OutputSafety, KillsDuringTheCommitNeverLeaveAMixedSetAndTheRunStaysResumabl
     ASSERT_EQ(run_cli("run old.pipe -q --out out", dir.path()).exit_code, 0);
     {
       CliProcess cli(args, dir.path());
-      ASSERT_TRUE(eventually([&] { return series_recorded(dir / "ck") == 64 || cli.finished(); }, 60s * kSlowdown));
+      ASSERT_TRUE(eventually([&] { return series_recorded(dir / "ck") == 64 || cli.finished(); }, 60s * kSanitizerSlowdown));
       std::this_thread::sleep_for(std::chrono::microseconds(random() % 20000));
       if (!cli.finished()) cli.send(SIGKILL);
       ASSERT_TRUE(cli.wait_for(10s));
@@ -282,15 +281,15 @@ TEST(OutputSafety, KillsDuringTheCommitNeverLeaveAMixedSetAndTheRunStaysResumabl
 
 TEST(OutputSafety, ASecondRunIntoAFolderInUseIsRefusedNamingTheFirst) {
   const ScratchDir dir("safety_two_runs");
-  dir.write("long.pipe", small_pipe(1, 400));
-  dir.write("short.pipe", small_pipe(2));
+  dir.write("long.pipe", safety_small_pipe(1, 400));
+  dir.write("short.pipe", safety_small_pipe(2));
   CliProcess first({"run", "long.pipe", "-q", "--batch", "1"}, dir.path());
-  ASSERT_TRUE(eventually([&] { return has_temporary(dir / "out"); }, 60s * kSlowdown)) << first.err_so_far();
+  ASSERT_TRUE(eventually([&] { return has_temporary(dir / "out"); }, 60s * kSanitizerSlowdown)) << first.err_so_far();
   const CliResult second = run_cli("run short.pipe -q", dir.path());
   EXPECT_EQ(second.exit_code, 2) << second.err;
   EXPECT_TRUE(one_error_line(second));
   EXPECT_TRUE(contains(second.err, "another pacflow run (pid " + std::to_string(first.pid()))) << second.err;
-  const auto done = first.wait_for(120s * kSlowdown);
+  const auto done = first.wait_for(120s * kSanitizerSlowdown);
   ASSERT_TRUE(done);
   EXPECT_EQ(done->exit_code, 0) << done->err;
   const json report = json::parse(read_file(dir / "out" / "result.json"));
@@ -300,11 +299,11 @@ TEST(OutputSafety, ASecondRunIntoAFolderInUseIsRefusedNamingTheFirst) {
 
 TEST(OutputSafety, TemporariesOfAKilledRunAreRemovedByTheNextRunThere) {
   const ScratchDir dir("safety_stale");
-  dir.write("long.pipe", small_pipe(1, 400));
-  dir.write("short.pipe", small_pipe(2));
+  dir.write("long.pipe", safety_small_pipe(1, 400));
+  dir.write("short.pipe", safety_small_pipe(2));
   {
     CliProcess killed({"run", "long.pipe", "-q", "--batch", "1"}, dir.path());
-    ASSERT_TRUE(eventually([&] { return has_temporary(dir / "out"); }, 60s * kSlowdown)) << killed.err_so_far();
+    ASSERT_TRUE(eventually([&] { return has_temporary(dir / "out"); }, 60s * kSanitizerSlowdown)) << killed.err_so_far();
     killed.send(SIGKILL);
     ASSERT_TRUE(killed.wait_for(10s));
   }
@@ -318,7 +317,7 @@ TEST(OutputSafety, TemporariesOfAKilledRunAreRemovedByTheNextRunThere) {
 
 TEST(OutputSafety, AnUnwritableOutputExitsTwoForEverySinkAndTheTrace) {
   const ScratchDir dir("safety_read_only");
-  dir.write("p.pipe", small_pipe());
+  dir.write("p.pipe", safety_small_pipe());
   fs::create_directory(dir / "ro");
   std::string why;
   const auto read_only = testing::Mount::read_only(dir / "ro", why);
@@ -347,7 +346,7 @@ TEST(OutputSafety, ListsNestedBeyondTheLimitAreRefused) {
   const ScratchDir dir("safety_nesting");
   const std::string deep = std::string(50000, '[') + std::string(50000, ']');
   dir.write("deep.pipe", "source synthetic\nstage bandpass pha=" + deep + "\nstage hilbert\nstage mi\nsink npy\n");
-  dir.write("p.pipe", small_pipe());
+  dir.write("p.pipe", safety_small_pipe());
   for (const auto& args : {std::vector<std::string>{"run", "deep.pipe"}, std::vector<std::string>{"validate", "deep.pipe"},
                            std::vector<std::string>{"run", "p.pipe", "--set", "bandpass.pha=" + deep}}) {
     const CliResult r = run_bounded(args, dir.path());
@@ -370,7 +369,7 @@ TEST(OutputSafety, MemoryIsCheckedBeforeAnythingGrowsWithTheInput) {
                           "stage mi\nsink npy dir=o\n");
   for (const auto& [pipe, limit] : {std::pair{"long.pipe", "100MB"}, std::pair{"bands.pipe", "1GB"}}) {
     CliProcess cli({"run", pipe, "-q", "--max-memory", limit}, dir.path());
-    const auto r = cli.wait_for(60s * kSlowdown);
+    const auto r = cli.wait_for(60s * kSanitizerSlowdown);
     ASSERT_TRUE(r);
     EXPECT_EQ(r->exit_code, 2) << r->err;
     EXPECT_TRUE(one_error_line(*r));
@@ -381,7 +380,7 @@ TEST(OutputSafety, MemoryIsCheckedBeforeAnythingGrowsWithTheInput) {
 
 TEST(OutputSafety, BatchAndInFlightAreCappedAtWhatTheInputHas) {
   const ScratchDir dir("safety_caps");
-  dir.write("p.pipe", small_pipe(3, 32));  // 128 series
+  dir.write("p.pipe", safety_small_pipe(3, 32));  // 128 series
   for (const auto& [options, key, value] :
        // Batches hold whole blocks of the trial-level test (8 epochs of 4 channels): 4 batches at most.
        {std::tuple{"--batch 100000", "batch_size", 128}, std::tuple{"--in-flight 100000 --batch 1", "max_in_flight", 4}}) {
@@ -394,7 +393,7 @@ TEST(OutputSafety, BatchAndInFlightAreCappedAtWhatTheInputHas) {
 
 TEST(OutputSafety, MaxMemoryAmountsNeedAUnitOrAPercentSign) {
   const ScratchDir dir("safety_units");
-  dir.write("p.pipe", small_pipe());
+  dir.write("p.pipe", safety_small_pipe());
   for (const char* bare : {"1", "2", "0.5", "8000000000"}) {
     const CliResult r = run_cli(std::string("run p.pipe -q --max-memory ") + bare, dir.path());
     EXPECT_EQ(r.exit_code, 2) << bare << ": " << r.err;
@@ -418,10 +417,10 @@ TEST(OutputSafety, MaxMemoryAmountsNeedAUnitOrAPercentSign) {
 // before any batch runs, saying what disagrees.
 TEST(OutputSafety, ACheckpointWhoseRecordsDisagreeIsRefusedUpFront) {
   const ScratchDir dir("safety_checkpoint_records");
-  dir.write("p.pipe", small_pipe(3, 100));
+  dir.write("p.pipe", safety_small_pipe(3, 100));
   {
     CliProcess cli({"run", "p.pipe", "-q", "--batch", "4", "--checkpoint", "ck"}, dir.path());
-    ASSERT_TRUE(eventually([&] { return series_recorded(dir / "ck") >= 40; }, 60s * kSlowdown)) << cli.err_so_far();
+    ASSERT_TRUE(eventually([&] { return series_recorded(dir / "ck") >= 40; }, 60s * kSanitizerSlowdown)) << cli.err_so_far();
     cli.send(SIGKILL);
     ASSERT_TRUE(cli.wait_for(10s));
   }
@@ -466,9 +465,9 @@ TEST(OutputSafety, ASignalWhileALargeInputIsOpenedStopsTheRunWithinASecond) {
   ASSERT_FALSE(cli.finished()) << "the checksum ended too soon to test: " << cli.err_so_far();
   const auto sent = std::chrono::steady_clock::now();
   cli.send(SIGTERM);
-  const auto r = cli.wait_for(1s * kSlowdown);
+  const auto r = cli.wait_for(1s * kSanitizerSlowdown);
   ASSERT_TRUE(r) << "SIGTERM did not stop the run within a second while it opened its input";
-  EXPECT_LT(std::chrono::steady_clock::now() - sent, 1s * kSlowdown);
+  EXPECT_LT(std::chrono::steady_clock::now() - sent, 1s * kSanitizerSlowdown);
   EXPECT_EQ(r->exit_code, 143) << r->err;
   EXPECT_TRUE(contains(r->err, "interrupted by SIGTERM after 0 batches")) << r->err;
   EXPECT_FALSE(fs::exists(dir / "out"));

@@ -20,13 +20,12 @@ namespace pacflow {
 namespace {
 
 using nlohmann::json;
+using testing::contains;
 using testing::folder_contents;
 using testing::read_file;
 using testing::run_cli;
 using testing::ScratchDir;
 namespace fs = std::filesystem;
-
-bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
 // A small coupled recording [3 epochs][2 channels][512] in.npy, NaN-free unless `nan`.
 void write_input(const fs::path& path, bool nan = false) {

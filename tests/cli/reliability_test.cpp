@@ -24,7 +24,7 @@ using testing::series_recorded;
 namespace fs = std::filesystem;
 using namespace std::chrono_literals;
 
-constexpr auto kSlowdown = testing::kSanitizerSlowdown;
+using testing::kSanitizerSlowdown;
 
 // Coupled synthetic data through the whole chain into npy and png sinks: `epochs` × 16 series.
 std::string pac_pipe(int epochs) {
@@ -58,12 +58,12 @@ TEST_P(CliSignal, StopsWithinASecondWithItsExitCodeLeavingEarlierOutputsAsTheyWe
 
   CliProcess cli({"run", "long.pipe", "--batch", "1"}, dir.path());
   // Batches are moving once the npy sink has opened its temporaries.
-  ASSERT_TRUE(eventually([&] { return has_temporary(dir / "out"); }, 60s * kSlowdown)) << cli.err_so_far();
+  ASSERT_TRUE(eventually([&] { return has_temporary(dir / "out"); }, 60s * kSanitizerSlowdown)) << cli.err_so_far();
   const auto sent = std::chrono::steady_clock::now();
   cli.send(c.signal);
-  const auto result = cli.wait_for(1s * kSlowdown);
-  ASSERT_TRUE(result) << c.name << " did not stop the run within " << kSlowdown << " s";
-  EXPECT_LT(std::chrono::steady_clock::now() - sent, 1s * kSlowdown);
+  const auto result = cli.wait_for(1s * kSanitizerSlowdown);
+  ASSERT_TRUE(result) << c.name << " did not stop the run within " << kSanitizerSlowdown << " s";
+  EXPECT_LT(std::chrono::steady_clock::now() - sent, 1s * kSanitizerSlowdown);
   EXPECT_EQ(result->exit_code, c.exit_code) << result->err;
   EXPECT_NE(result->err.find(std::string("interrupted by ") + c.name), std::string::npos) << result->err;
   EXPECT_NE(result->err.find("no output written"), std::string::npos) << result->err;
@@ -86,7 +86,7 @@ TEST(CliCheckpoint, KilledAndInterruptedRunResumesToTheUninterruptedRunsBytes) {
   std::int64_t killed_at = 0;
   {
     CliProcess cli(args, dir.path());
-    ASSERT_TRUE(eventually([&] { return series_recorded(dir / "ck") > 0; }, 60s * kSlowdown)) << cli.err_so_far();
+    ASSERT_TRUE(eventually([&] { return series_recorded(dir / "ck") > 0; }, 60s * kSanitizerSlowdown)) << cli.err_so_far();
     cli.send(SIGKILL);
     ASSERT_TRUE(cli.wait_for(10s));
     EXPECT_EQ(cli.killed_by(), SIGKILL);
@@ -98,9 +98,9 @@ TEST(CliCheckpoint, KilledAndInterruptedRunResumesToTheUninterruptedRunsBytes) {
 
   {
     CliProcess cli(args, dir.path());
-    ASSERT_TRUE(eventually([&] { return series_recorded(dir / "ck") > killed_at; }, 60s * kSlowdown)) << cli.err_so_far();
+    ASSERT_TRUE(eventually([&] { return series_recorded(dir / "ck") > killed_at; }, 60s * kSanitizerSlowdown)) << cli.err_so_far();
     cli.send(SIGINT);
-    const auto result = cli.wait_for(10s * kSlowdown);
+    const auto result = cli.wait_for(10s * kSanitizerSlowdown);
     ASSERT_TRUE(result);
     EXPECT_EQ(result->exit_code, 130) << result->err;
     EXPECT_NE(result->err.find("run the same command again to resume"), std::string::npos) << result->err;
@@ -127,7 +127,7 @@ TEST(CliCheckpoint, ChangedPipelineOrUnresumableSinkIsRefusedWithExitTwo) {
   dir.write("p.pipe", pac_pipe(16));
   {
     CliProcess cli({"run", "p.pipe", "-q", "--batch", "2", "--checkpoint", "ck"}, dir.path());
-    ASSERT_TRUE(eventually([&] { return series_recorded(dir / "ck") > 0; }, 60s * kSlowdown)) << cli.err_so_far();
+    ASSERT_TRUE(eventually([&] { return series_recorded(dir / "ck") > 0; }, 60s * kSanitizerSlowdown)) << cli.err_so_far();
     cli.send(SIGKILL);
   }
   const auto changed = run_cli("run p.pipe -q --checkpoint ck --set surrogates.n=100", dir.path());
@@ -168,14 +168,14 @@ TEST(CliFullDisk, FailedWriteLeavesNoPartialOutputAndEarlierOutputsIntact) {
   ASSERT_GT(before.at("pac_z.npy").size(), 16u << 10);
 
   CliProcess full({"run", "p.pipe", "-q"}, dir.path(), {16u << 10});
-  const auto result = full.wait_for(60s * kSlowdown);
+  const auto result = full.wait_for(60s * kSanitizerSlowdown);
   ASSERT_TRUE(result);
   EXPECT_EQ(result->exit_code, 1) << result->err;
   EXPECT_NE(result->err.find("write failed: File too large"), std::string::npos) << result->err;
   EXPECT_EQ(folder_contents(dir / "out"), before);
 
   CliProcess fresh({"run", "p.pipe", "-q", "--out", "fresh"}, dir.path(), {16u << 10});
-  const auto second = fresh.wait_for(60s * kSlowdown);
+  const auto second = fresh.wait_for(60s * kSanitizerSlowdown);
   ASSERT_TRUE(second);
   EXPECT_EQ(second->exit_code, 1) << second->err;
   EXPECT_TRUE(folder_contents(dir / "fresh").empty()) << "a failed run left files in a new output folder";

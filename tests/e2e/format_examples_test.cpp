@@ -19,7 +19,7 @@ using hdf5::Id;
 using testing::run_cli;
 
 // An example pipeline as ExampleInputs' folder holds it (its paths are relative to its folder).
-std::string example(const std::string& name) { return "pipelines/" + name + "_example.pipe"; }
+std::string format_example(const std::string& name) { return "pipelines/" + name + "_example.pipe"; }
 
 // A scratch directory laid out like the repository for the examples: pipelines/ and
 // out/example_inputs/.
@@ -35,7 +35,7 @@ struct ExampleInputs {
 
 // Runs an example with fewer surrogates (the examples use 200; the checks need no more).
 testing::CliResult run_example(const ExampleInputs& inputs, const std::string& name) {
-  return run_cli("run -q --set surrogates.n=40 " + example(name), inputs.dir.path());
+  return run_cli("run -q --set surrogates.n=40 " + format_example(name), inputs.dir.path());
 }
 
 Shape dataset_shape(hid_t file, const std::string& name) {
@@ -108,10 +108,10 @@ TEST(FormatExamples, BdfExampleCutsEpochsAroundEventsAndFindsTheCoupledChannels)
 TEST(FormatExamples, PaddedShortEventWindowsKeepEveryFilterAndTheirShape) {
   const ExampleInputs inputs;
   const std::string window = " --set source.window=-0.5s:0.5s --set bandpass.pha=2:20:10 --set surrogates.n=10 ";
-  const auto bare = run_cli("run -q" + window + example("bdf"), inputs.dir.path());
+  const auto bare = run_cli("run -q" + window + format_example("bdf"), inputs.dir.path());
   ASSERT_EQ(bare.exit_code, 0) << bare.err;
   EXPECT_NE(bare.err.find("shorter than 3 filter orders of"), std::string::npos) << bare.err;
-  const auto padded = run_cli("run -q" + window + "--set source.pad=3s " + example("bdf"), inputs.dir.path());
+  const auto padded = run_cli("run -q" + window + "--set source.pad=3s " + format_example("bdf"), inputs.dir.path());
   ASSERT_EQ(padded.exit_code, 0) << padded.err;
   EXPECT_EQ(padded.err.find("filter orders"), std::string::npos) << padded.err;
   // "stim" every 5 s from 2.5 s in a 60 s recording: the first window (from 2 s) lacks 1 s of
@@ -130,7 +130,7 @@ TEST(FormatExamples, PaddedShortEventWindowsKeepEveryFilterAndTheirShape) {
   EXPECT_EQ(shape, (Shape{12, 5, 10, 5}));
   // Half a second analysed is less than a cycle of 1.5 Hz: the filters are whole, the bins are not.
   const auto shorter = run_cli("run -q" + window + "--set source.pad=3s --set source.window=-0.25s:0.25s " +
-                               example("bdf"), inputs.dir.path());
+                               format_example("bdf"), inputs.dir.path());
   ASSERT_EQ(shorter.exit_code, 0) << shorter.err;
   EXPECT_NE(shorter.err.find("the window analysed (128 samples, 0.5 s, once pad= is cropped) holds less than one "
                              "cycle of the lowest phase band (1.5 Hz: 0.666667 s)"),

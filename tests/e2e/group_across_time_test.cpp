@@ -23,7 +23,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-constexpr int kRate = 256, kEpochs = 16, kEpochSeconds = 2, kSubjects = 6;
+constexpr int kGroupRate = 256, kEpochs = 16, kEpochSeconds = 2, kSubjects = 6;
 
 // kEpochs epochs of 2 s, each opened by a "stim" annotation: on every channel a 6 Hz rhythm whose
 // phase differs from epoch to epoch and noise; on Cz, a 60 Hz amplitude that follows the rhythm's
@@ -33,14 +33,14 @@ void write_subject(const fs::path& path, std::uint64_t seed, const std::vector<s
   std::normal_distribution<double> noise(0.0, 3.0);
   std::uniform_real_distribution<double> offset(0.0, 2 * std::numbers::pi);
   std::vector<stages::EdfSignalSpec> signals(labels.size());
-  for (std::size_t c = 0; c < labels.size(); ++c) signals[c] = {labels[c], kRate};
+  for (std::size_t c = 0; c < labels.size(); ++c) signals[c] = {labels[c], kGroupRate};
   stages::EdfWriter writer(path.string(), false, signals);
   for (int e = 0; e < kEpochs; ++e) {
     const double theta = offset(rng);
     for (int r = 0; r < kEpochSeconds; ++r) {
       std::vector<std::vector<double>> record(labels.size());
-      for (int i = 0; i < kRate; ++i) {
-        const double t = r + static_cast<double>(i) / kRate;  // within the epoch
+      for (int i = 0; i < kGroupRate; ++i) {
+        const double t = r + static_cast<double>(i) / kGroupRate;  // within the epoch
         const double phase = 2 * std::numbers::pi * 6 * t + theta;
         const bool window = t >= 0.75 && t < 1.25;
         for (std::size_t c = 0; c < labels.size(); ++c) {

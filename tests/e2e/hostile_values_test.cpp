@@ -35,7 +35,7 @@ fs::path edited_input(const fs::path& path, Edit edit) {
   return path;
 }
 
-float& sample(std::vector<float>& x, std::int64_t epoch, std::int64_t channel, std::int64_t t) {
+float& hostile_sample(std::vector<float>& x, std::int64_t epoch, std::int64_t channel, std::int64_t t) {
   return x[static_cast<std::size_t>((epoch * 3 + channel) * kLength + t)];
 }
 
@@ -64,7 +64,7 @@ bool mentions(const json& report, const std::string& words) {
 
 // The message of the input error `run` throws: while planning (InputError) or while reading a batch
 // (a StageError caused by bad input, which the CLI also reports with exit code 2).
-std::string error_of(const std::function<void()>& run) {
+std::string hostile_error_of(const std::function<void()>& run) {
   try {
     run();
   } catch (const InputError& e) {
@@ -77,9 +77,9 @@ std::string error_of(const std::function<void()>& run) {
 
 TEST(HostileValues, NanSampleIsRefusedByDefaultNamingFileEpochChannelAndSample) {
   const ScratchDir dir("hostile");
-  const auto input = edited_input(dir / "x.npy", [](auto& x) { sample(x, 1, 2, 100) = NAN; });
+  const auto input = edited_input(dir / "x.npy", [](auto& x) { hostile_sample(x, 1, 2, 100) = NAN; });
   std::vector<float> pac;
-  const std::string error = error_of([&] { run_pac(input, dir / "out", pac); });
+  const std::string error = hostile_error_of([&] { run_pac(input, dir / "out", pac); });
   EXPECT_NE(error.find("x.npy: NaN at epoch 1, channel 2, sample 100"), std::string::npos) << error;
   EXPECT_FALSE(fs::exists(dir / "out" / "pac.npy"));
 }
@@ -90,8 +90,8 @@ TEST(HostileValues, NanSkipGivesNanForThatSeriesOnlyAndWarnsNamingIt) {
   const ScratchDir dir("hostile");
   const auto clean = edited_input(dir / "clean.npy", [](auto&) {});
   const auto hostile = edited_input(dir / "nan.npy", [](auto& x) {
-    sample(x, 1, 2, 100) = NAN;
-    sample(x, 1, 2, 101) = -INFINITY;
+    hostile_sample(x, 1, 2, 100) = NAN;
+    hostile_sample(x, 1, 2, 101) = -INFINITY;
   });
   std::vector<float> reference, pac;
   run_pac(clean, dir / "clean", reference);
@@ -118,7 +118,7 @@ TEST(HostileValues, NanSkipGivesNanForThatSeriesOnlyAndWarnsNamingIt) {
 TEST(HostileValues, NanSkipTurnsEveryPairOfThatEpochToNan) {
   const ScratchDir dir("hostile");
   const auto clean = edited_input(dir / "clean.npy", [](auto&) {});
-  const auto hostile = edited_input(dir / "nan.npy", [](auto& x) { sample(x, 0, 1, 7) = NAN; });
+  const auto hostile = edited_input(dir / "nan.npy", [](auto& x) { hostile_sample(x, 0, 1, 7) = NAN; });
   std::vector<float> reference, pac;
   run_pac(clean, dir / "clean", reference, json::object(), {{"pairs", "all"}});
   run_pac(hostile, dir / "skip", pac, {{"nan_policy", "skip"}}, {{"pairs", "all"}});
@@ -136,14 +136,14 @@ TEST(HostileValues, NanSkipTurnsEveryPairOfThatEpochToNan) {
 TEST(HostileValues, NanZeroEqualsTheInputWithZerosAndCountsTheSamples) {
   const ScratchDir dir("hostile");
   const auto zeros = edited_input(dir / "zeros.npy", [](auto& x) {
-    sample(x, 0, 0, 3) = 0;
-    sample(x, 1, 1, 4) = 0;
-    sample(x, 1, 1, 5) = 0;
+    hostile_sample(x, 0, 0, 3) = 0;
+    hostile_sample(x, 1, 1, 4) = 0;
+    hostile_sample(x, 1, 1, 5) = 0;
   });
   const auto hostile = edited_input(dir / "nan.npy", [](auto& x) {
-    sample(x, 0, 0, 3) = INFINITY;
-    sample(x, 1, 1, 4) = NAN;
-    sample(x, 1, 1, 5) = NAN;
+    hostile_sample(x, 0, 0, 3) = INFINITY;
+    hostile_sample(x, 1, 1, 4) = NAN;
+    hostile_sample(x, 1, 1, 5) = NAN;
   });
   std::vector<float> reference, pac;
   run_pac(zeros, dir / "zeros", reference);
@@ -157,11 +157,11 @@ TEST(HostileValues, NanZeroEqualsTheInputWithZerosAndCountsTheSamples) {
 TEST(HostileValues, FlatSeriesIsRefusedNamingItOrLeftOutWithSkip) {
   const ScratchDir dir("hostile");
   const auto input = edited_input(dir / "flat.npy", [](auto& x) {
-    for (std::int64_t t = 0; t < kLength; ++t) sample(x, 0, 1, t) = 2.5f;
+    for (std::int64_t t = 0; t < kLength; ++t) hostile_sample(x, 0, 1, t) = 2.5f;
   });
   std::vector<float> pac;
   for (const char* policy : {"reject", "zero"}) {
-    const std::string error = error_of([&] { run_pac(input, dir / "out", pac, {{"nan_policy", policy}}); });
+    const std::string error = hostile_error_of([&] { run_pac(input, dir / "out", pac, {{"nan_policy", policy}}); });
     EXPECT_NE(error.find("flat.npy: epoch 0, channel 1 is flat (every sample is 2.5)"), std::string::npos)
         << policy << ": " << error;
   }
@@ -186,7 +186,7 @@ TEST(HostileValues, UnknownNanPolicyIsRefusedNamingTheParameter) {
   const ScratchDir dir("hostile");
   const auto input = edited_input(dir / "x.npy", [](auto&) {});
   std::vector<float> pac;
-  const std::string error = error_of([&] { run_pac(input, dir / "out", pac, {{"nan_policy", "ignore"}}); });
+  const std::string error = hostile_error_of([&] { run_pac(input, dir / "out", pac, {{"nan_policy", "ignore"}}); });
   EXPECT_NE(error.find("parameter \"nan_policy\": must be one of reject, zero, skip, got \"ignore\""),
             std::string::npos)
       << error;
@@ -196,10 +196,10 @@ TEST(HostileValues, ZeroChannelsOrEpochsAreRefused) {
   const ScratchDir dir("hostile");
   NpyWriter(dir / "none.npy", {2, 0, 64}).commit();
   std::vector<float> pac;
-  std::string error = error_of([&] { run_pac(dir / "none.npy", dir / "out", pac); });
+  std::string error = hostile_error_of([&] { run_pac(dir / "none.npy", dir / "out", pac); });
   EXPECT_NE(error.find("array of shape [2, 0, 64] holds no series of at least 2 samples"), std::string::npos) << error;
   for (const char* empty : {"channels", "epochs"}) {
-    error = error_of([&] {
+    error = hostile_error_of([&] {
       Pipeline(stages::builtin_registry())
           .source("synthetic", {{empty, 0}})
           .stage("bandpass")
@@ -219,7 +219,7 @@ TEST(HostileValues, SeriesTooShortForTheFilterIsRefusedNamingTheBand) {
   writer.append(x, 3);
   writer.commit();
   std::vector<float> pac;
-  const std::string error = error_of([&] { run_pac(dir / "short.npy", dir / "out", pac); });
+  const std::string error = hostile_error_of([&] { run_pac(dir / "short.npy", dir / "out", pac); });
   EXPECT_NE(error.find("series of 3 samples are too short to filter band [4, 8] Hz"), std::string::npos) << error;
 }
 
@@ -249,9 +249,9 @@ TEST(HostileValues, OneBinAndAbsurdBandCountsAreRefusedNamingTheParameter) {
   const ScratchDir dir("hostile");
   const auto input = edited_input(dir / "x.npy", [](auto&) {});
   std::vector<float> pac;
-  std::string error = error_of([&] { run_pac(input, dir / "out", pac, json::object(), {{"bins", 1}}); });
+  std::string error = hostile_error_of([&] { run_pac(input, dir / "out", pac, json::object(), {{"bins", 1}}); });
   EXPECT_NE(error.find("parameter \"bins\": must be from 2 to 1024, got 1"), std::string::npos) << error;
-  error = error_of([&] {
+  error = hostile_error_of([&] {
     Pipeline(stages::builtin_registry())
         .source("synthetic")
         .stage("bandpass", {{"amp", "60:160:100001"}})
@@ -270,7 +270,7 @@ TEST(HostileValues, HugeBandCountIsRefusedUpFrontByTheMemoryLimit) {
   const ScratchDir dir("hostile");
   RunOptions options;
   options.max_memory = MemoryBudget{0x1p28, 0};
-  const std::string error = error_of([&] {
+  const std::string error = hostile_error_of([&] {
     Pipeline(stages::builtin_registry())
         .source("synthetic")
         .stage("bandpass", {{"amp", "60:160:5000"}})
@@ -289,9 +289,9 @@ TEST(HostileValues, HugeBandCountIsRefusedUpFrontByTheMemoryLimit) {
 TEST(HostileValues, SampleBeyondTheFloat32RangeIsRefusedNamingItOrLeftOutWithSkip) {
   const ScratchDir dir("hostile");
   const auto clean = edited_input(dir / "clean.npy", [](auto&) {});
-  const auto spike = edited_input(dir / "spike.npy", [](auto& x) { sample(x, 1, 2, 17) = 1e38f; });
+  const auto spike = edited_input(dir / "spike.npy", [](auto& x) { hostile_sample(x, 1, 2, 17) = 1e38f; });
   std::vector<float> reference, pac;
-  const std::string error = error_of([&] { run_pac(spike, dir / "out", pac); });
+  const std::string error = hostile_error_of([&] { run_pac(spike, dir / "out", pac); });
   EXPECT_NE(error.find("spike.npy: value 1e+38 at epoch 1, channel 2, sample 17: beyond ±1e+20"), std::string::npos)
       << error;
   EXPECT_FALSE(fs::exists(dir / "out" / "pac.npy"));
@@ -340,17 +340,17 @@ TEST(HostileValues, SeriesOfSubnormalSamplesIsRefusedNamingIt) {
     for (float& v : x) v = static_cast<float>(v / largest * 1e-44);
   });
   std::vector<float> pac;
-  std::string error = error_of([&] { run_pac(scaled, dir / "out", pac); });
+  std::string error = hostile_error_of([&] { run_pac(scaled, dir / "out", pac); });
   // Every series is too small; whichever batch comes first names its first.
   EXPECT_NE(error.find("is too small to filter: its largest sample magnitude is "), std::string::npos) << error;
   EXPECT_NE(error.find(", below 1e-20, where pacflow's float32 filters underflow to 0"), std::string::npos) << error;
   EXPECT_FALSE(fs::exists(dir / "out" / "pac.npy"));
 
   const auto one = edited_input(dir / "one.npy", [](auto& x) {
-    for (std::int64_t t = 0; t < kLength; ++t) sample(x, 1, 2, t) = 0;
-    sample(x, 1, 2, 500) = 1e-45f;
+    for (std::int64_t t = 0; t < kLength; ++t) hostile_sample(x, 1, 2, t) = 0;
+    hostile_sample(x, 1, 2, 500) = 1e-45f;
   });
-  error = error_of([&] { run_pac(one, dir / "out", pac); });
+  error = hostile_error_of([&] { run_pac(one, dir / "out", pac); });
   EXPECT_NE(error.find("one.npy: epoch 1, channel 2 is too small to filter: its largest sample magnitude is "
                        "1.4013e-45"),
             std::string::npos)
@@ -375,7 +375,7 @@ TEST(HostileValues, MillionChannelsArePlannedWithoutPerChannelListsAndAllPairsOf
   EXPECT_LT(text.size(), std::size_t{1} << 20) << "the plan lists something per channel";
   EXPECT_NE(text.find("each of the 1000000 channels with itself (diag)"), std::string::npos);
 
-  std::string error = error_of([&] {
+  std::string error = hostile_error_of([&] {
     Pipeline(stages::builtin_registry())
         .source("synthetic", {{"channels", 1000}})
         .stage("bandpass")
@@ -399,7 +399,7 @@ TEST(HostileValues, SyntheticParametersThatOverflowAreRefusedNamingThem) {
     // Named copies: clang 14 cannot capture a structured binding in a lambda (C++20 allows it).
     const std::string key = name;
     const double value = number;
-    const std::string error = error_of([&] {
+    const std::string error = hostile_error_of([&] {
       Pipeline(stages::builtin_registry())
           .source("synthetic", {{key, value}})
           .stage("bandpass")

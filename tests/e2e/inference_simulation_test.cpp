@@ -38,7 +38,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-constexpr int kRate = 256, kChannels = 8, kEpochSeconds = 4;
+constexpr int kSimulationRate = 256, kChannels = 8, kEpochSeconds = 4;
 constexpr double kAlpha = 0.05;
 
 std::int64_t datasets() {
@@ -71,7 +71,7 @@ class PinkNoise {
 
 // `seconds` of noise on eight channels at 256 Hz (plus `added`), annotated every 4 s from 0 s with
 // "a" and "b" in turn (the conditions of the power design).
-fs::path recording(const fs::path& path, std::uint64_t seed, int seconds, bool pink, const Signal& added = {}) {
+fs::path simulation_recording(const fs::path& path, std::uint64_t seed, int seconds, bool pink, const Signal& added = {}) {
   std::mt19937_64 rng(seed);
   std::normal_distribution<double> white(0.0, 10.0);
   std::vector<stages::EdfSignalSpec> signals(kChannels);
@@ -80,8 +80,8 @@ fs::path recording(const fs::path& path, std::uint64_t seed, int seconds, bool p
   stages::EdfWriter writer(path.string(), false, signals);
   for (int r = 0; r < seconds; ++r) {
     std::vector<std::vector<double>> record(kChannels);
-    for (int i = 0; i < kRate; ++i) {
-      const double t = r + static_cast<double>(i) / kRate;
+    for (int i = 0; i < kSimulationRate; ++i) {
+      const double t = r + static_cast<double>(i) / kSimulationRate;
       for (int c = 0; c < kChannels; ++c) {
         const double noise = white(rng);
         record[static_cast<std::size_t>(c)].push_back((pink ? filters[static_cast<std::size_t>(c)](noise) : noise) +
@@ -95,7 +95,7 @@ fs::path recording(const fs::path& path, std::uint64_t seed, int seconds, bool p
   return path;
 }
 
-json run(const fs::path& edf, const json& source, const json& surrogates, const fs::path& out,
+json simulation_run(const fs::path& edf, const json& source, const json& surrogates, const fs::path& out,
          bool remove_evoked = false) {
   Pipeline p(stages::builtin_registry());
   json params = source;
@@ -150,8 +150,8 @@ class InferenceSimulation : public ::testing::Test {
     // One family per dataset with every channel's: five times the datasets, for a check that can fail.
     const std::int64_t count = family == "cells" ? datasets() : 5 * datasets();
     for (std::int64_t d = 0; d < count; ++d) {
-      const fs::path edf = recording(dir_ / "x.edf", 1000 + static_cast<std::uint64_t>(d), epochs * kEpochSeconds, pink);
-      run(edf, {{"epoch", "4s"}}, {{"seed", d}, {"trial_family", family}}, dir_ / "out");
+      const fs::path edf = simulation_recording(dir_ / "x.edf", 1000 + static_cast<std::uint64_t>(d), epochs * kEpochSeconds, pink);
+      simulation_run(edf, {{"epoch", "4s"}}, {{"seed", d}, {"trial_family", family}}, dir_ / "out");
       const auto p = testing::load_floats(dir_ / "out" / "trial_pvalues.npy");
       const std::size_t size = family == "cells" ? p.size() / kChannels : p.size();
       hits += rejected(p, size);
@@ -163,8 +163,8 @@ class InferenceSimulation : public ::testing::Test {
   void overlap_error(const std::string& design, const std::string& step, std::uint64_t seed, const std::string& said) {
     std::int64_t hits = 0, families = 0;
     for (std::int64_t d = 0; d < datasets(); ++d) {
-      const fs::path edf = recording(dir_ / "x.edf", seed + static_cast<std::uint64_t>(d), 32, false);
-      const json report = run(edf, {{"epoch", "4s"}, {"step", step}},
+      const fs::path edf = simulation_recording(dir_ / "x.edf", seed + static_cast<std::uint64_t>(d), 32, false);
+      const json report = simulation_run(edf, {{"epoch", "4s"}, {"step", step}},
                               {{"seed", d}, {"trial_family", "cells"}, {"trials", "maxstat"}}, dir_ / "out");
       if (d == 0) {
         EXPECT_NE(report["warnings"].dump().find(said), std::string::npos) << report["warnings"].dump();
@@ -207,8 +207,8 @@ TEST_F(InferenceSimulation, PowerDifferenceAloneMakesNoContrast) {
     return in_b ? 20.0 * std::sin(2 * std::numbers::pi * 70 * t) : 0.0;
   };
   for (std::int64_t d = 0; d < datasets(); ++d) {
-    const fs::path edf = recording(dir_ / "x.edf", 3000 + static_cast<std::uint64_t>(d), 64, false, steady);
-    run(edf, {{"events", {"a", "b"}}, {"window", "0s:4s"}}, {{"seed", d}, {"trial_family", "cells"}}, dir_ / "out");
+    const fs::path edf = simulation_recording(dir_ / "x.edf", 3000 + static_cast<std::uint64_t>(d), 64, false, steady);
+    simulation_run(edf, {{"events", {"a", "b"}}, {"window", "0s:4s"}}, {{"seed", d}, {"trial_family", "cells"}}, dir_ / "out");
     const auto p = testing::load_floats(dir_ / "out" / "contrast_pvalues.npy");
     hits += rejected(p, p.size() / kChannels);
     families += kChannels;
@@ -266,9 +266,9 @@ TEST_F(InferenceSimulation, EvokedResponseOfVariableSize) {
       return sizes[std::min<std::size_t>(epoch, 7)] * (6 * bump(0.15) * std::cos(2 * std::numbers::pi * 8 * since) +
                                                        30 * bump(0.02) * std::cos(2 * std::numbers::pi * 70 * since));
     };
-    const fs::path edf = recording(dir_ / "x.edf", 6000 + static_cast<std::uint64_t>(d), 8 * kEpochSeconds, false, evoked);
+    const fs::path edf = simulation_recording(dir_ / "x.edf", 6000 + static_cast<std::uint64_t>(d), 8 * kEpochSeconds, false, evoked);
     for (bool removed : {false, true}) {
-      run(edf, {{"epoch", "4s"}}, {{"seed", d}, {"trial_family", "cells"}}, dir_ / "out", removed);
+      simulation_run(edf, {{"epoch", "4s"}}, {{"seed", d}, {"trial_family", "cells"}}, dir_ / "out", removed);
       const auto p = testing::load_floats(dir_ / "out" / "trial_pvalues.npy");
       hits[removed] += rejected(p, p.size() / kChannels);
       const auto per_series = testing::load_floats(dir_ / "out" / "pvalues_maxstat.npy");  // [8][channels][cells]
@@ -296,7 +296,7 @@ TEST_F(InferenceSimulation, GroupTestOfNullSubjects) {
     std::string table = "id\tpath\tepoch\n";
     for (int s = 0; s < kSubjects; ++s) {
       const std::string id = fmt::format("sub-{:02}", s);
-      recording(dir_ / (id + ".edf"), 9000 + static_cast<std::uint64_t>(study * kSubjects + s), 8 * kEpochSeconds,
+      simulation_recording(dir_ / (id + ".edf"), 9000 + static_cast<std::uint64_t>(study * kSubjects + s), 8 * kEpochSeconds,
                 false);
       table += fmt::format("{}\t{}.edf\t4s\n", id, id);
     }
@@ -328,7 +328,7 @@ TEST_F(InferenceSimulation, GroupErpacOfNullSubjectsWithClustersOverTime) {
     std::string table = "id\tpath\tepoch\tchannels\n";
     for (int s = 0; s < kSubjects; ++s) {
       const std::string id = fmt::format("sub-{:02}", s);
-      recording(dir_ / (id + ".edf"), 70000 + static_cast<std::uint64_t>(study * kSubjects + s), 16, false);
+      simulation_recording(dir_ / (id + ".edf"), 70000 + static_cast<std::uint64_t>(study * kSubjects + s), 16, false);
       table += fmt::format("{}\t{}.edf\t1s\tCh1,Ch2\n", id, id);
     }
     dir_.write("subjects.tsv", table);

@@ -183,7 +183,7 @@ const Elements kPairsPipeline = {
 // Every file in `single` has the same bytes in `out`; result.json the same apart from what describes
 // the run (timings, placement, ranks) and the machine, and with `other_batches` (a resumed run, rings
 // over ranks) the batches it carried and the memory they take.
-void expect_same_outputs(const fs::path& out, const fs::path& single, const std::string& what,
+void ranks_expect_same_outputs(const fs::path& out, const fs::path& single, const std::string& what,
                          bool other_batches = false) {
   std::size_t compared = 0;
   for (const auto& file : fs::directory_iterator(single)) {
@@ -232,7 +232,7 @@ void expect_the_single_runs_bytes(const Elements& elements, std::int64_t batch) 
       EXPECT_EQ(placed[r]["local_rank"], r);
       EXPECT_EQ(placed[r]["stages"]["hilbert"], "cpu");
     }
-    expect_same_outputs(folders.out, folders.single, fmt::format("over {} ranks", size));
+    ranks_expect_same_outputs(folders.out, folders.single, fmt::format("over {} ranks", size));
     fs::remove_all(folders.out);
   }
 }
@@ -284,7 +284,7 @@ TEST(Ranks, ACheckpointedJobStoppedOnNRanksResumesOnAnyNumber) {
     EXPECT_GE(resumed_at, 24) << what;
     EXPECT_LT(resumed_at, 72) << what;
     for (const json& report : reports) EXPECT_EQ(report["run"]["series"], 72);
-    expect_same_outputs(folders.out, folders.single, what, true);
+    ranks_expect_same_outputs(folders.out, folders.single, what, true);
     EXPECT_FALSE(fs::exists(folders.checkpoint / "checkpoint.json")) << what;
     fs::remove_all(folders.out);
   }
@@ -350,7 +350,7 @@ TEST(Ranks, StagesPinnedToDifferentDevicesSplitOverRanks) {
     const json& segments = reports[0]["segments"];
     ASSERT_GE(segments.size(), 2u);
     for (const json& seg : segments) EXPECT_EQ(seg["batch_series"], 12) << seg;
-    expect_same_outputs(folders.out, folders.single, fmt::format("pinned, over {} ranks", size), true);
+    ranks_expect_same_outputs(folders.out, folders.single, fmt::format("pinned, over {} ranks", size), true);
     fs::remove_all(folders.out);
   }
 }

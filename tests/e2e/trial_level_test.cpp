@@ -46,19 +46,19 @@ json run_weak(std::int64_t epochs, const fs::path& out, json surrogates = json::
   return p.run().to_json();
 }
 
-constexpr std::int64_t kEpochs = 40, kCells = 9, kCoupledCell = 4;  // phase band 6 Hz, amplitude band 60 Hz
+constexpr std::int64_t kTrialLevelEpochs = 40, kCells = 9, kCoupledCell = 4;  // phase band 6 Hz, amplitude band 60 Hz
 
 TEST(TrialLevel, ACouplingTooWeakForAnyEpochShowsInTheMeanOverEpochs) {
   const testing::ScratchDir dir("trial_weak");
-  const json report = run_weak(kEpochs, dir.path());
+  const json report = run_weak(kTrialLevelEpochs, dir.path());
   Shape shape;
   const auto trial_p = testing::load_floats(dir / "trial_pvalues.npy", &shape);
   ASSERT_EQ(shape, (Shape{2, 3, 3}));
   const auto per_epoch_p = testing::load_floats(dir / "pvalues_maxstat.npy");
   std::int64_t epochs_below = 0;
-  for (std::int64_t e = 0; e < kEpochs; ++e)
+  for (std::int64_t e = 0; e < kTrialLevelEpochs; ++e)
     epochs_below += per_epoch_p[static_cast<std::size_t>((e * 2 + 0) * kCells + kCoupledCell)] < 0.05f;
-  EXPECT_LT(epochs_below, stages::PngSink::epochs_needed(kEpochs, 0.05))
+  EXPECT_LT(epochs_below, stages::PngSink::epochs_needed(kTrialLevelEpochs, 0.05))
       << "the epochs' own tests, even counted by the binomial rule, must miss this coupling";
   EXPECT_LT(trial_p[kCoupledCell], 0.01f) << "the mean over 40 epochs is far above every surrogate's";
   for (std::int64_t c = 0; c < kCells; ++c)
@@ -69,12 +69,12 @@ TEST(TrialLevel, ACouplingTooWeakForAnyEpochShowsInTheMeanOverEpochs) {
   const auto trial_pac = testing::load_floats(dir / "trial_pac.npy");
   for (std::int64_t k = 0; k < 2 * kCells; ++k) {
     double sum = 0;
-    for (std::int64_t e = 0; e < kEpochs; ++e) sum += pac[static_cast<std::size_t>(e * 2 * kCells + k)];
-    EXPECT_NEAR(trial_pac[static_cast<std::size_t>(k)], sum / kEpochs, 1e-6 * sum / kEpochs) << "cell " << k;
+    for (std::int64_t e = 0; e < kTrialLevelEpochs; ++e) sum += pac[static_cast<std::size_t>(e * 2 * kCells + k)];
+    EXPECT_NEAR(trial_pac[static_cast<std::size_t>(k)], sum / kTrialLevelEpochs, 1e-6 * sum / kTrialLevelEpochs) << "cell " << k;
   }
   const json& resolved = report["pipeline"][4]["params"];
   EXPECT_EQ(resolved["trials"], "maxstat");
-  EXPECT_EQ(resolved["trial_epochs"], kEpochs);
+  EXPECT_EQ(resolved["trial_epochs"], kTrialLevelEpochs);
 }
 
 TEST(TrialLevel, RunsByItselfOnlyWithSeveralEpochsAndIsRefusedWithOneWhenAskedFor) {

@@ -68,14 +68,14 @@ class PassStage final : public Stage {
 };
 
 // Sink: every row of the result tensors, in order, and the batch sizes it saw.
-struct Record {
+struct GroupRecord {
   std::map<std::string, std::vector<double>> rows;
   std::vector<std::int64_t> batch_series;
 };
 
-class RecordSink final : public Sink {
+class GroupRecordSink final : public Sink {
  public:
-  explicit RecordSink(Record* record) : record_(record) {}
+  explicit GroupRecordSink(GroupRecord* record) : record_(record) {}
   void plan(const PlanContext& ctx) override {
     for (const auto& t : ctx.results()) names_.push_back(t.name);
   }
@@ -88,14 +88,14 @@ class RecordSink final : public Sink {
   void finish(const json&, OutputSet&) override {}
 
  private:
-  Record* record_;
+  GroupRecord* record_;
   std::vector<std::string> names_;
 };
 
-struct TestRegistry {
-  Record record;
+struct GroupRegistry {
+  GroupRecord record;
   Registry registry;
-  TestRegistry() {
+  GroupRegistry() {
     registry.add({ElementKind::Source, "count", "",
                   {{"epochs", ParamType::Integer, 4, "", ""}, {"channels", ParamType::Integer, 3, "", ""}},
                   [](const Params& p) { return std::make_unique<CountingSource>(p); }, {}, {}});
@@ -105,7 +105,7 @@ struct TestRegistry {
                    {"name", ParamType::String, "sums", "", ""}},
                   {}, [](const Params& p) { return std::make_unique<GroupSumStage>(p); }, {}});
     registry.add({ElementKind::Stage, "pass", "", {}, {}, [](const Params&) { return std::make_unique<PassStage>(); }, {}});
-    registry.add({ElementKind::Sink, "record", "", {}, {}, {}, [this](const Params&) { return std::make_unique<RecordSink>(&record); }});
+    registry.add({ElementKind::Sink, "record", "", {}, {}, {}, [this](const Params&) { return std::make_unique<GroupRecordSink>(&record); }});
   }
 };
 
@@ -121,7 +121,7 @@ std::vector<double> expected_rows(std::int64_t series, std::int64_t group, std::
 
 TEST(BatchGroups, EveryBatchHoldsWholeGroupsForAnyRunBatchSize) {
   for (std::int64_t batch : {0, 1, 2, 3, 4, 5, 7, 100}) {
-    TestRegistry t;
+    GroupRegistry t;
     const json report = Pipeline(t.registry)
                             .source("count")
                             .stage("group_sum", {{"group", 3}, {"rows", 2}})
@@ -137,7 +137,7 @@ TEST(BatchGroups, EveryBatchHoldsWholeGroupsForAnyRunBatchSize) {
 
 TEST(BatchGroups, BatchesHoldTheLeastCommonMultipleOfEveryStagesGroup) {
   for (std::int64_t batch : {1, 4, 5}) {
-    TestRegistry t;
+    GroupRegistry t;
     Pipeline(t.registry)
         .source("count", {{"epochs", 4}, {"channels", 3}})
         .stage("group_sum", {{"group", 2}, {"name", "pairs"}})
@@ -155,7 +155,7 @@ TEST(BatchGroups, BatchesHoldTheLeastCommonMultipleOfEveryStagesGroup) {
 TEST(BatchGroups, RingsRecutBatchesIntoWholeGroupsAndCarryRowsPerGroup) {
   for (std::int64_t edge : {1, 2, 4, 8}) {
     for (std::int64_t run_batch : {1, 3, 5}) {
-      TestRegistry t;
+      GroupRegistry t;
       Pipeline(t.registry)
           .source("count", {{"epochs", 6}, {"channels", 2}})
           .stage("pass", {{"batch", edge}})
@@ -170,7 +170,7 @@ TEST(BatchGroups, RingsRecutBatchesIntoWholeGroupsAndCarryRowsPerGroup) {
 }
 
 TEST(BatchGroups, GroupsThatDoNotDivideTheInputAreRejectedNamingTheStage) {
-  TestRegistry t;
+  GroupRegistry t;
   try {
     Pipeline(t.registry).source("count", {{"epochs", 5}, {"channels", 1}}).stage("group_sum", {{"group", 2}}).sink("record").run();
     FAIL() << "expected an InputError";
@@ -181,7 +181,7 @@ TEST(BatchGroups, GroupsThatDoNotDivideTheInputAreRejectedNamingTheStage) {
 }
 
 TEST(BatchGroups, ReportDescribesRowsPerGroup) {
-  TestRegistry t;
+  GroupRegistry t;
   const json plan =
       Pipeline(t.registry).source("count").stage("group_sum", {{"group", 3}, {"rows", 2}}).sink("record").validate().to_json();
   json sums;

@@ -24,11 +24,12 @@ namespace pacflow {
 namespace {
 
 namespace fs = std::filesystem;
+using testing::contains;
 using testing::read_file;
 using testing::ScratchDir;
 
 // The message check_output_target gives for `path`, or "" when it accepts it.
-std::string refusal(const fs::path& path) {
+std::string outputs_refusal(const fs::path& path) {
   try {
     check_output_target(path);
     return "";
@@ -36,8 +37,6 @@ std::string refusal(const fs::path& path) {
     return e.what();
   }
 }
-
-bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
 // A process id that belonged to a process which has exited (its child, reaped).
 long dead_pid() {
@@ -49,31 +48,31 @@ long dead_pid() {
 
 TEST(OutputChecks, WhatIsNotARegularFileIsRefusedNamingWhatItIs) {
   const ScratchDir dir("output_checks");
-  EXPECT_EQ(refusal(dir / "absent.npy"), "");
-  EXPECT_EQ(refusal(dir / "new" / "folder" / "absent.npy"), "");
+  EXPECT_EQ(outputs_refusal(dir / "absent.npy"), "");
+  EXPECT_EQ(outputs_refusal(dir / "new" / "folder" / "absent.npy"), "");
   dir.write("file.npy", "x");
-  EXPECT_EQ(refusal(dir / "file.npy"), "");
+  EXPECT_EQ(outputs_refusal(dir / "file.npy"), "");
 
   testing::make_fifo(dir / "fifo");
-  EXPECT_TRUE(contains(refusal(dir / "fifo"), "fifo: is a named pipe (FIFO)")) << refusal(dir / "fifo");
+  EXPECT_TRUE(contains(outputs_refusal(dir / "fifo"), "fifo: is a named pipe (FIFO)")) << outputs_refusal(dir / "fifo");
   fs::create_directory(dir / "folder");
-  EXPECT_TRUE(contains(refusal(dir / "folder"), "folder: is a directory")) << refusal(dir / "folder");
-  EXPECT_TRUE(contains(refusal(dir / "file.npy" / "below.npy"), "file.npy is a file, not a folder"))
-      << refusal(dir / "file.npy" / "below.npy");
+  EXPECT_TRUE(contains(outputs_refusal(dir / "folder"), "folder: is a directory")) << outputs_refusal(dir / "folder");
+  EXPECT_TRUE(contains(outputs_refusal(dir / "file.npy" / "below.npy"), "file.npy is a file, not a folder"))
+      << outputs_refusal(dir / "file.npy" / "below.npy");
   fs::create_symlink(dir / "nowhere", dir / "dangling");
-  EXPECT_TRUE(contains(refusal(dir / "dangling"), "which does not exist")) << refusal(dir / "dangling");
+  EXPECT_TRUE(contains(outputs_refusal(dir / "dangling"), "which does not exist")) << outputs_refusal(dir / "dangling");
   fs::create_symlink(dir / "loop_b", dir / "loop_a");
   fs::create_symlink(dir / "loop_a", dir / "loop_b");
-  EXPECT_TRUE(contains(refusal(dir / "loop_a"), "too many levels of symbolic links")) << refusal(dir / "loop_a");
+  EXPECT_TRUE(contains(outputs_refusal(dir / "loop_a"), "too many levels of symbolic links")) << outputs_refusal(dir / "loop_a");
   // A link to a FIFO is judged by what it points to.
   fs::create_symlink(dir / "fifo", dir / "to_fifo");
-  EXPECT_TRUE(contains(refusal(dir / "to_fifo"), "is a named pipe (FIFO)"));
+  EXPECT_TRUE(contains(outputs_refusal(dir / "to_fifo"), "is a named pipe (FIFO)"));
 }
 
 TEST(OutputChecks, DeviceNodeIsRefused) {
   const ScratchDir dir("output_checks_device");
   if (const std::string why = testing::make_char_device(dir / "null", 1, 3); !why.empty()) GTEST_SKIP() << why;
-  EXPECT_TRUE(contains(refusal(dir / "null"), "null: is a character device")) << refusal(dir / "null");
+  EXPECT_TRUE(contains(outputs_refusal(dir / "null"), "null: is a character device")) << outputs_refusal(dir / "null");
 }
 
 TEST(OutputChecks, ALinkToARegularFileIsFollowedAndStaysALink) {
@@ -116,8 +115,8 @@ TEST(OutputChecks, NamesPacflowKeepsForItselfAreNoOutputs) {
   const ScratchDir dir("output_reserved");
   for (const std::string& name : {std::string(kOutputLock), std::string(kCommitJournal),
                                  std::string(".x.npy.pacflow-tmp-12-0123abcd")})
-    EXPECT_TRUE(contains(refusal(dir / name), "is a name pacflow keeps for its own bookkeeping")) << name;
-  EXPECT_EQ(refusal(dir / "lock"), "");
+    EXPECT_TRUE(contains(outputs_refusal(dir / name), "is a name pacflow keeps for its own bookkeeping")) << name;
+  EXPECT_EQ(outputs_refusal(dir / "lock"), "");
   EXPECT_TRUE(lies_inside(dir / "ck" / "x.npy", dir / "ck"));
   EXPECT_TRUE(lies_inside(dir / "out" / ".." / "ck" / "x.npy", dir / "ck"));
   EXPECT_FALSE(lies_inside(dir / "ck2" / "x.npy", dir / "ck"));

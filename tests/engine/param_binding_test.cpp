@@ -14,7 +14,7 @@
 namespace pacflow {
 namespace {
 
-enum class Shape { Square, Round };
+enum class Outline { Square, Round };
 
 using Ranges = std::vector<std::array<double, 2>>;
 
@@ -40,12 +40,12 @@ class Declared final : public Stage {
     p.parsed(&Declared::bands_, "bands", "2:20", read_ranges, "bands").unit("Hz");
     p.optional(&Declared::shift_, "shift", "a shift");
     p.optional([](Declared& d) -> std::optional<std::int64_t>& { return d.nested_.seed; }, "seed", "a seed");
-    p.choice(&Declared::shape_, "shape", {{"square", Shape::Square}, {"round", Shape::Round}}, "square", "the shape");
+    p.choice(&Declared::shape_, "shape", {{"square", Outline::Square}, {"round", Outline::Round}}, "square", "the shape");
     p.add(&Declared::path_, "path", "out.npy", "where").as(ParamType::OutputFile);
   }
   // A check across parameters, made once every field is set.
   void configured() {
-    if (shape_ == Shape::Round && cycles_ > 10) throw ParamError("cycles", "a round shape takes at most 10 cycles");
+    if (shape_ == Outline::Round && cycles_ > 10) throw ParamError("cycles", "a round shape takes at most 10 cycles");
     configured_ = true;
   }
   void plan(PlanContext&) override {}
@@ -60,7 +60,7 @@ class Declared final : public Stage {
   struct {
     std::optional<std::int64_t> seed;
   } nested_;
-  Shape shape_ = Shape::Round;
+  Outline shape_ = Outline::Round;
   std::string path_;
   bool configured_ = false;
 };
@@ -111,7 +111,7 @@ TEST(ParamBinding, SetsEveryFieldFromTheCheckedValuesThenConfigures) {
   EXPECT_TRUE(d->shift_->seconds);
   EXPECT_DOUBLE_EQ(d->shift_->value, 0.25);
   EXPECT_EQ(d->nested_.seed, 9);
-  EXPECT_EQ(d->shape_, Shape::Round);
+  EXPECT_EQ(d->shape_, Outline::Round);
   EXPECT_EQ(d->path_, "out.npy");
   EXPECT_TRUE(d->configured_);
 
@@ -119,7 +119,7 @@ TEST(ParamBinding, SetsEveryFieldFromTheCheckedValuesThenConfigures) {
   EXPECT_FALSE(unset->shift_);
   EXPECT_FALSE(unset->nested_.seed);
   EXPECT_EQ(unset->bands_, (Ranges{{2, 20}}));  // the default, read as a given value is
-  EXPECT_EQ(unset->shape_, Shape::Square);
+  EXPECT_EQ(unset->shape_, Outline::Square);
 }
 
 TEST(ParamBinding, TheEngineChecksRangesAndChoicesNamingTheParameter) {

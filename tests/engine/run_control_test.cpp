@@ -24,7 +24,7 @@ using testing::ScratchDir;
 using testing::TestRegistry;
 namespace fs = std::filesystem;
 
-std::vector<fs::path> files_in(const fs::path& dir) {
+std::vector<fs::path> control_files_in(const fs::path& dir) {
   std::vector<fs::path> out;
   std::error_code ec;
   if (!fs::exists(dir, ec)) return out;
@@ -108,7 +108,7 @@ TEST_P(Resume, CheckpointGivesTheUninterruptedRunsBytesForAnyBatchSize) {
   EXPECT_EQ(report["segments"][0]["batches"], report["run"]["batches"]) << "the plan reports the run's own batches";
   EXPECT_EQ(testing::read_file(dir / "resumed" / "twice.npy"), testing::read_file(dir / "reference" / "twice.npy"));
   EXPECT_FALSE(fs::exists(dir / "checkpoint")) << "the checkpoint is removed once the outputs are committed";
-  for (const auto& f : files_in(dir / "resumed"))
+  for (const auto& f : control_files_in(dir / "resumed"))
     EXPECT_NE(f.filename().string().front(), '.') << "temporary left behind: " << f;
 }
 

@@ -16,10 +16,10 @@
 namespace pacflow {
 namespace {
 
-using Clock = SimDevices::Clock;
+using SimClock = SimDevices::Clock;
 using std::chrono::duration;
 
-double ms_between(Clock::time_point a, Clock::time_point b) { return duration<double, std::milli>(b - a).count(); }
+double ms_between(SimClock::time_point a, SimClock::time_point b) { return duration<double, std::milli>(b - a).count(); }
 
 TEST(SimDevices, CopiesOverlapComputeAndComputeIsSerialOnOneDevice) {
   SimModel model;
@@ -29,7 +29,7 @@ TEST(SimDevices, CopiesOverlapComputeAndComputeIsSerialOnOneDevice) {
   model.launch_s = 0;
   SimDevices sim(model);
   const SimWork work{1e6, 0, 1000, 1000};  // 1 ms in, 1 ms compute, 1 ms out
-  const auto t0 = Clock::now();
+  const auto t0 = SimClock::now();
   const auto a = sim.book({0}, work, t0);
   const auto b = sim.book({0}, work, t0);
   EXPECT_NEAR(ms_between(t0, a.compute_start), 1.0, 1e-6);
@@ -48,7 +48,7 @@ TEST(SimDevices, AStagesOwnRateReplacesThePeak) {
   SimDevices sim(model);
   SimWork work{1e6, 0, 0, 0};
   work.flops_per_s = 1e8;  // ten times slower than the model's peak: 10 ms
-  const auto t0 = Clock::now();
+  const auto t0 = SimClock::now();
   const auto b = sim.book({0}, work, t0);
   EXPECT_NEAR(ms_between(b.compute_start, b.compute_end), 10.0, 1e-6);
 }
@@ -92,7 +92,7 @@ TEST(SimDevices, BooksTheReplicaThatFinishesFirst) {
   model.launch_s = 0;
   SimDevices sim(model);
   const SimWork work{1e6, 0, 0, 0};
-  const auto t0 = Clock::now();
+  const auto t0 = SimClock::now();
   std::vector<int> used;
   for (int i = 0; i < 6; ++i) used.push_back(sim.book({0, 1, 2}, work, t0).device);
   EXPECT_EQ(used, (std::vector<int>{0, 1, 2, 0, 1, 2}));
@@ -107,7 +107,7 @@ TEST(SimDevices, CopiesComeFromWhereTheDataIs) {
   model.device_to_host_bytes_per_s = 1e6;
   model.peer_bytes_per_s = 4e6;  // 0.25 ms per kB
   model.launch_s = 0;
-  const auto t0 = Clock::now();
+  const auto t0 = SimClock::now();
   const auto booked = [&](int from, bool keep) {
     SimDevices sim(model);
     SimWork work{1e6, 0, 1000, 1000};
@@ -130,7 +130,7 @@ TEST(SimDevices, PrefersTheReplicaThatAlreadyHoldsTheInputs) {
   SimDevices sim(model);
   SimWork work{1e6, 0, 1e6, 0};
   work.from_device = 1;
-  EXPECT_EQ(sim.book({0, 1, 2}, work, Clock::now()).device, 1);
+  EXPECT_EQ(sim.book({0, 1, 2}, work, SimClock::now()).device, 1);
 }
 
 TEST(DueTimeQueue, RunsActionsInDueOrderNotSubmissionOrder) {
@@ -138,7 +138,7 @@ TEST(DueTimeQueue, RunsActionsInDueOrderNotSubmissionOrder) {
   std::mutex m;
   {
     DueTimeQueue queue;
-    const auto now = Clock::now();
+    const auto now = SimClock::now();
     for (int i : {3, 1, 2, 0})
       queue.push(now + std::chrono::milliseconds(5 * i), [&, i] {
         const std::lock_guard lock(m);
@@ -173,9 +173,9 @@ TEST(SimExecutor, ReplicasScaleThroughput) {
                            .source("zeros", {{"series", 32}})
                            .stage("work", {{"flops", 5e-3 * SimModel{}.flops_per_s}, {"on", devices}})
                            .sink("discard");
-    const auto start = Clock::now();
+    const auto start = SimClock::now();
     p.run({1, 0, {}});
-    return duration<double>(Clock::now() - start).count();
+    return duration<double>(SimClock::now() - start).count();
   };
   const double one = seconds_on("sim:0");
   const double eight = seconds_on("sim:0-7");

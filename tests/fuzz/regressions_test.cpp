@@ -20,7 +20,7 @@ struct Target {
   friend std::ostream& operator<<(std::ostream& out, const Target& t) { return out << t.name; }
 };
 
-std::vector<std::uint8_t> bytes_of(const fs::path& path) {
+std::vector<std::uint8_t> regression_bytes_of(const fs::path& path) {
   std::ifstream in(path, std::ios::binary);
   return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
 }
@@ -47,7 +47,7 @@ TEST_P(FuzzCorpus, EverySeedAndRegressionIsAcceptedOrRefusedWithOneClearError) {
   std::string refusals;
   for (const char* folder : {"seeds", "regressions"}) {
     for (const auto& path : inputs(target.name, folder)) {
-      const auto data = bytes_of(path);
+      const auto data = regression_bytes_of(path);
       Outcome outcome;
       EXPECT_NO_THROW(outcome = target.entry(Input(data.data(), data.size()))) << path;
       if (outcome.accepted) {

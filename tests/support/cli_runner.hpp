@@ -2,6 +2,7 @@
 // Runs pipeline_cli (and the other tools) as a user would and captures its exit code, stdout and stderr.
 #include <filesystem>
 #include <string>
+#include <string_view>
 
 namespace pacflow::testing {
 
@@ -18,6 +19,9 @@ CliResult run_program(const std::string& program, const std::string& args, const
 
 // A whole file's bytes ("" when it cannot be read).
 std::string read_file(const std::filesystem::path& path);
+
+// Whether `part` occurs in `text` (an output, a message, a file's bytes).
+inline bool contains(std::string_view text, std::string_view part) { return text.find(part) != std::string_view::npos; }
 
 // A fresh, empty scratch directory under the system temp dir, removed on destruction.
 class ScratchDir {

@@ -2,8 +2,9 @@
 """tools/check_unity_names.py: no two source files of a library define the same name in their
 anonymous namespaces, which a unity unit would merge (issue 41). Run by CTest (label tools): the
 repository passes, and a tree where two files of one library share a function, type or constant
-name there is refused, naming both files and lines; the same alias twice, names in different
-libraries and test files are allowed."""
+name there is refused, naming both files and lines, and so are two test files of any folders (the
+test programs are unity units too); the same alias twice, names in different libraries, and
+GoogleTest's macros are allowed."""
 import pathlib
 import subprocess
 import sys
@@ -63,6 +64,22 @@ class CheckUnityNames(unittest.TestCase):
             "stages/io/png/d.cpp": anonymous("void check(int status) {", "}"),
             "stages/io/png/d_test.cpp": anonymous("void check(int status) {", "}"),
             "stages/io/png/e.cpp": "namespace pacflow {\n\nvoid check(double value) {\n}\n\n}  // namespace pacflow\n",
+        })
+        self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
+
+    def test_two_test_files_sharing_a_name_are_refused_wherever_they_are(self):
+        result = checked({
+            "stages/io/edf/edf_source_test.cpp": anonymous("constexpr int kRate = 128;"),
+            "tests/cli/bids_test.cpp": anonymous("", "constexpr int kRate = 512;"),
+        })
+        self.assertEqual(result.returncode, 1)
+        self.assertIn("tests/cli/bids_test.cpp:6: 'kRate' is also in the anonymous namespace of "
+                      "stages/io/edf/edf_source_test.cpp:5", result.stdout)
+
+    def test_googletests_macros_are_not_names(self):
+        result = checked({
+            "tests/engine/a_test.cpp": anonymous("TEST(A, Runs) {", "}", "INSTANTIATE_TEST_SUITE_P(All, P, x);"),
+            "tests/cli/b_test.cpp": anonymous("TEST(B, Runs) {", "}", "INSTANTIATE_TEST_SUITE_P(All, Q, y);"),
         })
         self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
 

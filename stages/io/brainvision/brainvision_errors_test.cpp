@@ -51,7 +51,7 @@ std::string edited(const std::string& text, std::size_t n, const char* with, boo
   return out;
 }
 
-struct Case {
+struct BvCase {
   std::string name;
   std::function<void(Files&)> breaks;
   std::string file;  // "vhdr", "eeg" or "vmrk": the file the message starts with
@@ -60,7 +60,7 @@ struct Case {
   bool vectorized = false;
 };
 
-std::vector<Case> header_cases() {
+std::vector<BvCase> header_cases() {
   const auto line = [](std::size_t n, const char* with, bool insert = false) {
     return [=](Files& f) { f.header = edited(f.header, n, with, insert); };
   };
@@ -107,7 +107,7 @@ std::vector<Case> header_cases() {
   };
 }
 
-std::vector<Case> data_and_marker_cases() {
+std::vector<BvCase> data_and_marker_cases() {
   const auto marker = [](std::size_t n, const char* with) {
     return [=](Files& f) { f.markers = edited(f.markers, n, with); };
   };

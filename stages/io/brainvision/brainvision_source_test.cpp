@@ -22,12 +22,12 @@ namespace {
 
 using namespace bv_test;
 
-constexpr int kRate = 128;
-constexpr int kSeconds = 10;
+constexpr int kBvRate = 128;
+constexpr int kBvSeconds = 10;
 
 // A stored value for channel c at sample t, spanning most of the int16 range.
 double stored_value(std::size_t c, std::int64_t t) {
-  return std::round(20000.0 * std::sin(2 * std::numbers::pi * 3.0 * static_cast<double>(t) / kRate +
+  return std::round(20000.0 * std::sin(2 * std::numbers::pi * 3.0 * static_cast<double>(t) / kBvRate +
                                        static_cast<double>(c)) +
                     100.0 * static_cast<double>(c) + static_cast<double>(t % 7));
 }
@@ -39,7 +39,7 @@ Recording recording(std::vector<Channel> channels, std::string format = "INT_16"
   r.vectorized = vectorized;
   for (std::size_t c = 0; c < r.channels.size(); ++c) {
     r.stored.emplace_back();
-    for (std::int64_t t = 0; t < kRate * kSeconds; ++t) r.stored[c].push_back(stored_value(c, t));
+    for (std::int64_t t = 0; t < kBvRate * kBvSeconds; ++t) r.stored[c].push_back(stored_value(c, t));
   }
   return r;
 }
@@ -81,8 +81,8 @@ TEST(BrainVisionSource, ReadsInt16MultiplexedInPhysicalUnitsExactly) {
   EXPECT_EQ(s.description["source"], "brainvision");
   EXPECT_EQ(s.description["format"], "BrainVision");
   EXPECT_EQ(s.leading_dims, (Shape{1, 3}));
-  EXPECT_EQ(s.series_length, kRate * kSeconds);
-  EXPECT_EQ(s.sample_rate, kRate);
+  EXPECT_EQ(s.series_length, kBvRate * kBvSeconds);
+  EXPECT_EQ(s.sample_rate, kBvRate);
   EXPECT_EQ(s.labels.at(1), (std::vector<std::string>{"Fz", "Cz", "C3,A2"}));
   EXPECT_EQ(s.description["units"], (json{"µV", "µV", "uV"}));  // µV when left out
   EXPECT_EQ(s.description["resolution_per_step"], (json{0.1, 0.5, 1.0}));
@@ -182,7 +182,7 @@ TEST(BrainVisionSource, EpochsOverlappingBadMarkersAreLeftOutByTypeOrDescription
   EXPECT_EQ(rejected[0]["annotation"], "Bad Interval/Bad Min-Max");
   EXPECT_DOUBLE_EQ(rejected[0]["annotation_duration_s"].get<double>(), 0.5);
   EXPECT_EQ(rejected[1]["annotation"], "Comment/BAD_eye");
-  EXPECT_DOUBLE_EQ(rejected[1]["annotation_onset_s"].get<double>(), 1100.0 / kRate);
+  EXPECT_DOUBLE_EQ(rejected[1]["annotation_onset_s"].get<double>(), 1100.0 / kBvRate);
   const StreamInfo kept = make_source(path, {{"epoch", "2s"}, {"reject_by_annotation", "none"}})->open({});
   EXPECT_EQ(kept.leading_dims[0], 5);
 }
@@ -226,13 +226,13 @@ TEST(BrainVisionSource, TheSameSignalAsEdfAndAsBrainVisionGivesIdenticalPac) {
   std::vector<EdfSignalSpec> specs(2);
   specs[0].label = "C3";
   specs[1].label = "C4";
-  for (auto& s : specs) s.sample_rate = kRate;
+  for (auto& s : specs) s.sample_rate = kBvRate;
   {
     EdfWriter writer((dir / "rec.edf").string(), false, specs);
-    for (int sec = 0; sec < kSeconds; ++sec) {
+    for (int sec = 0; sec < kBvSeconds; ++sec) {
       std::vector<std::vector<double>> record(2);
       for (std::size_t c = 0; c < 2; ++c)
-        for (int i = 0; i < kRate; ++i) record[c].push_back(stored_value(c, std::int64_t{sec} * kRate + i) / 50.0);
+        for (int i = 0; i < kBvRate; ++i) record[c].push_back(stored_value(c, std::int64_t{sec} * kBvRate + i) / 50.0);
       writer.write_record(record);
     }
     for (const double onset : {2.5, 5.0, 7.5}) writer.annotate(onset, "Stimulus/S  1");
@@ -244,10 +244,10 @@ TEST(BrainVisionSource, TheSameSignalAsEdfAndAsBrainVisionGivesIdenticalPac) {
   Recording r = recording({{"C3", 1.0, "uV"}, {"C4", 1.0, "uV"}}, "IEEE_FLOAT_32", true);
   {
     const EdfFile edf((dir / "rec.edf").string(), false);  // closed before the edf source opens it
-    for (int c = 0; c < 2; ++c) edf.read_physical(c, 0, kRate * kSeconds, r.stored[static_cast<std::size_t>(c)].data());
+    for (int c = 0; c < 2; ++c) edf.read_physical(c, 0, kBvRate * kBvSeconds, r.stored[static_cast<std::size_t>(c)].data());
   }
   r.markers = {{"Stimulus", "S  1", 321, 1}, {"Stimulus", "S  1", 641, 1}, {"Stimulus", "S  1", 961, 1},
-               {"Bad Interval", "eye", 449, kRate}};
+               {"Bad Interval", "eye", 449, kBvRate}};
   const auto vhdr = write_recording(dir.path(), "rec", r);
   const json common = {{"events", "Stimulus/S  1"}, {"window", "-1s:1s"}};
   json edf_params = common, bv_params = common;

@@ -9,7 +9,7 @@
 namespace pacflow::stages {
 namespace {
 
-std::string error_of(const testing::ScratchDir& dir, const std::string& text) {
+std::string events_error_of(const testing::ScratchDir& dir, const std::string& text) {
   const auto path = dir.write("sub-01_task-x_events.tsv", text);
   try {
     read_events_tsv(path);
@@ -42,19 +42,19 @@ TEST(EventsTsv, ReadsOnsetsDurationsAndTrialTypesSkippingRowsWithoutAType) {
 TEST(EventsTsv, BadFilesAreRefusedNamingTheFileAndLine) {
   const testing::ScratchDir dir("events_tsv_bad");
   const std::string file = (dir / "sub-01_task-x_events.tsv").string();
-  EXPECT_EQ(error_of(dir, "onset\tduration\n1\t0\n"),
+  EXPECT_EQ(events_error_of(dir, "onset\tduration\n1\t0\n"),
             file +
                 ":1: no trial_type column (the header names onset, duration); events= selects events by their "
                 "trial_type; add the column, or cut fixed windows with epoch=");
-  EXPECT_EQ(error_of(dir, "duration\ttrial_type\n1\tgo\n").rfind(file + ":1: no onset column", 0), 0u);
-  EXPECT_EQ(error_of(dir, "onset\tduration\ttrial_type\n1\t0\tgo\nn/a\t0\tgo\n"),
+  EXPECT_EQ(events_error_of(dir, "duration\ttrial_type\n1\tgo\n").rfind(file + ":1: no onset column", 0), 0u);
+  EXPECT_EQ(events_error_of(dir, "onset\tduration\ttrial_type\n1\t0\tgo\nn/a\t0\tgo\n"),
             file + ":3: onset \"n/a\" is not a number of seconds");
-  EXPECT_EQ(error_of(dir, "onset\tduration\ttrial_type\n1\t-1\tgo\n"),
+  EXPECT_EQ(events_error_of(dir, "onset\tduration\ttrial_type\n1\t-1\tgo\n"),
             file + ":2: duration \"-1\" is not a number of seconds >= 0 (or n/a)");
   EXPECT_EQ(
-      error_of(dir, "onset\tduration\ttrial_type\n1 0 go\n").rfind(file + ":2: 1 cells where the header names 3", 0),
+      events_error_of(dir, "onset\tduration\ttrial_type\n1 0 go\n").rfind(file + ":2: 1 cells where the header names 3", 0),
       0u);
-  EXPECT_EQ(error_of(dir, ""), file + ": empty; a BIDS events file starts with a header line naming its columns");
+  EXPECT_EQ(events_error_of(dir, ""), file + ": empty; a BIDS events file starts with a header line naming its columns");
   EXPECT_THROW(read_events_tsv(dir / "missing_events.tsv"), MissingFileError);
 }
 

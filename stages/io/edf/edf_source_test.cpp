@@ -20,12 +20,12 @@ namespace {
 
 namespace fs = std::filesystem;
 
-constexpr int kRate = 128;
-constexpr int kSeconds = 10;
+constexpr int kEdfRate = 128;
+constexpr int kEdfSeconds = 10;
 
 // The physical value written for channel c at sample t (uV), well inside +-500 uV.
 double written(std::size_t c, std::int64_t t) {
-  return 200.0 * std::sin(2 * std::numbers::pi * 3.0 * static_cast<double>(t) / kRate + static_cast<double>(c)) +
+  return 200.0 * std::sin(2 * std::numbers::pi * 3.0 * static_cast<double>(t) / kEdfRate + static_cast<double>(c)) +
          25.0 * static_cast<double>(c) + static_cast<double>(t % 11);
 }
 
@@ -34,7 +34,7 @@ std::vector<EdfSignalSpec> specs(const std::vector<std::string>& labels, bool bd
   for (std::size_t i = 0; i < labels.size(); ++i) {
     EdfSignalSpec s;
     s.label = labels[i];
-    s.sample_rate = rates.empty() ? kRate : rates[i];
+    s.sample_rate = rates.empty() ? kEdfRate : rates[i];
     if (bdf) s.digital_min = -8388608, s.digital_max = 8388607;
     out.push_back(s);
   }
@@ -51,7 +51,7 @@ fs::path write_recording(const fs::path& path, bool bdf, const std::vector<std::
                          const std::vector<Annotation>& annotations = {}, std::vector<int> rates = {}) {
   const auto signals = specs(labels, bdf, rates);
   EdfWriter writer(path.string(), bdf, signals);
-  for (int r = 0; r < kSeconds; ++r) {
+  for (int r = 0; r < kEdfSeconds; ++r) {
     std::vector<std::vector<double>> record(signals.size());
     for (std::size_t c = 0; c < signals.size(); ++c)
       for (int i = 0; i < signals[c].sample_rate; ++i)
@@ -63,12 +63,12 @@ fs::path write_recording(const fs::path& path, bool bdf, const std::vector<std::
   return path;
 }
 
-std::unique_ptr<EdfSource> make_source(const fs::path& path, json params = json::object()) {
+std::unique_ptr<EdfSource> edf_make_source(const fs::path& path, json params = json::object()) {
   params["path"] = path.string();
   return make_element<EdfSource>(params);
 }
 
-std::vector<float> read_all(EdfSource& source, const StreamInfo& s, std::int64_t batch = 3) {
+std::vector<float> edf_read_all(EdfSource& source, const StreamInfo& s, std::int64_t batch = 3) {
   std::vector<float> out(static_cast<std::size_t>(s.series_count() * s.series_length));
   for (std::int64_t first = 0; first < s.series_count(); first += batch)
     source.read(first, std::min(batch, s.series_count() - first), out.data() + first * s.series_length);
@@ -90,9 +90,9 @@ void expect_samples(const std::vector<float>& got, const StreamInfo& s, const st
       }
 }
 
-std::string open_error(const fs::path& path, json params = json::object()) {
+std::string edf_open_error(const fs::path& path, json params = json::object()) {
   try {
-    make_source(path, std::move(params))->open({});
+    edf_make_source(path, std::move(params))->open({});
   } catch (const InputError& e) {
     return e.what();
   }
@@ -104,17 +104,17 @@ TEST(EdfSource, ReadsEdfPlusAndBdfPlusInPhysicalUnitsWithinOneDigitalStep) {
   for (const bool bdf : {false, true}) {
     SCOPED_TRACE(bdf ? "BDF+" : "EDF+");
     const auto path = write_recording(dir / (bdf ? "a.bdf" : "a.edf"), bdf);
-    const auto source = make_source(path);
+    const auto source = edf_make_source(path);
     const StreamInfo s = source->open({});
     EXPECT_EQ(s.description["format"], bdf ? "BDF+" : "EDF+");
     EXPECT_EQ(s.leading_dims, (Shape{1, 4}));
-    EXPECT_EQ(s.series_length, kRate * kSeconds);
-    EXPECT_EQ(s.sample_rate, kRate);
+    EXPECT_EQ(s.series_length, kEdfRate * kEdfSeconds);
+    EXPECT_EQ(s.sample_rate, kEdfRate);
     EXPECT_EQ(s.labels.at(1), (std::vector<std::string>{"Fz", "Cz", "Pz", "Oz"}));
     EXPECT_EQ(s.description["units"][0], "uV");
     const double step = 1000.0 / (bdf ? 16777215.0 : 65535.0);  // physical range / digital steps
     EXPECT_DOUBLE_EQ(s.description["resolution_per_step"][0].get<double>(), step);
-    expect_samples(read_all(*source, s), s, {0, 1, 2, 3}, {0}, step);
+    expect_samples(edf_read_all(*source, s), s, {0, 1, 2, 3}, {0}, step);
   }
 }
 
@@ -126,29 +126,29 @@ TEST(EdfSource, SelectsChannelsByLabelAndIndexInTheOrderGiven) {
       {"Pz,Fz", {2, 0}}, {"1-2", {1, 2}}, {json::array({3, "Fz"}), {3, 0}}, {"0-1,Oz", {0, 1, 3}}, {2, {2}}};
   for (const auto& [spec, expected] : cases) {
     SCOPED_TRACE(spec.dump());
-    const auto source = make_source(path, {{"channels", spec}});
+    const auto source = edf_make_source(path, {{"channels", spec}});
     const StreamInfo s = source->open({});
     ASSERT_EQ(s.leading_dims[1], static_cast<std::int64_t>(expected.size()));
     EXPECT_EQ(s.description["channel_indices"].get<std::vector<std::size_t>>(), expected);
-    expect_samples(read_all(*source, s), s, expected, {0}, step);
+    expect_samples(edf_read_all(*source, s), s, expected, {0}, step);
   }
-  const std::string unknown = open_error(path, {{"channels", "Fz,Cx"}});
+  const std::string unknown = edf_open_error(path, {{"channels", "Fz,Cx"}});
   EXPECT_NE(unknown.find(path.string() + ": no channel labelled \"Cx\""), std::string::npos) << unknown;
   EXPECT_NE(unknown.find("did you mean"), std::string::npos) << unknown;
-  EXPECT_NE(open_error(path, {{"channels", "0-4"}}).find("index 4 is out of range"), std::string::npos);
-  EXPECT_NE(open_error(path, {{"channels", "Fz,0"}}).find("selected twice"), std::string::npos);
+  EXPECT_NE(edf_open_error(path, {{"channels", "0-4"}}).find("index 4 is out of range"), std::string::npos);
+  EXPECT_NE(edf_open_error(path, {{"channels", "Fz,0"}}).find("selected twice"), std::string::npos);
 }
 
 TEST(EdfSource, CutsFixedWindowsWithAStep) {
   testing::ScratchDir dir("edf_windows");
   const auto path = write_recording(dir / "a.edf", false);
   {
-    const auto overlapping = make_source(path, {{"epoch", "2s"}, {"step", "1s"}, {"channels", "Cz,Oz"}});
+    const auto overlapping = edf_make_source(path, {{"epoch", "2s"}, {"step", "1s"}, {"channels", "Cz,Oz"}});
     const StreamInfo s = overlapping->open({});
     std::vector<std::int64_t> starts;
-    for (int k = 0; k < 9; ++k) starts.push_back(k * kRate);  // 0 s .. 8 s: the last window ends at 10 s
-    EXPECT_EQ(s.series_length, 2 * kRate);
-    expect_samples(read_all(*overlapping, s, 5), s, {1, 3}, starts, 1000.0 / 65535.0);
+    for (int k = 0; k < 9; ++k) starts.push_back(k * kEdfRate);  // 0 s .. 8 s: the last window ends at 10 s
+    EXPECT_EQ(s.series_length, 2 * kEdfRate);
+    expect_samples(edf_read_all(*overlapping, s, 5), s, {1, 3}, starts, 1000.0 / 65535.0);
     // Overlapping windows are said to be so: no test may permute them as if independent (issue 36).
     EXPECT_EQ(s.description["epoching"]["overlapping_pairs"], 8);
     EXPECT_NE(s.epochs_not_exchangeable.find("8 pairs of consecutive epochs overlap in time (the first at 0 s; "
@@ -160,14 +160,14 @@ TEST(EdfSource, CutsFixedWindowsWithAStep) {
     EXPECT_EQ(s.description["epoching"]["non_overlapping_epochs"], 5);
   }  // EDFlib opens a file once at a time
 
-  const StreamInfo t = make_source(path, {{"epoch", "3s"}})->open({});
+  const StreamInfo t = edf_make_source(path, {{"epoch", "3s"}})->open({});
   EXPECT_TRUE(t.epochs_not_exchangeable.empty()) << t.epochs_not_exchangeable;
   EXPECT_EQ(t.description["epoching"]["overlapping_pairs"], 0);
   EXPECT_EQ(t.leading_dims, (Shape{3, 4}));
-  EXPECT_EQ(t.description["epoching"]["unused_trailing_samples"], kRate);
-  EXPECT_EQ(t.description["epoching"]["epoch_starts_samples"], json::array({0, 3 * kRate, 6 * kRate}));
-  EXPECT_EQ(make_source(path, {{"epoch", "256smp"}, {"step", "128 samples"}})->open({}).leading_dims, (Shape{9, 4}));
-  EXPECT_NE(open_error(path, {{"epoch", "11s"}}).find("longer than the recording"), std::string::npos);
+  EXPECT_EQ(t.description["epoching"]["unused_trailing_samples"], kEdfRate);
+  EXPECT_EQ(t.description["epoching"]["epoch_starts_samples"], json::array({0, 3 * kEdfRate, 6 * kEdfRate}));
+  EXPECT_EQ(edf_make_source(path, {{"epoch", "256smp"}, {"step", "128 samples"}})->open({}).leading_dims, (Shape{9, 4}));
+  EXPECT_NE(edf_open_error(path, {{"epoch", "11s"}}).find("longer than the recording"), std::string::npos);
 }
 
 TEST(EdfSource, CutsWindowsAroundAnnotationOnsetsAndWarnsAboutThoseThatDoNotFit) {
@@ -178,21 +178,21 @@ TEST(EdfSource, CutsWindowsAroundAnnotationOnsetsAndWarnsAboutThoseThatDoNotFit)
                                       {{2.0, "stim"}, {3.0, "other"}, {5.5, "stim"}, {9.5, "stim"}});
     const double step = 1000.0 / (bdf ? 16777215.0 : 65535.0);
     {
-      const auto source = make_source(path, {{"events", "stim"}, {"window", "-1s:3s"}});
+      const auto source = edf_make_source(path, {{"events", "stim"}, {"window", "-1s:3s"}});
       const StreamInfo s = source->open({});
-      EXPECT_EQ(s.series_length, 4 * kRate);
+      EXPECT_EQ(s.series_length, 4 * kEdfRate);
       // 9.5 s + 3 s runs past the end (10 s): skipped, with a warning naming it.
       ASSERT_EQ(s.warnings.size(), 1u);
       EXPECT_NE(s.warnings[0].find("1 of 3 \"stim\" events skipped"), std::string::npos) << s.warnings[0];
       EXPECT_NE(s.warnings[0].find("9.5"), std::string::npos) << s.warnings[0];
-      expect_samples(read_all(*source, s), s, {0, 1}, {1 * kRate, static_cast<std::int64_t>(4.5 * kRate)}, step);
+      expect_samples(edf_read_all(*source, s), s, {0, 1}, {1 * kEdfRate, static_cast<std::int64_t>(4.5 * kEdfRate)}, step);
     }
     {
-      const auto in_samples = make_source(path, {{"events", "other"}, {"window", "-64smp:64smp"}});
+      const auto in_samples = edf_make_source(path, {{"events", "other"}, {"window", "-64smp:64smp"}});
       const StreamInfo o = in_samples->open({});
-      expect_samples(read_all(*in_samples, o), o, {0, 1}, {3 * kRate - 64}, step);
+      expect_samples(edf_read_all(*in_samples, o), o, {0, 1}, {3 * kEdfRate - 64}, step);
     }
-    const std::string missing = open_error(path, {{"events", "stimulus"}, {"window", "0s:1s"}});
+    const std::string missing = edf_open_error(path, {{"events", "stimulus"}, {"window", "0s:1s"}});
     EXPECT_NE(missing.find("no annotation \"stimulus\"; the file has \"other\" (1x), \"stim\" (3x)"), std::string::npos)
         << missing;
   }
@@ -207,7 +207,7 @@ TEST(EdfSource, SeveralEventTypesMakeConditionsWithTheirEpochsGrouped) {
   const auto path = write_recording(dir / "c.edf", false, {"Fz", "Cz"},
                                     {{5.0, "nogo"}, {2.0, "go"}, {7.0, "go"}, {3.5, "nogo"}, {6.0, "BAD_eye", 0.5}});
   {
-    const auto source = make_source(path, {{"events", {"go", "nogo"}}, {"window", "-0.5s:0.5s"}});
+    const auto source = edf_make_source(path, {{"events", {"go", "nogo"}}, {"window", "-0.5s:0.5s"}});
     const StreamInfo s = source->open({});
     // go at 2 and 7 s, nogo at 3.5 and 5 s; none overlaps BAD_eye [6, 6.5)
     EXPECT_EQ(s.leading_dims, (Shape{4, 2}));
@@ -216,17 +216,17 @@ TEST(EdfSource, SeveralEventTypesMakeConditionsWithTheirEpochsGrouped) {
     EXPECT_EQ(s.description["epoching"]["epoch_starts_samples"], json::array({192, 832, 384, 576}));
     EXPECT_EQ(s.description["epoching"]["onsets_s"], json::array({2.0, 7.0, 3.5, 5.0}));
     EXPECT_EQ(s.description["conditions"][1], (json{{"name", "nogo"}, {"epochs", 2}, {"first_epoch", 2}}));
-    const auto samples = read_all(*source, s);
+    const auto samples = edf_read_all(*source, s);
     expect_samples(samples, s, {0, 1}, {192, 832, 384, 576}, 1000.0 / 65535.0);
   }  // EDFlib opens a file once at a time
 
   // A rejected epoch leaves its condition with the others; a condition without epochs is refused.
-  const StreamInfo rejected = make_source(path, {{"events", {"go", "nogo"}}, {"window", "-1.5s:0.5s"}})->open({});
+  const StreamInfo rejected = edf_make_source(path, {{"events", {"go", "nogo"}}, {"window", "-1.5s:0.5s"}})->open({});
   EXPECT_EQ(rejected.epoch_conditions, (std::vector<std::int64_t>{0, 1, 1})) << "go at 7 s: [5.5, 7.5) overlaps BAD_eye";
   EXPECT_EQ(rejected.description["conditions"][0]["epochs"], 1);
-  const std::string all_out = open_error(path, {{"events", {"go", "BAD_eye"}}, {"window", "0s:0.2s"}});
+  const std::string all_out = edf_open_error(path, {{"events", {"go", "BAD_eye"}}, {"window", "0s:0.2s"}});
   EXPECT_NE(all_out.find("every \"BAD_eye\" epoch is left out"), std::string::npos) << all_out;
-  EXPECT_NE(open_error(path, {{"events", {"go", "go"}}, {"window", "0s:1s"}}).find("\"go\" is listed twice"),
+  EXPECT_NE(edf_open_error(path, {{"events", {"go", "go"}}, {"window", "0s:1s"}}).find("\"go\" is listed twice"),
             std::string::npos);
 }
 
@@ -239,11 +239,11 @@ TEST(EdfSource, EpochsOverlappingBadAnnotationsAreLeftOutAndListed) {
                                      {8.5, "Stim", 0.2},          // not bad
                                      {3.0, "go"}, {6.0, "go"}});
   {
-    const auto source = make_source(path, {{"epoch", "1s"}});
+    const auto source = edf_make_source(path, {{"epoch", "1s"}});
     const StreamInfo s = source->open({});
     EXPECT_EQ(s.leading_dims, (Shape{7, 2}));
     EXPECT_EQ(s.description["epoching"]["epoch_starts_samples"],
-              json::array({0, kRate, 4 * kRate, 5 * kRate, 6 * kRate, 8 * kRate, 9 * kRate}));
+              json::array({0, kEdfRate, 4 * kEdfRate, 5 * kEdfRate, 6 * kEdfRate, 8 * kEdfRate, 9 * kEdfRate}));
     const json& rejected = s.description["rejected_epochs"];
     ASSERT_EQ(rejected.size(), 3u);
     EXPECT_EQ(rejected[0]["start_s"], 2.0);
@@ -257,19 +257,19 @@ TEST(EdfSource, EpochsOverlappingBadAnnotationsAreLeftOutAndListed) {
               std::string::npos)
         << s.warnings[0];
     // The series are those of the epochs kept.
-    expect_samples(read_all(*source, s), s, {0, 1}, {0, kRate, 4 * kRate, 5 * kRate, 6 * kRate, 8 * kRate, 9 * kRate},
+    expect_samples(edf_read_all(*source, s), s, {0, 1}, {0, kEdfRate, 4 * kEdfRate, 5 * kEdfRate, 6 * kEdfRate, 8 * kEdfRate, 9 * kEdfRate},
                    1000.0 / 65535.0);
   }  // EDFlib opens a file once at a time
 
-  const StreamInfo all = make_source(path, {{"epoch", "1s"}, {"reject_by_annotation", "none"}})->open({});
+  const StreamInfo all = edf_make_source(path, {{"epoch", "1s"}, {"reject_by_annotation", "none"}})->open({});
   EXPECT_EQ(all.leading_dims, (Shape{10, 2}));
   EXPECT_TRUE(all.warnings.empty());
   // Other prefixes, several at once: "Stim" spans [8.5, 8.7].
   const StreamInfo stim =
-      make_source(path, {{"epoch", "1s"}, {"reject_by_annotation", json::array({"stim", "bad_m"})}})->open({});
+      edf_make_source(path, {{"epoch", "1s"}, {"reject_by_annotation", json::array({"stim", "bad_m"})}})->open({});
   EXPECT_EQ(stim.leading_dims, (Shape{7, 2}));
   // Around events too ([2.5, 3.5) overlaps BAD_muscle); the onsets kept are listed.
-  const StreamInfo events = make_source(path, {{"events", "go"}, {"window", "-0.5s:0.5s"}})->open({});
+  const StreamInfo events = edf_make_source(path, {{"events", "go"}, {"window", "-0.5s:0.5s"}})->open({});
   EXPECT_EQ(events.leading_dims, (Shape{1, 2}));
   EXPECT_EQ(events.description["epoching"]["onsets_s"], json::array({6.0}));
   EXPECT_EQ(events.description["rejected_epochs"][0]["start_s"], 2.5);
@@ -278,9 +278,9 @@ TEST(EdfSource, EpochsOverlappingBadAnnotationsAreLeftOutAndListed) {
 TEST(EdfSource, EveryEpochLeftOutIsRefusedSayingWhatToDo) {
   testing::ScratchDir dir("edf_all_bad");
   const auto path = write_recording(dir / "a.edf", false, {"Fz"}, {{4.0, "BAD", 2.0}});
-  const std::string whole = open_error(path);
+  const std::string whole = edf_open_error(path);
   try {
-    make_source(path)->open({});
+    edf_make_source(path)->open({});
   } catch (const ParamError& e) {
     EXPECT_EQ(e.param(), "reject_by_annotation");
   }
@@ -288,7 +288,7 @@ TEST(EdfSource, EveryEpochLeftOutIsRefusedSayingWhatToDo) {
                        "epochs (epoch=4s or events=)"),
             std::string::npos)
       << whole;
-  EXPECT_EQ(make_source(path, {{"epoch", "2s"}})->open({}).leading_dims, (Shape{4, 1}));  // 4-6 s out
+  EXPECT_EQ(edf_make_source(path, {{"epoch", "2s"}})->open({}).leading_dims, (Shape{4, 1}));  // 4-6 s out
 }
 
 // MNE's reject=: an epoch is left out when some channel's peak-to-peak amplitude exceeds the limit.
@@ -298,18 +298,18 @@ TEST(EdfSource, EpochsAboveThePeakToPeakLimitAreLeftOutNamingTheChannel) {
   {
     const auto signals = specs({"Fz", "Cz"}, false);
     EdfWriter writer(path.string(), false, signals);
-    for (int r = 0; r < kSeconds; ++r) {
+    for (int r = 0; r < kEdfSeconds; ++r) {
       std::vector<std::vector<double>> record(2);
       for (std::size_t c = 0; c < 2; ++c)
-        for (int i = 0; i < kRate; ++i)
-          record[c].push_back(written(c, std::int64_t{r} * kRate + i) + (c == 1 && r == 6 && i == 40 ? 250.0 : 0.0));
+        for (int i = 0; i < kEdfRate; ++i)
+          record[c].push_back(written(c, std::int64_t{r} * kEdfRate + i) + (c == 1 && r == 6 && i == 40 ? 250.0 : 0.0));
       writer.write_record(record);
     }
     writer.close();
   }
   // Without the spike every epoch's peak-to-peak is at most 2 * 200 + 10 uV.
   {
-    const auto source = make_source(path, {{"epoch", "2s"}, {"reject_ptp", 500}});
+    const auto source = edf_make_source(path, {{"epoch", "2s"}, {"reject_ptp", 500}});
     const StreamInfo s = source->open({});
     EXPECT_EQ(s.leading_dims, (Shape{4, 2}));
     ASSERT_EQ(s.description["rejected_epochs"].size(), 1u);
@@ -322,10 +322,10 @@ TEST(EdfSource, EpochsAboveThePeakToPeakLimitAreLeftOutNamingTheChannel) {
     EXPECT_NE(s.warnings[0].find("1 of 5 epochs left out: 1 above reject_ptp at 6 s (Cz "), std::string::npos)
         << s.warnings[0];
   }
-  EXPECT_EQ(make_source(path, {{"epoch", "2s"}, {"reject_ptp", 800}})->open({}).leading_dims, (Shape{5, 2}));
+  EXPECT_EQ(edf_make_source(path, {{"epoch", "2s"}, {"reject_ptp", 800}})->open({}).leading_dims, (Shape{5, 2}));
   // Every epoch left out by the limit alone: blamed on reject_ptp, whose way out is named (issue 35).
   try {
-    make_source(path, {{"epoch", "2s"}, {"reject_ptp", 1}})->open({});
+    edf_make_source(path, {{"epoch", "2s"}, {"reject_ptp", 1}})->open({});
     ADD_FAILURE() << "every epoch left out, yet opened";
   } catch (const ParamError& e) {
     EXPECT_EQ(e.param(), "reject_ptp");
@@ -333,10 +333,10 @@ TEST(EdfSource, EpochsAboveThePeakToPeakLimitAreLeftOutNamingTheChannel) {
     EXPECT_EQ(std::string(e.what()).find("reject_by_annotation=none"), std::string::npos) << e.what();
   }
   // A limit that is not above 0 is refused naming the parameter (before the file is opened).
-  const std::string negative = open_error(path, {{"reject_ptp", -1}});
+  const std::string negative = edf_open_error(path, {{"reject_ptp", -1}});
   EXPECT_NE(negative.find("must be greater than 0, got -1"), std::string::npos) << negative;
   try {
-    make_source(path, {{"reject_ptp", 0}});
+    edf_make_source(path, {{"reject_ptp", 0}});
     ADD_FAILURE() << "reject_ptp=0 was accepted";
   } catch (const ParamError& e) {
     EXPECT_EQ(e.param(), "reject_ptp");
@@ -350,8 +350,8 @@ TEST(EdfSource, EpochsAboveThePeakToPeakLimitAreLeftOutNamingTheChannel) {
 TEST(EdfSource, PaddedEpochsReadTheRecordingAroundThemAndReflectPastItsEnds) {
   testing::ScratchDir dir("edf_pad");
   const auto path = write_recording(dir / "a.edf", false, {"Fz", "Cz"});
-  constexpr std::int64_t P = kRate / 2, L = 2 * kRate, N = kSeconds * kRate;
-  const auto source = make_source(path, {{"epoch", "2s"}, {"pad", "500ms"}, {"channels", "Cz"}});
+  constexpr std::int64_t P = kEdfRate / 2, L = 2 * kEdfRate, N = kEdfSeconds * kEdfRate;
+  const auto source = edf_make_source(path, {{"epoch", "2s"}, {"pad", "500ms"}, {"channels", "Cz"}});
   const StreamInfo s = source->open({});
   EXPECT_EQ(s.leading_dims, (Shape{5, 1}));
   EXPECT_EQ(s.series_length, L + 2 * P);
@@ -361,7 +361,7 @@ TEST(EdfSource, PaddedEpochsReadTheRecordingAroundThemAndReflectPastItsEnds) {
     if (i >= N) return 2 * written(1, N - 1) - written(1, 2 * (N - 1) - i);
     return written(1, i);
   };
-  const auto got = read_all(*source, s, 2);
+  const auto got = edf_read_all(*source, s, 2);
   for (std::int64_t e = 0; e < 5; ++e)
     for (std::int64_t t = 0; t < L + 2 * P; ++t) {
       const double expected = x(e * L - P + t);
@@ -382,13 +382,13 @@ TEST(EdfSource, PaddedEpochsReadTheRecordingAroundThemAndReflectPastItsEnds) {
 TEST(EdfSource, RefusesChannelsOfDifferentRatesListingThem) {
   testing::ScratchDir dir("edf_rates");
   const auto path = write_recording(dir / "a.edf", false, {"Fz", "ECG", "Cz"}, {}, {128, 256, 128});
-  const std::string message = open_error(path);
+  const std::string message = edf_open_error(path);
   EXPECT_NE(message.find(path.string()), std::string::npos) << message;
   EXPECT_NE(message.find("different sample rates (128 Hz: Fz, Cz; 256 Hz: ECG)"), std::string::npos) << message;
-  const auto ecg = make_source(path, {{"channels", "ECG"}});
+  const auto ecg = edf_make_source(path, {{"channels", "ECG"}});
   const StreamInfo s = ecg->open({});
   EXPECT_EQ(s.sample_rate, 256);
-  expect_samples(read_all(*ecg, s), s, {1}, {0}, 1000.0 / 65535.0);
+  expect_samples(edf_read_all(*ecg, s), s, {1}, {0}, 1000.0 / 65535.0);
 }
 
 TEST(EdfSource, RefusesContradictoryEpochingParameters) {
@@ -443,12 +443,12 @@ fs::path write_plain_edf(const fs::path& path) {
 TEST(EdfSource, ReadsPlainEdfFromAnotherWriter) {
   testing::ScratchDir dir("edf_plain");
   const auto path = write_plain_edf(dir / "plain.edf");
-  const auto source = make_source(path);
+  const auto source = edf_make_source(path);
   const StreamInfo s = source->open({});
   EXPECT_EQ(s.description["format"], "EDF");
   EXPECT_EQ(s.labels.at(1), (std::vector<std::string>{"C3", "C4"}));
   EXPECT_EQ(s.sample_rate, 8);
-  const auto got = read_all(*source, s);
+  const auto got = edf_read_all(*source, s);
   for (int c = 0; c < 2; ++c)
     for (int t = 0; t < 24; ++t) EXPECT_DOUBLE_EQ(got[static_cast<std::size_t>(c * 24 + t)], (10 * c + t) * 0.5 - 10.0);
 }
@@ -483,7 +483,7 @@ TEST(EdfSource, DurationsWithoutAUnitAreRefusedSuggestingSeconds) {
 TEST(EdfSource, RefusesEventsInPlainEdf) {
   testing::ScratchDir dir("edf_plain_events");
   const auto path = write_plain_edf(dir / "plain.edf");
-  const std::string message = open_error(path, {{"events", "x"}, {"window", "0s:4s"}});
+  const std::string message = edf_open_error(path, {{"events", "x"}, {"window", "0s:4s"}});
   EXPECT_NE(message.find("events= needs EDF+ or BDF+ annotations; this file is plain EDF"), std::string::npos)
       << message;
 }
@@ -522,7 +522,7 @@ TEST(EdfSource, GivesOneClearErrorNamingTheFileForEachHostileFile) {
   ASSERT_GT(size, header);
   for (const auto& [path, part] : cases) {
     SCOPED_TRACE(path.filename().string());
-    const std::string message = open_error(path);
+    const std::string message = edf_open_error(path);
     EXPECT_EQ(message.rfind(path.string() + ": ", 0), 0u) << message;  // starts with the file
     EXPECT_NE(message.find(part), std::string::npos) << message;
   }
@@ -534,7 +534,7 @@ TEST(EdfSource, GivesOneClearErrorNamingTheFileForEachHostileFile) {
 TEST(EdfSource, HeaderFieldsBreakingTheSpecificationAreNamed) {
   testing::ScratchDir dir("edf_fields");
   const auto good = write_recording(dir / "good.edf", false, {"Fz", "Cz"});
-  ASSERT_EQ(open_error(good), "(no error)");
+  ASSERT_EQ(edf_open_error(good), "(no error)");
   std::string head(256, '\0');
   std::ifstream(good, std::ios::binary).read(head.data(), 256);
   const std::string startdate = head.substr(168, 8);
@@ -565,7 +565,7 @@ TEST(EdfSource, HeaderFieldsBreakingTheSpecificationAreNamed) {
   for (const auto& [offset, text, part] : cases) {
     SCOPED_TRACE(part);
     const auto bad = patched(good, dir / "bad.edf", offset, text);
-    const std::string message = open_error(bad);
+    const std::string message = edf_open_error(bad);
     EXPECT_NE(message.find("not a valid EDF/BDF file: "), std::string::npos) << message;
     EXPECT_NE(message.find(part), std::string::npos) << message;
   }

@@ -76,7 +76,7 @@ fs::path write_dataset(const fs::path& path, const Dataset& d, const json& root_
   return path;
 }
 
-std::unique_ptr<Hdf5Source> make_source(const fs::path& path, json params) {
+std::unique_ptr<Hdf5Source> hdf5_make_source(const fs::path& path, json params) {
   params["path"] = path.string();
   if (!params.contains("dataset")) params["dataset"] = "/data";
   return make_element<Hdf5Source>(params);
@@ -96,7 +96,7 @@ void expect_all_samples(Hdf5Source& source, const StreamInfo& s, std::int64_t ba
   }
 }
 
-std::string open_error(Hdf5Source& source) {
+std::string hdf5_open_error(Hdf5Source& source) {
   try {
     source.open({});
   } catch (const InputError& e) {
@@ -108,7 +108,7 @@ std::string open_error(Hdf5Source& source) {
 TEST(Hdf5Source, ReadsAnEctDatasetExactlyWithFsFromItsAttribute) {
   testing::ScratchDir dir("h5_ect");
   const auto path = write_dataset(dir / "a.h5", Dataset().with_attributes({{"fs", 250.0}}));
-  const auto source = make_source(path, {});
+  const auto source = hdf5_make_source(path, {});
   const StreamInfo s = source->open({});
   EXPECT_EQ(s.leading_dims, (Shape{3, 4}));
   EXPECT_EQ(s.series_length, 50);
@@ -123,13 +123,13 @@ TEST(Hdf5Source, ReadsAnEctDatasetExactlyWithFsFromItsAttribute) {
 TEST(Hdf5Source, PadNamesContextHeldInTheSeries) {
   testing::ScratchDir dir("h5_pad");
   const auto path = write_dataset(dir / "a.h5", Dataset().with_attributes({{"fs", 250.0}}));
-  const auto padded = make_source(path, {{"pad", "20ms"}});
+  const auto padded = hdf5_make_source(path, {{"pad", "20ms"}});
   const StreamInfo s = padded->open({});
   EXPECT_EQ(s.series_length, 50);
   EXPECT_EQ(s.pad, 5);
-  EXPECT_EQ(make_source(path, {{"pad", "24smp"}})->open({}).pad, 24);  // 2 samples left between
-  const auto all = make_source(path, {{"pad", "25smp"}});
-  EXPECT_NE(open_error(*all).find("25 samples at each end of series of 50 samples leave 0 to analyse"),
+  EXPECT_EQ(hdf5_make_source(path, {{"pad", "24smp"}})->open({}).pad, 24);  // 2 samples left between
+  const auto all = hdf5_make_source(path, {{"pad", "25smp"}});
+  EXPECT_NE(hdf5_open_error(*all).find("25 samples at each end of series of 50 samples leave 0 to analyse"),
             std::string::npos);
 }
 
@@ -141,31 +141,31 @@ TEST(Hdf5Source, ReadsEveryAxisOrderAndStorageTypeAsTheSameSeries) {
   for (const auto& [layout, type] : cases) {
     SCOPED_TRACE(layout);
     const auto path = write_dataset(dir / (layout + ".h5"), Dataset().with_layout(layout).with_type(type));
-    const auto source = make_source(path, {{"layout", layout}, {"fs", 100}});
+    const auto source = hdf5_make_source(path, {{"layout", layout}, {"fs", 100}});
     const StreamInfo s = source->open({});
     EXPECT_EQ(s.leading_dims, (Shape{3, 4}));
     EXPECT_EQ(s.description["fs_from"], "parameter fs");
     expect_all_samples(*source, s, 3);
   }
   const auto two_d = write_dataset(dir / "tc.h5", Dataset().with_layout("TC").with_shape(1, 4, 50));
-  const auto source = make_source(two_d, {{"layout", "TC"}, {"fs", 100}});
+  const auto source = hdf5_make_source(two_d, {{"layout", "TC"}, {"fs", 100}});
   const StreamInfo s = source->open({});
   EXPECT_EQ(s.leading_dims, (Shape{1, 4}));
   expect_all_samples(*source, s, 4);
   EXPECT_EQ(source->open({}).description["dtype"], "float32");
   const auto big_endian = write_dataset(dir / "be.h5", Dataset().with_type(H5T_STD_I16BE));
-  EXPECT_EQ(make_source(big_endian, {{"fs", 1}})->open({}).description["dtype"], "int16 big-endian");
+  EXPECT_EQ(hdf5_make_source(big_endian, {{"fs", 1}})->open({}).description["dtype"], "int16 big-endian");
 }
 
 TEST(Hdf5Source, TakesFsFromTheRootWhenTheDatasetHasNoneAndTheParameterOverBoth) {
   testing::ScratchDir dir("h5_fs");
   const auto path = write_dataset(dir / "a.h5", Dataset(), {{"sampling_rate", 512}});
-  const auto from_root = make_source(path, {{"fs_attribute", "sampling_rate"}});
+  const auto from_root = hdf5_make_source(path, {{"fs_attribute", "sampling_rate"}});
   EXPECT_EQ(from_root->open({}).sample_rate, 512.0);
-  const auto given = make_source(path, {{"fs_attribute", "sampling_rate"}, {"fs", 300}});
+  const auto given = hdf5_make_source(path, {{"fs_attribute", "sampling_rate"}, {"fs", 300}});
   EXPECT_EQ(given->open({}).sample_rate, 300.0);
-  const auto none = make_source(path, {});
-  const std::string message = open_error(*none);
+  const auto none = hdf5_make_source(path, {});
+  const std::string message = hdf5_open_error(*none);
   EXPECT_NE(message.find("no sample rate"), std::string::npos) << message;
   EXPECT_NE(message.find(path.string()), std::string::npos) << message;
 }
@@ -174,12 +174,12 @@ TEST(Hdf5Source, NamesChannelsFromTheLabelsAttribute) {
   testing::ScratchDir dir("h5_labels");
   const auto path = write_dataset(
       dir / "a.h5", Dataset().with_shape(3, 3, 50).with_attributes({{"fs", 100}, {"channel_names", {"Fz", "Cz", "Pz"}}}));
-  const StreamInfo s = make_source(path, {})->open({});
+  const StreamInfo s = hdf5_make_source(path, {})->open({});
   ASSERT_EQ(s.labels.size(), 2u);
   EXPECT_EQ(s.labels[1], (std::vector<std::string>{"Fz", "Cz", "Pz"}));
   const auto wrong = write_dataset(dir / "b.h5", Dataset().with_shape(3, 3, 50).with_attributes({{"fs", 100}, {"channel_names", {"Fz"}}}));
-  const auto source = make_source(wrong, {});
-  EXPECT_NE(open_error(*source).find("names 1 channels, the dataset has 3"), std::string::npos);
+  const auto source = hdf5_make_source(wrong, {});
+  EXPECT_NE(hdf5_open_error(*source).find("names 1 channels, the dataset has 3"), std::string::npos);
 }
 
 // The dataset is chunked one epoch per chunk and deflated; the last chunk's bytes are then
@@ -205,7 +205,7 @@ TEST(Hdf5Source, ReadsOnlyTheHyperslabsOfEachBatch) {
     const std::string garbage(static_cast<std::size_t>(size), '\x5a');
     f.write(garbage.data(), static_cast<std::streamsize>(garbage.size()));
   }
-  const auto source = make_source(path, {});
+  const auto source = hdf5_make_source(path, {});
   const StreamInfo s = source->open({});
   std::vector<float> out(4 * 400);
   for (std::int64_t epoch = 0; epoch < 5; ++epoch) {
@@ -236,7 +236,7 @@ TEST(Hdf5Source, RejectsNanNamingEpochChannelAndSample) {
     const float nan = NAN;
     ASSERT_GE(H5Dwrite(dataset.get(), H5T_NATIVE_FLOAT, memory.get(), space.get(), H5P_DEFAULT, &nan), 0);
   }
-  const auto source = make_source(path, {});
+  const auto source = hdf5_make_source(path, {});
   source->open({});
   std::vector<float> out(12 * 50);
   try {
@@ -253,8 +253,8 @@ TEST(Hdf5Source, GivesOneClearErrorNamingTheFileForEachBadInput) {
   const auto good = write_dataset(dir / "good.h5", Dataset().with_attributes({{"fs", 100}}));
   const auto expect_error = [](const fs::path& path, json params, const std::string& part) {
     SCOPED_TRACE(part);
-    const auto source = make_source(path, std::move(params));
-    const std::string message = open_error(*source);
+    const auto source = hdf5_make_source(path, std::move(params));
+    const std::string message = hdf5_open_error(*source);
     EXPECT_NE(message.find(path.string()), std::string::npos) << message;
     EXPECT_NE(message.find(part), std::string::npos) << message;
   };
@@ -266,8 +266,8 @@ TEST(Hdf5Source, GivesOneClearErrorNamingTheFileForEachBadInput) {
     fs::copy_file(good, dir / "cut.h5");
     fs::resize_file(dir / "cut.h5", bytes / 3);
   }
-  const auto cut = make_source(dir / "cut.h5", {});
-  const std::string cut_message = open_error(*cut);
+  const auto cut = hdf5_make_source(dir / "cut.h5", {});
+  const std::string cut_message = hdf5_open_error(*cut);
   EXPECT_NE(cut_message.find((dir / "cut.h5").string()), std::string::npos) << cut_message;
   expect_error(good, {{"dataset", "/eeg"}}, "no dataset \"/eeg\"; the file has /data");
   expect_error(good, {{"layout", "CT"}}, "layout=\"CT\" names 2");

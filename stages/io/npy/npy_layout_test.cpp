@@ -16,11 +16,11 @@
 namespace pacflow::stages {
 namespace {
 
-NpySource make_source(const json& params) { return std::move(*make_element<NpySource>(params)); }
+NpySource npy_make_source(const json& params) { return std::move(*make_element<NpySource>(params)); }
 
-std::string refusal(const json& params) {
+std::string npy_refusal(const json& params) {
   try {
-    make_source(params).open({});
+    npy_make_source(params).open({});
   } catch (const InputError& e) {
     return e.what();
   }
@@ -28,7 +28,7 @@ std::string refusal(const json& params) {
 }
 
 // Reads every series of an open source, `batch` at a time.
-std::vector<float> read_all(NpySource& source, const StreamInfo& info, std::int64_t batch) {
+std::vector<float> npy_read_all(NpySource& source, const StreamInfo& info, std::int64_t batch) {
   std::vector<float> all(static_cast<std::size_t>(info.series_count() * info.series_length));
   for (std::int64_t first = 0; first < info.series_count(); first += batch)
     source.read(first, std::min(batch, info.series_count() - first), all.data() + first * info.series_length);
@@ -80,7 +80,7 @@ TEST(NpyLayout, EveryOrderOfTheAxesGivesTheSeriesInPacflowsOrder) {
     for (const char axis : layout) used[axis] = sizes.at(axis);
     const auto path = dir / (layout + ".npy");
     const auto expected = write_in_layout(path, layout, used);
-    NpySource source = make_source({{"path", path.string()}, {"fs", 100}, {"layout", layout}});
+    NpySource source = npy_make_source({{"path", path.string()}, {"fs", 100}, {"layout", layout}});
     const StreamInfo info = source.open({});
     const bool segmented = layout.find('S') != std::string::npos;
     const auto size = [&](char axis) { return used.count(axis) ? used.at(axis) : 1; };
@@ -89,7 +89,7 @@ TEST(NpyLayout, EveryOrderOfTheAxesGivesTheSeriesInPacflowsOrder) {
     EXPECT_EQ(info.leading_dims, leading) << layout;
     EXPECT_EQ(info.series_length, 37) << layout;
     EXPECT_TRUE(info.warnings.empty()) << layout;
-    for (const std::int64_t batch : {1, 5, 24}) ASSERT_EQ(read_all(source, info, batch), expected) << layout << ", batches of " << batch;
+    for (const std::int64_t batch : {1, 5, 24}) ASSERT_EQ(npy_read_all(source, info, batch), expected) << layout << ", batches of " << batch;
   }
 }
 
@@ -115,7 +115,7 @@ TEST(NpyLayout, PiecesOfSeriesAreTheSameSamplesInAnyLayout) {
 
 TEST(NpyLayout, LayoutsThatAreNotAxesAreRefusedNamingWhy) {
   const auto x = (testing::data_dir() / "small" / "x.npy").string();  // [2][3][1024]
-  auto with = [&](const std::string& layout) { return refusal({{"path", x}, {"fs", 256}, {"layout", layout}}); };
+  auto with = [&](const std::string& layout) { return npy_refusal({{"path", x}, {"fs", 256}, {"layout", layout}}); };
   EXPECT_NE(with("ECX").find("'X' is not an axis"), std::string::npos);
   EXPECT_NE(with("EET").find("names axis E twice"), std::string::npos);
   EXPECT_NE(with("EC").find("has no time axis T"), std::string::npos);
@@ -128,7 +128,7 @@ TEST(NpyLayout, ATwoDimensionalArrayWithoutLayoutIsReadAsChannelsWithAWarningSay
   const testing::ScratchDir dir("pacflow_layout_2d");
   const auto path = dir / "epochs_times.npy";
   const auto expected = write_in_layout(path, "ET", {{'E', 5}, {'T', 40}});
-  NpySource guessed = make_source({{"path", path.string()}, {"fs", 100}});
+  NpySource guessed = npy_make_source({{"path", path.string()}, {"fs", 100}});
   const StreamInfo as_channels = guessed.open({});
   EXPECT_EQ(as_channels.leading_dims, (Shape{1, 5}));
   ASSERT_EQ(as_channels.warnings.size(), 1u);
@@ -136,27 +136,27 @@ TEST(NpyLayout, ATwoDimensionalArrayWithoutLayoutIsReadAsChannelsWithAWarningSay
                                          "for 5 epochs of one channel (TensorPAC's (n_epochs, n_times))"),
             std::string::npos)
       << as_channels.warnings[0];
-  NpySource said = make_source({{"path", path.string()}, {"fs", 100}, {"layout", "ET"}});
+  NpySource said = npy_make_source({{"path", path.string()}, {"fs", 100}, {"layout", "ET"}});
   const StreamInfo as_epochs = said.open({});
   EXPECT_EQ(as_epochs.leading_dims, (Shape{5, 1}));
   EXPECT_TRUE(as_epochs.warnings.empty());
   EXPECT_EQ(as_epochs.description["layout"], "ET");
-  EXPECT_EQ(read_all(said, as_epochs, 2), expected);
+  EXPECT_EQ(npy_read_all(said, as_epochs, 2), expected);
 }
 
 // pad= on an array: the context is already in each series (epochs cut with margins); the stream
 // says how much, for the hilbert stage to crop.
 TEST(NpySource, PadNamesContextHeldInTheSeries) {
   const auto x = (testing::data_dir() / "small" / "x.npy").string();  // 1024 samples at 256 Hz
-  NpySource padded = make_source({{"path", x}, {"fs", 256}, {"pad", "1s"}});
+  NpySource padded = npy_make_source({{"path", x}, {"fs", 256}, {"pad", "1s"}});
   const StreamInfo info = padded.open({});
   EXPECT_EQ(info.series_length, 1024);
   EXPECT_EQ(info.pad, 256);
   EXPECT_EQ(info.description["pad_samples"], 256);
-  EXPECT_NE(refusal({{"path", x}, {"fs", 256}, {"pad", "2s"}}).find("512 samples at each end of series of 1024 samples "
+  EXPECT_NE(npy_refusal({{"path", x}, {"fs", 256}, {"pad", "2s"}}).find("512 samples at each end of series of 1024 samples "
                                                                      "leave 0 to analyse"),
             std::string::npos);
-  EXPECT_NE(refusal({{"path", x}, {"fs", 256}, {"pad", "1ms"}}).find("padding must be at least one sample"),
+  EXPECT_NE(npy_refusal({{"path", x}, {"fs", 256}, {"pad", "1ms"}}).find("padding must be at least one sample"),
             std::string::npos);
 }
 
@@ -164,19 +164,19 @@ TEST(NpySource, PadNamesContextHeldInTheSeries) {
 // length overlap, which the trial-level test must know (issue 36); without epochs, refused.
 TEST(NpySource, EpochStepDeclaresEpochsThatOverlap) {
   const auto x = (testing::data_dir() / "small" / "x.npy").string();  // [2][3][1024] at 256 Hz: 4 s epochs
-  const StreamInfo half = make_source({{"path", x}, {"fs", 256}, {"layout", "ECT"}, {"epoch_step", "2s"}}).open({});
+  const StreamInfo half = npy_make_source({{"path", x}, {"fs", 256}, {"layout", "ECT"}, {"epoch_step", "2s"}}).open({});
   EXPECT_EQ(half.description["epoching"]["overlapping_pairs"], 1);
   EXPECT_NE(half.epochs_not_exchangeable.find("1 pair of consecutive epochs overlap in time (the first at 0 s; epochs "
                                               "of 4 s every 2 s)"),
             std::string::npos)
       << half.epochs_not_exchangeable;
   EXPECT_EQ(half.exchangeable_epochs, (std::vector<std::int64_t>{0}));
-  const StreamInfo apart = make_source({{"path", x}, {"fs", 256}, {"layout", "ECT"}, {"epoch_step", "4s"}}).open({});
+  const StreamInfo apart = npy_make_source({{"path", x}, {"fs", 256}, {"layout", "ECT"}, {"epoch_step", "4s"}}).open({});
   EXPECT_TRUE(apart.epochs_not_exchangeable.empty());
   EXPECT_EQ(apart.description["epoching"]["overlapping_pairs"], 0);
-  EXPECT_NE(refusal({{"path", x}, {"fs", 256}, {"layout", "CST"}, {"epoch_step", "2s"}}).find("no epochs axis"),
+  EXPECT_NE(npy_refusal({{"path", x}, {"fs", 256}, {"layout", "CST"}, {"epoch_step", "2s"}}).find("no epochs axis"),
             std::string::npos);
-  EXPECT_NE(refusal({{"path", x}, {"fs", 256}, {"layout", "ECT"}, {"epoch_step", "1ms"}}).find("whole number of samples"),
+  EXPECT_NE(npy_refusal({{"path", x}, {"fs", 256}, {"layout", "ECT"}, {"epoch_step", "1ms"}}).find("whole number of samples"),
             std::string::npos);
 }
 
@@ -186,13 +186,13 @@ TEST(Npz, StoredAndDeflatedMembersGiveTheArrayNumPyWrote) {
   const auto small = testing::load_floats(testing::data_dir() / "small" / "x.npy");
   for (const std::string archive : {"tensorpac_like.npz", "tensorpac_like_compressed.npz"}) {
     const auto path = (testing::data_dir() / "npz" / archive).string();
-    NpySource source = make_source({{"path", path}, {"fs", 256}, {"key", "x"}, {"layout", "ET"}});
+    NpySource source = npy_make_source({{"path", path}, {"fs", 256}, {"key", "x"}, {"layout", "ET"}});
     const StreamInfo info = source.open({});
     EXPECT_EQ(info.leading_dims, (Shape{6, 1})) << archive;
     EXPECT_EQ(info.description["dtype"], "float64");
     EXPECT_EQ(info.description["key"], "x");
     EXPECT_EQ(info.description["member_compression"], archive == "tensorpac_like.npz" ? "stored" : "deflated");
-    EXPECT_EQ(read_all(source, info, 4), small) << archive;
+    EXPECT_EQ(npy_read_all(source, info, 4), small) << archive;
     // Reading again from the start (a deflated member inflates again) gives the same values.
     std::vector<float> second(1024);
     source.read(1, 1, second.data());
@@ -203,25 +203,25 @@ TEST(Npz, StoredAndDeflatedMembersGiveTheArrayNumPyWrote) {
 TEST(Npz, KeysAreListedWhenMissingOrAmbiguousAndAnArchiveOfOneArrayNeedsNone) {
   const auto archive = (testing::data_dir() / "npz" / "tensorpac_like.npz").string();
   const std::string keys = "it holds key=x, key=sf, key=channels";
-  EXPECT_NE(refusal({{"path", archive}, {"fs", 256}, {"layout", "ET"}}).find("the archive holds 3 arrays; say which with key=x, key=sf, key=channels"),
+  EXPECT_NE(npy_refusal({{"path", archive}, {"fs", 256}, {"layout", "ET"}}).find("the archive holds 3 arrays; say which with key=x, key=sf, key=channels"),
             std::string::npos);
-  EXPECT_NE(refusal({{"path", archive}, {"fs", 256}, {"key", "y"}}).find("has no array \"y\"; " + keys), std::string::npos);
-  EXPECT_EQ(refusal({{"path", archive}, {"fs", 256}, {"key", "x.npy"}, {"layout", "ET"}}), "");
+  EXPECT_NE(npy_refusal({{"path", archive}, {"fs", 256}, {"key", "y"}}).find("has no array \"y\"; " + keys), std::string::npos);
+  EXPECT_EQ(npy_refusal({{"path", archive}, {"fs", 256}, {"key", "x.npy"}, {"layout", "ET"}}), "");
   // np.savez(file, x): one positional array, arr_0, read without key=.
-  NpySource positional = make_source({{"path", (testing::data_dir() / "npz" / "positional.npz").string()}, {"fs", 256}});
+  NpySource positional = npy_make_source({{"path", (testing::data_dir() / "npz" / "positional.npz").string()}, {"fs", 256}});
   const StreamInfo info = positional.open({});
   EXPECT_EQ(info.leading_dims, (Shape{2, 3}));
   EXPECT_EQ(info.description["key"], "arr_0");
-  EXPECT_EQ(read_all(positional, info, 6), testing::load_floats(testing::data_dir() / "small" / "x.npy"));
+  EXPECT_EQ(npy_read_all(positional, info, 6), testing::load_floats(testing::data_dir() / "small" / "x.npy"));
   // key= on an .npy file names what it is for.
-  EXPECT_NE(refusal({{"path", (testing::data_dir() / "small" / "x.npy").string()}, {"fs", 256}, {"key", "x"}})
+  EXPECT_NE(npy_refusal({{"path", (testing::data_dir() / "small" / "x.npy").string()}, {"fs", 256}, {"key", "x"}})
                 .find("is an .npy file, which holds one array; key= picks an array of an .npz archive"),
             std::string::npos);
 }
 
 TEST(Npz, ACompressedMemberOutOfPacflowsOrderIsRefusedWithWhatToDo) {
   const auto archive = (testing::data_dir() / "npz" / "tensorpac_like_compressed.npz").string();
-  const std::string why = refusal({{"path", archive}, {"fs", 256}, {"key", "x"}, {"layout", "TE"}});
+  const std::string why = npy_refusal({{"path", archive}, {"fs", 256}, {"key", "x"}, {"layout", "TE"}});
   EXPECT_NE(why.find("tensorpac_like_compressed.npz:x.npy: the member is compressed (np.savez_compressed) and "
                      "layout=TE"),
             std::string::npos)
@@ -237,17 +237,17 @@ TEST(Npz, DamagedArchivesAreRefusedNamingTheArchiveAndMember) {
   std::string flipped = bytes;
   for (std::size_t at = 9000; at < 9064; ++at) flipped[at] = static_cast<char>(~flipped[at]);
   const auto damaged = dir.write("damaged.npz", flipped);
-  NpySource source = make_source({{"path", damaged.string()}, {"fs", 256}, {"key", "x"}, {"layout", "ET"}});
+  NpySource source = npy_make_source({{"path", damaged.string()}, {"fs", 256}, {"key", "x"}, {"layout", "ET"}});
   const StreamInfo info = source.open({});
   try {
-    read_all(source, info, 6);
+    npy_read_all(source, info, 6);
     FAIL() << "a damaged member was read";
   } catch (const InputError& e) {
     EXPECT_NE(std::string(e.what()).find("damaged.npz:x.npy: damaged .npz archive"), std::string::npos) << e.what();
   }
   // Cut short: the zip directory at the end is gone.
   const auto cut = dir.write("cut.npz", bytes.substr(0, bytes.size() / 2));
-  EXPECT_NE(refusal({{"path", cut.string()}, {"fs", 256}, {"key", "x"}}).find("not a readable .npz archive: its zip "
+  EXPECT_NE(npy_refusal({{"path", cut.string()}, {"fs", 256}, {"key", "x"}}).find("not a readable .npz archive: its zip "
                                                                                "directory is missing or damaged"),
             std::string::npos);
 }

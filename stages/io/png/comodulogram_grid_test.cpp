@@ -10,7 +10,7 @@
 namespace pacflow::plot {
 namespace {
 
-HeatmapGrid grid_of(const std::vector<std::string>& labels, std::size_t nx = 3, std::size_t ny = 2) {
+HeatmapGrid comodulogram_grid_of(const std::vector<std::string>& labels, std::size_t nx = 3, std::size_t ny = 2) {
   HeatmapGrid g;
   for (std::size_t i = 0; i < nx; ++i) g.x_centres.push_back(4.0 + 2.0 * static_cast<double>(i));
   for (std::size_t i = 0; i < ny; ++i) g.y_centres.push_back(60.0 + 20.0 * static_cast<double>(i));
@@ -37,7 +37,7 @@ TEST(ComodulogramGrid, PlacesPanelsInANearSquareGridInsideTheImageWithoutOverlap
   const std::vector<std::tuple<std::size_t, int, int>> cases = {{1, 1, 1}, {3, 2, 2}, {4, 2, 2}, {5, 3, 2}, {16, 4, 4}, {17, 5, 4}};
   for (const auto& [n, columns, rows] : cases) {
     SCOPED_TRACE(n);
-    const HeatmapGrid grid = grid_of(names(n));
+    const HeatmapGrid grid = comodulogram_grid_of(names(n));
     const GridLayout layout = layout_grid(grid);
     EXPECT_EQ(layout.columns, columns);
     EXPECT_EQ(layout.rows, rows);
@@ -67,7 +67,7 @@ TEST(ComodulogramGrid, PlacesPanelsInANearSquareGridInsideTheImageWithoutOverlap
 // Above each panel: its label, centred on it, and no other ink.
 TEST(ComodulogramGrid, DrawsEachPanelsLabelAboveIt) {
   const std::vector<std::string> labels = {"Fz", "Cz", "Pz", "C3 A2", "EEG T7"};
-  const HeatmapGrid grid = grid_of(labels);
+  const HeatmapGrid grid = comodulogram_grid_of(labels);
   const GridLayout layout = layout_grid(grid);
   const Canvas figure = render_grid(grid);
   const Image img = figure.rasterise();
@@ -94,7 +94,7 @@ TEST(ComodulogramGrid, DrawsEachPanelsLabelAboveIt) {
 }
 
 TEST(ComodulogramGrid, ColoursEveryPanelOnOneSharedScale) {
-  HeatmapGrid grid = grid_of({"low", "high"}, 2, 2);
+  HeatmapGrid grid = comodulogram_grid_of({"low", "high"}, 2, 2);
   grid.panels[0].values = {0, 0, 0, 0};
   grid.panels[1].values = {1, 1, 1, 1};
   const GridLayout layout = layout_grid(grid);
@@ -106,7 +106,7 @@ TEST(ComodulogramGrid, ColoursEveryPanelOnOneSharedScale) {
 }
 
 TEST(ComodulogramGrid, OutlinesExactlyTheCellsMarked) {
-  HeatmapGrid grid = grid_of({"a", "b"}, 3, 2);
+  HeatmapGrid grid = comodulogram_grid_of({"a", "b"}, 3, 2);
   grid.panels[0].outlined = {false, false, false, true, false, false};  // ix = 1, iy = 1
   grid.panels[1].outlined = {true, false, false, false, false, true};   // (0, 0) and (2, 1)
   const GridLayout layout = layout_grid(grid);
@@ -132,7 +132,7 @@ TEST(ComodulogramGrid, OutlinesExactlyTheCellsMarked) {
 
 // Significance is drawn as a contour: around a region of neighbouring cells, never between two of them.
 TEST(ComodulogramGrid, AContourSurroundsARegionOfSignificantCellsNotEachCell) {
-  HeatmapGrid grid = grid_of({"a"}, 3, 2);
+  HeatmapGrid grid = comodulogram_grid_of({"a"}, 3, 2);
   grid.panels[0].outlined = {true, true, false, false, false, false};  // (0, 0) and (0, 1): one column
   const GridLayout layout = layout_grid(grid);
   const Image img = render_grid(grid).rasterise();
@@ -149,11 +149,11 @@ TEST(ComodulogramGrid, AContourSurroundsARegionOfSignificantCellsNotEachCell) {
 }
 
 TEST(ComodulogramGrid, RejectsPanelsOfTheWrongSize) {
-  HeatmapGrid grid = grid_of({"a"}, 2, 2);
+  HeatmapGrid grid = comodulogram_grid_of({"a"}, 2, 2);
   grid.panels[0].values.pop_back();
   EXPECT_THROW(render_grid(grid), std::invalid_argument);
-  EXPECT_THROW(render_grid(grid_of({})), std::invalid_argument);
-  HeatmapGrid outlines = grid_of({"a"}, 2, 2);
+  EXPECT_THROW(render_grid(comodulogram_grid_of({})), std::invalid_argument);
+  HeatmapGrid outlines = comodulogram_grid_of({"a"}, 2, 2);
   outlines.panels[0].outlined = {true};
   EXPECT_THROW(render_grid(outlines), std::invalid_argument);
 }
@@ -161,7 +161,7 @@ TEST(ComodulogramGrid, RejectsPanelsOfTheWrongSize) {
 // A marker (ERPAC's event) is a line across every panel where its x falls between the column
 // centres (4, 6, 8 here: 5 is the edge between the first two columns); outside them none is drawn.
 TEST(ComodulogramGrid, DrawsMarkersAcrossEveryPanelAtTheirXAndNoneOutside) {
-  HeatmapGrid grid = grid_of(names(2));
+  HeatmapGrid grid = comodulogram_grid_of(names(2));
   grid.x_markers = {5.0, 100.0};
   const Image marked = render_grid(grid).rasterise();
   grid.x_markers.clear();

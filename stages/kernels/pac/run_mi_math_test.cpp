@@ -136,15 +136,15 @@ std::vector<double> run_kernel_on_host(const Series& s, int bins, const std::vec
   return out;
 }
 
-struct Case {
+struct RunCase {
   std::int64_t length, n_pha, n_amp;
   int bins;
 };
 
-class RunKernelArithmetic : public ::testing::TestWithParam<Case> {};
+class RunKernelArithmetic : public ::testing::TestWithParam<RunCase> {};
 
 TEST_P(RunKernelArithmetic, EqualsTheCpuKernelBitForBit) {
-  const Case c = GetParam();
+  const RunCase c = GetParam();
   const Series s = make_series(c.length, c.n_pha, c.n_amp);
   const std::int64_t t = c.length;
   const std::vector<std::int64_t> shifts = {0, 1, t / 3, t / 2, t - 1};
@@ -164,7 +164,7 @@ TEST_P(RunKernelArithmetic, EqualsTheCpuKernelBitForBit) {
 }
 
 TEST_P(RunKernelArithmetic, HeightsRatioEqualsTheCpuMethodBitForBit) {
-  const Case c = GetParam();
+  const RunCase c = GetParam();
   const Series s = make_series(c.length, c.n_pha, c.n_amp);
   const std::int64_t t = c.length;
   const std::vector<std::int64_t> shifts = {0, 1, t / 3, t / 2, t - 1};
@@ -183,9 +183,9 @@ TEST_P(RunKernelArithmetic, HeightsRatioEqualsTheCpuMethodBitForBit) {
 // Lengths below, at and past the flush points (4096 samples), bins from 2 to 200, band counts
 // around the CPU's 16-band groups.
 INSTANTIATE_TEST_SUITE_P(Shapes, RunKernelArithmetic,
-                         ::testing::Values(Case{257, 3, 2, 18}, Case{4096, 4, 3, 18}, Case{4097, 4, 3, 18},
-                                           Case{8192, 4, 5, 12}, Case{12289, 5, 17, 18}, Case{999, 2, 4, 2},
-                                           Case{3001, 3, 3, 200}));
+                         ::testing::Values(RunCase{257, 3, 2, 18}, RunCase{4096, 4, 3, 18}, RunCase{4097, 4, 3, 18},
+                                           RunCase{8192, 4, 5, 12}, RunCase{12289, 5, 17, 18}, RunCase{999, 2, 4, 2},
+                                           RunCase{3001, 3, 3, 200}));
 
 TEST(RunKernelArithmetic, FlushPointsFollowTheRunTable) {
   // A run spanning several flush points: the flushes between its start and the next run's start

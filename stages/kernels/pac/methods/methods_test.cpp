@@ -28,7 +28,7 @@ namespace pacflow {
 namespace {
 
 constexpr double kPi = std::numbers::pi;
-constexpr std::int64_t kT = 1200;  // 30 cycles of 40 samples
+constexpr std::int64_t kMethodsT = 1200;  // 30 cycles of 40 samples
 
 // Phase of a rhythm of `period` samples, wrapped to (−π, π].
 std::vector<float> rhythm_phase(std::int64_t length, double period, double offset = 0) {
@@ -188,7 +188,7 @@ double direct_gc(const float* phase, const float* amplitude, std::size_t t, bool
 // Over whole cycles of evenly spaced phases Σ e^{iφ} = 0 and Σ cos(φ − φ0) e^{iφ} = T/2 e^{iφ0}, so
 // the mean vector length of A = 1 + m cos(φ − φ0) is m / 2.
 TEST(Methods, MeanVectorLengthOfCosineModulatedAmplitudeIsHalfTheDepth) {
-  const auto phase = rhythm_phase(kT, 40);
+  const auto phase = rhythm_phase(kMethodsT, 40);
   for (double depth : {0.0, 0.3, 0.8}) {
     const auto out = evaluate(with(mi::MethodKind::Mvl), phase, locked_amplitude(phase, depth, 1.1), 1, 1);
     EXPECT_NEAR(out[0], depth / 2, 1e-6) << depth;
@@ -198,8 +198,8 @@ TEST(Methods, MeanVectorLengthOfCosineModulatedAmplitudeIsHalfTheDepth) {
 // z = m cos(φ − φ0) / σ with σ² = m² T / (2 (T − 1)), so |S| / T = sqrt((T − 1) / (2 T)) whatever the
 // depth; far above the p = 0.05 threshold.
 TEST(Methods, NormalisedDirectPacOfCosineModulatedAmplitudeIsClosedForm) {
-  const auto phase = rhythm_phase(kT, 40);
-  const double expected = std::sqrt(static_cast<double>(kT - 1) / (2.0 * kT));
+  const auto phase = rhythm_phase(kMethodsT, 40);
+  const double expected = std::sqrt(static_cast<double>(kMethodsT - 1) / (2.0 * kMethodsT));
   for (double depth : {0.1, 0.8}) {
     const auto out = evaluate(with(mi::MethodKind::Ndpac), phase, locked_amplitude(phase, depth, -2.0), 1, 1);
     EXPECT_NEAR(out[0], expected, 1e-6) << depth;
@@ -208,10 +208,10 @@ TEST(Methods, NormalisedDirectPacOfCosineModulatedAmplitudeIsClosedForm) {
 
 // With ψ = φ − δ the phase difference is constant: PLV 1; with ψ of another rhythm it averages out.
 TEST(Methods, PhaseLockingValueIsOneForConstantLagAndSmallForAnotherRhythm) {
-  const auto phase = rhythm_phase(kT, 40);
-  const auto lagged = rhythm_phase(kT, 40, -0.7);
-  const auto other = rhythm_phase(kT, 40.0 / 3.0);  // 90 cycles: Σ e^{i(φ − ψ)} = 0 over 30 cycles
-  const auto amplitude = unrelated_amplitude(kT, 1);
+  const auto phase = rhythm_phase(kMethodsT, 40);
+  const auto lagged = rhythm_phase(kMethodsT, 40, -0.7);
+  const auto other = rhythm_phase(kMethodsT, 40.0 / 3.0);  // 90 cycles: Σ e^{i(φ − ψ)} = 0 over 30 cycles
+  const auto amplitude = unrelated_amplitude(kMethodsT, 1);
   const auto envelope = stack({lagged, other});  // [p = 0][a = 0, 1]
   const auto out = evaluate(with(mi::MethodKind::Plv), phase, stack({amplitude, amplitude}), 1, 2, {0}, envelope.data());
   EXPECT_NEAR(out[0], 1.0, 1e-6);
@@ -222,13 +222,13 @@ TEST(Methods, PhaseLockingValueIsOneForConstantLagAndSmallForAnotherRhythm) {
 // φ0, the centre of bin 7, so that bin has the largest mean.
 TEST(Methods, HeightsRatioAndPreferredPhaseOfLockedAmplitude) {
   const int bins = 12;
-  const auto phase = rhythm_phase(kT, 48);  // 4 samples per bin
+  const auto phase = rhythm_phase(kMethodsT, 48);  // 4 samples per bin
   const double centre = -kPi + 7.5 * 2 * kPi / bins;
   const auto amplitude = locked_amplitude(phase, 0.5, centre);
   mi::MethodSettings s = with(mi::MethodKind::Hr);
   s.bins = bins;
   const auto out = evaluate(s, phase, amplitude, 1, 1);
-  EXPECT_NEAR(out[0], direct_hr(phase.data(), amplitude.data(), kT, bins), 1e-12);
+  EXPECT_NEAR(out[0], direct_hr(phase.data(), amplitude.data(), kMethodsT, bins), 1e-12);
   std::vector<double> sums(bins, 0);
   std::vector<std::int64_t> counts(bins, 0);
   for (std::size_t i = 0; i < phase.size(); ++i) {
@@ -325,21 +325,21 @@ TEST(Methods, EveryMethodEqualsItsDirectDefinitionForEveryCellAndShift) {
 
 // ndPAC's threshold zeroes weak coupling: |S|² <= 2 T erfinv(1 − p)², and p = 1 keeps it.
 TEST(Methods, NormalisedDirectPacZeroesValuesBelowOzkurtsThreshold) {
-  const auto phase = rhythm_phase(kT, 40);
-  std::vector<float> amplitude = unrelated_amplitude(kT, 3);
+  const auto phase = rhythm_phase(kMethodsT, 40);
+  std::vector<float> amplitude = unrelated_amplitude(kMethodsT, 3);
   for (std::size_t i = 0; i < amplitude.size(); ++i) amplitude[i] += 0.002f * static_cast<float>(std::cos(phase[i]));
   mi::MethodSettings s = with(mi::MethodKind::Ndpac);
-  const double weak = direct_ndpac(phase.data(), amplitude.data(), kT, 1.0);
+  const double weak = direct_ndpac(phase.data(), amplitude.data(), kMethodsT, 1.0);
   ASSERT_GT(weak, 0);
-  ASSERT_LT(weak * weak * kT * kT, 2 * kT * std::pow(boost::math::erf_inv(0.95), 2));  // below: zeroed
+  ASSERT_LT(weak * weak * kMethodsT * kMethodsT, 2 * kMethodsT * std::pow(boost::math::erf_inv(0.95), 2));  // below: zeroed
   EXPECT_EQ(evaluate(s, phase, amplitude, 1, 1)[0], 0.0);
   s.ndpac_p = 1;
   EXPECT_NEAR(evaluate(s, phase, amplitude, 1, 1)[0], weak, 1e-12);
 }
 
 TEST(Methods, ConstantAmplitudeGivesZeroForEveryMeasureOfCoupling) {
-  const auto phase = rhythm_phase(kT, 40);
-  const std::vector<float> flat(kT, 2.0f);
+  const auto phase = rhythm_phase(kMethodsT, 40);
+  const std::vector<float> flat(kMethodsT, 2.0f);
   for (mi::MethodKind kind : {mi::MethodKind::Tort, mi::MethodKind::Ndpac, mi::MethodKind::Hr}) {
     EXPECT_NEAR(evaluate(with(kind), phase, flat, 1, 1)[0], 0.0, 1e-12) << mi::method_name(kind);
   }
