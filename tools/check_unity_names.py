@@ -59,6 +59,35 @@ def declared_name(line: str) -> tuple[str, str | None] | None:
     return None
 
 
+# A variable declaration with several declarators: `constexpr std::int64_t kE = 3, kC = 2, kT = 512;`.
+VARIABLES = re.compile(r"^(?:static\s+|inline\s+)*(?:constexpr|const)\s")
+
+
+def top_level_parts(text: str) -> list[str]:
+    """`text` split at the commas outside brackets, parentheses, braces and angle brackets."""
+    parts, depth, current = [], 0, ""
+    for char in text:
+        depth += char in "([{<"
+        depth -= char in ")]}>"
+        if char == "," and depth == 0:
+            parts.append(current)
+            current = ""
+        else:
+            current += char
+    return parts + [current]
+
+
+def further_declarators(line: str) -> list[str]:
+    """The names a variable declaration declares after its first (`kC`, `kT` above)."""
+    if not VARIABLES.match(line) or "(" in line.split("=", 1)[0] or not line.rstrip().endswith(";"):
+        return []
+    names = []
+    for part in top_level_parts(line.rstrip().rstrip(";"))[1:]:
+        if named := re.match(r"\s*(\w+)\s*(?:=|\{|$)", part):
+            names.append(named.group(1))
+    return names
+
+
 def anonymous_names(path: Path) -> list[tuple[str, str | None, int]]:
     """Every (name, alias target, line) declared at the top level of the file's anonymous namespaces."""
     names = []
@@ -71,6 +100,7 @@ def anonymous_names(path: Path) -> list[tuple[str, str | None, int]]:
         elif depth and (line[:1].isalpha() or line[:1] in "_["):
             if found := declared_name(line):
                 names.append((found[0], found[1], number))
+                names.extend((name, None, number) for name in further_declarators(line))
     return names
 
 

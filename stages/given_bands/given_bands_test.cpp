@@ -12,16 +12,16 @@
 namespace pacflow::stages {
 namespace {
 
-constexpr std::int64_t kE = 4, kT = 512;
+constexpr std::int64_t kE = 4, kGivenBandsT = 512;
 const json kPha = json::parse("[[4,8],[8,12]]");
 const json kAmp = json::parse("[[60,80],[80,100],[100,120]]");
 
 std::vector<float> coupled_signals() {
-  std::vector<float> x(static_cast<std::size_t>(kE * kT));
+  std::vector<float> x(static_cast<std::size_t>(kE * kGivenBandsT));
   for (std::int64_t e = 0; e < kE; ++e)
-    for (std::int64_t t = 0; t < kT; ++t) {
+    for (std::int64_t t = 0; t < kGivenBandsT; ++t) {
       const double tt = static_cast<double>(t) / 256.0, slow = std::sin(2 * M_PI * 6 * tt + 0.7 * static_cast<double>(e));
-      x[static_cast<std::size_t>(e * kT + t)] =
+      x[static_cast<std::size_t>(e * kGivenBandsT + t)] =
           static_cast<float>(slow + (1 + slow) * 0.3 * std::sin(2 * M_PI * 90 * tt) + 0.05 * std::cos(0.37 * static_cast<double>(t * (e + 1))));
     }
   return x;
@@ -48,7 +48,7 @@ struct InMemory {
 // compute after bandpass and hilbert: the same bits.
 TEST(GivenBands, GivenTheHilbertStagesOutputMiAndSurrogatesGiveTheSameBits) {
   const auto x = coupled_signals();
-  InMemory filtered(x, {kE, kT});
+  InMemory filtered(x, {kE, kGivenBandsT});
   Pipeline(filtered.registry)
       .source("array", {{"fs", 256}, {"layout", "ET"}})
       .stage("bandpass", {{"pha", kPha}, {"amp", kAmp}})
@@ -62,11 +62,11 @@ TEST(GivenBands, GivenTheHilbertStagesOutputMiAndSurrogatesGiveTheSameBits) {
   // Each epoch's rows, phases then amplitudes: [E][2 + 3][T]
   std::vector<float> stacked;
   for (std::int64_t e = 0; e < kE; ++e) {
-    const auto p = phase.values.begin() + e * 2 * kT, a = amplitude.values.begin() + e * 3 * kT;
-    stacked.insert(stacked.end(), p, p + 2 * kT);
-    stacked.insert(stacked.end(), a, a + 3 * kT);
+    const auto p = phase.values.begin() + e * 2 * kGivenBandsT, a = amplitude.values.begin() + e * 3 * kGivenBandsT;
+    stacked.insert(stacked.end(), p, p + 2 * kGivenBandsT);
+    stacked.insert(stacked.end(), a, a + 3 * kGivenBandsT);
   }
-  InMemory given(stacked, {kE, 5 * kT});
+  InMemory given(stacked, {kE, 5 * kGivenBandsT});
   Pipeline(given.registry)
       .source("array", {{"fs", 256}, {"layout", "ET"}})
       .stage("given_bands", {{"pha", kPha}, {"amp", kAmp}})
@@ -94,23 +94,23 @@ std::string given_bands_error_of(const std::vector<float>& values, Shape shape, 
 }
 
 TEST(GivenBands, PhasesAreWrappedAndOutOfRangeValuesRefusedByName) {
-  std::vector<float> rows(static_cast<std::size_t>(5 * kT), 1.0f);  // one epoch: 2 phase rows, 3 amplitude rows
-  for (std::int64_t t = 0; t < 2 * kT; ++t)
+  std::vector<float> rows(static_cast<std::size_t>(5 * kGivenBandsT), 1.0f);  // one epoch: 2 phase rows, 3 amplitude rows
+  for (std::int64_t t = 0; t < 2 * kGivenBandsT; ++t)
     rows[static_cast<std::size_t>(t)] = static_cast<float>(2 * std::numbers::pi * static_cast<double>(t % 64) / 64.0);  // [0, 2 pi)
-  EXPECT_EQ(given_bands_error_of(rows, {1, 5 * kT}), "(no error)");  // [0, 2 pi) is wrapped, as TensorPAC does
+  EXPECT_EQ(given_bands_error_of(rows, {1, 5 * kGivenBandsT}), "(no error)");  // [0, 2 pi) is wrapped, as TensorPAC does
   auto degrees = rows;
   degrees[70] = 180.0f;
-  EXPECT_NE(given_bands_error_of(degrees, {1, 5 * kT}).find("series 0, phase band 0, sample 70: 180 is not a phase in radians"),
+  EXPECT_NE(given_bands_error_of(degrees, {1, 5 * kGivenBandsT}).find("series 0, phase band 0, sample 70: 180 is not a phase in radians"),
             std::string::npos);
   auto negative = rows;
-  negative[static_cast<std::size_t>(2 * kT + kT + 3)] = -0.5f;
-  EXPECT_NE(given_bands_error_of(negative, {1, 5 * kT}).find("series 0, amplitude band 1, sample 3: -0.5 is not an amplitude"),
+  negative[static_cast<std::size_t>(2 * kGivenBandsT + kGivenBandsT + 3)] = -0.5f;
+  EXPECT_NE(given_bands_error_of(negative, {1, 5 * kGivenBandsT}).find("series 0, amplitude band 1, sample 3: -0.5 is not an amplitude"),
             std::string::npos);
-  EXPECT_NE(given_bands_error_of(rows, {1, 5 * kT - 1}).find("not 5 rows (2 phase, 3 amplitude bands) of the same length"),
+  EXPECT_NE(given_bands_error_of(rows, {1, 5 * kGivenBandsT - 1}).find("not 5 rows (2 phase, 3 amplitude bands) of the same length"),
             std::string::npos);
-  EXPECT_NE(given_bands_error_of(rows, {1, 5 * kT}, {{"pha", kPha}, {"amp", json::parse("[[60,200]]")}}).find("Nyquist"),
+  EXPECT_NE(given_bands_error_of(rows, {1, 5 * kGivenBandsT}, {{"pha", kPha}, {"amp", json::parse("[[60,200]]")}}).find("Nyquist"),
             std::string::npos);
-  EXPECT_NE(given_bands_error_of(rows, {1, 5 * kT}, {{"pha", kPha}, {"amp", kAmp}}, {{"fs", 256}, {"layout", "ET"}, {"pad", "8smp"}})
+  EXPECT_NE(given_bands_error_of(rows, {1, 5 * kGivenBandsT}, {{"pha", kPha}, {"amp", kAmp}}, {{"fs", 256}, {"layout", "ET"}, {"pad", "8smp"}})
                 .find("pad"),
             std::string::npos);
 }
@@ -119,12 +119,12 @@ TEST(GivenBands, PhasesAreWrappedAndOutOfRangeValuesRefusedByName) {
 // vectors, the tail, the last sample of a row) is still found and named, and a phase that needs
 // wrapping anywhere is wrapped, as the value-by-value checks do it.
 TEST(GivenBands, ValuesOutOfPlaceAreFoundAtEveryPositionOfTheVectors) {
-  std::vector<float> rows(static_cast<std::size_t>(5 * kT), 1.0f);
-  for (std::int64_t t = 0; t < 2 * kT; ++t)
+  std::vector<float> rows(static_cast<std::size_t>(5 * kGivenBandsT), 1.0f);
+  for (std::int64_t t = 0; t < 2 * kGivenBandsT; ++t)
     rows[static_cast<std::size_t>(t)] = static_cast<float>(3.0 * std::sin(0.1 * static_cast<double>(t)));  // in (−π, π]
-  ASSERT_EQ(given_bands_error_of(rows, {1, 5 * kT}), "(no error)");
+  ASSERT_EQ(given_bands_error_of(rows, {1, 5 * kGivenBandsT}), "(no error)");
   const auto pac_of = [](const std::vector<float>& values) {
-    InMemory run(values, {1, 5 * kT});
+    InMemory run(values, {1, 5 * kGivenBandsT});
     Pipeline(run.registry)
         .source("array", {{"fs", 256}, {"layout", "ET"}})
         .stage("given_bands", {{"pha", kPha}, {"amp", kAmp}})
@@ -134,19 +134,19 @@ TEST(GivenBands, ValuesOutOfPlaceAreFoundAtEveryPositionOfTheVectors) {
     return run["pac"].values;
   };
   for (const std::int64_t t : {0, 1, 5, 7, 8, 15, 16, 17, 31, 33, 500, 510, 511}) {
-    const auto at = [&](std::int64_t band) { return static_cast<std::size_t>(band * kT + t); };
+    const auto at = [&](std::int64_t band) { return static_cast<std::size_t>(band * kGivenBandsT + t); };
     // (NaN and infinities are the source's to refuse, before any stage.)
     for (const float bad : {7.0f, -6.5f}) {
       auto phase = rows;
       phase[at(1)] = bad;
-      EXPECT_NE(given_bands_error_of(phase, {1, 5 * kT}).find(fmt::format("phase band 1, sample {}: {} is not a phase", t, bad)),
+      EXPECT_NE(given_bands_error_of(phase, {1, 5 * kGivenBandsT}).find(fmt::format("phase band 1, sample {}: {} is not a phase", t, bad)),
                 std::string::npos)
           << t;
     }
     for (const float bad : {-0.5f, -1e-30f}) {
       auto amplitude = rows;
       amplitude[at(2 + 2)] = bad;
-      EXPECT_NE(given_bands_error_of(amplitude, {1, 5 * kT}).find(fmt::format("amplitude band 2, sample {}: {} is not an amplitude", t, bad)),
+      EXPECT_NE(given_bands_error_of(amplitude, {1, 5 * kGivenBandsT}).find(fmt::format("amplitude band 2, sample {}: {} is not an amplitude", t, bad)),
                 std::string::npos)
           << t << " " << bad;
     }
@@ -163,20 +163,20 @@ TEST(GivenBands, ValuesOutOfPlaceAreFoundAtEveryPositionOfTheVectors) {
 // gave MI exactly 0 and NaN z-scores, exit code 0; it is refused naming the series and the band. A
 // series of zeros throughout, the stand-in for one that nan_policy=skip left out, still runs.
 TEST(GivenBands, AmplitudeRowOfZerosOrSubnormalsIsRefusedNamingSeriesAndBand) {
-  std::vector<float> rows(static_cast<std::size_t>(5 * kT), 1.0f);  // one epoch: 2 phase rows, 3 amplitude rows
-  for (std::int64_t t = 0; t < 2 * kT; ++t)
+  std::vector<float> rows(static_cast<std::size_t>(5 * kGivenBandsT), 1.0f);  // one epoch: 2 phase rows, 3 amplitude rows
+  for (std::int64_t t = 0; t < 2 * kGivenBandsT; ++t)
     rows[static_cast<std::size_t>(t)] = static_cast<float>(2 * std::numbers::pi * static_cast<double>(t % 64) / 64.0);
-  ASSERT_EQ(given_bands_error_of(rows, {1, 5 * kT}), "(no error)");
+  ASSERT_EQ(given_bands_error_of(rows, {1, 5 * kGivenBandsT}), "(no error)");
   auto silent = rows;
-  std::fill(silent.begin() + 4 * kT, silent.end(), 0.0f);  // amplitude band 2
-  std::string error = given_bands_error_of(silent, {1, 5 * kT});
+  std::fill(silent.begin() + 4 * kGivenBandsT, silent.end(), 0.0f);  // amplitude band 2
+  std::string error = given_bands_error_of(silent, {1, 5 * kGivenBandsT});
   EXPECT_NE(error.find("given_bands: series 0 (epoch 0, channel 0), amplitude band 2 ([100, 120] Hz): every "
                        "amplitude is 0, so there is no amplitude to distribute over the phase bins"),
             std::string::npos)
       << error;
   auto tiny = rows;
-  std::fill(tiny.begin() + 3 * kT, tiny.begin() + 4 * kT, 1e-44f);  // amplitude band 1, subnormal
-  error = given_bands_error_of(tiny, {1, 5 * kT});
+  std::fill(tiny.begin() + 3 * kGivenBandsT, tiny.begin() + 4 * kGivenBandsT, 1e-44f);  // amplitude band 1, subnormal
+  error = given_bands_error_of(tiny, {1, 5 * kGivenBandsT});
   EXPECT_NE(error.find("series 0 (epoch 0, channel 0), amplitude band 1 ([80, 100] Hz): the largest amplitude is "
                        "9.80909e-45, below 1e-20"),
             std::string::npos)
@@ -184,7 +184,7 @@ TEST(GivenBands, AmplitudeRowOfZerosOrSubnormalsIsRefusedNamingSeriesAndBand) {
   // Epoch 1 all zeros, left out by nan_policy=skip: its results are NaN, nothing is refused.
   auto left_out = rows;
   left_out.resize(2 * rows.size(), 0.0f);
-  EXPECT_EQ(given_bands_error_of(left_out, {2, 5 * kT}, {{"pha", kPha}, {"amp", kAmp}},
+  EXPECT_EQ(given_bands_error_of(left_out, {2, 5 * kGivenBandsT}, {{"pha", kPha}, {"amp", kAmp}},
                      {{"fs", 256}, {"layout", "ET"}, {"nan_policy", "skip"}}),
             "(no error)");
 }

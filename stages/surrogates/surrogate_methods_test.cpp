@@ -18,7 +18,7 @@ namespace {
 
 using testing::data_dir;
 
-constexpr std::size_t kSurrogateT = 1024, kPha = 3, kAmp = 4;
+constexpr std::size_t kSurrogateT = 1024, kSurrogatePha = 3, kSurrogateAmp = 4;
 
 testing::StageHarness surrogate_small_harness(const json& mi_params, const json& surrogate_params, bool envelope = false) {
   const json m = testing::manifest("small");
@@ -89,15 +89,15 @@ TEST(SurrogateMethods, SwapTrialsPairsEachEpochsPhaseWithThePermutedEpochsAmplit
   const auto amplitude = batch.at("amplitude").values<float>();
   for (std::size_t e = 0; e < 2; ++e)
     for (std::size_t c = 0; c < 3; ++c)
-      for (std::size_t p = 0; p < kPha; ++p)
-        for (std::size_t a = 0; a < kAmp; ++a) {
+      for (std::size_t p = 0; p < kSurrogatePha; ++p)
+        for (std::size_t a = 0; a < kSurrogateAmp; ++a) {
           std::vector<double> values;
           for (const auto& perm : perms) {
             const std::size_t other = static_cast<std::size_t>(perm[e]) * 3 + c;
-            values.push_back(surrogate_direct_mi(phase.data() + ((e * 3 + c) * kPha + p) * kSurrogateT, amplitude.data() + (other * kAmp + a) * kSurrogateT, 18));
+            values.push_back(surrogate_direct_mi(phase.data() + ((e * 3 + c) * kSurrogatePha + p) * kSurrogateT, amplitude.data() + (other * kSurrogateAmp + a) * kSurrogateT, 18));
           }
           const MeanStd ms = mean_std(values);
-          const std::size_t cell = (e * 3 + c) * kPha * kAmp + p * kAmp + a;
+          const std::size_t cell = (e * 3 + c) * kSurrogatePha * kSurrogateAmp + p * kSurrogateAmp + a;
           EXPECT_NEAR(batch.at("surrogate_mean").values<float>()[cell], ms.mean, 1e-6) << cell;
           EXPECT_NEAR(batch.at("surrogate_std").values<float>()[cell], ms.std, 1e-6) << cell;
         }
@@ -124,15 +124,15 @@ TEST(SurrogateMethods, TrialPairingsPairEachPhaseWithItsChannelsAmplitudeInEvery
     for (std::size_t c = 0; c < kChannels; ++c)
       for (std::size_t slot = 0; slot < kBlock; ++slot) {
         const std::size_t row = e * kChannels + c, f = e / kBlock * kBlock + slot;
-        for (std::size_t p = 0; p < kPha; ++p)
-          for (std::size_t a = 0; a < kAmp; ++a) {
-            const double value = pairings[((row * kBlock + slot) * kPha + p) * kAmp + a];
+        for (std::size_t p = 0; p < kSurrogatePha; ++p)
+          for (std::size_t a = 0; a < kSurrogateAmp; ++a) {
+            const double value = pairings[((row * kBlock + slot) * kSurrogatePha + p) * kSurrogateAmp + a];
             if (f >= kEpochs) {
               EXPECT_TRUE(std::isnan(value)) << row << ", epoch " << f;
               continue;
             }
             const double expected =
-                surrogate_direct_mi(phase.data() + (row * kPha + p) * kSurrogateT, amplitude.data() + ((f * kChannels + c) * kAmp + a) * kSurrogateT, 18);
+                surrogate_direct_mi(phase.data() + (row * kSurrogatePha + p) * kSurrogateT, amplitude.data() + ((f * kChannels + c) * kSurrogateAmp + a) * kSurrogateT, 18);
             EXPECT_NEAR(value, expected, 1e-6 * expected + 1e-9) << "row " << row << ", epoch " << f << ", cell " << p << "," << a;
           }
       }
@@ -194,8 +194,8 @@ TEST(SurrogateMethods, SwapTrialsGivesAnEpochsZIndependentOfItsGainOrRefusesMvl)
   const auto z = a.at("pac_z").values<float>();
   const auto z_loud = b.at("pac_z").values<float>();
   double rise = 0;  // the louder epoch's z over its cells, against the same epoch at its own gain
-  for (std::size_t i = 0; i < 3 * kPha * kAmp; ++i) rise += z_loud[i] - z[i];
-  EXPECT_GT(rise / (3 * kPha * kAmp), 1.0) << "mvl's z follows the epoch's gain";
+  for (std::size_t i = 0; i < 3 * kSurrogatePha * kSurrogateAmp; ++i) rise += z_loud[i] - z[i];
+  EXPECT_GT(rise / (3 * kSurrogatePha * kSurrogateAmp), 1.0) << "mvl's z follows the epoch's gain";
 }
 
 // TensorPAC's normalisations 1–3 (and 4, the z-score), from the same surrogate mean and std.
@@ -240,18 +240,18 @@ TEST(SurrogateMethods, EveryMethodsSurrogatesUseTheMiStagesMeasure) {
     std::vector<std::vector<double>> per_shift;
     for (auto s : shifts) {
       // The amplitude side shifted by s, then evaluated unshifted.
-      std::vector<float> amp(kAmp * kSurrogateT), env(plv ? kPha * kAmp * kSurrogateT : 0);
+      std::vector<float> amp(kSurrogateAmp * kSurrogateT), env(plv ? kSurrogatePha * kSurrogateAmp * kSurrogateT : 0);
       for (std::size_t i = 0; i < amp.size(); ++i) amp[i] = amplitude[i / kSurrogateT * kSurrogateT + (i % kSurrogateT + static_cast<std::size_t>(s)) % kSurrogateT];
       for (std::size_t i = 0; i < env.size(); ++i) env[i] = envelope[i / kSurrogateT * kSurrogateT + (i % kSurrogateT + static_cast<std::size_t>(s)) % kSurrogateT];
-      std::vector<double> out(kPha * kAmp);
+      std::vector<double> out(kSurrogatePha * kSurrogateAmp);
       const std::int64_t zero[1] = {0};
-      m->evaluate({phase, amp.data(), plv ? env.data() : nullptr, kPha, kAmp, kSurrogateT}, zero, out.data());
+      m->evaluate({phase, amp.data(), plv ? env.data() : nullptr, kSurrogatePha, kSurrogateAmp, kSurrogateT}, zero, out.data());
       per_shift.push_back(out);
     }
     const auto mean = batch.at("surrogate_mean").values<float>();
     const auto pvalues = batch.at("pvalues").values<float>();
     const auto pac = batch.at("pac").values<float>();
-    for (std::size_t c = 0; c < kPha * kAmp; ++c) {
+    for (std::size_t c = 0; c < kSurrogatePha * kSurrogateAmp; ++c) {
       std::vector<double> v;
       for (const auto& o : per_shift) v.push_back(o[c]);
       const double expected = mean_std(v).mean;
@@ -296,9 +296,9 @@ TEST(SurrogateMethods, SurrogatesFollowTheMiStagesChannelPairs) {
   auto pairs = surrogate_small_harness({{"pairs", {{1, 1}, {0, 2}}}}, {{"n", 5}});
   auto diag = surrogate_small_harness(json::object(), {{"n", 5}});
   const Batch a = pairs.run(x, 3, 3), d = diag.run(x, 3, 3);
-  ASSERT_EQ(a.at("pac_z").shape(), (Shape{2, kPha, kAmp}));
+  ASSERT_EQ(a.at("pac_z").shape(), (Shape{2, kSurrogatePha, kSurrogateAmp}));
   const auto za = a.at("surrogate_mean").values<float>(), zd = d.at("surrogate_mean").values<float>();
-  for (std::size_t c = 0; c < kPha * kAmp; ++c) EXPECT_EQ(za[c], zd[kPha * kAmp + c]);
+  for (std::size_t c = 0; c < kSurrogatePha * kSurrogateAmp; ++c) EXPECT_EQ(za[c], zd[kSurrogatePha * kSurrogateAmp + c]);
 }
 
 }  // namespace

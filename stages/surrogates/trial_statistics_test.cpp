@@ -30,37 +30,37 @@ namespace pacflow::surrogates {
 namespace {
 
 // Nine epochs in blocks of four: 0-3, 4-7 and the short block {8}.
-constexpr std::int64_t kTrialEpochs = 9, kChannels = 3, kPerm = 39, kPha = 2, kAmp = 3, kCells = kPha * kAmp;
-constexpr std::int64_t kBlock = 4, kRow = kBlock * kCells;
-constexpr std::int64_t kBlockSeries = kBlock * kChannels;
+constexpr std::int64_t kTrialEpochs = 9, kTrialChannels = 3, kPerm = 39, kTrialPha = 2, kTrialAmp = 3, kTrialCells = kTrialPha * kTrialAmp;
+constexpr std::int64_t kBlock = 4, kRow = kBlock * kTrialCells;
+constexpr std::int64_t kBlockSeries = kBlock * kTrialChannels;
 
 // pairings[series][epoch of the block][cell]: channel 0 coupled in cell 4 (each epoch's own
 // amplitude pairs higher than another epoch's), the rest noise; NaN past the short last block.
 std::vector<double> make_pairings() {
   std::mt19937_64 rng(7);
   std::normal_distribution<double> noise(1.0, 0.2);
-  std::vector<double> v(static_cast<std::size_t>(kTrialEpochs * kChannels * kRow));
+  std::vector<double> v(static_cast<std::size_t>(kTrialEpochs * kTrialChannels * kRow));
   for (auto& x : v) x = noise(rng);
   for (std::int64_t e = 0; e < kTrialEpochs; ++e) {
-    v[static_cast<std::size_t>((e * kChannels + 0) * kRow + (e % kBlock) * kCells + 4)] += 0.5;
+    v[static_cast<std::size_t>((e * kTrialChannels + 0) * kRow + (e % kBlock) * kTrialCells + 4)] += 0.5;
     if (e == kTrialEpochs - 1)
-      for (std::int64_t c = 0; c < kChannels; ++c)
-        std::fill_n(v.begin() + (e * kChannels + c) * kRow + kCells, kCells, std::nan(""));
+      for (std::int64_t c = 0; c < kTrialChannels; ++c)
+        std::fill_n(v.begin() + (e * kTrialChannels + c) * kRow + kTrialCells, kTrialCells, std::nan(""));
   }
   return v;
 }
 
 // One family per channel unless asked: the reference below tests each channel's cells.
 TrialLayout layout(TrialTest test, std::vector<std::int64_t> excluded = {}, TrialFamily family = TrialFamily::Cells) {
-  return {RowLayout{}, kTrialEpochs, kChannels, kPerm, {kPha, kAmp}, test, std::move(excluded), 1, {}, 42, kBlock, family, false, {}};
+  return {RowLayout{}, kTrialEpochs, kTrialChannels, kPerm, {kTrialPha, kTrialAmp}, test, std::move(excluded), 1, {}, 42, kBlock, family, false, {}};
 }
 
 // Each series' z (pac_z, which the contrast reads): here its own pairing, unless `z` is given.
 std::vector<double> own_pairings(const std::vector<double>& values) {
   std::vector<double> z;
-  for (std::int64_t s = 0; s < kTrialEpochs * kChannels; ++s)
-    for (std::int64_t q = 0; q < kCells; ++q)
-      z.push_back(values[static_cast<std::size_t>(s * kRow + (s / kChannels % kBlock) * kCells + q)]);
+  for (std::int64_t s = 0; s < kTrialEpochs * kTrialChannels; ++s)
+    for (std::int64_t q = 0; q < kTrialCells; ++q)
+      z.push_back(values[static_cast<std::size_t>(s * kRow + (s / kTrialChannels % kBlock) * kTrialCells + q)]);
   return z;
 }
 
@@ -69,11 +69,11 @@ void add_batch(TrialStatistics& stats, const std::vector<double>& values, std::i
   Batch batch;
   batch.first_series = first;
   batch.series_count = count;
-  auto t = batch.emplace(kTrialPairingsTensor, {kBlock, kPha, kAmp}, DType::Float64).values<double>();
+  auto t = batch.emplace(kTrialPairingsTensor, {kBlock, kTrialPha, kTrialAmp}, DType::Float64).values<double>();
   std::copy_n(values.begin() + first * kRow, count * kRow, t.begin());
   const auto zs = z.empty() ? own_pairings(values) : z;
-  auto zt = batch.emplace(kEpochZ, {kPha, kAmp}, DType::Float32).values<float>();
-  std::transform(zs.begin() + first * kCells, zs.begin() + (first + count) * kCells, zt.begin(),
+  auto zt = batch.emplace(kEpochZ, {kTrialPha, kTrialAmp}, DType::Float32).values<float>();
+  std::transform(zs.begin() + first * kTrialCells, zs.begin() + (first + count) * kTrialCells, zt.begin(),
                  [](double v) { return static_cast<float>(v); });
   stats.add(batch);
 }
@@ -82,14 +82,14 @@ void add_batch(TrialStatistics& stats, const std::vector<double>& values, std::i
 // trial_z, trial_pvalues one after the other.
 std::vector<float> run(TrialStatistics& stats, const std::vector<double>& values, std::int64_t batch_series,
                        std::int64_t from = 0) {
-  for (std::int64_t first = from; first < kTrialEpochs * kChannels; first += batch_series)
-    add_batch(stats, values, first, std::min(batch_series, kTrialEpochs * kChannels - first));
+  for (std::int64_t first = from; first < kTrialEpochs * kTrialChannels; first += batch_series)
+    add_batch(stats, values, first, std::min(batch_series, kTrialEpochs * kTrialChannels - first));
   Batch out;
   stats.finish(out);
   std::vector<float> all;
   for (const char* name : {kTrialPac, kTrialZ, kTrialPvalues}) {
     const auto v = out.at(name).values<float>();
-    EXPECT_EQ(static_cast<std::int64_t>(v.size()), kChannels * kCells) << name;
+    EXPECT_EQ(static_cast<std::int64_t>(v.size()), kTrialChannels * kTrialCells) << name;
     all.insert(all.end(), v.begin(), v.end());
   }
   return all;
@@ -102,14 +102,14 @@ struct Reference {
 // Max-T's statistic: each arrangement k standardised by the mean and std over all of them.
 std::vector<std::vector<double>> standardised(const std::vector<std::vector<double>>& m) {
   const auto draws = static_cast<double>(m.size());
-  std::vector<double> all_mu(kCells, 0.0), all_sd(kCells, 0.0);
+  std::vector<double> all_mu(kTrialCells, 0.0), all_sd(kTrialCells, 0.0);
   for (const auto& row : m)
-    for (std::int64_t q = 0; q < kCells; ++q) all_mu[q] += row[q] / draws;
+    for (std::int64_t q = 0; q < kTrialCells; ++q) all_mu[q] += row[q] / draws;
   for (const auto& row : m)
-    for (std::int64_t q = 0; q < kCells; ++q) all_sd[q] += (row[q] - all_mu[q]) * (row[q] - all_mu[q]) / draws;
+    for (std::int64_t q = 0; q < kTrialCells; ++q) all_sd[q] += (row[q] - all_mu[q]) * (row[q] - all_mu[q]) / draws;
   auto t = m;
   for (auto& row : t)
-    for (std::int64_t q = 0; q < kCells; ++q) row[q] = (row[q] - all_mu[q]) / std::sqrt(all_sd[q]);
+    for (std::int64_t q = 0; q < kTrialCells; ++q) row[q] = (row[q] - all_mu[q]) / std::sqrt(all_sd[q]);
   return t;
 }
 
@@ -122,15 +122,15 @@ Reference reference(const std::vector<double>& v, const std::vector<std::int64_t
   Reference r;
   std::vector<std::vector<std::vector<double>>> means;  // [channel][k][cell]
   const auto pairing = [&](std::int64_t e, std::int64_t c, std::int64_t f, std::int64_t q) {
-    return v[static_cast<std::size_t>((e * kChannels + c) * kRow + (f % kBlock) * kCells + q)];
+    return v[static_cast<std::size_t>((e * kTrialChannels + c) * kRow + (f % kBlock) * kTrialCells + q)];
   };
-  for (std::int64_t c = 0; c < kChannels; ++c) {
-    std::vector<std::vector<double>> m(kPerm + 1, std::vector<double>(kCells, 0.0));
+  for (std::int64_t c = 0; c < kTrialChannels; ++c) {
+    std::vector<std::vector<double>> m(kPerm + 1, std::vector<double>(kTrialCells, 0.0));
     std::int64_t n = 0;
     for (std::int64_t b = 0; b * kBlock < kTrialEpochs; ++b) {
       std::vector<std::int64_t> in;
       for (std::int64_t e = b * kBlock; e < std::min((b + 1) * kBlock, kTrialEpochs); ++e)
-        if (std::find(excluded.begin(), excluded.end(), e * kChannels + c) == excluded.end()) in.push_back(e);
+        if (std::find(excluded.begin(), excluded.end(), e * kTrialChannels + c) == excluded.end()) in.push_back(e);
       n += static_cast<std::int64_t>(in.size());
       std::vector<std::int64_t> perm(in.size());
       for (std::int64_t k = 0; k <= kPerm; ++k) {
@@ -138,7 +138,7 @@ Reference reference(const std::vector<double>& v, const std::vector<std::int64_t
           trial_permutation(rng::key(rng::key(42, static_cast<std::uint64_t>(b)), 0), static_cast<std::uint64_t>(k - 1),
                             static_cast<std::int64_t>(in.size()), perm.data());
         for (std::size_t i = 0; i < in.size(); ++i)
-          for (std::int64_t q = 0; q < kCells; ++q)
+          for (std::int64_t q = 0; q < kTrialCells; ++q)
             m[k][q] += pairing(in[i], c, k == 0 ? in[i] : in[static_cast<std::size_t>(perm[i])], q);
       }
     }
@@ -147,22 +147,22 @@ Reference reference(const std::vector<double>& v, const std::vector<std::int64_t
     means.push_back(std::move(m));
   }
   // The maxima of each arrangement over a family: the channel's cells, or every channel's.
-  std::vector<std::vector<double>> max_k(kChannels, std::vector<double>(kPerm + 1, -1e300)), max_t = max_k;
-  for (std::int64_t c = 0; c < kChannels; ++c) {
+  std::vector<std::vector<double>> max_k(kTrialChannels, std::vector<double>(kPerm + 1, -1e300)), max_t = max_k;
+  for (std::int64_t c = 0; c < kTrialChannels; ++c) {
     const auto t = standardised(means[c]);
-    for (std::int64_t into = 0; into < kChannels; ++into) {
+    for (std::int64_t into = 0; into < kTrialChannels; ++into) {
       if (into != c && !every_channel) continue;
       for (std::int64_t k = 1; k <= kPerm; ++k)
-        for (std::int64_t q = 0; q < kCells; ++q) {
+        for (std::int64_t q = 0; q < kTrialCells; ++q) {
           max_k[into][k] = std::max(max_k[into][k], means[c][k][q]);
           max_t[into][k] = std::max(max_t[into][k], t[k][q]);
         }
     }
   }
-  for (std::int64_t c = 0; c < kChannels; ++c) {
+  for (std::int64_t c = 0; c < kTrialChannels; ++c) {
     const auto& m = means[c];
     const auto t = standardised(m);
-    for (std::int64_t q = 0; q < kCells; ++q) {
+    for (std::int64_t q = 0; q < kTrialCells; ++q) {
       double sum = 0, sq = 0;
       std::int64_t above = 0, above_max = 0, above_t = 0;
       const double z0 = t[0][q];
@@ -195,7 +195,7 @@ TEST(TrialStatistics, MeanZAndMaxTPEqualTheDefinition) {
   TrialStatistics stats(layout(TrialTest::Maxstat));
   const auto got = run(stats, values, kBlockSeries);
   const Reference want = reference(values);
-  const std::size_t n = kChannels * kCells;
+  const std::size_t n = kTrialChannels * kTrialCells;
   expect_near_all(got, 0, want.mean, 1e-6, "trial_pac");
   expect_near_all(got, n, want.z, 1e-5, "trial_z");
   expect_near_all(got, 2 * n, want.pmax_t, 1e-7, "trial_pvalues");
@@ -209,7 +209,7 @@ TEST(TrialStatistics, FamilyOfEveryChannelTakesMaxTOverAllTheirCells) {
   TrialStatistics stats(layout(TrialTest::Maxstat, {}, TrialFamily::Channels));
   const auto got = run(stats, values, kBlockSeries);
   const Reference want = reference(values, {}, true);
-  const std::size_t n = kChannels * kCells;
+  const std::size_t n = kTrialChannels * kTrialCells;
   expect_near_all(got, 0, want.mean, 1e-6, "trial_pac");
   expect_near_all(got, n, want.z, 1e-5, "trial_z");
   expect_near_all(got, 2 * n, want.pmax_t, 1e-7, "trial_pvalues");
@@ -220,14 +220,14 @@ TEST(TrialStatistics, FamilyOfEveryChannelTakesMaxTOverAllTheirCells) {
   // Bonferroni over the whole family multiplies by every channel's cells.
   TrialStatistics bonferroni(layout(TrialTest::Bonferroni, {}, TrialFamily::Channels));
   std::vector<double> bonf;
-  for (double p : want.p) bonf.push_back(std::min(1.0, p * kCells * kChannels));
+  for (double p : want.p) bonf.push_back(std::min(1.0, p * kTrialCells * kTrialChannels));
   expect_near_all(run(bonferroni, values, kBlockSeries), 2 * n, bonf, 1e-6, "bonferroni");
 }
 
 TEST(TrialStatistics, RawMaxStatisticIsTensorPacsMaxOverTheRawMeans) {
   const auto values = make_pairings();
   TrialStatistics stats(layout(TrialTest::MaxstatRaw));
-  expect_near_all(run(stats, values, kBlockSeries), 2 * kChannels * kCells, reference(values).pmax, 1e-7, "trial_pvalues");
+  expect_near_all(run(stats, values, kBlockSeries), 2 * kTrialChannels * kTrialCells, reference(values).pmax, 1e-7, "trial_pvalues");
 }
 
 // A cell whose measure sits higher under the null (a wide band) takes the raw maximum of every
@@ -238,9 +238,9 @@ TEST(TrialStatistics, RawMaxStatisticIsTensorPacsMaxOverTheRawMeans) {
 // max-T compares each cell with its own permutations.
 TEST(TrialStatistics, MaxTFindsACouplingThatACellWithAHigherNullLevelHidesFromTheRawMaximum) {
   auto values = make_pairings();
-  for (std::int64_t s = 0; s < kTrialEpochs * kChannels; ++s)
-    for (std::int64_t f = 0; f < kBlock; ++f) values[static_cast<std::size_t>(s * kRow + f * kCells + 0)] += 2.0;
-  const std::size_t coupled = 2 * kChannels * kCells + 4;  // channel 0, cell 4
+  for (std::int64_t s = 0; s < kTrialEpochs * kTrialChannels; ++s)
+    for (std::int64_t f = 0; f < kBlock; ++f) values[static_cast<std::size_t>(s * kRow + f * kTrialCells + 0)] += 2.0;
+  const std::size_t coupled = 2 * kTrialChannels * kTrialCells + 4;  // channel 0, cell 4
   TrialStatistics raw(layout(TrialTest::MaxstatRaw));
   EXPECT_EQ(run(raw, values, kBlockSeries)[coupled], 1.0f);
   TrialStatistics max_t(layout(TrialTest::Maxstat));
@@ -250,24 +250,24 @@ TEST(TrialStatistics, MaxTFindsACouplingThatACellWithAHigherNullLevelHidesFromTh
 TEST(TrialStatistics, UncorrectedFdrAndBonferroniCorrectTheRawPOfEachChannel) {
   const auto values = make_pairings();
   const Reference want = reference(values);
-  const std::size_t n = kChannels * kCells;
+  const std::size_t n = kTrialChannels * kTrialCells;
   TrialStatistics raw(layout(TrialTest::Uncorrected));
   expect_near_all(run(raw, values, kBlockSeries), 2 * n, want.p, 1e-7, "uncorrected");
   TrialStatistics bonferroni(layout(TrialTest::Bonferroni));
   std::vector<double> bonf;
-  for (double p : want.p) bonf.push_back(std::min(1.0, p * kCells));
+  for (double p : want.p) bonf.push_back(std::min(1.0, p * kTrialCells));
   expect_near_all(run(bonferroni, values, kBlockSeries), 2 * n, bonf, 1e-6, "bonferroni");
   // Benjamini-Hochberg per channel: p_(i) m / i, running minimum from the largest rank down.
   std::vector<double> fdr(want.p.size());
-  for (std::int64_t c = 0; c < kChannels; ++c) {
-    std::vector<std::int64_t> order(kCells);
+  for (std::int64_t c = 0; c < kTrialChannels; ++c) {
+    std::vector<std::int64_t> order(kTrialCells);
     std::iota(order.begin(), order.end(), 0);
-    const auto p = [&](std::int64_t q) { return want.p[static_cast<std::size_t>(c * kCells + q)]; };
+    const auto p = [&](std::int64_t q) { return want.p[static_cast<std::size_t>(c * kTrialCells + q)]; };
     std::stable_sort(order.begin(), order.end(), [&](auto a, auto b) { return p(a) < p(b); });
     double running = 1.0;
-    for (std::int64_t i = kCells; i-- > 0;) {
-      running = std::min(running, p(order[i]) * kCells / static_cast<double>(i + 1));
-      fdr[static_cast<std::size_t>(c * kCells + order[i])] = running;
+    for (std::int64_t i = kTrialCells; i-- > 0;) {
+      running = std::min(running, p(order[i]) * kTrialCells / static_cast<double>(i + 1));
+      fdr[static_cast<std::size_t>(c * kTrialCells + order[i])] = running;
     }
   }
   TrialStatistics bh(layout(TrialTest::Fdr));
@@ -277,7 +277,7 @@ TEST(TrialStatistics, UncorrectedFdrAndBonferroniCorrectTheRawPOfEachChannel) {
 TEST(TrialStatistics, BatchSizeDoesNotChangeABit) {
   const auto values = make_pairings();
   TrialStatistics whole(layout(TrialTest::Maxstat));
-  const auto reference_bits = run(whole, values, kTrialEpochs * kChannels);
+  const auto reference_bits = run(whole, values, kTrialEpochs * kTrialChannels);
   for (std::int64_t batch : {kBlockSeries, 2 * kBlockSeries}) {
     TrialStatistics stats(layout(TrialTest::Maxstat));
     EXPECT_EQ(run(stats, values, batch), reference_bits) << "batches of " << batch;
@@ -287,8 +287,8 @@ TEST(TrialStatistics, BatchSizeDoesNotChangeABit) {
 TEST(TrialStatistics, ABatchThatSplitsABlockIsALogicError) {
   const auto values = make_pairings();
   TrialStatistics stats(layout(TrialTest::Maxstat));
-  EXPECT_THROW(add_batch(stats, values, 0, kChannels), std::logic_error);
-  EXPECT_THROW(add_batch(stats, values, kChannels, kBlockSeries), std::logic_error);
+  EXPECT_THROW(add_batch(stats, values, 0, kTrialChannels), std::logic_error);
+  EXPECT_THROW(add_batch(stats, values, kTrialChannels, kBlockSeries), std::logic_error);
 }
 
 // With no coupling, every epoch's own pairing is one more draw like its pairings with the other
@@ -358,14 +358,14 @@ TEST(TrialStatistics, ExcludedSeriesStayOutOfTheMeans) {
   const std::vector<std::int64_t> excluded{1, 4};  // channel 1 in epochs 0 and 1: NaN rows from the engine
   for (auto s : excluded) std::fill_n(values.begin() + s * kRow, kRow, std::nan(""));
   for (std::int64_t e : {2, 3})  // the other epochs of the block pair with their stand-in amplitudes
-    std::fill_n(values.begin() + (e * kChannels + 1) * kRow, 2 * kCells, std::nan(""));
+    std::fill_n(values.begin() + (e * kTrialChannels + 1) * kRow, 2 * kTrialCells, std::nan(""));
   TrialStatistics stats(layout(TrialTest::Maxstat, excluded));
   const auto got = run(stats, values, kBlockSeries);
   const Reference want = reference(values, excluded);
   expect_near_all(got, 0, want.mean, 1e-6, "trial_pac");
-  for (std::int64_t q = 0; q < kCells; ++q)
+  for (std::int64_t q = 0; q < kTrialCells; ++q)
     for (std::int64_t output : {0, 1, 2})
-      EXPECT_TRUE(std::isfinite(got[static_cast<std::size_t>((output * kChannels + 1) * kCells + q)]))
+      EXPECT_TRUE(std::isfinite(got[static_cast<std::size_t>((output * kTrialChannels + 1) * kTrialCells + q)]))
           << "output " << output << ", cell " << q;
 }
 
@@ -384,7 +384,7 @@ TEST(TrialStatistics, ACheckpointResumesTheSumsExactly) {
     }
     // A batch added and checkpointed but whose record never landed (a kill): the state names the
     // file of the last record, which the next write did not touch.
-    add_batch(first, std::vector<double>(values.size(), 0.0), 2 * kBlockSeries, kChannels);
+    add_batch(first, std::vector<double>(values.size(), 0.0), 2 * kBlockSeries, kTrialChannels);
     first.checkpoint();
   }
   TrialStatistics resumed(layout(TrialTest::Fdr));
@@ -401,21 +401,21 @@ TEST(TrialStatistics, TwoConditionsAreTestedEachAndTheirDifferenceByPermutedLabe
   auto values = make_pairings();
   const std::vector<std::int64_t> labels{0, 1, 0, 1, 0, 1, 0, 1, 0};
   const auto own = [](std::int64_t e, std::int64_t c, std::int64_t q) {  // epoch e's own pairing
-    return static_cast<std::size_t>((e * kChannels + c) * kRow + (e % kBlock) * kCells + q);
+    return static_cast<std::size_t>((e * kTrialChannels + c) * kRow + (e % kBlock) * kTrialCells + q);
   };
   for (std::int64_t e : {0, 2, 4, 6, 8}) values[own(e, 1, 2)] += 1.0;
   TrialLayout two = layout(TrialTest::Uncorrected);
   two.conditions = 2;
   two.epoch_conditions = labels;
   TrialStatistics stats(two);
-  for (std::int64_t first = 0; first < kTrialEpochs * kChannels; first += kBlockSeries)
-    add_batch(stats, values, first, std::min(kBlockSeries, kTrialEpochs * kChannels - first));
+  for (std::int64_t first = 0; first < kTrialEpochs * kTrialChannels; first += kBlockSeries)
+    add_batch(stats, values, first, std::min(kBlockSeries, kTrialEpochs * kTrialChannels - first));
   Batch out;
   stats.finish(out);
-  ASSERT_EQ(out.at(kTrialPac).size(), static_cast<std::size_t>(2 * kChannels * kCells)) << "[conditions][channels]…";
+  ASSERT_EQ(out.at(kTrialPac).size(), static_cast<std::size_t>(2 * kTrialChannels * kTrialCells)) << "[conditions][channels]…";
   // Condition 1's mean of channel 2, cell 5, and the contrast of every cell, from the definition.
   const auto observed = [&](std::int64_t e, std::int64_t c, std::int64_t q) { return values[own(e, c, q)]; };
-  EXPECT_NEAR(out.at(kTrialPac).values<float>()[static_cast<std::size_t>((kChannels + 2) * kCells + 5)],
+  EXPECT_NEAR(out.at(kTrialPac).values<float>()[static_cast<std::size_t>((kTrialChannels + 2) * kTrialCells + 5)],
               (observed(1, 2, 5) + observed(3, 2, 5) + observed(5, 2, 5) + observed(7, 2, 5)) / 4, 1e-6);
   // The contrast is of the epochs' z (here: their own pairings, as add_batch gives them).
   const auto net = [&](std::int64_t e, std::int64_t c, std::int64_t q) { return observed(e, c, q); };
@@ -454,19 +454,19 @@ TEST(TrialStatistics, TwoConditionsAreTestedEachAndTheirDifferenceByPermutedLabe
   }
   const auto d = out.at(kContrastPac).values<float>();
   const auto p = out.at(kContrastPvalues).values<float>();
-  for (std::int64_t c = 0; c < kChannels; ++c)
-    for (std::int64_t q = 0; q < kCells; ++q) {
+  for (std::int64_t c = 0; c < kTrialChannels; ++c)
+    for (std::int64_t q = 0; q < kTrialCells; ++q) {
       const double want = difference(c, q, labels), t = welch(c, q, labels);
       std::int64_t above = 0;
       for (const auto& relabelled : permuted) above += std::abs(welch(c, q, relabelled)) >= std::abs(t) * (1 - 1e-12);
-      const auto i = static_cast<std::size_t>(c * kCells + q);
+      const auto i = static_cast<std::size_t>(c * kTrialCells + q);
       EXPECT_NEAR(d[i], want, 1e-6) << "channel " << c << " cell " << q;
       EXPECT_FLOAT_EQ(p[i], static_cast<float>((1.0 + static_cast<double>(above)) / (kPerm + 1)))
           << "channel " << c << " cell " << q;
     }
   // Nine epochs have 126 labellings with five in condition 0: the planted difference is the largest
   // of them, so only labellings equal to the observed one reach it.
-  EXPECT_LT(p[static_cast<std::size_t>(kCells + 2)], 0.1f);
+  EXPECT_LT(p[static_cast<std::size_t>(kTrialCells + 2)], 0.1f);
 }
 
 // A condition whose amplitude has more power moves every pairing with its epochs' amplitudes, the
@@ -480,24 +480,24 @@ TEST(TrialStatistics, TheContrastReadsEachEpochsZNotItsPairings) {
   const auto contrast = [&](double power) {
     auto values = make_pairings();
     for (std::int64_t e = 0; e < kTrialEpochs; ++e)
-      for (std::int64_t c = 0; c < kChannels; ++c)
+      for (std::int64_t c = 0; c < kTrialChannels; ++c)
         for (std::int64_t f = e / kBlock * kBlock; f < std::min(e / kBlock * kBlock + kBlock, kTrialEpochs); ++f)
           if (labels[static_cast<std::size_t>(f)] == 1)  // condition 1's amplitude
-            for (std::int64_t q = 0; q < kCells; ++q)
-              values[static_cast<std::size_t>((e * kChannels + c) * kRow + (f % kBlock) * kCells + q)] += power;
+            for (std::int64_t q = 0; q < kTrialCells; ++q)
+              values[static_cast<std::size_t>((e * kTrialChannels + c) * kRow + (f % kBlock) * kTrialCells + q)] += power;
     TrialLayout two = layout(TrialTest::Maxstat, {}, TrialFamily::Channels);
     two.conditions = 2;
     two.epoch_conditions = labels;
     TrialStatistics stats(two);
-    for (std::int64_t first = 0; first < kTrialEpochs * kChannels; first += kBlockSeries)
-      add_batch(stats, values, first, std::min(kBlockSeries, kTrialEpochs * kChannels - first), z);
+    for (std::int64_t first = 0; first < kTrialEpochs * kTrialChannels; first += kBlockSeries)
+      add_batch(stats, values, first, std::min(kBlockSeries, kTrialEpochs * kTrialChannels - first), z);
     Batch out;
     stats.finish(out);
     const auto d = out.at(kContrastPac).values<float>();
     const auto p = out.at(kContrastPvalues).values<float>();
     const auto raw = out.at(kTrialPac).values<float>();  // [conditions][channels][cells]
     return std::tuple{std::vector<float>(d.begin(), d.end()), std::vector<float>(p.begin(), p.end()),
-                      raw[0] - raw[static_cast<std::size_t>(kChannels * kCells)]};
+                      raw[0] - raw[static_cast<std::size_t>(kTrialChannels * kTrialCells)]};
   };
   const auto [d0, p0, raw0] = contrast(0.0);
   const auto [d1, p1, raw1] = contrast(0.8);
@@ -646,12 +646,12 @@ TEST(TrialStatistics, LeftOutEpochsTakeNoPart) {
   TrialStatistics stats(kept);
   const auto got = run(stats, values, kBlockSeries);
   // The mean of each channel's cell over epochs 0, 2, 4, 6 and 8, from the pairings directly.
-  for (std::int64_t c = 0; c < kChannels; ++c)
-    for (std::int64_t q = 0; q < kCells; ++q) {
+  for (std::int64_t c = 0; c < kTrialChannels; ++c)
+    for (std::int64_t q = 0; q < kTrialCells; ++q) {
       double sum = 0;
       for (std::int64_t e : {0, 2, 4, 6, 8})
-        sum += values[static_cast<std::size_t>((e * kChannels + c) * kRow + (e % kBlock) * kCells + q)];
-      EXPECT_NEAR(got[static_cast<std::size_t>(c * kCells + q)], sum / 5, 1e-6) << "channel " << c << ", cell " << q;
+        sum += values[static_cast<std::size_t>((e * kTrialChannels + c) * kRow + (e % kBlock) * kTrialCells + q)];
+      EXPECT_NEAR(got[static_cast<std::size_t>(c * kTrialCells + q)], sum / 5, 1e-6) << "channel " << c << ", cell " << q;
     }
   // Blocks {0, 2} and {4, 6} of two kept epochs, {8} of one: 2 · 2 = 4 orderings, enumerated.
   kept.n_perm = 3;
@@ -720,12 +720,12 @@ TEST(TrialStatistics, KeepingThePairingsInsteadOfTheSumsChangesNoBit) {
   for (auto [what, sums] : cases) {
     const auto want = every_output(sums, values, z, kBlockSeries);
     ASSERT_FALSE(keeps_pairings(sums)) << what;
-    for (const double limit : {0.0, 7.0 * kChannels * kCells * sizeof(double)}) {
+    for (const double limit : {0.0, 7.0 * kTrialChannels * kTrialCells * sizeof(double)}) {
       TrialLayout bounded = sums;
       bounded.state_limit_bytes = limit;
       ASSERT_TRUE(keeps_pairings(bounded)) << what;
       expect_same_bits(every_output(bounded, values, z, kBlockSeries), want, what + fmt::format(", limit {}", limit));
-      expect_same_bits(every_output(bounded, values, z, kTrialEpochs * kChannels), want,
+      expect_same_bits(every_output(bounded, values, z, kTrialEpochs * kTrialChannels), want,
                        what + fmt::format(", limit {}, one batch", limit));
     }
   }
@@ -733,11 +733,11 @@ TEST(TrialStatistics, KeepingThePairingsInsteadOfTheSumsChangesNoBit) {
   constexpr std::int64_t kE = 4, kG = 2;
   std::mt19937_64 rng(5);
   std::normal_distribution<double> noise(1.0, 0.2);
-  std::vector<double> v(static_cast<std::size_t>(kE * kG * kE * kCells));
+  std::vector<double> v(static_cast<std::size_t>(kE * kG * kE * kTrialCells));
   for (auto& x : v) x = noise(rng);
-  TrialLayout every{RowLayout{}, kE, kG, 23, {kPha, kAmp}, TrialTest::Maxstat, {}, 1, {}, 42, kE, TrialFamily::Cells,
+  TrialLayout every{RowLayout{}, kE, kG, 23, {kTrialPha, kTrialAmp}, TrialTest::Maxstat, {}, 1, {}, 42, kE, TrialFamily::Cells,
                     true, {}};
-  const std::vector<float> no_z(static_cast<std::size_t>(kE * kG * kCells), 0.0f);
+  const std::vector<float> no_z(static_cast<std::size_t>(kE * kG * kTrialCells), 0.0f);
   const auto want = every_output(every, v, no_z, kE * kG);
   every.state_limit_bytes = 0;
   ASSERT_TRUE(keeps_pairings(every));

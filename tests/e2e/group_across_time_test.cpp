@@ -23,7 +23,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-constexpr int kGroupRate = 256, kEpochs = 16, kEpochSeconds = 2, kSubjects = 6;
+constexpr int kGroupRate = 256, kGroupEpochs = 16, kEpochSeconds = 2, kSubjects = 6;
 
 // kEpochs epochs of 2 s, each opened by a "stim" annotation: on every channel a 6 Hz rhythm whose
 // phase differs from epoch to epoch and noise; on Cz, a 60 Hz amplitude that follows the rhythm's
@@ -35,7 +35,7 @@ void write_subject(const fs::path& path, std::uint64_t seed, const std::vector<s
   std::vector<stages::EdfSignalSpec> signals(labels.size());
   for (std::size_t c = 0; c < labels.size(); ++c) signals[c] = {labels[c], kGroupRate};
   stages::EdfWriter writer(path.string(), false, signals);
-  for (int e = 0; e < kEpochs; ++e) {
+  for (int e = 0; e < kGroupEpochs; ++e) {
     const double theta = offset(rng);
     for (int r = 0; r < kEpochSeconds; ++r) {
       std::vector<std::vector<double>> record(labels.size());

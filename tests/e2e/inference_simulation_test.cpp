@@ -38,7 +38,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-constexpr int kSimulationRate = 256, kChannels = 8, kEpochSeconds = 4;
+constexpr int kSimulationRate = 256, kSimulationChannels = 8, kSimulationEpochSeconds = 4;
 constexpr double kAlpha = 0.05;
 
 std::int64_t datasets() {
@@ -74,15 +74,15 @@ class PinkNoise {
 fs::path simulation_recording(const fs::path& path, std::uint64_t seed, int seconds, bool pink, const Signal& added = {}) {
   std::mt19937_64 rng(seed);
   std::normal_distribution<double> white(0.0, 10.0);
-  std::vector<stages::EdfSignalSpec> signals(kChannels);
-  for (int c = 0; c < kChannels; ++c) signals[static_cast<std::size_t>(c)].label = "Ch" + std::to_string(c + 1);
-  std::vector<PinkNoise> filters(kChannels);
+  std::vector<stages::EdfSignalSpec> signals(kSimulationChannels);
+  for (int c = 0; c < kSimulationChannels; ++c) signals[static_cast<std::size_t>(c)].label = "Ch" + std::to_string(c + 1);
+  std::vector<PinkNoise> filters(kSimulationChannels);
   stages::EdfWriter writer(path.string(), false, signals);
   for (int r = 0; r < seconds; ++r) {
-    std::vector<std::vector<double>> record(kChannels);
+    std::vector<std::vector<double>> record(kSimulationChannels);
     for (int i = 0; i < kSimulationRate; ++i) {
       const double t = r + static_cast<double>(i) / kSimulationRate;
-      for (int c = 0; c < kChannels; ++c) {
+      for (int c = 0; c < kSimulationChannels; ++c) {
         const double noise = white(rng);
         record[static_cast<std::size_t>(c)].push_back((pink ? filters[static_cast<std::size_t>(c)](noise) : noise) +
                                                       (added ? added(c, t) : 0.0));
@@ -90,7 +90,7 @@ fs::path simulation_recording(const fs::path& path, std::uint64_t seed, int seco
     }
     writer.write_record(record);
   }
-  for (int k = 0; k * kEpochSeconds < seconds; ++k) writer.annotate(kEpochSeconds * k, k % 2 == 0 ? "a" : "b", -1);
+  for (int k = 0; k * kSimulationEpochSeconds < seconds; ++k) writer.annotate(kSimulationEpochSeconds * k, k % 2 == 0 ? "a" : "b", -1);
   writer.close();
   return path;
 }
@@ -150,10 +150,10 @@ class InferenceSimulation : public ::testing::Test {
     // One family per dataset with every channel's: five times the datasets, for a check that can fail.
     const std::int64_t count = family == "cells" ? datasets() : 5 * datasets();
     for (std::int64_t d = 0; d < count; ++d) {
-      const fs::path edf = simulation_recording(dir_ / "x.edf", 1000 + static_cast<std::uint64_t>(d), epochs * kEpochSeconds, pink);
+      const fs::path edf = simulation_recording(dir_ / "x.edf", 1000 + static_cast<std::uint64_t>(d), epochs * kSimulationEpochSeconds, pink);
       simulation_run(edf, {{"epoch", "4s"}}, {{"seed", d}, {"trial_family", family}}, dir_ / "out");
       const auto p = testing::load_floats(dir_ / "out" / "trial_pvalues.npy");
-      const std::size_t size = family == "cells" ? p.size() / kChannels : p.size();
+      const std::size_t size = family == "cells" ? p.size() / kSimulationChannels : p.size();
       hits += rejected(p, size);
       families += static_cast<std::int64_t>(p.size() / size);
     }
@@ -170,8 +170,8 @@ class InferenceSimulation : public ::testing::Test {
         EXPECT_NE(report["warnings"].dump().find(said), std::string::npos) << report["warnings"].dump();
       }
       const auto p = testing::load_floats(dir_ / "out" / "trial_pvalues.npy");
-      hits += rejected(p, p.size() / kChannels);
-      families += kChannels;
+      hits += rejected(p, p.size() / kSimulationChannels);
+      families += kSimulationChannels;
     }
     expect_nominal(hits, families, design);
   }
@@ -203,15 +203,15 @@ TEST_F(InferenceSimulation, ThreeQuartersOverlappingEpochs) {
 TEST_F(InferenceSimulation, PowerDifferenceAloneMakesNoContrast) {
   std::int64_t hits = 0, families = 0;
   const Signal steady = [](int, double t) {
-    const bool in_b = static_cast<int>(t / kEpochSeconds) % 2 == 1;
+    const bool in_b = static_cast<int>(t / kSimulationEpochSeconds) % 2 == 1;
     return in_b ? 20.0 * std::sin(2 * std::numbers::pi * 70 * t) : 0.0;
   };
   for (std::int64_t d = 0; d < datasets(); ++d) {
     const fs::path edf = simulation_recording(dir_ / "x.edf", 3000 + static_cast<std::uint64_t>(d), 64, false, steady);
     simulation_run(edf, {{"events", {"a", "b"}}, {"window", "0s:4s"}}, {{"seed", d}, {"trial_family", "cells"}}, dir_ / "out");
     const auto p = testing::load_floats(dir_ / "out" / "contrast_pvalues.npy");
-    hits += rejected(p, p.size() / kChannels);
-    families += kChannels;
+    hits += rejected(p, p.size() / kSimulationChannels);
+    families += kSimulationChannels;
   }
   expect_nominal(hits, families, "power-only condition difference, contrast, cells");
 }
@@ -260,22 +260,22 @@ TEST_F(InferenceSimulation, EvokedResponseOfVariableSize) {
     std::vector<double> sizes(8);
     for (auto& g : sizes) g = gain(rng);
     const Signal evoked = [&sizes](int, double t) {
-      const auto epoch = static_cast<std::size_t>(t / kEpochSeconds);
-      const double since = t - static_cast<double>(epoch) * kEpochSeconds - 1.0;
+      const auto epoch = static_cast<std::size_t>(t / kSimulationEpochSeconds);
+      const double since = t - static_cast<double>(epoch) * kSimulationEpochSeconds - 1.0;
       const auto bump = [since](double sd) { return std::exp(-since * since / (2 * sd * sd)); };
       return sizes[std::min<std::size_t>(epoch, 7)] * (6 * bump(0.15) * std::cos(2 * std::numbers::pi * 8 * since) +
                                                        30 * bump(0.02) * std::cos(2 * std::numbers::pi * 70 * since));
     };
-    const fs::path edf = simulation_recording(dir_ / "x.edf", 6000 + static_cast<std::uint64_t>(d), 8 * kEpochSeconds, false, evoked);
+    const fs::path edf = simulation_recording(dir_ / "x.edf", 6000 + static_cast<std::uint64_t>(d), 8 * kSimulationEpochSeconds, false, evoked);
     for (bool removed : {false, true}) {
       simulation_run(edf, {{"epoch", "4s"}}, {{"seed", d}, {"trial_family", "cells"}}, dir_ / "out", removed);
       const auto p = testing::load_floats(dir_ / "out" / "trial_pvalues.npy");
-      hits[removed] += rejected(p, p.size() / kChannels);
+      hits[removed] += rejected(p, p.size() / kSimulationChannels);
       const auto per_series = testing::load_floats(dir_ / "out" / "pvalues_maxstat.npy");  // [8][channels][cells]
-      series_hits[removed] += rejected(per_series, per_series.size() / (8 * kChannels));
+      series_hits[removed] += rejected(per_series, per_series.size() / (8 * kSimulationChannels));
     }
-    families += kChannels;
-    series += 8 * kChannels;
+    families += kSimulationChannels;
+    series += 8 * kSimulationChannels;
   }
   const auto share = [](std::int64_t k, std::int64_t n) { return 100.0 * static_cast<double>(k) / static_cast<double>(n); };
   std::printf("evoked response kept: trial test %.1f %%, per-series time-shift test %.1f %%; removed: per-series %.1f %%\n",
@@ -296,7 +296,7 @@ TEST_F(InferenceSimulation, GroupTestOfNullSubjects) {
     std::string table = "id\tpath\tepoch\n";
     for (int s = 0; s < kSubjects; ++s) {
       const std::string id = fmt::format("sub-{:02}", s);
-      simulation_recording(dir_ / (id + ".edf"), 9000 + static_cast<std::uint64_t>(study * kSubjects + s), 8 * kEpochSeconds,
+      simulation_recording(dir_ / (id + ".edf"), 9000 + static_cast<std::uint64_t>(study * kSubjects + s), 8 * kSimulationEpochSeconds,
                 false);
       table += fmt::format("{}\t{}.edf\t4s\n", id, id);
     }

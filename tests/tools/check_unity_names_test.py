@@ -76,6 +76,14 @@ class CheckUnityNames(unittest.TestCase):
         self.assertIn("tests/cli/bids_test.cpp:6: 'kRate' is also in the anonymous namespace of "
                       "stages/io/edf/edf_source_test.cpp:5", result.stdout)
 
+    def test_every_name_of_a_declaration_with_several_is_checked(self):
+        result = checked({
+            "stages/io/memory/memory_io_test.cpp": anonymous("constexpr std::int64_t kE = 3, kC = 2, kT = 512;"),
+            "stages/erpac/erpac_test.cpp": anonymous("constexpr std::int64_t kT = 50;"),
+        })
+        self.assertEqual(result.returncode, 1)
+        self.assertIn("'kT' is also in the anonymous namespace of", result.stdout)
+
     def test_googletests_macros_are_not_names(self):
         result = checked({
             "tests/engine/a_test.cpp": anonymous("TEST(A, Runs) {", "}", "INSTANTIATE_TEST_SUITE_P(All, P, x);"),

@@ -19,7 +19,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-constexpr std::int64_t kMemoryE = 3, kC = 2, kT = 512;
+constexpr std::int64_t kMemoryE = 3, kMemoryC = 2, kMemoryT = 512;
 
 // Coupled test signals: a 6 Hz rhythm whose phase modulates 70 Hz bursts, with a per-series offset.
 template <class T>
@@ -55,26 +55,26 @@ std::unique_ptr<Source> memory_make_source(std::shared_ptr<const HostArray> arra
 }
 
 TEST(MemorySource, ReadsFloat32InPlaceAndOtherDtypesConvertedAsTheNpyReaders) {
-  const auto f32 = signals<float>(kMemoryE, kC, kT);
-  auto source = memory_make_source(host_array(f32, {kMemoryE, kC, kT}), {{"fs", 256}, {"layout", "ECT"}});
+  const auto f32 = signals<float>(kMemoryE, kMemoryC, kMemoryT);
+  auto source = memory_make_source(host_array(f32, {kMemoryE, kMemoryC, kMemoryT}), {{"fs", 256}, {"layout", "ECT"}});
   StreamInfo s = source->open({});
-  EXPECT_EQ(s.leading_dims, (Shape{kMemoryE, kC}));
+  EXPECT_EQ(s.leading_dims, (Shape{kMemoryE, kMemoryC}));
   EXPECT_EQ(s.leading_names, (std::vector<std::string>{"epochs", "channels"}));
-  EXPECT_EQ(s.series_length, kT);
+  EXPECT_EQ(s.series_length, kMemoryT);
   EXPECT_EQ(s.description["source"], "array");
   EXPECT_EQ(s.description["dtype"], "float32");
   EXPECT_EQ(s.description["sha256"], stages::sha256_bytes(f32.data(), f32.size() * sizeof(float), {}));
   // checksum=none: not hashed, and the report says so.
-  EXPECT_EQ(memory_make_source(host_array(f32, {kMemoryE, kC, kT}), {{"fs", 256}, {"layout", "ECT"}, {"checksum", "none"}})
+  EXPECT_EQ(memory_make_source(host_array(f32, {kMemoryE, kMemoryC, kMemoryT}), {{"fs", 256}, {"layout", "ECT"}, {"checksum", "none"}})
                 ->open({})
                 .description["sha256"],
             "not computed (checksum=none)");
-  std::vector<float> rows(static_cast<std::size_t>(2 * kT));
+  std::vector<float> rows(static_cast<std::size_t>(2 * kMemoryT));
   source->read(3, 2, rows.data());
-  for (std::size_t i = 0; i < rows.size(); ++i) ASSERT_EQ(rows[i], f32[3 * kT + i]);
+  for (std::size_t i = 0; i < rows.size(); ++i) ASSERT_EQ(rows[i], f32[3 * kMemoryT + i]);
 
-  const auto i16 = signals<std::int16_t>(kMemoryE, kC, kT, 1000.0);
-  source = memory_make_source(host_array(i16, {kMemoryE, kC, kT}), {{"fs", 256}, {"layout", "ECT"}});
+  const auto i16 = signals<std::int16_t>(kMemoryE, kMemoryC, kMemoryT, 1000.0);
+  source = memory_make_source(host_array(i16, {kMemoryE, kMemoryC, kMemoryT}), {{"fs", 256}, {"layout", "ECT"}});
   s = source->open({});
   EXPECT_EQ(s.description["dtype"], "int16");
   source->read(0, 2, rows.data());
@@ -83,17 +83,17 @@ TEST(MemorySource, ReadsFloat32InPlaceAndOtherDtypesConvertedAsTheNpyReaders) {
 
 // Time first (TC: samples × channels, as many recordings are held) comes out series by series.
 TEST(MemorySource, NamedLayoutsPutTheSeriesInPacflowsOrder) {
-  std::vector<double> tc(static_cast<std::size_t>(kT * kC));
-  for (std::int64_t t = 0; t < kT; ++t)
-    for (std::int64_t c = 0; c < kC; ++c) tc[static_cast<std::size_t>(t * kC + c)] = static_cast<double>(t) + 0.5 * static_cast<double>(c);
-  const auto source = memory_make_source(host_array(tc, {kT, kC}), {{"fs", 256}, {"layout", "TC"}});
+  std::vector<double> tc(static_cast<std::size_t>(kMemoryT * kMemoryC));
+  for (std::int64_t t = 0; t < kMemoryT; ++t)
+    for (std::int64_t c = 0; c < kMemoryC; ++c) tc[static_cast<std::size_t>(t * kMemoryC + c)] = static_cast<double>(t) + 0.5 * static_cast<double>(c);
+  const auto source = memory_make_source(host_array(tc, {kMemoryT, kMemoryC}), {{"fs", 256}, {"layout", "TC"}});
   const StreamInfo s = source->open({});
-  EXPECT_EQ(s.leading_dims, (Shape{1, kC}));
-  std::vector<float> rows(static_cast<std::size_t>(kC * kT));
-  source->read(0, kC, rows.data());
-  for (std::int64_t c = 0; c < kC; ++c)
-    for (std::int64_t t = 0; t < kT; ++t)
-      ASSERT_EQ(rows[static_cast<std::size_t>(c * kT + t)],
+  EXPECT_EQ(s.leading_dims, (Shape{1, kMemoryC}));
+  std::vector<float> rows(static_cast<std::size_t>(kMemoryC * kMemoryT));
+  source->read(0, kMemoryC, rows.data());
+  for (std::int64_t c = 0; c < kMemoryC; ++c)
+    for (std::int64_t t = 0; t < kMemoryT; ++t)
+      ASSERT_EQ(rows[static_cast<std::size_t>(c * kMemoryT + t)],
                 static_cast<float>(static_cast<double>(t) + 0.5 * static_cast<double>(c)));
 }
 
@@ -109,23 +109,23 @@ std::string param_error(const std::function<void()>& f) {
 }
 
 TEST(MemorySource, TheLayoutIsNeverGuessedAndBadArraysAreRefusedClearly) {
-  const auto x = signals<float>(kMemoryE, kC, kT);
-  const auto array = host_array(x, {kMemoryE, kC, kT});
+  const auto x = signals<float>(kMemoryE, kMemoryC, kMemoryT);
+  const auto array = host_array(x, {kMemoryE, kMemoryC, kMemoryT});
   EXPECT_EQ(param_error([&] { memory_make_source(array, {{"fs", 256}}); }).rfind("layout: ", 0), 0u);
   EXPECT_NE(param_error([&] { memory_make_source(array, {{"fs", 256}, {"layout", "ET"}})->open({}); })
                 .find("the array has shape [3, 2, 512] (3 axes), layout=ET names 2"),
             std::string::npos);
   const std::vector<float> none;
-  EXPECT_EQ(param_error([&] { memory_make_source(host_array(none, {kMemoryE, kC, 0}), {{"fs", 256}, {"layout", "ECT"}})->open({}); })
+  EXPECT_EQ(param_error([&] { memory_make_source(host_array(none, {kMemoryE, kMemoryC, 0}), {{"fs", 256}, {"layout", "ECT"}})->open({}); })
                 .rfind("input: the array", 0),
             0u);
   auto with_nan = x;
-  with_nan[static_cast<std::size_t>((1 * kC + 1) * kT + 7)] = NAN;
+  with_nan[static_cast<std::size_t>((1 * kMemoryC + 1) * kMemoryT + 7)] = NAN;
   EXPECT_EQ(param_error([&] {
-              const auto source = memory_make_source(host_array(with_nan, {kMemoryE, kC, kT}), {{"fs", 256}, {"layout", "ECT"}});
+              const auto source = memory_make_source(host_array(with_nan, {kMemoryE, kMemoryC, kMemoryT}), {{"fs", 256}, {"layout", "ECT"}});
               source->open({});
               std::vector<float> rows(x.size());
-              source->read(0, kMemoryE * kC, rows.data());
+              source->read(0, kMemoryE * kMemoryC, rows.data());
             }),
             "input: the array: NaN at epoch 1, channel 1, sample 7 (nan_policy=zero or skip lets the run go on)");
 }
@@ -133,11 +133,11 @@ TEST(MemorySource, TheLayoutIsNeverGuessedAndBadArraysAreRefusedClearly) {
 // The array source and sink beside the npy ones: the same pipeline on the same values gives the same
 // bits, with the same shapes; the arrays name their axes.
 TEST(MemoryPipeline, GivesTheNpyPipelinesResultsBitwise) {
-  const auto x = signals<float>(kMemoryE, kC, kT);
+  const auto x = signals<float>(kMemoryE, kMemoryC, kMemoryT);
   const fs::path dir = fs::temp_directory_path() / ("pacflow_memory_" + std::to_string(::getpid()));
   fs::create_directories(dir);
   {
-    NpyWriter w(dir / "x.npy", {kMemoryE, kC, kT});
+    NpyWriter w(dir / "x.npy", {kMemoryE, kMemoryC, kMemoryT});
     w.append(x.data(), static_cast<std::int64_t>(x.size()));
     w.commit();
   }
@@ -154,7 +154,7 @@ TEST(MemoryPipeline, GivesTheNpyPipelinesResultsBitwise) {
 
   Registry registry = builtin_registry();
   auto results = std::make_shared<ResultArrays>();
-  registry.add(MemorySource::info(host_array(x, {kMemoryE, kC, kT})));
+  registry.add(MemorySource::info(host_array(x, {kMemoryE, kMemoryC, kMemoryT})));
   registry.add(MemorySink::info(results));
   const json report = Pipeline(registry)
                           .source("array", {{"fs", 256}, {"layout", "ECT"}})
@@ -194,10 +194,10 @@ TEST(MemoryPipeline, GivesTheNpyPipelinesResultsBitwise) {
 // outputs= of bandpass, hilbert and surrogates make what they keep to themselves results: the
 // surrogates' values are those their statistics summarise; phase and amplitude have their axes.
 TEST(MemoryPipeline, OutputsAskedForReachTheSinks) {
-  const auto x = signals<float>(kMemoryE, kC, kT);
+  const auto x = signals<float>(kMemoryE, kMemoryC, kMemoryT);
   Registry registry = builtin_registry();
   auto results = std::make_shared<ResultArrays>();
-  registry.add(MemorySource::info(host_array(x, {kMemoryE, kC, kT})));
+  registry.add(MemorySource::info(host_array(x, {kMemoryE, kMemoryC, kMemoryT})));
   registry.add(MemorySink::info(results));
   constexpr std::int64_t kPerm = 12;
   Pipeline(registry)
@@ -213,15 +213,15 @@ TEST(MemoryPipeline, OutputsAskedForReachTheSinks) {
   for (const auto& a : results->arrays) by_name[a.name] = &a;
   ASSERT_TRUE(by_name.count("phase") && by_name.count("amplitude") && by_name.count("filtered_pha") &&
               by_name.count("surrogate_values"));
-  EXPECT_EQ(by_name["phase"]->shape, (Shape{kMemoryE, kC, 1, kT}));
+  EXPECT_EQ(by_name["phase"]->shape, (Shape{kMemoryE, kMemoryC, 1, kMemoryT}));
   EXPECT_EQ(by_name["phase"]->dims, (std::vector<std::string>{"epochs", "channels", "phase_bands", "times"}));
-  EXPECT_EQ(by_name["filtered_amp"]->shape, (Shape{kMemoryE, kC, 2, kT}));
+  EXPECT_EQ(by_name["filtered_amp"]->shape, (Shape{kMemoryE, kMemoryC, 2, kMemoryT}));
   for (float p : by_name["phase"]->values) ASSERT_TRUE(p >= -M_PI - 1e-6 && p <= M_PI + 1e-6);
   const ResultArray& values = *by_name["surrogate_values"];
-  EXPECT_EQ(values.shape, (Shape{kMemoryE, kC, kPerm, 1, 2}));
+  EXPECT_EQ(values.shape, (Shape{kMemoryE, kMemoryC, kPerm, 1, 2}));
   EXPECT_EQ(values.dims[2], "permutations");
   const std::vector<float>& mean = by_name["surrogate_mean"]->values;
-  for (std::size_t row = 0; row < static_cast<std::size_t>(kMemoryE * kC); ++row)
+  for (std::size_t row = 0; row < static_cast<std::size_t>(kMemoryE * kMemoryC); ++row)
     for (std::size_t cell = 0; cell < 2; ++cell) {
       double sum = 0;
       for (std::size_t k = 0; k < kPerm; ++k) sum += values.values[(row * kPerm + k) * 2 + cell];
