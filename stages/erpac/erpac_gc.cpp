@@ -1,8 +1,10 @@
 #include "stages/erpac/erpac_gc.hpp"
 
+#include <algorithm>
+#include <array>
 #include <cmath>
-#include <limits>
 
+#include "stages/erpac/erpac_gc_sums.hpp"
 #include "stages/kernels/pac/methods/pac_math.hpp"
 
 namespace pacflow::erpac {
@@ -23,32 +25,43 @@ Normalised GaussianCopulaErpac::normalised(const float* rows, std::int64_t strid
   Normalised n;
   n.a.resize(e_count * t_count);
   if (phase) n.b.resize(e_count * t_count);
-  std::vector<float> across(e_count);  // the values (angles or amplitudes) across epochs at t
-  std::vector<double> normal(e_count), normal_cos(e_count);
-  for (std::size_t t = 0; t < t_count; ++t) {
-    for (std::size_t e = 0; e < e_count; ++e)
-      across[e] = rows[static_cast<std::int64_t>(e) * stride + static_cast<std::int64_t>(t)];
-    if (phase) {
-      copula_.apply_sin_cos(across.data(), normal.data(), normal_cos.data());
-      for (std::size_t e = 0; e < e_count; ++e) n.b[e * t_count + t] = normal_cos[e];
-    } else {
-      copula_.apply(across.data(), normal.data());
-    }
-    for (std::size_t e = 0; e < e_count; ++e) n.a[e * t_count + t] = normal[e];
-  }
   n.aa.assign(t_count, 0.0);
   n.bb.assign(t_count, 0.0);
   n.ab.assign(t_count, 0.0);
-  for (std::size_t e = 0; e < e_count; ++e)
-    for (std::size_t t = 0; t < t_count; ++t) {
-      const double a = n.a[e * t_count + t];
-      n.aa[t] += a * a;
+  // A tile of kTimes times at a time: the epochs' rows are read, and the normalised rows written, a
+  // cache line's run of times per epoch, not one scattered value per epoch and time.
+  constexpr std::size_t kTimes = 16;
+  std::vector<float> across(kTimes * e_count);  // [time in tile][epoch]: the values at each time
+  std::vector<double> normal(kTimes * e_count), normal_cos(phase ? kTimes * e_count : 0);
+  for (std::size_t first = 0; first < t_count; first += kTimes) {
+    const std::size_t times = std::min(kTimes, t_count - first);
+    for (std::size_t e = 0; e < e_count; ++e) {
+      const float* row = rows + static_cast<std::int64_t>(e) * stride + static_cast<std::int64_t>(first);
+      for (std::size_t i = 0; i < times; ++i) across[i * e_count + e] = row[i];
+    }
+    for (std::size_t i = 0; i < times; ++i) {
+      double* a = normal.data() + i * e_count;
+      const std::size_t t = first + i;
       if (phase) {
-        const double b = n.b[e * t_count + t];
-        n.bb[t] += b * b;
-        n.ab[t] += a * b;
+        double* b = normal_cos.data() + i * e_count;
+        copula_.apply_sin_cos(across.data() + i * e_count, a, b);
+        // The moments over the epochs at t, summed in epoch order.
+        for (std::size_t e = 0; e < e_count; ++e) {
+          n.aa[t] += a[e] * a[e];
+          n.bb[t] += b[e] * b[e];
+          n.ab[t] += a[e] * b[e];
+        }
+      } else {
+        copula_.apply(across.data() + i * e_count, a);
+        for (std::size_t e = 0; e < e_count; ++e) n.aa[t] += a[e] * a[e];
       }
     }
+    for (std::size_t e = 0; e < e_count; ++e)
+      for (std::size_t i = 0; i < times; ++i) {
+        n.a[e * t_count + first + i] = normal[i * e_count + e];
+        if (phase) n.b[e * t_count + first + i] = normal_cos[i * e_count + e];
+      }
+  }
   return n;
 }
 
@@ -59,41 +72,29 @@ void GaussianCopulaErpac::information(const Normalised& phase, const Normalised&
   std::vector<double> x1y(t_count, 0.0), x2y(t_count, 0.0);
   for (std::size_t e = 0; e < e_count; ++e) {
     const std::size_t paired = pairing ? static_cast<std::size_t>(pairing[e]) : e;
-    const double* s = phase.a.data() + e * t_count;
-    const double* c = phase.b.data() + e * t_count;
-    const double* y = amplitude.a.data() + paired * t_count;
-    for (std::size_t t = 0; t < t_count; ++t) {
-      x1y[t] += s[t] * y[t];
-      x2y[t] += c[t] * y[t];
-    }
+    add_products(phase.a.data() + e * t_count, phase.b.data() + e * t_count, amplitude.a.data() + paired * t_count,
+                 t_count, x1y.data(), x2y.data());
   }
-  const auto mi_of = [&](std::size_t from, std::size_t to) {  // times [from, to] pooled
-    mi::GaussianMoments m;
-    for (std::size_t t = from; t <= to; ++t) {
-      m.x1x1 += phase.aa[t];
-      m.x2x2 += phase.bb[t];
-      m.x1x2 += phase.ab[t];
-      m.yy += amplitude.aa[t];
-      m.x1y += x1y[t];
-      m.x2y += x2y[t];
-    }
-    return mi::gaussian_copula_mi(m, 0.0);
+  const std::array<const double*, 6> moments{phase.aa.data(), phase.bb.data(), phase.ab.data(),
+                                             amplitude.aa.data(), x1y.data(), x2y.data()};
+  const auto mi_of = [](const std::array<const double*, 6>& m, std::size_t t) {
+    return mi::gaussian_copula_mi({m[0][t], m[1][t], m[2][t], m[3][t], m[4][t], m[5][t]}, 0.0);
   };
   if (!smooth_) {
-    for (std::size_t t = 0; t < t_count; ++t) out[t] = mi_of(t, t);
+    // Each time's moments alone (0 + x: the bits of x).
+    for (std::size_t t = 0; t < t_count; ++t) out[t] = mi_of(moments, t);
     return;
   }
+  // MI_k of the times k − s … k + s pooled, then each time the mean of the MI_k holding it.
   const auto s = static_cast<std::size_t>(*smooth_);
-  std::vector<double> sum(t_count, 0.0), count(t_count, 0.0);
-  for (std::size_t k = s; k + s < t_count; ++k) {
-    const double v = mi_of(k - s, k + s);
-    for (std::size_t t = k - s; t <= k + s; ++t) {
-      sum[t] += v;
-      count[t] += 1;
-    }
-  }
-  for (std::size_t t = 0; t < t_count; ++t)
-    out[t] = count[t] > 0 ? sum[t] / count[t] : std::numeric_limits<double>::quiet_NaN();
+  std::vector<double> pooled(6 * t_count), mi(t_count);
+  const std::array<double*, 6> sums{pooled.data(), pooled.data() + t_count, pooled.data() + 2 * t_count,
+                                    pooled.data() + 3 * t_count, pooled.data() + 4 * t_count,
+                                    pooled.data() + 5 * t_count};
+  window_sums(moments, t_count, s, sums);
+  const std::array<const double*, 6> pooled_moments{sums[0], sums[1], sums[2], sums[3], sums[4], sums[5]};
+  for (std::size_t k = s; k + s < t_count; ++k) mi[k] = mi_of(pooled_moments, k);
+  window_means(mi.data(), t_count, s, out);
 }
 
 }  // namespace pacflow::erpac

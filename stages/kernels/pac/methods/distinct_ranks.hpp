@@ -11,7 +11,8 @@ namespace pacflow::mi {
 inline constexpr std::size_t kDistinctRanksUpTo = 256;
 
 // rank[i] = #{j : x[j] < x[i]} for n <= kDistinctRanksUpTo values (no NaN); false, leaving rank
-// unspecified, when two values are equal (ties need the sort, which averages them).
-bool distinct_ranks(const float* x, std::size_t n, std::uint32_t* rank);
+// unspecified, when two values are equal (ties need the sort, which averages them). `simd_bytes`
+// picks the vector width (16, 32 or 64 bytes; 0: the widest this CPU has), for the tests.
+bool distinct_ranks(const float* x, std::size_t n, std::uint32_t* rank, int simd_bytes = 0);
 
 }  // namespace pacflow::mi

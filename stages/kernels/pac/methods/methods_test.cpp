@@ -425,34 +425,45 @@ TEST(Methods, CopulaNormalisationIsTheQuantileOfEachValuesRankWithTiesAveraged) 
 // every count is the definition's, for lengths around the vector widths, with infinities among the
 // values; two equal values (±0 included) make it give up, so the sort averages their ranks.
 TEST(Methods, DistinctRanksCountTheValuesBelowEachAndGiveUpOnTies) {
-  std::mt19937_64 generator(3);
-  std::normal_distribution<float> normal(0.0f, 1e3f);
-  for (const std::size_t n : {1, 2, 3, 15, 16, 17, 31, 32, 33, 63, 64, 65, 100, 160, 255, 256}) {
-    std::vector<float> x(n);
-    for (auto& v : x) v = normal(generator);
-    if (n > 3) {
-      x[1] = std::numeric_limits<float>::infinity();
-      x[2] = -std::numeric_limits<float>::infinity();
-      x[3] = 1e-30f;
+  // At every vector width this CPU has, for counts that leave every remainder of the passes (eight,
+  // four, two and one vectors at a time).
+  for (const int width : {16, 32, 64}) {
+    if (width > simd::simd_width()) continue;
+    std::mt19937_64 generator(3);
+    std::normal_distribution<float> normal(0.0f, 1e3f);
+    for (const std::size_t n : {1, 2, 3, 15, 16, 17, 31, 32, 33, 63, 64, 65, 100, 129, 144, 160, 200, 240, 255, 256}) {
+      std::vector<float> x(n);
+      for (auto& v : x) v = normal(generator);
+      if (n > 3) {
+        x[1] = std::numeric_limits<float>::infinity();
+        x[2] = -std::numeric_limits<float>::infinity();
+        x[3] = 1e-30f;
+      }
+      std::vector<std::uint32_t> rank(n);
+      ASSERT_TRUE(mi::distinct_ranks(x.data(), n, rank.data(), width)) << "width " << width << ", n " << n;
+      for (std::size_t i = 0; i < n; ++i) {
+        const auto below = std::count_if(x.begin(), x.end(), [&](float v) { return v < x[i]; });
+        ASSERT_EQ(rank[i], static_cast<std::uint32_t>(below)) << "width " << width << ", n " << n << ", value " << i;
+      }
+      if (n < 2) continue;
+      const float middle = x[n / 2];
+      x[n / 2] = x[(n - 1) / 3];
+      if (n / 2 != (n - 1) / 3) {
+        EXPECT_FALSE(mi::distinct_ranks(x.data(), n, rank.data(), width)) << "width " << width << ", n " << n << ": a tie";
+      }
+      x[n / 2] = middle;
+      x[n - 1] = x[0];
+      EXPECT_FALSE(mi::distinct_ranks(x.data(), n, rank.data(), width)) << "width " << width << ", n " << n << ": a tie";
+      x[0] = 0.0f;
+      x[n - 1] = -0.0f;
+      EXPECT_FALSE(mi::distinct_ranks(x.data(), n, rank.data(), width)) << "width " << width << ", n " << n << ": +0, -0";
+      // The copula of these floats (ties: the sort) is that of the same values as doubles.
+      std::vector<double> from_float(n), from_double(n);
+      const std::vector<double> as_double(x.begin(), x.end());
+      mi::CopulaNormaliser(static_cast<std::int64_t>(n)).apply(x.data(), from_float.data());
+      mi::CopulaNormaliser(static_cast<std::int64_t>(n)).apply(as_double.data(), from_double.data());
+      EXPECT_EQ(from_float, from_double) << "n " << n;
     }
-    std::vector<std::uint32_t> rank(n);
-    ASSERT_TRUE(mi::distinct_ranks(x.data(), n, rank.data())) << "n " << n;
-    for (std::size_t i = 0; i < n; ++i) {
-      const auto below = std::count_if(x.begin(), x.end(), [&](float v) { return v < x[i]; });
-      ASSERT_EQ(rank[i], static_cast<std::uint32_t>(below)) << "n " << n << ", value " << i;
-    }
-    if (n < 2) continue;
-    x[n - 1] = x[0];
-    EXPECT_FALSE(mi::distinct_ranks(x.data(), n, rank.data())) << "n " << n << ": a tie";
-    x[0] = 0.0f;
-    x[n - 1] = -0.0f;
-    EXPECT_FALSE(mi::distinct_ranks(x.data(), n, rank.data())) << "n " << n << ": +0 and -0";
-    // The copula of these floats (ties: the sort) is that of the same values as doubles.
-    std::vector<double> from_float(n), from_double(n);
-    const std::vector<double> as_double(x.begin(), x.end());
-    mi::CopulaNormaliser(static_cast<std::int64_t>(n)).apply(x.data(), from_float.data());
-    mi::CopulaNormaliser(static_cast<std::int64_t>(n)).apply(as_double.data(), from_double.data());
-    EXPECT_EQ(from_float, from_double) << "n " << n;
   }
 }
 
