@@ -40,27 +40,34 @@ Normalised GaussianCopulaErpac::normalised(const float* rows, std::int64_t strid
       for (std::size_t i = 0; i < times; ++i) across[i * e_count + e] = row[i];
     }
     for (std::size_t i = 0; i < times; ++i) {
-      double* a = normal.data() + i * e_count;
-      const std::size_t t = first + i;
+      const float* values = across.data() + i * e_count;
+      if (phase)
+        copula_.apply_sin_cos(values, normal.data() + i * e_count, normal_cos.data() + i * e_count);
+      else
+        copula_.apply(values, normal.data() + i * e_count);
+    }
+    // Written back a run of times per epoch, and the moments over the epochs summed as they go: each
+    // time's sums in epoch order, the tile's times side by side (independent chains of additions).
+    double* aa = n.aa.data() + first;
+    double* bb = n.bb.data() + first;
+    double* ab = n.ab.data() + first;
+    for (std::size_t e = 0; e < e_count; ++e) {
+      double* a_row = n.a.data() + e * t_count + first;
+      for (std::size_t i = 0; i < times; ++i) {
+        const double a = normal[i * e_count + e];
+        a_row[i] = a;
+        aa[i] += a * a;
+      }
       if (phase) {
-        double* b = normal_cos.data() + i * e_count;
-        copula_.apply_sin_cos(across.data() + i * e_count, a, b);
-        // The moments over the epochs at t, summed in epoch order.
-        for (std::size_t e = 0; e < e_count; ++e) {
-          n.aa[t] += a[e] * a[e];
-          n.bb[t] += b[e] * b[e];
-          n.ab[t] += a[e] * b[e];
+        double* b_row = n.b.data() + e * t_count + first;
+        for (std::size_t i = 0; i < times; ++i) {
+          const double a = normal[i * e_count + e], b = normal_cos[i * e_count + e];
+          b_row[i] = b;
+          bb[i] += b * b;
+          ab[i] += a * b;
         }
-      } else {
-        copula_.apply(across.data() + i * e_count, a);
-        for (std::size_t e = 0; e < e_count; ++e) n.aa[t] += a[e] * a[e];
       }
     }
-    for (std::size_t e = 0; e < e_count; ++e)
-      for (std::size_t i = 0; i < times; ++i) {
-        n.a[e * t_count + first + i] = normal[i * e_count + e];
-        if (phase) n.b[e * t_count + first + i] = normal_cos[i * e_count + e];
-      }
   }
   return n;
 }
