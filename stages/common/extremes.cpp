@@ -48,7 +48,7 @@ Extremes extremes_16(const float* x, std::int64_t n) { return extremes_of<16>(x,
 }  // namespace
 
 Extremes extremes(const float* x, std::int64_t n, int simd_bytes) {
-  const int width = simd_bytes == 0 ? simd::simd_width() : simd_bytes;
+  const int width = simd::width_or_widest(simd_bytes);
   return (width == 64 ? extremes_64 : (width == 32 ? extremes_32 : extremes_16))(x, n);
 }
 

@@ -75,6 +75,9 @@ class FloatRows {
 // The widest vector the running CPU supports: 64, 32 or 16 bytes (16 off x86-64).
 int simd_width();
 
+// The width a kernel's `simd_bytes` argument asks for: 16, 32 or 64 bytes, or 0 for the widest.
+inline int width_or_widest(int simd_bytes) { return simd_bytes == 0 ? simd_width() : simd_bytes; }
+
 }  // namespace pacflow::simd
 
 #if defined(__x86_64__)

@@ -112,24 +112,22 @@ PACFLOW_TARGET_32 void window_means_32(const double* v, std::size_t n, std::size
 }
 void window_means_16(const double* v, std::size_t n, std::size_t s, double* out) { window_means_in<16>(v, n, s, out); }
 
-int width_of(int simd_bytes) { return simd_bytes == 0 ? simd::simd_width() : simd_bytes; }
-
 }  // namespace
 
 void add_products(const double* s, const double* c, const double* y, std::size_t length, double* x1y, double* x2y,
                   int simd_bytes) {
-  const int width = width_of(simd_bytes);
+  const int width = simd::width_or_widest(simd_bytes);
   (width == 64 ? add_products_64 : (width == 32 ? add_products_32 : add_products_16))(s, c, y, length, x1y, x2y);
 }
 
 void window_sums(const std::array<const double*, 6>& moments, std::size_t length, std::size_t smooth,
                  const std::array<double*, 6>& sums, int simd_bytes) {
-  const int width = width_of(simd_bytes);
+  const int width = simd::width_or_widest(simd_bytes);
   (width == 64 ? window_sums_64 : (width == 32 ? window_sums_32 : window_sums_16))(moments, length, smooth, sums);
 }
 
 void window_means(const double* value, std::size_t length, std::size_t smooth, double* out, int simd_bytes) {
-  const int width = width_of(simd_bytes);
+  const int width = simd::width_or_widest(simd_bytes);
   (width == 64 ? window_means_64 : (width == 32 ? window_means_32 : window_means_16))(value, length, smooth, out);
 }
 

@@ -131,8 +131,6 @@ PACFLOW_TARGET_32 void double_bins_32(fftwf_complex* s, std::size_t first, std::
 }
 void double_bins_16(fftwf_complex* s, std::size_t first, std::size_t last) { double_bins<16>(s, first, last); }
 
-int width_or_widest(int simd_bytes) { return simd_bytes == 0 ? simd::simd_width() : simd_bytes; }
-
 }  // namespace
 
 void weight_spectrum(fftwf_complex* spectrum, std::int64_t n, int simd_bytes) {
@@ -141,7 +139,7 @@ void weight_spectrum(fftwf_complex* spectrum, std::int64_t n, int simd_bytes) {
   const auto half = static_cast<std::size_t>(n / 2);
   const std::size_t last_doubled = n % 2 == 0 ? half - 1 : half;
   if (last_doubled >= 1) {
-    const int width = width_or_widest(simd_bytes);
+    const int width = simd::width_or_widest(simd_bytes);
     (width == 64 ? double_bins_64 : (width == 32 ? double_bins_32 : double_bins_16))(spectrum, 1, last_doubled);
   }
   float* floats = reinterpret_cast<float*>(spectrum);
@@ -149,7 +147,7 @@ void weight_spectrum(fftwf_complex* spectrum, std::int64_t n, int simd_bytes) {
 }
 
 void write_amplitudes(const fftwf_complex* z, std::size_t count, float scale, float* out, int simd_bytes) {
-  const int width = width_or_widest(simd_bytes);
+  const int width = simd::width_or_widest(simd_bytes);
   std::size_t i =
       (width == 64 ? write_amplitudes_64 : (width == 32 ? write_amplitudes_32 : write_amplitudes_16))(z, count, scale, out);
   for (; i < count; ++i) out[i] = amplitude_of(z[i][0] * scale, z[i][1] * scale);

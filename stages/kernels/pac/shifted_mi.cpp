@@ -347,7 +347,7 @@ PACFLOW_TARGET_32 void aligned_group_32(const GroupJob& j, std::span<const Align
 void aligned_group_16(const GroupJob& j, std::span<const Alignment> a) { aligned_group<16>(j, a); }
 
 WidthKernels kernels_for(int simd_bytes) {
-  const int width = simd_bytes == 0 ? simd::simd_width() : simd_bytes;
+  const int width = simd::width_or_widest(simd_bytes);
   switch (width) {
     case 64: return {64, rows_64, shifted_group_64, aligned_group_64};
     case 32: return {32, rows_32, shifted_group_32, aligned_group_32};

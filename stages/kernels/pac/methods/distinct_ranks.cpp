@@ -137,7 +137,7 @@ bool distinct_ranks_16(const float* x, std::size_t n, std::uint32_t* rank) {
 }  // namespace
 
 bool distinct_ranks(const float* x, std::size_t n, std::uint32_t* rank, int simd_bytes) {
-  const int width = simd_bytes == 0 ? simd::simd_width() : simd_bytes;
+  const int width = simd::width_or_widest(simd_bytes);
   return (width == 64 ? distinct_ranks_64 : (width == 32 ? distinct_ranks_32 : distinct_ranks_16))(x, n, rank);
 }
 

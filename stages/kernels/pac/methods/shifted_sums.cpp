@@ -51,7 +51,7 @@ double dot_16(const double* a, const double* b, std::int64_t n) { return dot_lan
 void shifted_dot_until_stopped(const double* u, const double* v, std::int64_t length,
                                std::span<const std::int64_t> shifts, double* out, std::int64_t out_stride,
                                int simd_bytes, const std::stop_token& stop) {
-  const int width = simd_bytes == 0 ? simd::simd_width() : simd_bytes;
+  const int width = simd::width_or_widest(simd_bytes);
   if (width != 16 && width != 32 && width != 64)
     throw std::invalid_argument("shifted_dot: vector width must be 16, 32 or 64 bytes");
   const auto dot = width == 64 ? dot_64 : (width == 32 ? dot_32 : dot_16);
