@@ -1,5 +1,7 @@
 #include "engine/api/tensor.hpp"
 
+#include "engine/api/huge_pages.hpp"
+
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
@@ -61,10 +63,24 @@ void zero_fill(std::byte* p, std::size_t bytes) {
 
 }  // namespace
 
-void AlignedBuffer::Free::operator()(std::byte* p) const noexcept { std::free(p); }
+void AlignedBuffer::Free::operator()(std::byte* p) const noexcept {
+  if (mapped > 0)
+    unmap_pages(p, mapped);
+  else
+    std::free(p);
+}
 
 AlignedBuffer::AlignedBuffer(std::size_t bytes) : bytes_(bytes) {
   if (bytes == 0) return;
+  if (bytes >= kHugePageThreshold) {
+    // A mapping of its own is zero already: the pages are cleared once, by the kernel, where the
+    // buffer is first written (a stage's threads), 2 MiB a fault where huge pages are offered.
+    const std::size_t mapped = (bytes + kHugePageBytes - 1) / kHugePageBytes * kHugePageBytes;
+    if (std::byte* p = map_huge_pages(mapped)) {
+      data_ = std::unique_ptr<std::byte[], Free>(p, Free{mapped});
+      return;
+    }
+  }
   const std::size_t rounded = align_up(bytes);
   auto* p = static_cast<std::byte*>(std::aligned_alloc(kHostAlignment, rounded));
   if (!p) throw std::bad_alloc();

@@ -47,6 +47,7 @@ class AlignedBuffer {
 
  private:
   struct Free {
+    std::size_t mapped;  // a mapping of its own (engine/api/huge_pages.hpp) of this size; 0: the heap's (value-initialised)
     void operator()(std::byte* p) const noexcept;
   };
   std::unique_ptr<std::byte[], Free> data_;

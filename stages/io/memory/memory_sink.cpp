@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "engine/api/huge_pages.hpp"
 #include "stages/io/common/output_paths.hpp"
 
 namespace pacflow::stages {
@@ -46,8 +47,12 @@ void MemorySink::plan(const PlanContext& ctx) {
 
 void MemorySink::append(Pending& out, const Tensor& t) {
   const std::span<const float> values = t.values<float>();
-  if (out.array.values.empty()) out.array.values.reserve(static_cast<std::size_t>(element_count(out.array.shape)));
-  out.array.values.insert(out.array.values.end(), values.begin(), values.end());
+  std::vector<float>& all = out.array.values;
+  if (all.empty()) {
+    all.reserve(static_cast<std::size_t>(element_count(out.array.shape)));
+    if (all.capacity() * sizeof(float) >= kHugePageThreshold) advise_huge_pages(all.data(), all.capacity() * sizeof(float));
+  }
+  all.insert(all.end(), values.begin(), values.end());
 }
 
 void MemorySink::consume(const Batch& batch) {
