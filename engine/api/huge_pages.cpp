@@ -1,9 +1,11 @@
 #include "engine/api/huge_pages.hpp"
 
+#include <algorithm>
 #include <cstdint>
 
 #if defined(__linux__)
 #include <sys/mman.h>
+#include <unistd.h>
 #endif
 
 namespace pacflow {
@@ -26,22 +28,35 @@ void advise_huge_pages(void* data, std::size_t bytes) noexcept {
 
 std::byte* map_huge_pages(std::size_t bytes) noexcept {
 #if defined(__linux__)
-  if (bytes == 0 || bytes % kHugePageBytes != 0) return nullptr;
-  // Mapped a huge page longer, then trimmed to start on one: mmap promises only the base page.
-  const std::size_t mapped = bytes + kHugePageBytes;
+  const long page = ::sysconf(_SC_PAGESIZE);
+  if (bytes == 0 || page <= 0 || kHugePageBytes % static_cast<std::size_t>(page) != 0) return nullptr;
+  const std::size_t length = mapped_length(bytes);
+  // Mapped a huge page longer, then trimmed to start on one: mmap promises only the base page. The
+  // end is the base page after the last byte: a last partial huge page stays in base pages, so the
+  // buffer holds no more memory than its own.
+  const std::size_t mapped = length + kHugePageBytes;
   void* p = ::mmap(nullptr, mapped, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (p == MAP_FAILED) return nullptr;
   const auto begin = reinterpret_cast<std::uintptr_t>(p);
   const std::uintptr_t start = huge_page_floor(begin + kHugePageBytes - 1);
   if (start > begin) ::munmap(p, start - begin);
-  if (const std::uintptr_t tail = begin + mapped - (start + bytes); tail > 0)
-    ::munmap(reinterpret_cast<void*>(start + bytes), tail);
+  if (const std::uintptr_t tail = begin + mapped - (start + length); tail > 0)
+    ::munmap(reinterpret_cast<void*>(start + length), tail);
   auto* data = reinterpret_cast<std::byte*>(start);
-  advise_huge_pages(data, bytes);
+  advise_huge_pages(data, length);
   return data;
 #else
   (void)bytes;
   return nullptr;
+#endif
+}
+
+std::size_t mapped_length(std::size_t bytes) noexcept {
+#if defined(__linux__)
+  const auto page = static_cast<std::size_t>(std::max(::sysconf(_SC_PAGESIZE), 1L));
+  return (bytes + page - 1) / page * page;
+#else
+  return bytes;
 #endif
 }
 

@@ -75,9 +75,8 @@ AlignedBuffer::AlignedBuffer(std::size_t bytes) : bytes_(bytes) {
   if (bytes >= kHugePageThreshold) {
     // A mapping of its own is zero already: the pages are cleared once, by the kernel, where the
     // buffer is first written (a stage's threads), 2 MiB a fault where huge pages are offered.
-    const std::size_t mapped = (bytes + kHugePageBytes - 1) / kHugePageBytes * kHugePageBytes;
-    if (std::byte* p = map_huge_pages(mapped)) {
-      data_ = std::unique_ptr<std::byte[], Free>(p, Free{mapped});
+    if (std::byte* p = map_huge_pages(bytes)) {
+      data_ = std::unique_ptr<std::byte[], Free>(p, Free{mapped_length(bytes)});
       return;
     }
   }

@@ -65,14 +65,18 @@ TEST(TensorMemory, AMovedLargeTensorKeepsItsMemory) {
   EXPECT_EQ(assigned.raw()[12345], std::byte{7});
 }
 
-TEST(HugePages, MappingsStartOnAHugePageAndRefuseOtherSizes) {
-  std::byte* p = map_huge_pages(2 * kHugePageBytes);
-  ASSERT_NE(p, nullptr);
-  EXPECT_EQ(reinterpret_cast<std::uintptr_t>(p) % kHugePageBytes, 0u);
-  p[2 * kHugePageBytes - 1] = std::byte{1};
-  unmap_pages(p, 2 * kHugePageBytes);
+TEST(HugePages, MappingsStartOnAHugePageAndEndOnTheBasePageAfterTheirLastByte) {
+  for (const std::size_t bytes : {std::size_t{1}, kHugePageBytes, kHugePageBytes + 4097, 3 * kHugePageBytes}) {
+    std::byte* p = map_huge_pages(bytes);
+    ASSERT_NE(p, nullptr) << bytes;
+    EXPECT_EQ(reinterpret_cast<std::uintptr_t>(p) % kHugePageBytes, 0u) << bytes;
+    EXPECT_GE(mapped_length(bytes), bytes);
+    EXPECT_LT(mapped_length(bytes) - bytes, 65536u) << "a base page at most, not a huge page";
+    p[0] = std::byte{1};
+    p[bytes - 1] = std::byte{1};
+    unmap_pages(p, mapped_length(bytes));
+  }
   EXPECT_EQ(map_huge_pages(0), nullptr);
-  EXPECT_EQ(map_huge_pages(kHugePageBytes + 4096), nullptr);
   // Advice over a range holding no whole huge page, or none at all, does nothing and fails nothing.
   std::byte unaligned[100] = {};
   advise_huge_pages(unaligned + 1, sizeof unaligned - 1);
