@@ -1,12 +1,12 @@
 #include "engine/api/tensor.hpp"
 
-#include "engine/api/huge_pages.hpp"
-
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <oneapi/tbb/parallel_for.h>
 #include <new>
+
+#include "engine/api/huge_pages.hpp"
 
 namespace pacflow {
 
@@ -46,10 +46,10 @@ std::string shape_string(const Shape& shape) {
 
 namespace {
 
-// Zeroes a new buffer. A large one is mostly fresh pages, whose first touch (a fault and the
-// kernel's clearing of each page) would otherwise run on the one thread that emplaces the tensor
-// while the others wait: a batch of W1's 8 epochs spent 20 ms of its 0.28 s so. Chunks of 256 KiB
-// go to the pool's threads.
+// Zeroes a new buffer from the heap (those of a huge page or more are mappings of their own, zero
+// already). One of 1 MiB or more may be fresh pages, whose first touch (a fault and the kernel's
+// clearing of each page) would otherwise run on the one thread that emplaces the tensor while the
+// others wait: chunks of 256 KiB go to the pool's threads.
 void zero_fill(std::byte* p, std::size_t bytes) {
   constexpr std::size_t kChunk = std::size_t{1} << 18;
   if (bytes < 4 * kChunk) {

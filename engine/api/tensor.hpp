@@ -47,7 +47,8 @@ class AlignedBuffer {
 
  private:
   struct Free {
-    std::size_t mapped;  // a mapping of its own (engine/api/huge_pages.hpp) of this size; 0: the heap's (value-initialised)
+    // The length of a mapping of its own (engine/api/huge_pages.hpp); 0 (value-initialised): the heap's.
+    std::size_t mapped;
     void operator()(std::byte* p) const noexcept;
   };
   std::unique_ptr<std::byte[], Free> data_;

@@ -50,7 +50,9 @@ void MemorySink::append(Pending& out, const Tensor& t) {
   std::vector<float>& all = out.array.values;
   if (all.empty()) {
     all.reserve(static_cast<std::size_t>(element_count(out.array.shape)));
-    if (all.capacity() * sizeof(float) >= kHugePageThreshold) advise_huge_pages(all.data(), all.capacity() * sizeof(float));
+    // One fresh block of the whole result: on huge pages where offered (engine/api/huge_pages.hpp).
+    if (const std::size_t bytes = all.capacity() * sizeof(float); bytes >= kHugePageThreshold)
+      advise_huge_pages(all.data(), bytes);
   }
   all.insert(all.end(), values.begin(), values.end());
 }
