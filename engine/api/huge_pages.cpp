@@ -12,6 +12,10 @@ namespace pacflow {
 
 namespace {
 std::uintptr_t huge_page_floor(std::uintptr_t address) { return address / kHugePageBytes * kHugePageBytes; }
+
+#if defined(__linux__)
+std::size_t base_page_bytes() { return static_cast<std::size_t>(std::max(::sysconf(_SC_PAGESIZE), 1L)); }
+#endif
 }  // namespace
 
 void advise_huge_pages(void* data, std::size_t bytes) noexcept {
@@ -28,8 +32,7 @@ void advise_huge_pages(void* data, std::size_t bytes) noexcept {
 
 std::byte* map_huge_pages(std::size_t bytes) noexcept {
 #if defined(__linux__)
-  const long page = ::sysconf(_SC_PAGESIZE);
-  if (bytes == 0 || page <= 0 || kHugePageBytes % static_cast<std::size_t>(page) != 0) return nullptr;
+  if (bytes == 0 || kHugePageBytes % base_page_bytes() != 0) return nullptr;
   const std::size_t length = mapped_length(bytes);
   // Mapped a huge page longer, then trimmed to start on one: mmap promises only the base page. The
   // end is the base page after the last byte: a last partial huge page stays in base pages, so the
@@ -53,7 +56,7 @@ std::byte* map_huge_pages(std::size_t bytes) noexcept {
 
 std::size_t mapped_length(std::size_t bytes) noexcept {
 #if defined(__linux__)
-  const auto page = static_cast<std::size_t>(std::max(::sysconf(_SC_PAGESIZE), 1L));
+  const std::size_t page = base_page_bytes();
   return (bytes + page - 1) / page * page;
 #else
   return bytes;

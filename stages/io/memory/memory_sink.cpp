@@ -50,9 +50,9 @@ void MemorySink::append(Pending& out, const Tensor& t) {
   std::vector<float>& all = out.array.values;
   if (all.empty()) {
     all.reserve(static_cast<std::size_t>(element_count(out.array.shape)));
-    // One fresh block of the whole result: on huge pages where offered (engine/api/huge_pages.hpp).
-    if (const std::size_t bytes = all.capacity() * sizeof(float); bytes >= kHugePageThreshold)
-      advise_huge_pages(all.data(), bytes);
+    // One fresh block of the whole result: on huge pages where offered and it holds a whole one
+    // (engine/api/huge_pages.hpp).
+    advise_huge_pages(all.data(), all.capacity() * sizeof(float));
   }
   all.insert(all.end(), values.begin(), values.end());
 }
